@@ -1,0 +1,85 @@
+"""What happened when an action was applied: events and the outcome that carries them.
+
+Events are data. Each names the player whose card or figure it concerns, the card (None for the
+figure or bookkeeping), where it came from and went to, and whether its identity is public.
+Zones are written ``hand``, ``deck``, ``discard``, ``supply`` or ``field C.P`` (1-based).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import Card, Player
+from engine.state import EndReason, GameState
+
+
+class EventKind(enum.Enum):
+    SPENT = "spent"  # action points used (detail: used/ap)
+    POINTS = "points"  # the turn's total changed (god card, D7)
+    DRAWN = "drawn"  # deck -> hand
+    PLAYED = "played"  # hand -> field, face down
+    REVEALED = "revealed"  # a field card turned face up
+    DISCARDED = "discarded"  # anywhere -> the discard pile, face up
+    TAKEN = "taken"  # discard pile -> hand (Sirens, Hades, Persephone)
+    MOVED = "moved"  # field -> field (Dionysus)
+    PLACED = "placed"  # opponent's hand -> field face up (Pegasus, D2)
+    PICKED = "picked"  # Pegasus drew this card from the hand (seen by both, D2)
+    SHOWN = "shown"  # a hand shown to the opponent (Pythia's spy, D12)
+    IDENTIFIED = "identified"  # an unknown card's identity was supplied (D20)
+    FIGURE_PLACED = "figure_placed"
+    FIGURE_REMOVED = "figure_removed"
+    TURN_ENDED = "turn_ended"
+    TURN_BEGAN = "turn_began"
+    GAME_OVER = "game_over"
+    # setup (D19)
+    STARTER = "starter"
+    DEALT = "dealt"
+    HOSTAGE_SHOWN = "hostage_shown"
+    RESHUFFLED = "reshuffled"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: EventKind
+    player: Player | None = None
+    card: Card | None = None
+    src: str | None = None
+    dst: str | None = None
+    public: bool = True  # whether the card's identity is seen by both players
+    detail: tuple[tuple[str, Any], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind.value}
+        if self.player is not None:
+            out["player"] = self.player.key
+        if self.card is not None:
+            out["card"] = self.card.notation(self.player) if self.player is not None else str(self.card)
+        if self.src is not None:
+            out["from"] = self.src
+        if self.dst is not None:
+            out["to"] = self.dst
+        if not self.public:
+            out["public"] = False
+        for k, v in self.detail:
+            out[k] = v.key if isinstance(v, Player) else v.value if isinstance(v, enum.Enum) else v
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of applying one action: the new state, its events and the rules applied."""
+
+    state: GameState
+    events: tuple[Event, ...]
+    rules: tuple[str, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def winner(self) -> Player | None:
+        return self.state.winner
+
+    @property
+    def reason(self) -> EndReason | None:
+        return self.state.reason

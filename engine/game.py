@@ -1,0 +1,1123 @@
+"""The rules of Hera & Zeus: which actions are legal, and what they do.
+
+Public API (python-chess style):
+
+- :func:`check` raises :class:`IllegalActionError` (or :class:`NeedsInputError`) when an action is
+  not legal in a state; :func:`is_legal` says yes or no.
+- :func:`apply` checks and applies, returning an :class:`Outcome` (new state, events, rules).
+- :func:`legal_actions` enumerates every legal, fully specified action.
+
+Every rule cites its decision of RULES.md (D1-D20) or a project rule of :mod:`engine.rulebook`.
+Nothing here performs I/O, reads a clock or draws a random number.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from engine.actions import (
+    Action,
+    Challenge,
+    Deal,
+    Dionysus,
+    Draw,
+    EndTurn,
+    FirstRow,
+    God,
+    Hades,
+    PegasusField,
+    PegasusHand,
+    PegasusOwnFigure,
+    Persephone,
+    Play,
+    PythiaReveal,
+    PythiaSpy,
+    Redraw,
+    RemoveFigure,
+    Sirens,
+    Starter,
+)
+from engine.cards import (
+    COLUMN_DEPTH,
+    COLUMNS,
+    DECK_SIZE,
+    GOD_CARD_NAME,
+    HAND_LIMIT,
+    HOSTAGE_NAME,
+    POWERFUL,
+    UNKNOWN,
+    Card,
+    Catalogue,
+    Kind,
+    Player,
+    card,
+    unknown,
+)
+from engine.errors import IllegalActionError, NeedsInputError, NotationError
+from engine.events import Event, EventKind, Outcome
+from engine.profiles import (
+    OwnFigureRemoval,
+    Ruleset,
+    PandoraScope,
+    PegasusBesideOwnFigure,
+    PythiaDefends,
+)
+from engine.state import FIGURE, EndReason, GameState, Phase, Side, Slot, slot
+
+CANNOT_CHALLENGE = frozenset({"Io", "Argus", "Medusa", "Pandora"})  # D11
+FREE_ACTIONS = (God, EndTurn)
+
+
+def cost(action: Action) -> int:
+    """D7: every action costs one point but the god card and ending the turn (and setup)."""
+    if action.is_setup or isinstance(action, FREE_ACTIONS):
+        return 0
+    return 1
+
+
+def field_loc(column: int, position: int) -> str:
+    return f"field {column + 1}.{position + 1}"
+
+
+# ---- the working copy ------------------------------------------------------------------------
+
+
+class _Work:
+    """A mutable copy of a state's sides while one action resolves. Never escapes this module."""
+
+    __slots__ = ("deck", "discard", "events", "field", "hand", "notes", "reason", "rules", "st",
+                 "winner")
+
+    def __init__(self, st: GameState) -> None:
+        self.st = st
+        self.hand = [list(s.hand) for s in st.sides]
+        self.deck = [list(s.deck) for s in st.sides]
+        self.field = [[list(c) for c in s.field] for s in st.sides]
+        self.discard = [list(s.discard) for s in st.sides]
+        self.events: list[Event] = []
+        self.rules: list[str] = []
+        self.notes: list[str] = []
+        self.winner: Player | None = None
+        self.reason: EndReason | None = None
+
+    @property
+    def cat(self) -> Catalogue:
+        return self.st.ruleset.catalogue
+
+    def rule(self, *ids: str) -> None:
+        for r in ids:
+            if r not in self.rules:
+                self.rules.append(r)
+
+    def emit(self, kind: EventKind, player: Player | None = None, c: Card | None = None,
+             src: str | None = None, dst: str | None = None, public: bool = True,
+             **detail: object) -> None:
+        self.events.append(Event(kind, player, c, src, dst, public, tuple(detail.items())))
+
+    def end(self, winner: Player, reason: EndReason, rule: str) -> None:
+        if self.winner is None:
+            self.winner = winner
+            self.reason = reason
+            self.rule(rule)
+            self.emit(EventKind.GAME_OVER, winner, reason=reason.value, rule=rule)
+
+    def sides(self) -> tuple[Side, Side]:
+        out = []
+        for p in Player:
+            f = self.field[p]
+            out.append(Side(tuple(self.hand[p]), tuple(self.deck[p]),
+                            (tuple(f[0]), tuple(f[1]), tuple(f[2])), tuple(self.discard[p])))
+        return (out[0], out[1])
+
+    # -- card lookup ---------------------------------------------------------------------
+
+    def parse_card(self, text: str, holder: Player, where: str) -> Card:
+        """A card name as ``holder`` writes it (``Pegasus/zeus`` when foreign). NotationError."""
+        return parse_card_name(text, holder, self.st, where)
+
+    def take_from_hand(self, p: Player, c: Card, rule: str, what: str) -> Card:
+        """Removes ``c`` from p's hand; an unknown card stands in and is identified (D20)."""
+        hand = self.hand[p]
+        if c in hand:
+            hand.remove(c)
+            return c
+        u = unknown(p)
+        if u in hand and c.origin is p:
+            hand.remove(u)
+            self.emit(EventKind.IDENTIFIED, p, c, "hand", public=False)
+            return c
+        raise IllegalActionError(rule, f"{p.title} holds no {c.notation(p)} to {what}")
+
+    def take_named(self, p: Player, name: str, rule: str, what: str) -> Card:
+        """Removes a card of this name from p's hand, his own copy first, then one taken by
+        Sirens, then an unknown card that he declares to be it (D20)."""
+        hand = self.hand[p]
+        own = card(name, p)
+        if own in hand:
+            hand.remove(own)
+            return own
+        foreign = card(name, p.other)
+        if foreign in hand:
+            hand.remove(foreign)
+            return foreign
+        return self.take_from_hand(p, own, rule, what)
+
+    def discard_card(self, p: Player, c: Card, src: str) -> None:
+        self.discard[p].append(c)
+        self.emit(EventKind.DISCARDED, p, c, src, "discard")
+
+    def reveal_slot(self, p: Player, col: int, pos: int, identity: str | None, needs: str,
+                    rule: str) -> Card:
+        """Turns the field card at (col, pos) face up, asking for its identity if unknown."""
+        s = self.field[p][col][pos]
+        assert s.card is not None
+        c = s.card
+        if c.is_unknown:
+            if identity is None:
+                raise NeedsInputError(
+                    "D20", needs,
+                    f"the face-down card at {p.title}'s {field_loc(col, pos)} is not known to the "
+                    f"referee; {p.title} must show it", (p.key,))
+            c = self.parse_card(identity, p, needs)
+            if self.cat.strength(c) is None and self.cat.kind(c) is not Kind.HOSTAGE:
+                raise IllegalActionError(
+                    "D10", f"{c.name} cannot stand on the field; it cannot be that card")
+            self.emit(EventKind.IDENTIFIED, p, c, field_loc(col, pos))
+        elif identity is not None and self.parse_card(identity, p, needs) != c:
+            raise IllegalActionError(
+                "D20", f"the card at {p.title}'s {field_loc(col, pos)} is recorded as "
+                f"{c.notation(p)}, not {identity}; a judge must settle the difference")
+        if not s.up or c is not s.card:
+            self.field[p][col][pos] = slot(c, True)
+            if not s.up:
+                self.emit(EventKind.REVEALED, p, c, field_loc(col, pos))
+        return c
+
+    def lose_column(self, p: Player, col: int, given: tuple[str, ...] | None) -> list[Card]:
+        """D1: every card of p's column goes to his pile in the order he chooses."""
+        lost = [s.card for s in self.field[p][col] if s.card is not None]
+        order = identify_all(self, p, lost, given, f"order.{p.key}", "D1",
+                             "the cards lost to Pandora")
+        for i, c in enumerate(order):
+            self.discard_card(p, c, field_loc(col, i))
+        self.field[p][col] = [s for s in self.field[p][col] if s.card is None]
+        return order
+
+    def close(self, st: GameState, **changes: object) -> Outcome:
+        kw = dict(changes)
+        kw["sides"] = self.sides()
+        if self.winner is not None:
+            kw.update(phase=Phase.OVER, winner=self.winner, reason=self.reason)
+        return Outcome(st.evolve(**kw), tuple(self.events), tuple(self.rules), tuple(self.notes))
+
+
+def parse_card_name(text: str, holder: Player, st: GameState, where: str) -> Card:
+    """Reads ``Name`` (holder's own card), ``Name/zeus`` (from that deck) or ``?``.
+
+    Raises NotationError for a name no deck has, or one the named deck does not hold.
+    """
+    if text == UNKNOWN:
+        return unknown(holder)
+    name, sep, deck = text.partition("/")
+    origin = holder
+    if sep:
+        try:
+            origin = Player.parse(deck)
+        except ValueError:
+            raise NotationError(f"unknown deck {deck!r} in card {text!r}", where) from None
+    cat = st.ruleset.catalogue
+    if not cat.has(name, origin):
+        if name in cat.all_names():
+            other = origin.other
+            hint = (f"; a card of {other.title}'s deck taken by Sirens is written {name}/{other.key}"
+                    if cat.has(name, other) else "")
+            raise NotationError(f"{name} is not a card of {origin.title}'s deck{hint}", where)
+        raise NotationError(f"unknown card {name!r}", where)
+    return card(name, origin)
+
+
+def identify_all(w: _Work, p: Player, cards: list[Card], given: tuple[str, ...] | None,
+                 needs: str, rule: str, what: str) -> list[Card]:
+    """Orders ``cards`` as ``given`` lists them (the owner's choice), identifying unknown ones.
+
+    With nothing given, the cards keep their order, unless some are unknown: then NeedsInputError.
+    Raises IllegalActionError when ``given`` is not exactly these cards.
+    """
+    if given is None:
+        if any(c.is_unknown for c in cards):
+            raise NeedsInputError("D20", needs, f"{p.title} must name {what}: the referee does "
+                                  "not know them all", (p.key,))
+        return list(cards)
+    named = [w.parse_card(t, p, needs) for t in given]
+    if len(named) != len(cards):
+        raise IllegalActionError(rule, f"{needs} lists {len(named)} cards but {what} are "
+                                 f"{len(cards)}")
+    pool = Counter(c for c in cards if not c.is_unknown)
+    unknowns = sum(1 for c in cards if c.is_unknown)
+    extra = Counter(named)
+    extra.subtract(pool)
+    if any(v < 0 for v in extra.values()) or sum(extra.values()) != unknowns:
+        shown = ", ".join(c.notation(p) for c in cards)
+        raise IllegalActionError(rule, f"{needs} must list exactly {what} ({shown})")
+    for c in extra.elements():
+        if c.origin is not p:
+            raise IllegalActionError("D20", f"an unknown card of {p.title} cannot be "
+                                     f"{c.notation(p)}")
+        w.emit(EventKind.IDENTIFIED, p, c)
+    return named
+
+
+# ---- preconditions ---------------------------------------------------------------------------
+
+
+def _turn_prelude(st: GameState, action: Action) -> Player:
+    if st.phase is Phase.OVER:
+        who = st.winner.title if st.winner is not None else "nobody"
+        reason = st.reason.value if st.reason else "-"
+        raise IllegalActionError("HZ-OVER", f"the game is over: {who} won ({reason})", action)
+    if st.phase is Phase.SETUP:
+        raise IllegalActionError("D19", "setup is not finished: both hands and first rows must "
+                                 "be recorded first", action)
+    actor = action.actor(st.player)
+    if actor is not st.player:
+        raise IllegalActionError("HZ-TURN", f"it is {st.player.title}'s turn, not "
+                                 f"{actor.title}'s", action)
+    if cost(action) and st.used >= st.ap:
+        raise IllegalActionError("D7", f"{actor.title} has no action point left ({st.used} of "
+                                 f"{st.ap} used); the turn must be ended", action)
+    return actor
+
+
+def _no_first_turn(st: GameState, what: str) -> None:
+    if st.first:
+        raise IllegalActionError("D6", f"{what} is a challenge, and no challenge is allowed on "
+                                 f"{st.player.title}'s first turn")
+
+
+# ---- resolution of each action ---------------------------------------------------------------
+
+
+def _resolve(st: GameState, action: Action, post: bool = True) -> Outcome:
+    """Checks and resolves ``action``. ``post`` runs the end-of-game checks (D8, D9)."""
+    if action.is_setup:
+        return _resolve_setup(st, action)
+    p = _turn_prelude(st, action)
+    w = _Work(st)
+    ap = st.ap
+    if isinstance(action, Draw):
+        _draw(w, p, action)
+    elif isinstance(action, Play):
+        _play(w, p, action)
+    elif isinstance(action, Challenge):
+        _challenge(w, p, action)
+    elif isinstance(action, PegasusHand):
+        _pegasus_hand(w, p, action)
+    elif isinstance(action, PegasusField):
+        _pegasus_field(w, p, action)
+    elif isinstance(action, PegasusOwnFigure):
+        _pegasus_own_figure(w, p)
+    elif isinstance(action, RemoveFigure):
+        _remove_figure(w, p)
+    elif isinstance(action, PythiaSpy):
+        _pythia_spy(w, p, action)
+    elif isinstance(action, PythiaReveal):
+        _pythia_reveal(w, p, action)
+    elif isinstance(action, Sirens):
+        _sirens(w, p)
+    elif isinstance(action, Hades):
+        _hades(w, p, action)
+    elif isinstance(action, Persephone):
+        _persephone(w, p)
+    elif isinstance(action, Dionysus):
+        _dionysus(w, p, action)
+    elif isinstance(action, God):
+        ap = _god(w, p, action)
+    elif isinstance(action, EndTurn):
+        return _end_turn(w, p, post)
+    else:  # pragma: no cover - every action class is handled above
+        raise NotationError(f"unsupported action {action!r}")
+    used = st.used + cost(action)
+    if cost(action):
+        w.emit(EventKind.SPENT, p, used=used, ap=ap)
+    out = w.close(st, used=used, ap=ap)
+    if post and out.state.phase is Phase.PLAY:
+        out = _check_cannot_use(out)
+    return out
+
+
+def _draw(w: _Work, p: Player, a: Draw) -> None:
+    w.rule("D18")
+    hand, deck = w.hand[p], w.deck[p]
+    if len(hand) >= HAND_LIMIT:
+        raise IllegalActionError("D18", f"{p.title} already holds {HAND_LIMIT} cards, the hand "
+                                 "limit; drawing is not allowed", a)
+    if not deck:
+        raise IllegalActionError("D18", f"{p.title}'s deck is empty; drawing is not allowed", a)
+    top = deck.pop(0)
+    if a.card is not None:
+        named = w.parse_card(a.card, p, "card")
+        if named.origin is not p:
+            raise IllegalActionError("D18", f"{p.title}'s deck holds only {p.title}'s own cards", a)
+        if top.is_unknown:
+            top = named
+        elif named != top:
+            raise IllegalActionError("D20", f"the top card of {p.title}'s deck is recorded as "
+                                     f"{top.name}, not {named.name}; a judge must settle it", a)
+    hand.append(top)
+    w.emit(EventKind.DRAWN, p, top, "deck", "hand", public=False)
+
+
+def _play(w: _Work, p: Player, a: Play) -> None:
+    w.rule("D10")
+    c = w.parse_card(a.card, p, "card")
+    if not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
+        raise IllegalActionError("D10", f"{c.name} has no printed strength and is never played "
+                                 "to the field; it is used for its power from the hand", a)
+    col = w.field[p][a.column - 1]
+    if len(col) >= COLUMN_DEPTH:
+        raise IllegalActionError("D10", f"column {a.column} already holds {COLUMN_DEPTH} entries "
+                                 "(the figure counts as one)", a)
+    pos = a.position if a.position is not None else len(col) + 1
+    if pos > len(col) + 1:
+        raise IllegalActionError("D10", f"column {a.column} holds {len(col)}; a card can go at "
+                                 f"position 1 to {len(col) + 1}, not {pos} (no gaps)", a)
+    if pos == 1 and col and col[0].is_figure:
+        w.rule("D17")
+        raise IllegalActionError("D10", f"{p.title}'s figure stands at the front of column "
+                                 f"{a.column}; no card may be played in front of it", a)
+    c = w.take_from_hand(p, c, "D10", "play")
+    col.insert(pos - 1, slot(c, False))
+    w.emit(EventKind.PLAYED, p, c, "hand", field_loc(a.column - 1, pos - 1), public=False)
+
+
+def _can_initiate(c: Card, kind: Kind) -> bool:
+    return c.name not in CANNOT_CHALLENGE and kind is not Kind.HOSTAGE
+
+
+def _challenge(w: _Work, p: Player, a: Challenge) -> None:
+    w.rule("D11")
+    _no_first_turn(w.st, "a challenge")
+    o = p.other
+    ci = a.column - 1
+    mine, theirs = w.field[p][ci], w.field[o][ci]
+    if not mine:
+        raise IllegalActionError("D11", f"{p.title} has no card in column {a.column} to "
+                                 "challenge with", a)
+    if not theirs:
+        raise IllegalActionError("D11", f"{o.title} has no card in column {a.column} to "
+                                 "challenge (no diagonal challenges)", a)
+    if mine[0].is_figure or theirs[0].is_figure:
+        who = p if mine[0].is_figure else o
+        raise IllegalActionError("D11", f"{who.title}'s figure stands in column {a.column}; no "
+                                 "challenge goes into or out of a column with a figure (only a "
+                                 "Pegasus from the hand may hit the figure itself, D5)", a)
+    known = mine[0].card
+    assert known is not None
+    if not known.is_unknown and not _can_initiate(known, w.cat.kind(known)):
+        raise IllegalActionError("D11", f"{known.name} never starts a challenge", a)
+    att = w.reveal_slot(p, ci, 0, a.attacker, "reveal.attacker", "D11")
+    if not _can_initiate(att, w.cat.kind(att)):
+        raise IllegalActionError("D11", f"{att.name} never starts a challenge", a)
+    dfn = w.reveal_slot(o, ci, 0, a.defender, "reveal.defender", "D11")
+    _resolve_challenge(w, p, ci, att, dfn, a)
+
+
+def _resolve_challenge(w: _Work, p: Player, ci: int, att: Card, dfn: Card, a: Challenge) -> None:
+    o = p.other
+    cat = w.cat
+    if cat.kind(dfn) is Kind.HOSTAGE:
+        w.end(p, EndReason.HOSTAGE_CHALLENGED, "D11")
+        return
+    if dfn.name == "Medusa":
+        if cat.info(att.name, att.origin).beats_medusa:
+            _lose_front(w, o, ci)
+        else:
+            _lose_front(w, p, ci)
+        return
+    if dfn.name == "Pandora":
+        _pandora(w, p, ci, a)
+        return
+    if att.name == "Pythia" and dfn.name in POWERFUL:
+        w.rule("D3")
+        _lose_front(w, o, ci)
+        return
+    if dfn.name == "Pythia":
+        w.rule("D3")
+        if att.name in POWERFUL or w.st.ruleset.switches.pythia_defends is PythiaDefends.ALWAYS_LOSES:
+            _lose_front(w, o, ci)
+            return
+    if att.name == "Pythia":
+        w.rule("D3")
+    sa, sd = cat.strength(att) or 0, cat.strength(dfn) or 0
+    if sa > sd:
+        _lose_front(w, o, ci)
+    elif sd > sa:
+        _lose_front(w, p, ci)
+    else:
+        _lose_front(w, p, ci)
+        _lose_front(w, o, ci)
+
+
+def _lose_front(w: _Work, p: Player, ci: int) -> None:
+    """The first-row card of p's column is discarded; the column closes up (D11)."""
+    s = w.field[p][ci].pop(0)
+    assert s.card is not None
+    w.discard_card(p, s.card, field_loc(ci, 0))
+
+
+def _pandora(w: _Work, challenger: Player, ci: int, a: Challenge | PegasusField) -> None:
+    """D1: a challenged Pandora empties the column; hostages decide the game."""
+    w.rule("D1")
+    o = challenger.other
+    scope = w.st.ruleset.switches.pandora_scope
+    lost_o = w.lose_column(o, ci, a.order_for(o))
+    lost_c: list[Card] = []
+    col = w.field[challenger][ci]
+    if scope is PandoraScope.BOTH and not (col and col[0].is_figure):
+        lost_c = w.lose_column(challenger, ci, a.order_for(challenger))
+    if any(c.name == HOSTAGE_NAME[challenger] and c.origin is challenger for c in lost_c):
+        w.end(o, EndReason.PANDORA_OWN_HOSTAGE, "D1")
+    elif any(c.name == HOSTAGE_NAME[o] and c.origin is o for c in lost_o):
+        w.end(challenger, EndReason.PANDORA_HOSTAGE, "D1")
+
+
+def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
+    w.rule("D2")
+    _no_first_turn(w.st, "Pegasus against the hand")
+    o = p.other
+    if not w.hand[o]:
+        raise IllegalActionError("D2", f"{o.title}'s hand is empty; Pegasus has nothing to "
+                                 "draw", a)
+    peg = w.take_named(p, "Pegasus", "D2", "use")
+    w.discard_card(p, peg, "hand")
+    if a.pick is None:
+        raise NeedsInputError("D2", "pick", f"{p.title} draws one card blind from {o.title}'s "
+                              "hand; the referee must be told which", (p.key, o.key))
+    picked = w.take_from_hand(o, w.parse_card(a.pick, o, "pick"), "D2", "be drawn by Pegasus")
+    w.emit(EventKind.PICKED, o, picked, "hand")
+    info = w.cat.info(picked.name, picked.origin)
+    if info.kind is Kind.HOSTAGE:
+        w.hand[o].append(picked)  # the game ends with the hostage found; it stays shown
+        w.end(p, EndReason.HOSTAGE_BY_PEGASUS, "D2")
+        return
+    if picked.name == "Pandora":
+        rest = [picked, *w.hand[o]]
+        w.hand[o].clear()
+        order = identify_all(w, o, rest, a.order_for(o), f"order.{o.key}", "D2",
+                             f"the cards of {o.title}'s hand")
+        for c in order:
+            w.discard_card(o, c, "hand")
+        if any(c.name == HOSTAGE_NAME[o] and c.origin is o for c in order):
+            w.end(p, EndReason.PANDORA_HOSTAGE, "D2")
+        return
+    strength = info.strength or 0
+    if (info.has_myth_symbol and not info.beats_medusa) or strength <= 1:
+        w.discard_card(o, picked, "hand")
+        return
+    ok = [i for i, col in enumerate(w.field[o])
+          if len(col) < COLUMN_DEPTH and not (col and col[0].is_figure)]
+    if not ok:
+        w.notes.append(f"no column of {o.title} can take {picked.name}; it is discarded (D2)")
+        w.discard_card(o, picked, "hand")
+        return
+    if a.place is None:
+        cols = ", ".join(str(i + 1) for i in ok)
+        raise NeedsInputError("D2", "place", f"{p.title} must choose the column of {o.title}'s "
+                              f"first row for {picked.name} (one of {cols})", (p.key,))
+    if a.place - 1 not in ok:
+        cols = ", ".join(str(i + 1) for i in ok)
+        raise IllegalActionError("D2", f"{picked.name} cannot go to column {a.place} (full, or "
+                                 f"the figure stands there); choose {cols}", a)
+    w.field[o][a.place - 1].insert(0, slot(picked, True))
+    w.emit(EventKind.PLACED, o, picked, "hand", field_loc(a.place - 1, 0))
+
+
+def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
+    w.rule("D5")
+    _no_first_turn(w.st, "Pegasus against the first row")
+    o = p.other
+    ci = a.column - 1
+    theirs = w.field[o][ci]
+    if not theirs:
+        raise IllegalActionError("D5", f"{o.title} has no card or figure in column {a.column}", a)
+    mine = w.field[p][ci]
+    if (mine and mine[0].is_figure and w.st.ruleset.switches.pegasus_beside_own_figure
+            is PegasusBesideOwnFigure.FORBIDDEN):
+        raise IllegalActionError("D5", f"{p.title}'s own figure stands in column {a.column}; "
+                                 "under this rule set no Pegasus may challenge from it", a)
+    peg = w.take_named(p, "Pegasus", "D5", "use")
+    w.discard_card(p, peg, "hand")
+    if theirs[0].is_figure:
+        theirs.pop(0)
+        w.emit(EventKind.FIGURE_REMOVED, o, None, field_loc(ci, 0), "supply")
+        return
+    target = w.reveal_slot(o, ci, 0, a.target, "reveal.target", "D5")
+    info = w.cat.info(target.name, target.origin)
+    if info.kind is Kind.HOSTAGE:
+        w.end(p, EndReason.HOSTAGE_CHALLENGED, "D5")
+    elif target.name == "Medusa":
+        return
+    elif target.name == "Pandora":
+        _pandora(w, p, ci, a)
+    elif (target.name == "Pythia"
+          and w.st.ruleset.switches.pythia_defends is PythiaDefends.ALWAYS_LOSES):
+        w.rule("D3")
+        _lose_front(w, o, ci)
+    elif (info.strength or 0) <= 1:
+        _lose_front(w, o, ci)
+
+
+def _remove_own_figure(w: _Work, p: Player, how: str) -> None:
+    ci = next((i for i, col in enumerate(w.field[p]) if col and col[0].is_figure), None)
+    if ci is None:
+        raise IllegalActionError("D4", f"{p.title}'s figure is not on the field")
+    w.field[p][ci].pop(0)
+    w.emit(EventKind.FIGURE_REMOVED, p, None, field_loc(ci, 0), "supply", how=how)
+
+
+def _pegasus_own_figure(w: _Work, p: Player) -> None:
+    w.rule("D4")
+    if w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.ACTION:
+        raise IllegalActionError("D4", "under this rule set the own figure is removed by an "
+                                 "action point, not by Pegasus (use remove_figure)")
+    if w.st.sides[p].figure_column() is None:
+        raise IllegalActionError("D4", f"{p.title}'s figure is not on the field")
+    peg = w.take_named(p, "Pegasus", "D4", "use")
+    w.discard_card(p, peg, "hand")
+    _remove_own_figure(w, p, "pegasus")
+
+
+def _remove_figure(w: _Work, p: Player) -> None:
+    w.rule("D4")
+    if w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.PEGASUS:
+        raise IllegalActionError("D4", "under this rule set the own figure is removed only by "
+                                 "playing a Pegasus from the hand against it")
+    _remove_own_figure(w, p, "action")
+
+
+def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
+    w.rule("D12")
+    o = p.other
+    py = w.take_named(p, "Pythia", "D12", "use")
+    w.discard_card(p, py, "hand")
+    hand = w.hand[o]
+    unknowns = [i for i, c in enumerate(hand) if c.is_unknown]
+    if unknowns:
+        if len(a.hand) != len(unknowns):
+            if not a.hand:
+                raise NeedsInputError("D20", "reveal.hand", f"{o.title} must show the hand: the "
+                                      f"referee does not know {len(unknowns)} of its cards",
+                                      (o.key,))
+            raise IllegalActionError("D12", f"reveal.hand names {len(a.hand)} cards for "
+                                     f"{len(unknowns)} unknown cards in {o.title}'s hand", a)
+        for i, text in zip(unknowns, a.hand, strict=True):
+            c = w.parse_card(text, o, "reveal.hand")
+            if c.origin is not o:
+                raise IllegalActionError("D20", f"an unknown card of {o.title} cannot be {text}")
+            hand[i] = c
+            w.emit(EventKind.IDENTIFIED, o, c, "hand")
+    elif a.hand:
+        raise IllegalActionError("D12", f"the referee knows {o.title}'s whole hand; reveal.hand "
+                                 "must be empty", a)
+    w.emit(EventKind.SHOWN, o, None, "hand", detail_to=p.key, cards=[c.notation(o) for c in hand])
+    keep = []
+    for c in hand:
+        if c.name in POWERFUL:
+            w.discard_card(o, c, "hand")
+        else:
+            keep.append(c)
+    w.hand[o] = keep
+
+
+def _pythia_reveal(w: _Work, p: Player, a: PythiaReveal) -> None:
+    w.rule("D12")
+    o = p.other
+    ci = a.column - 1
+    col = w.field[o][ci]
+    if not any(s.card is not None for s in col):
+        raise IllegalActionError("D12", f"{o.title}'s column {a.column} holds no card to turn "
+                                 "over", a)
+    py = w.take_named(p, "Pythia", "D12", "use")
+    w.discard_card(p, py, "hand")
+    unknown_at = [i for i, s in enumerate(col) if s.card is not None and s.card.is_unknown]
+    if unknown_at and len(a.cards) != len(unknown_at):
+        if not a.cards:
+            raise NeedsInputError("D20", "reveal.cards", f"{o.title} must turn over column "
+                                  f"{a.column}: the referee does not know {len(unknown_at)} of "
+                                  "its cards", (o.key,))
+        raise IllegalActionError("D12", f"reveal.cards names {len(a.cards)} cards for "
+                                 f"{len(unknown_at)} unknown cards", a)
+    if a.cards and not unknown_at:
+        raise IllegalActionError("D12", f"the referee knows column {a.column}; reveal.cards "
+                                 "must be empty", a)
+    names = iter(a.cards)
+    for i, s in enumerate(col):
+        if s.card is None or s.up:
+            continue
+        w.reveal_slot(o, ci, i, next(names) if s.card.is_unknown else None, "reveal.cards",
+                      "D12")
+
+
+def _sirens(w: _Work, p: Player) -> None:
+    w.rule("D13")
+    o = p.other
+    pile = w.discard[o]
+    top = pile[-1] if pile else None
+    strength = w.cat.strength(top) if top is not None else None
+    if top is None or strength is None or not 1 <= strength <= 7:
+        what = "is empty" if top is None else f"shows {top.notation(o)}"
+        raise IllegalActionError("D13", f"{o.title}'s discard pile {what}; Sirens need a card of "
+                                 "strength 1 to 7 on top")
+    s = w.take_named(p, "Sirens", "D13", "use")
+    pile.pop()
+    w.discard_card(p, s, "hand")
+    w.hand[p].append(top)
+    w.emit(EventKind.TAKEN, p, top, f"discard:{o.key}", "hand")
+
+
+def _hades(w: _Work, p: Player, a: Hades) -> None:
+    w.rule("D14")
+    h = w.take_named(p, "Hades", "D14", "use")
+    pile = w.discard[p]
+    if not pile:
+        raise IllegalActionError("D14", f"{p.title}'s discard pile is empty; Hades has nothing "
+                                 "to take", a)
+    want = w.parse_card(a.card, p, "card")
+    for i in range(len(pile) - 1, -1, -1):
+        if pile[i] == want:
+            del pile[i]
+            break
+    else:
+        raise IllegalActionError("D14", f"{p.title}'s discard pile holds no {a.card}", a)
+    w.hand[p].append(want)
+    w.emit(EventKind.TAKEN, p, want, "discard", "hand", public=False)
+    w.discard_card(p, h, "hand")
+
+
+def _persephone(w: _Work, p: Player) -> None:
+    w.rule("D15")
+    ps = w.take_named(p, "Persephone", "D15", "use")
+    pile = w.discard[p]
+    room = max(0, HAND_LIMIT - len(w.hand[p]))
+    n = min(3, room)
+    taken = 0
+    for i in range(len(pile) - 1, -1, -1):
+        if taken >= n:
+            break
+        if pile[i].name == "Pegasus":
+            c = pile.pop(i)
+            w.hand[p].append(c)
+            w.emit(EventKind.TAKEN, p, c, "discard", "hand")
+            taken += 1
+    w.discard_card(p, ps, "hand")
+
+
+def _dionysus(w: _Work, p: Player, a: Dionysus) -> None:
+    w.rule("D16")
+    (sc, sp), (dc, dp) = (a.src[0] - 1, a.src[1] - 1), (a.dst[0] - 1, a.dst[1] - 1)
+    f = w.field[p]
+    if sp >= len(f[sc]):
+        raise IllegalActionError("D16", f"{p.title} has nothing at {field_loc(sc, sp)}", a)
+    if f[sc][sp].is_figure:
+        raise IllegalActionError("D16", "Dionysus never moves the figure", a)
+    if sc == dc:
+        if dp >= len(f[sc]):
+            raise IllegalActionError("D16", f"column {sc + 1} holds {len(f[sc])}; a card moved "
+                                     f"within it goes to position 1 to {len(f[sc])}", a)
+        if dp == sp:
+            raise IllegalActionError("D16", "the card would stay where it is; Dionysus must move "
+                                     "it (HZ-P1)", a)
+        rest = f[sc][:sp] + f[sc][sp + 1:]
+        if dp == 0 and rest and rest[0].is_figure:
+            raise IllegalActionError("D16", "no card may be put in front of the figure", a)
+    else:
+        if len(f[dc]) >= COLUMN_DEPTH:
+            raise IllegalActionError("D16", f"column {dc + 1} already holds {COLUMN_DEPTH} "
+                                     "entries", a)
+        if dp > len(f[dc]):
+            raise IllegalActionError("D16", f"column {dc + 1} holds {len(f[dc])}; a card goes "
+                                     f"to position 1 to {len(f[dc]) + 1} (no gaps)", a)
+        if dp == 0 and f[dc] and f[dc][0].is_figure:
+            raise IllegalActionError("D16", "no card may be put in front of the figure", a)
+    d = w.take_named(p, "Dionysus", "D16", "use")
+    s = f[sc].pop(sp)
+    f[dc].insert(dp, s)
+    w.emit(EventKind.MOVED, p, s.card, field_loc(sc, sp), field_loc(dc, dp), public=s.up)
+    w.discard_card(p, d, "hand")
+
+
+def _god(w: _Work, p: Player, a: God) -> int:
+    w.rule("D17")
+    if w.st.sides[p].figure_column() is not None:
+        raise IllegalActionError("D17", f"{p.title}'s figure is already on the field", a)
+    col = w.field[p][a.column - 1]
+    if not col:
+        raise IllegalActionError("D17", f"column {a.column} is empty; the figure goes only into a "
+                                 "column with 1 to 3 cards", a)
+    if len(col) >= COLUMN_DEPTH:
+        raise IllegalActionError("D17", f"column {a.column} is full; the figure goes only into a "
+                                 "column with 1 to 3 cards", a)
+    g = w.take_from_hand(p, card(GOD_CARD_NAME[p], p), "D17", "play")
+    w.discard_card(p, g, "hand")
+    col.insert(0, FIGURE)
+    w.emit(EventKind.FIGURE_PLACED, p, None, "supply", field_loc(a.column - 1, 0))
+    w.rule("D7")
+    w.emit(EventKind.POINTS, p, ap=4, used=w.st.used)
+    return 4
+
+
+def _end_turn(w: _Work, p: Player, post: bool) -> Outcome:
+    st = w.st
+    w.rule("D7")
+    if st.used < st.ap:
+        raise IllegalActionError("D7", f"{p.title} has used {st.used} of {st.ap} action points; "
+                                 "every point must be used before the turn ends")
+    nxt = p.other
+    w.emit(EventKind.TURN_ENDED, p)
+    side = st.sides[nxt]
+    ap = side.action_points()
+    first = not st.started[nxt]
+    started = (st.started[0] or nxt is Player.HERA, st.started[1] or nxt is Player.ZEUS)
+    w.emit(EventKind.TURN_BEGAN, nxt, ap=ap, first=first)
+    if not side.has_card_on_field():
+        w.end(p, EndReason.EMPTY_FIELD, "D9")
+    out = w.close(st, player=nxt, first=first, ap=ap, used=0, started=started)
+    if post and out.state.phase is Phase.PLAY:
+        out = _check_cannot_use(out)
+    return out
+
+
+# ---- D8: cannot use all action points --------------------------------------------------------
+
+
+def _check_cannot_use(out: Outcome) -> Outcome:
+    st = out.state
+    if st.used >= st.ap or can_use_a_point(st):
+        return out
+    loser = st.player
+    ev = Event(EventKind.GAME_OVER, loser.other, None, None, None, True,
+               (("reason", EndReason.CANNOT_USE_AP.value), ("rule", "D8")))
+    rules = out.rules + (() if "D8" in out.rules else ("D8",))
+    return Outcome(st.evolve(phase=Phase.OVER, winner=loser.other,
+                             reason=EndReason.CANNOT_USE_AP),
+                   (*out.events, ev), rules, out.notes)
+
+
+def can_use_a_point(st: GameState) -> bool:
+    """D8: whether the active player has a legal action that costs a point, possibly after a
+    free god card. A hand card the referee does not know counts as usable (the player must
+    declare otherwise, D8/D20)."""
+    side = st.sides[st.player]
+    if side.deck and len(side.hand) < HAND_LIMIT:
+        return True
+    if any(c.is_unknown for c in side.hand):
+        return True
+    gods = []
+    for a in legal_actions(st):
+        if cost(a):
+            return True
+        if isinstance(a, God):
+            gods.append(a)
+    for g in gods:
+        after = _resolve(st, g, post=False).state
+        if any(cost(a) for a in legal_actions(after)):
+            return True
+    return False
+
+
+# ---- setup (D19) -----------------------------------------------------------------------------
+
+
+def _resolve_setup(st: GameState, a: Action) -> Outcome:
+    if st.phase is not Phase.SETUP:
+        raise IllegalActionError("D19", "setup is over; the game is under way", a)
+    w = _Work(st)
+    w.rule("D19")
+    if isinstance(a, Starter):
+        fixed = st.ruleset.fixed_starting_player()
+        if fixed is not None and a.player is not fixed:
+            raise IllegalActionError("D19", f"under the {st.ruleset.profile.value} profile "
+                                     f"{fixed.title} always starts", a)
+        if st.starting is not None:
+            raise IllegalActionError("D19", f"the starting player is already {st.starting.title}",
+                                     a)
+        w.emit(EventKind.STARTER, a.player)
+        return _maybe_begin(w.close(st, starting=a.player))
+    p: Player = a.player  # type: ignore[attr-defined]
+    if isinstance(a, Deal):
+        if st.dealt[p]:
+            raise IllegalActionError("D19", f"{p.title}'s nine cards are already recorded", a)
+        if len(a.cards) != 9:
+            raise IllegalActionError("D19", f"a starting hand is 9 cards, not {len(a.cards)}", a)
+        deck = w.deck[p]
+        if len(deck) < 9:
+            raise IllegalActionError("D19", f"{p.title}'s deck holds only {len(deck)} cards", a)
+        for i, text in enumerate(a.cards):
+            c = w.parse_card(text, p, f"cards[{i}]")
+            if c.origin is not p:
+                raise IllegalActionError("D19", f"{p.title}'s deck holds only {p.title}'s cards", a)
+            top = deck.pop(0)
+            if not top.is_unknown and not c.is_unknown and top != c:
+                raise IllegalActionError("D20", f"card {i + 1} dealt is recorded as {top.name}, "
+                                         f"not {c.name}", a)
+            got = top if c.is_unknown else c
+            w.hand[p].append(got)
+            w.emit(EventKind.DRAWN, p, got, "deck", "hand", public=False)
+        dealt = (True, st.dealt[1]) if p is Player.HERA else (st.dealt[0], True)
+        return _maybe_begin(w.close(st, dealt=dealt))
+    if isinstance(a, Redraw):
+        if not st.dealt[p]:
+            raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+        hostage = card(HOSTAGE_NAME[p], p)
+        if hostage not in w.hand[p]:
+            raise IllegalActionError("D19", f"{p.title} did not draw {hostage.name}; there is "
+                                     "nothing to redraw", a)
+        deck = w.deck[p]
+        if not deck:
+            raise IllegalActionError("D19", f"{p.title}'s deck is empty", a)
+        w.hand[p].remove(hostage)
+        w.emit(EventKind.HOSTAGE_SHOWN, p, hostage, "hand")
+        top = deck.pop(0)
+        if a.card is not None:
+            named = w.parse_card(a.card, p, "card")
+            if top.is_unknown:
+                top = named
+            elif named != top:
+                raise IllegalActionError("D20", f"the top card is recorded as {top.name}, not "
+                                         f"{named.name}", a)
+        w.hand[p].append(top)
+        w.emit(EventKind.DRAWN, p, top, "deck", "hand", public=False)
+        known = [c for c in deck if not c.is_unknown]
+        if known:
+            if a.at is None or a.at > len(deck):
+                raise NeedsInputError("D19", "at", f"where {hostage.name} went when "
+                                      f"{p.title}'s deck was shuffled (0 to {len(deck)})",
+                                      (p.key,))
+            deck.insert(a.at, hostage)
+        else:  # the deck is unseen: after the shuffle the referee knows only the count
+            deck.append(unknown(p))
+        w.emit(EventKind.RESHUFFLED, p, hostage, "hand", "deck")
+        return _maybe_begin(w.close(st))
+    if isinstance(a, FirstRow):
+        if not st.dealt[p]:
+            raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+        if st.placed[p]:
+            raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
+        if card(HOSTAGE_NAME[p], p) in w.hand[p]:
+            raise IllegalActionError("D19", f"{p.title} must first show {HOSTAGE_NAME[p]} and "
+                                     "draw a replacement", a)
+        if len(a.cards) != COLUMNS:
+            raise IllegalActionError("D19", f"the first row is {COLUMNS} cards, one per column", a)
+        for i, text in enumerate(a.cards):
+            c = w.parse_card(text, p, f"cards[{i}]")
+            if not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
+                raise IllegalActionError("D19", f"{c.name} cannot be placed in the first row "
+                                         "(no printed strength)", a)
+            c = w.take_from_hand(p, c, "D19", "place")
+            w.field[p][i] = [slot(c, False)]
+            w.emit(EventKind.PLAYED, p, c, "hand", field_loc(i, 0), public=False)
+        placed = (True, st.placed[1]) if p is Player.HERA else (st.placed[0], True)
+        return _maybe_begin(w.close(st, placed=placed))
+    raise NotationError(f"unsupported setup action {a!r}")  # pragma: no cover
+
+
+def _maybe_begin(out: Outcome) -> Outcome:
+    """Setup ends when the starter is known and both first rows are placed."""
+    st = out.state
+    if st.starting is None or not all(st.placed):
+        return out
+    p = st.starting
+    ap = st.sides[p].action_points()
+    started = (p is Player.HERA, p is Player.ZEUS)
+    ev = Event(EventKind.TURN_BEGAN, p, None, None, None, True, (("ap", ap), ("first", True)))
+    new = st.evolve(phase=Phase.PLAY, player=p, first=True, ap=ap, used=0, started=started)
+    return Outcome(new, (*out.events, ev), out.rules, out.notes)
+
+
+# ---- public API ------------------------------------------------------------------------------
+
+
+def check(st: GameState, action: Action) -> None:
+    """Raises IllegalActionError (with the rule id) or NeedsInputError if ``action`` cannot be
+    applied to ``st``; NotationError if it names a card no deck has."""
+    _resolve(st, action)
+
+
+def is_legal(st: GameState, action: Action) -> bool:
+    """Whether ``action`` is legal and complete in ``st``."""
+    try:
+        _resolve(st, action, post=False)
+    except (IllegalActionError, NeedsInputError, NotationError):
+        return False
+    return True
+
+
+def apply(st: GameState, action: Action) -> Outcome:
+    """Checks ``action`` and returns the outcome. Raises as :func:`check` does; ``st`` is
+    never changed."""
+    return _resolve(st, action)
+
+
+def legal_actions(st: GameState) -> list[Action]:
+    """Every legal, fully specified action in ``st`` (each with the choices it needs)."""
+    if st.phase is Phase.OVER:
+        return []
+    if st.phase is Phase.SETUP:
+        return _setup_actions(st)
+    p, o = st.player, st.player.other
+    me, them = st.sides[p], st.sides[o]
+    out: list[Action] = []
+    sw = st.ruleset.switches
+    cat = st.ruleset.catalogue
+    mine_f, theirs_f = me.field, them.field
+    my_fig = me.figure_column()
+    if st.used < st.ap:
+        if me.deck and len(me.hand) < HAND_LIMIT:
+            out.append(Draw())
+        seen: set[str] = set()
+        for c in me.hand:
+            name = c.name
+            note = c.notation(p)
+            if note in seen:
+                continue
+            seen.add(note)
+            if c.is_unknown or cat.info(name, c.origin).can_be_played:
+                for ci, col in enumerate(mine_f):
+                    n = len(col)
+                    if n >= COLUMN_DEPTH:
+                        continue
+                    start = 2 if n and col[0].card is None else 1
+                    for pos in range(start, n + 2):
+                        out.append(Play(note, ci + 1, pos))
+            if name in seen and name != note:
+                continue  # a second copy of a power card (own vs. taken) adds no new action
+            seen.add(name)
+            if name == "Pegasus":
+                out.extend(_pegasus_actions(st, p, o))
+            elif name == "Pythia":
+                out.append(PythiaSpy())
+                for ci, col in enumerate(theirs_f):
+                    if any(s.card is not None for s in col):
+                        out.append(PythiaReveal(ci + 1))
+            elif name == "Sirens":
+                top = them.discard[-1] if them.discard else None
+                s = cat.strength(top) if top is not None else None
+                if s is not None and 1 <= s <= 7:
+                    out.append(Sirens())
+            elif name == "Hades":
+                for dn in dict.fromkeys(x.notation(p) for x in me.discard):
+                    out.append(Hades(dn))
+            elif name == "Persephone":
+                out.append(Persephone())
+            elif name == "Dionysus":
+                out.extend(_dionysus_actions(mine_f))
+        if not st.first:
+            for ci in range(COLUMNS):
+                mc, tc = mine_f[ci], theirs_f[ci]
+                if not mc or not tc or mc[0].card is None or tc[0].card is None:
+                    continue
+                att = mc[0].card
+                if att.is_unknown or _can_initiate(att, cat.kind(att)):
+                    out.append(Challenge(ci + 1))
+        if my_fig is not None and sw.own_figure_removal is not OwnFigureRemoval.PEGASUS:
+            out.append(RemoveFigure())
+    if my_fig is None and card(GOD_CARD_NAME[p], p) in me.hand:
+        for ci, col in enumerate(mine_f):
+            if 1 <= len(col) < COLUMN_DEPTH:
+                out.append(God(ci + 1))
+    if st.used >= st.ap:
+        out.append(EndTurn())
+    return out
+
+
+def _pegasus_actions(st: GameState, p: Player, o: Player) -> Iterable[Action]:
+    sw = st.ruleset.switches
+    cat = st.ruleset.catalogue
+    me, them = st.sides[p], st.sides[o]
+    if me.figure_column() is not None and sw.own_figure_removal is not OwnFigureRemoval.ACTION:
+        yield PegasusOwnFigure()
+    if st.first:
+        return
+    if them.hand:
+        ok = [i for i, col in enumerate(them.field)
+              if len(col) < COLUMN_DEPTH and not (col and col[0].card is None)]
+        for note in dict.fromkeys(c.notation(o) for c in them.hand if not c.is_unknown):
+            c = parse_card_name(note, o, st, "pick")
+            info = cat.info(c.name, c.origin)
+            placed = (info.kind not in (Kind.HOSTAGE,) and c.name != "Pandora"
+                      and not (info.has_myth_symbol and not info.beats_medusa)
+                      and (info.strength or 0) >= 2)
+            if placed and ok:
+                for i in ok:
+                    yield PegasusHand(pick=note, place=i + 1)
+            else:
+                yield PegasusHand(pick=note)
+    beside = sw.pegasus_beside_own_figure is PegasusBesideOwnFigure.ALLOWED
+    for ci in range(COLUMNS):
+        if not them.field[ci]:
+            continue
+        mc = me.field[ci]
+        if mc and mc[0].card is None and not beside:
+            continue
+        yield PegasusField(ci + 1)
+
+
+def _dionysus_actions(f: tuple[tuple[Slot, ...], ...]) -> Iterable[Action]:
+    for sc, col in enumerate(f):
+        for sp, s in enumerate(col):
+            if s.card is None:
+                continue
+            for dc, dcol in enumerate(f):
+                if dc == sc:
+                    n = len(col)
+                    fig = col[0].card is None
+                    for dp in range(1 if fig else 0, n):
+                        if dp != sp:
+                            yield Dionysus((sc + 1, sp + 1), (dc + 1, dp + 1))
+                else:
+                    n = len(dcol)
+                    if n >= COLUMN_DEPTH:
+                        continue
+                    start = 1 if n and dcol[0].card is None else 0
+                    for dp in range(start, n + 1):
+                        yield Dionysus((sc + 1, sp + 1), (dc + 1, dp + 1))
+
+
+def _setup_actions(st: GameState) -> list[Action]:
+    out: list[Action] = []
+    if st.starting is None:
+        fixed = st.ruleset.fixed_starting_player()
+        out.extend(Starter(p) for p in Player if fixed is None or p is fixed)
+    cat = st.ruleset.catalogue
+    for p in Player:
+        side = st.sides[p]
+        if not st.dealt[p] or st.placed[p]:
+            continue
+        if card(HOSTAGE_NAME[p], p) in side.hand:
+            continue  # D19: the hostage must be redrawn first (an input, not a choice)
+        names = [c.notation(p) for c in side.hand
+                 if c.is_unknown or cat.info(c.name, c.origin).can_be_played]
+        seen: set[tuple[str, ...]] = set()
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                for k, c in enumerate(names):
+                    if len({i, j, k}) == 3 and (a, b, c) not in seen:
+                        seen.add((a, b, c))
+                        out.append(FirstRow(p, (a, b, c)))
+    return out
+
+
+def new_game(
+    ruleset: Ruleset | None = None,
+    decks: tuple[Iterable[Card], Iterable[Card]] | None = None,
+) -> GameState:
+    """A game in setup (D19). Without ``decks`` both decks are unseen: 43 unknown cards each
+    (D20), as at a physical table; with them (top first), the order is known, as in simulation."""
+    rs = ruleset or Ruleset()
+    if decks is None:
+        decks = (tuple(unknown(Player.HERA) for _ in range(DECK_SIZE)),
+                 tuple(unknown(Player.ZEUS) for _ in range(DECK_SIZE)))
+    sides = tuple(Side((), tuple(d), ((), (), ()), ()) for d in decks)
+    return GameState(rs, (sides[0], sides[1]), phase=Phase.SETUP, started=(False, False),
+                     dealt=(False, False), placed=(False, False))

@@ -1,0 +1,1 @@
+"""Sticker sheets and the play mat. Arrive with their own issue."""

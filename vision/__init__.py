@@ -1,0 +1,1 @@
+"""Camera input (OpenCV): reading QR stickers. Arrives with its own issue."""

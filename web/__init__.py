@@ -1,0 +1,1 @@
+"""The phone web app (Flask). Arrives with its own issue."""
