@@ -1,6 +1,6 @@
 """The pure rules engine for Hera & Zeus: no I/O, no clock, no randomness of its own.
 
-    >>> from engine import read_position, legal_actions, apply, parse_action
+>>> from engine import read_position, legal_actions, apply, parse_action
 """
 
 from engine.actions import Action, ActionKind, parse_action, parse_action_text

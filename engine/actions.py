@@ -10,7 +10,8 @@ Text form examples::
     pegasus hand pick=Medusa place=3                  pegasus field 2
     pythia spy              pythia reveal 1           sirens      hades Pegasus   persephone
     dionysus 1.2>3.1        god 2                     remove-figure               end
-    starter hera            deal hera Io,Hydra,...    redraw hera card=Hydra      first-row hera A,B,C
+    starter hera            deal hera Io,Hydra,...    redraw hera card=Hydra
+    first-row hera Nemesis,Hydra,Harpy
 
 Any action may carry ``by=zeus`` (who acts) and ``order.hera=A,B`` (discard order, D1/D2).
 Raises :class:`engine.errors.NotationError` for anything malformed.
@@ -65,7 +66,8 @@ class Action:
         return by if by is not None else default
 
     def order_for(self, p: Player) -> tuple[str, ...] | None:
-        for who, names in getattr(self, "order", ()):
+        order: Order = getattr(self, "order", ())
+        for who, names in order:
             if who is p:
                 return names
         return None
@@ -359,7 +361,9 @@ class _Reader:
         try:
             return Player.parse(v)
         except ValueError:
-            raise NotationError(f"must be 'hera' or 'zeus', not {v!r}", f"{self.where}.{key}") from None
+            raise NotationError(
+                f"must be 'hera' or 'zeus', not {v!r}", f"{self.where}.{key}"
+            ) from None
 
     def order(self) -> Order:
         v = self._get("order")
@@ -408,8 +412,12 @@ def parse_action(raw: Any, where: str = "action") -> Action:
     if do == "draw":
         a = Draw(card=r.name("card", False), by=by)
     elif do == "play":
-        a = Play(card=r.name("card", True) or "?", column=r.column() or 1,
-                 position=r.position("position"), by=by)
+        a = Play(
+            card=r.name("card", True) or "?",
+            column=r.column() or 1,
+            position=r.position("position"),
+            by=by,
+        )
     elif do == "challenge":
         rv = r.reveal(("attacker", "defender"))
         a = Challenge(
@@ -422,12 +430,20 @@ def parse_action(raw: Any, where: str = "action") -> Action:
     elif do == "pegasus":
         target = r._get("target")
         if target == "hand":
-            a = PegasusHand(pick=r.name("pick", False), place=r.column("place", required=False),
-                            order=r.order(), by=by)
+            a = PegasusHand(
+                pick=r.name("pick", False),
+                place=r.column("place", required=False),
+                order=r.order(),
+                by=by,
+            )
         elif target == "field":
             rv = r.reveal(("target",))
-            a = PegasusField(column=r.column() or 1, target=_reveal_name(rv, "target", where),
-                             order=r.order(), by=by)
+            a = PegasusField(
+                column=r.column() or 1,
+                target=_reveal_name(rv, "target", where),
+                order=r.order(),
+                by=by,
+            )
         elif target == "own_figure":
             a = PegasusOwnFigure(by=by)
         else:
@@ -441,8 +457,9 @@ def parse_action(raw: Any, where: str = "action") -> Action:
             a = PythiaSpy(hand=r.names("reveal.hand", rv.get("hand", [])), by=by)
         elif mode == "reveal":
             rv = r.reveal(("cards",))
-            a = PythiaReveal(column=r.column() or 1, cards=r.names("reveal.cards", rv.get("cards", [])),
-                             by=by)
+            a = PythiaReveal(
+                column=r.column() or 1, cards=r.names("reveal.cards", rv.get("cards", [])), by=by
+            )
         else:
             raise NotationError(f"must be 'spy' or 'reveal', not {mode!r}", f"{where}.mode")
     elif do == "sirens":
@@ -464,14 +481,36 @@ def parse_action(raw: Any, where: str = "action") -> Action:
     elif do == "deal":
         a = Deal(player=r.player("player", True) or Player.HERA, cards=r.names("cards"))
     elif do == "redraw":
-        a = Redraw(player=r.player("player", True) or Player.HERA, card=r.name("card", False),
-                   at=r.int_or_none("at"))
+        a = Redraw(
+            player=r.player("player", True) or Player.HERA,
+            card=r.name("card", False),
+            at=r.int_or_none("at"),
+        )
     elif do == "first_row":
         a = FirstRow(player=r.player("player", True) or Player.HERA, cards=r.names("cards"))
     else:
-        known = ", ".join(sorted({"draw", "play", "challenge", "pegasus", "pythia", "sirens", "hades",
-                                  "persephone", "dionysus", "god", "remove_figure", "end_turn",
-                                  "starter", "deal", "redraw", "first_row"}))
+        known = ", ".join(
+            sorted(
+                {
+                    "draw",
+                    "play",
+                    "challenge",
+                    "pegasus",
+                    "pythia",
+                    "sirens",
+                    "hades",
+                    "persephone",
+                    "dionysus",
+                    "god",
+                    "remove_figure",
+                    "end_turn",
+                    "starter",
+                    "deal",
+                    "redraw",
+                    "first_row",
+                }
+            )
+        )
         raise NotationError(f"unknown action {do!r} (known: {known})", f"{where}.do")
     r.finish()
     return a

@@ -103,7 +103,7 @@ class Card:
         return self.name == UNKNOWN
 
     def notation(self, holder: Player) -> str:
-        """The name as POSITIONS.md writes it on ``holder``'s side: ``Pegasus/zeus`` when foreign."""
+        """The name as written on ``holder``'s side: ``Pegasus/zeus`` when foreign."""
         if self.origin is holder or self.is_unknown:
             return self.name
         return f"{self.name}/{self.origin.key}"
@@ -193,7 +193,9 @@ class Catalogue:
                 if info.strength is None:
                     raise CatalogueError(f"{name} has no printed strength; it cannot be overridden")
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 7:
-                    raise CatalogueError(f"strength of {name} must be a whole number 0..7, not {value!r}")
+                    raise CatalogueError(
+                        f"strength of {name} must be a whole number 0..7, not {value!r}"
+                    )
                 decks[p][name] = replace(
                     info, strength=value, unconfirmed=info.unconfirmed - {"strength"}
                 )
@@ -223,7 +225,9 @@ def _load_deck(player: Player) -> tuple[dict[str, CardInfo], bool]:
         strength = row.get("strength")
         has_strength = kind in (Kind.PLAIN, Kind.MYTH)
         if has_strength != (strength is not None):
-            raise CatalogueError(f"{player.key}.toml: {name} of kind {kind.value} has strength {strength}")
+            raise CatalogueError(
+                f"{player.key}.toml: {name} of kind {kind.value} has strength {strength}"
+            )
         if strength is not None and not 0 <= strength <= 7:
             raise CatalogueError(f"{player.key}.toml: {name} strength {strength} outside 0..7")
         if name in out:

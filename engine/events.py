@@ -55,7 +55,9 @@ class Event:
         if self.player is not None:
             out["player"] = self.player.key
         if self.card is not None:
-            out["card"] = self.card.notation(self.player) if self.player is not None else str(self.card)
+            out["card"] = (
+                self.card.notation(self.player) if self.player is not None else str(self.card)
+            )
         if self.src is not None:
             out["from"] = self.src
         if self.dst is not None:

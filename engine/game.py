@@ -58,10 +58,10 @@ from engine.errors import IllegalActionError, NeedsInputError, NotationError
 from engine.events import Event, EventKind, Outcome
 from engine.profiles import (
     OwnFigureRemoval,
-    Ruleset,
     PandoraScope,
     PegasusBesideOwnFigure,
     PythiaDefends,
+    Ruleset,
 )
 from engine.state import FIGURE, EndReason, GameState, Phase, Side, Slot, slot
 
@@ -86,8 +86,18 @@ def field_loc(column: int, position: int) -> str:
 class _Work:
     """A mutable copy of a state's sides while one action resolves. Never escapes this module."""
 
-    __slots__ = ("deck", "discard", "events", "field", "hand", "notes", "reason", "rules", "st",
-                 "winner")
+    __slots__ = (
+        "deck",
+        "discard",
+        "events",
+        "field",
+        "hand",
+        "notes",
+        "reason",
+        "rules",
+        "st",
+        "winner",
+    )
 
     def __init__(self, st: GameState) -> None:
         self.st = st
@@ -110,9 +120,16 @@ class _Work:
             if r not in self.rules:
                 self.rules.append(r)
 
-    def emit(self, kind: EventKind, player: Player | None = None, c: Card | None = None,
-             src: str | None = None, dst: str | None = None, public: bool = True,
-             **detail: object) -> None:
+    def emit(
+        self,
+        kind: EventKind,
+        player: Player | None = None,
+        c: Card | None = None,
+        src: str | None = None,
+        dst: str | None = None,
+        public: bool = True,
+        **detail: object,
+    ) -> None:
         self.events.append(Event(kind, player, c, src, dst, public, tuple(detail.items())))
 
     def end(self, winner: Player, reason: EndReason, rule: str) -> None:
@@ -126,8 +143,14 @@ class _Work:
         out = []
         for p in Player:
             f = self.field[p]
-            out.append(Side(tuple(self.hand[p]), tuple(self.deck[p]),
-                            (tuple(f[0]), tuple(f[1]), tuple(f[2])), tuple(self.discard[p])))
+            out.append(
+                Side(
+                    tuple(self.hand[p]),
+                    tuple(self.deck[p]),
+                    (tuple(f[0]), tuple(f[1]), tuple(f[2])),
+                    tuple(self.discard[p]),
+                )
+            )
         return (out[0], out[1])
 
     # -- card lookup ---------------------------------------------------------------------
@@ -167,8 +190,9 @@ class _Work:
         self.discard[p].append(c)
         self.emit(EventKind.DISCARDED, p, c, src, "discard")
 
-    def reveal_slot(self, p: Player, col: int, pos: int, identity: str | None, needs: str,
-                    rule: str) -> Card:
+    def reveal_slot(
+        self, p: Player, col: int, pos: int, identity: str | None, needs: str, rule: str
+    ) -> Card:
         """Turns the field card at (col, pos) face up, asking for its identity if unknown."""
         s = self.field[p][col][pos]
         assert s.card is not None
@@ -176,18 +200,24 @@ class _Work:
         if c.is_unknown:
             if identity is None:
                 raise NeedsInputError(
-                    "D20", needs,
+                    "D20",
+                    needs,
                     f"the face-down card at {p.title}'s {field_loc(col, pos)} is not known to the "
-                    f"referee; {p.title} must show it", (p.key,))
+                    f"referee; {p.title} must show it",
+                    (p.key,),
+                )
             c = self.parse_card(identity, p, needs)
             if self.cat.strength(c) is None and self.cat.kind(c) is not Kind.HOSTAGE:
                 raise IllegalActionError(
-                    "D10", f"{c.name} cannot stand on the field; it cannot be that card")
+                    "D10", f"{c.name} cannot stand on the field; it cannot be that card"
+                )
             self.emit(EventKind.IDENTIFIED, p, c, field_loc(col, pos))
         elif identity is not None and self.parse_card(identity, p, needs) != c:
             raise IllegalActionError(
-                "D20", f"the card at {p.title}'s {field_loc(col, pos)} is recorded as "
-                f"{c.notation(p)}, not {identity}; a judge must settle the difference")
+                "D20",
+                f"the card at {p.title}'s {field_loc(col, pos)} is recorded as "
+                f"{c.notation(p)}, not {identity}; a judge must settle the difference",
+            )
         if not s.up or c is not s.card:
             self.field[p][col][pos] = slot(c, True)
             if not s.up:
@@ -197,8 +227,9 @@ class _Work:
     def lose_column(self, p: Player, col: int, given: tuple[str, ...] | None) -> list[Card]:
         """D1: every card of p's column goes to his pile in the order he chooses."""
         lost = [s.card for s in self.field[p][col] if s.card is not None]
-        order = identify_all(self, p, lost, given, f"order.{p.key}", "D1",
-                             "the cards lost to Pandora")
+        order = identify_all(
+            self, p, lost, given, f"order.{p.key}", "D1", "the cards lost to Pandora"
+        )
         for i, c in enumerate(order):
             self.discard_card(p, c, field_loc(col, i))
         self.field[p][col] = [s for s in self.field[p][col] if s.card is None]
@@ -230,15 +261,25 @@ def parse_card_name(text: str, holder: Player, st: GameState, where: str) -> Car
     if not cat.has(name, origin):
         if name in cat.all_names():
             other = origin.other
-            hint = (f"; a card of {other.title}'s deck taken by Sirens is written {name}/{other.key}"
-                    if cat.has(name, other) else "")
+            hint = (
+                f"; a card of {other.title}'s deck taken by Sirens is written {name}/{other.key}"
+                if cat.has(name, other)
+                else ""
+            )
             raise NotationError(f"{name} is not a card of {origin.title}'s deck{hint}", where)
         raise NotationError(f"unknown card {name!r}", where)
     return card(name, origin)
 
 
-def identify_all(w: _Work, p: Player, cards: list[Card], given: tuple[str, ...] | None,
-                 needs: str, rule: str, what: str) -> list[Card]:
+def identify_all(
+    w: _Work,
+    p: Player,
+    cards: list[Card],
+    given: tuple[str, ...] | None,
+    needs: str,
+    rule: str,
+    what: str,
+) -> list[Card]:
     """Orders ``cards`` as ``given`` lists them (the owner's choice), identifying unknown ones.
 
     With nothing given, the cards keep their order, unless some are unknown: then NeedsInputError.
@@ -246,13 +287,18 @@ def identify_all(w: _Work, p: Player, cards: list[Card], given: tuple[str, ...] 
     """
     if given is None:
         if any(c.is_unknown for c in cards):
-            raise NeedsInputError("D20", needs, f"{p.title} must name {what}: the referee does "
-                                  "not know them all", (p.key,))
+            raise NeedsInputError(
+                "D20",
+                needs,
+                f"{p.title} must name {what}: the referee does not know them all",
+                (p.key,),
+            )
         return list(cards)
     named = [w.parse_card(t, p, needs) for t in given]
     if len(named) != len(cards):
-        raise IllegalActionError(rule, f"{needs} lists {len(named)} cards but {what} are "
-                                 f"{len(cards)}")
+        raise IllegalActionError(
+            rule, f"{needs} lists {len(named)} cards but {what} are {len(cards)}"
+        )
     pool = Counter(c for c in cards if not c.is_unknown)
     unknowns = sum(1 for c in cards if c.is_unknown)
     extra = Counter(named)
@@ -262,8 +308,9 @@ def identify_all(w: _Work, p: Player, cards: list[Card], given: tuple[str, ...] 
         raise IllegalActionError(rule, f"{needs} must list exactly {what} ({shown})")
     for c in extra.elements():
         if c.origin is not p:
-            raise IllegalActionError("D20", f"an unknown card of {p.title} cannot be "
-                                     f"{c.notation(p)}")
+            raise IllegalActionError(
+                "D20", f"an unknown card of {p.title} cannot be {c.notation(p)}"
+            )
         w.emit(EventKind.IDENTIFIED, p, c)
     return named
 
@@ -277,22 +324,30 @@ def _turn_prelude(st: GameState, action: Action) -> Player:
         reason = st.reason.value if st.reason else "-"
         raise IllegalActionError("HZ-OVER", f"the game is over: {who} won ({reason})", action)
     if st.phase is Phase.SETUP:
-        raise IllegalActionError("D19", "setup is not finished: both hands and first rows must "
-                                 "be recorded first", action)
+        raise IllegalActionError(
+            "D19", "setup is not finished: both hands and first rows must be recorded first", action
+        )
     actor = action.actor(st.player)
     if actor is not st.player:
-        raise IllegalActionError("HZ-TURN", f"it is {st.player.title}'s turn, not "
-                                 f"{actor.title}'s", action)
+        raise IllegalActionError(
+            "HZ-TURN", f"it is {st.player.title}'s turn, not {actor.title}'s", action
+        )
     if cost(action) and st.used >= st.ap:
-        raise IllegalActionError("D7", f"{actor.title} has no action point left ({st.used} of "
-                                 f"{st.ap} used); the turn must be ended", action)
+        raise IllegalActionError(
+            "D7",
+            f"{actor.title} has no action point left ({st.used} of "
+            f"{st.ap} used); the turn must be ended",
+            action,
+        )
     return actor
 
 
 def _no_first_turn(st: GameState, what: str) -> None:
     if st.first:
-        raise IllegalActionError("D6", f"{what} is a challenge, and no challenge is allowed on "
-                                 f"{st.player.title}'s first turn")
+        raise IllegalActionError(
+            "D6",
+            f"{what} is a challenge, and no challenge is allowed on {st.player.title}'s first turn",
+        )
 
 
 # ---- resolution of each action ---------------------------------------------------------------
@@ -350,8 +405,11 @@ def _draw(w: _Work, p: Player, a: Draw) -> None:
     w.rule("D18")
     hand, deck = w.hand[p], w.deck[p]
     if len(hand) >= HAND_LIMIT:
-        raise IllegalActionError("D18", f"{p.title} already holds {HAND_LIMIT} cards, the hand "
-                                 "limit; drawing is not allowed", a)
+        raise IllegalActionError(
+            "D18",
+            f"{p.title} already holds {HAND_LIMIT} cards, the hand limit; drawing is not allowed",
+            a,
+        )
     if not deck:
         raise IllegalActionError("D18", f"{p.title}'s deck is empty; drawing is not allowed", a)
     top = deck.pop(0)
@@ -362,8 +420,12 @@ def _draw(w: _Work, p: Player, a: Draw) -> None:
         if top.is_unknown:
             top = named
         elif named != top:
-            raise IllegalActionError("D20", f"the top card of {p.title}'s deck is recorded as "
-                                     f"{top.name}, not {named.name}; a judge must settle it", a)
+            raise IllegalActionError(
+                "D20",
+                f"the top card of {p.title}'s deck is recorded as "
+                f"{top.name}, not {named.name}; a judge must settle it",
+                a,
+            )
     hand.append(top)
     w.emit(EventKind.DRAWN, p, top, "deck", "hand", public=False)
 
@@ -372,20 +434,35 @@ def _play(w: _Work, p: Player, a: Play) -> None:
     w.rule("D10")
     c = w.parse_card(a.card, p, "card")
     if not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
-        raise IllegalActionError("D10", f"{c.name} has no printed strength and is never played "
-                                 "to the field; it is used for its power from the hand", a)
+        raise IllegalActionError(
+            "D10",
+            f"{c.name} has no printed strength and is never played "
+            "to the field; it is used for its power from the hand",
+            a,
+        )
     col = w.field[p][a.column - 1]
     if len(col) >= COLUMN_DEPTH:
-        raise IllegalActionError("D10", f"column {a.column} already holds {COLUMN_DEPTH} entries "
-                                 "(the figure counts as one)", a)
+        raise IllegalActionError(
+            "D10",
+            f"column {a.column} already holds {COLUMN_DEPTH} entries (the figure counts as one)",
+            a,
+        )
     pos = a.position if a.position is not None else len(col) + 1
     if pos > len(col) + 1:
-        raise IllegalActionError("D10", f"column {a.column} holds {len(col)}; a card can go at "
-                                 f"position 1 to {len(col) + 1}, not {pos} (no gaps)", a)
+        raise IllegalActionError(
+            "D10",
+            f"column {a.column} holds {len(col)}; a card can go at "
+            f"position 1 to {len(col) + 1}, not {pos} (no gaps)",
+            a,
+        )
     if pos == 1 and col and col[0].is_figure:
         w.rule("D17")
-        raise IllegalActionError("D10", f"{p.title}'s figure stands at the front of column "
-                                 f"{a.column}; no card may be played in front of it", a)
+        raise IllegalActionError(
+            "D10",
+            f"{p.title}'s figure stands at the front of column "
+            f"{a.column}; no card may be played in front of it",
+            a,
+        )
     c = w.take_from_hand(p, c, "D10", "play")
     col.insert(pos - 1, slot(c, False))
     w.emit(EventKind.PLAYED, p, c, "hand", field_loc(a.column - 1, pos - 1), public=False)
@@ -402,16 +479,24 @@ def _challenge(w: _Work, p: Player, a: Challenge) -> None:
     ci = a.column - 1
     mine, theirs = w.field[p][ci], w.field[o][ci]
     if not mine:
-        raise IllegalActionError("D11", f"{p.title} has no card in column {a.column} to "
-                                 "challenge with", a)
+        raise IllegalActionError(
+            "D11", f"{p.title} has no card in column {a.column} to challenge with", a
+        )
     if not theirs:
-        raise IllegalActionError("D11", f"{o.title} has no card in column {a.column} to "
-                                 "challenge (no diagonal challenges)", a)
+        raise IllegalActionError(
+            "D11",
+            f"{o.title} has no card in column {a.column} to challenge (no diagonal challenges)",
+            a,
+        )
     if mine[0].is_figure or theirs[0].is_figure:
         who = p if mine[0].is_figure else o
-        raise IllegalActionError("D11", f"{who.title}'s figure stands in column {a.column}; no "
-                                 "challenge goes into or out of a column with a figure (only a "
-                                 "Pegasus from the hand may hit the figure itself, D5)", a)
+        raise IllegalActionError(
+            "D11",
+            f"{who.title}'s figure stands in column {a.column}; no "
+            "challenge goes into or out of a column with a figure (only a "
+            "Pegasus from the hand may hit the figure itself, D5)",
+            a,
+        )
     known = mine[0].card
     assert known is not None
     if not known.is_unknown and not _can_initiate(known, w.cat.kind(known)):
@@ -444,7 +529,10 @@ def _resolve_challenge(w: _Work, p: Player, ci: int, att: Card, dfn: Card, a: Ch
         return
     if dfn.name == "Pythia":
         w.rule("D3")
-        if att.name in POWERFUL or w.st.ruleset.switches.pythia_defends is PythiaDefends.ALWAYS_LOSES:
+        if (
+            att.name in POWERFUL
+            or w.st.ruleset.switches.pythia_defends is PythiaDefends.ALWAYS_LOSES
+        ):
             _lose_front(w, o, ci)
             return
     if att.name == "Pythia":
@@ -487,13 +575,16 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
     _no_first_turn(w.st, "Pegasus against the hand")
     o = p.other
     if not w.hand[o]:
-        raise IllegalActionError("D2", f"{o.title}'s hand is empty; Pegasus has nothing to "
-                                 "draw", a)
+        raise IllegalActionError("D2", f"{o.title}'s hand is empty; Pegasus has nothing to draw", a)
     peg = w.take_named(p, "Pegasus", "D2", "use")
     w.discard_card(p, peg, "hand")
     if a.pick is None:
-        raise NeedsInputError("D2", "pick", f"{p.title} draws one card blind from {o.title}'s "
-                              "hand; the referee must be told which", (p.key, o.key))
+        raise NeedsInputError(
+            "D2",
+            "pick",
+            f"{p.title} draws one card blind from {o.title}'s hand; the referee must be told which",
+            (p.key, o.key),
+        )
     picked = w.take_from_hand(o, w.parse_card(a.pick, o, "pick"), "D2", "be drawn by Pegasus")
     w.emit(EventKind.PICKED, o, picked, "hand")
     info = w.cat.info(picked.name, picked.origin)
@@ -504,8 +595,9 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
     if picked.name == "Pandora":
         rest = [picked, *w.hand[o]]
         w.hand[o].clear()
-        order = identify_all(w, o, rest, a.order_for(o), f"order.{o.key}", "D2",
-                             f"the cards of {o.title}'s hand")
+        order = identify_all(
+            w, o, rest, a.order_for(o), f"order.{o.key}", "D2", f"the cards of {o.title}'s hand"
+        )
         for c in order:
             w.discard_card(o, c, "hand")
         if any(c.name == HOSTAGE_NAME[o] and c.origin is o for c in order):
@@ -515,20 +607,32 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
     if (info.has_myth_symbol and not info.beats_medusa) or strength <= 1:
         w.discard_card(o, picked, "hand")
         return
-    ok = [i for i, col in enumerate(w.field[o])
-          if len(col) < COLUMN_DEPTH and not (col and col[0].is_figure)]
+    ok = [
+        i
+        for i, col in enumerate(w.field[o])
+        if len(col) < COLUMN_DEPTH and not (col and col[0].is_figure)
+    ]
     if not ok:
         w.notes.append(f"no column of {o.title} can take {picked.name}; it is discarded (D2)")
         w.discard_card(o, picked, "hand")
         return
     if a.place is None:
         cols = ", ".join(str(i + 1) for i in ok)
-        raise NeedsInputError("D2", "place", f"{p.title} must choose the column of {o.title}'s "
-                              f"first row for {picked.name} (one of {cols})", (p.key,))
+        raise NeedsInputError(
+            "D2",
+            "place",
+            f"{p.title} must choose the column of {o.title}'s "
+            f"first row for {picked.name} (one of {cols})",
+            (p.key,),
+        )
     if a.place - 1 not in ok:
         cols = ", ".join(str(i + 1) for i in ok)
-        raise IllegalActionError("D2", f"{picked.name} cannot go to column {a.place} (full, or "
-                                 f"the figure stands there); choose {cols}", a)
+        raise IllegalActionError(
+            "D2",
+            f"{picked.name} cannot go to column {a.place} (full, or "
+            f"the figure stands there); choose {cols}",
+            a,
+        )
     w.field[o][a.place - 1].insert(0, slot(picked, True))
     w.emit(EventKind.PLACED, o, picked, "hand", field_loc(a.place - 1, 0))
 
@@ -542,10 +646,17 @@ def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
     if not theirs:
         raise IllegalActionError("D5", f"{o.title} has no card or figure in column {a.column}", a)
     mine = w.field[p][ci]
-    if (mine and mine[0].is_figure and w.st.ruleset.switches.pegasus_beside_own_figure
-            is PegasusBesideOwnFigure.FORBIDDEN):
-        raise IllegalActionError("D5", f"{p.title}'s own figure stands in column {a.column}; "
-                                 "under this rule set no Pegasus may challenge from it", a)
+    if (
+        mine
+        and mine[0].is_figure
+        and w.st.ruleset.switches.pegasus_beside_own_figure is PegasusBesideOwnFigure.FORBIDDEN
+    ):
+        raise IllegalActionError(
+            "D5",
+            f"{p.title}'s own figure stands in column {a.column}; "
+            "under this rule set no Pegasus may challenge from it",
+            a,
+        )
     peg = w.take_named(p, "Pegasus", "D5", "use")
     w.discard_card(p, peg, "hand")
     if theirs[0].is_figure:
@@ -560,8 +671,10 @@ def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
         return
     elif target.name == "Pandora":
         _pandora(w, p, ci, a)
-    elif (target.name == "Pythia"
-          and w.st.ruleset.switches.pythia_defends is PythiaDefends.ALWAYS_LOSES):
+    elif (
+        target.name == "Pythia"
+        and w.st.ruleset.switches.pythia_defends is PythiaDefends.ALWAYS_LOSES
+    ):
         w.rule("D3")
         _lose_front(w, o, ci)
     elif (info.strength or 0) <= 1:
@@ -579,8 +692,11 @@ def _remove_own_figure(w: _Work, p: Player, how: str) -> None:
 def _pegasus_own_figure(w: _Work, p: Player) -> None:
     w.rule("D4")
     if w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.ACTION:
-        raise IllegalActionError("D4", "under this rule set the own figure is removed by an "
-                                 "action point, not by Pegasus (use remove_figure)")
+        raise IllegalActionError(
+            "D4",
+            "under this rule set the own figure is removed by an "
+            "action point, not by Pegasus (use remove_figure)",
+        )
     if w.st.sides[p].figure_column() is None:
         raise IllegalActionError("D4", f"{p.title}'s figure is not on the field")
     peg = w.take_named(p, "Pegasus", "D4", "use")
@@ -591,8 +707,11 @@ def _pegasus_own_figure(w: _Work, p: Player) -> None:
 def _remove_figure(w: _Work, p: Player) -> None:
     w.rule("D4")
     if w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.PEGASUS:
-        raise IllegalActionError("D4", "under this rule set the own figure is removed only by "
-                                 "playing a Pegasus from the hand against it")
+        raise IllegalActionError(
+            "D4",
+            "under this rule set the own figure is removed only by "
+            "playing a Pegasus from the hand against it",
+        )
     _remove_own_figure(w, p, "action")
 
 
@@ -606,11 +725,19 @@ def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
     if unknowns:
         if len(a.hand) != len(unknowns):
             if not a.hand:
-                raise NeedsInputError("D20", "reveal.hand", f"{o.title} must show the hand: the "
-                                      f"referee does not know {len(unknowns)} of its cards",
-                                      (o.key,))
-            raise IllegalActionError("D12", f"reveal.hand names {len(a.hand)} cards for "
-                                     f"{len(unknowns)} unknown cards in {o.title}'s hand", a)
+                raise NeedsInputError(
+                    "D20",
+                    "reveal.hand",
+                    f"{o.title} must show the hand: the "
+                    f"referee does not know {len(unknowns)} of its cards",
+                    (o.key,),
+                )
+            raise IllegalActionError(
+                "D12",
+                f"reveal.hand names {len(a.hand)} cards for "
+                f"{len(unknowns)} unknown cards in {o.title}'s hand",
+                a,
+            )
         for i, text in zip(unknowns, a.hand, strict=True):
             c = w.parse_card(text, o, "reveal.hand")
             if c.origin is not o:
@@ -618,8 +745,9 @@ def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
             hand[i] = c
             w.emit(EventKind.IDENTIFIED, o, c, "hand")
     elif a.hand:
-        raise IllegalActionError("D12", f"the referee knows {o.title}'s whole hand; reveal.hand "
-                                 "must be empty", a)
+        raise IllegalActionError(
+            "D12", f"the referee knows {o.title}'s whole hand; reveal.hand must be empty", a
+        )
     w.emit(EventKind.SHOWN, o, None, "hand", detail_to=p.key, cards=[c.notation(o) for c in hand])
     keep = []
     for c in hand:
@@ -636,27 +764,34 @@ def _pythia_reveal(w: _Work, p: Player, a: PythiaReveal) -> None:
     ci = a.column - 1
     col = w.field[o][ci]
     if not any(s.card is not None for s in col):
-        raise IllegalActionError("D12", f"{o.title}'s column {a.column} holds no card to turn "
-                                 "over", a)
+        raise IllegalActionError(
+            "D12", f"{o.title}'s column {a.column} holds no card to turn over", a
+        )
     py = w.take_named(p, "Pythia", "D12", "use")
     w.discard_card(p, py, "hand")
     unknown_at = [i for i, s in enumerate(col) if s.card is not None and s.card.is_unknown]
     if unknown_at and len(a.cards) != len(unknown_at):
         if not a.cards:
-            raise NeedsInputError("D20", "reveal.cards", f"{o.title} must turn over column "
-                                  f"{a.column}: the referee does not know {len(unknown_at)} of "
-                                  "its cards", (o.key,))
-        raise IllegalActionError("D12", f"reveal.cards names {len(a.cards)} cards for "
-                                 f"{len(unknown_at)} unknown cards", a)
+            raise NeedsInputError(
+                "D20",
+                "reveal.cards",
+                f"{o.title} must turn over column "
+                f"{a.column}: the referee does not know {len(unknown_at)} of "
+                "its cards",
+                (o.key,),
+            )
+        raise IllegalActionError(
+            "D12", f"reveal.cards names {len(a.cards)} cards for {len(unknown_at)} unknown cards", a
+        )
     if a.cards and not unknown_at:
-        raise IllegalActionError("D12", f"the referee knows column {a.column}; reveal.cards "
-                                 "must be empty", a)
+        raise IllegalActionError(
+            "D12", f"the referee knows column {a.column}; reveal.cards must be empty", a
+        )
     names = iter(a.cards)
     for i, s in enumerate(col):
         if s.card is None or s.up:
             continue
-        w.reveal_slot(o, ci, i, next(names) if s.card.is_unknown else None, "reveal.cards",
-                      "D12")
+        w.reveal_slot(o, ci, i, next(names) if s.card.is_unknown else None, "reveal.cards", "D12")
 
 
 def _sirens(w: _Work, p: Player) -> None:
@@ -667,8 +802,9 @@ def _sirens(w: _Work, p: Player) -> None:
     strength = w.cat.strength(top) if top is not None else None
     if top is None or strength is None or not 1 <= strength <= 7:
         what = "is empty" if top is None else f"shows {top.notation(o)}"
-        raise IllegalActionError("D13", f"{o.title}'s discard pile {what}; Sirens need a card of "
-                                 "strength 1 to 7 on top")
+        raise IllegalActionError(
+            "D13", f"{o.title}'s discard pile {what}; Sirens need a card of strength 1 to 7 on top"
+        )
     s = w.take_named(p, "Sirens", "D13", "use")
     pile.pop()
     w.discard_card(p, s, "hand")
@@ -681,8 +817,9 @@ def _hades(w: _Work, p: Player, a: Hades) -> None:
     h = w.take_named(p, "Hades", "D14", "use")
     pile = w.discard[p]
     if not pile:
-        raise IllegalActionError("D14", f"{p.title}'s discard pile is empty; Hades has nothing "
-                                 "to take", a)
+        raise IllegalActionError(
+            "D14", f"{p.title}'s discard pile is empty; Hades has nothing to take", a
+        )
     want = w.parse_card(a.card, p, "card")
     for i in range(len(pile) - 1, -1, -1):
         if pile[i] == want:
@@ -723,21 +860,31 @@ def _dionysus(w: _Work, p: Player, a: Dionysus) -> None:
         raise IllegalActionError("D16", "Dionysus never moves the figure", a)
     if sc == dc:
         if dp >= len(f[sc]):
-            raise IllegalActionError("D16", f"column {sc + 1} holds {len(f[sc])}; a card moved "
-                                     f"within it goes to position 1 to {len(f[sc])}", a)
+            raise IllegalActionError(
+                "D16",
+                f"column {sc + 1} holds {len(f[sc])}; a card moved "
+                f"within it goes to position 1 to {len(f[sc])}",
+                a,
+            )
         if dp == sp:
-            raise IllegalActionError("D16", "the card would stay where it is; Dionysus must move "
-                                     "it (HZ-P1)", a)
-        rest = f[sc][:sp] + f[sc][sp + 1:]
+            raise IllegalActionError(
+                "D16", "the card would stay where it is; Dionysus must move it (HZ-P1)", a
+            )
+        rest = f[sc][:sp] + f[sc][sp + 1 :]
         if dp == 0 and rest and rest[0].is_figure:
             raise IllegalActionError("D16", "no card may be put in front of the figure", a)
     else:
         if len(f[dc]) >= COLUMN_DEPTH:
-            raise IllegalActionError("D16", f"column {dc + 1} already holds {COLUMN_DEPTH} "
-                                     "entries", a)
+            raise IllegalActionError(
+                "D16", f"column {dc + 1} already holds {COLUMN_DEPTH} entries", a
+            )
         if dp > len(f[dc]):
-            raise IllegalActionError("D16", f"column {dc + 1} holds {len(f[dc])}; a card goes "
-                                     f"to position 1 to {len(f[dc]) + 1} (no gaps)", a)
+            raise IllegalActionError(
+                "D16",
+                f"column {dc + 1} holds {len(f[dc])}; a card goes "
+                f"to position 1 to {len(f[dc]) + 1} (no gaps)",
+                a,
+            )
         if dp == 0 and f[dc] and f[dc][0].is_figure:
             raise IllegalActionError("D16", "no card may be put in front of the figure", a)
     d = w.take_named(p, "Dionysus", "D16", "use")
@@ -753,11 +900,17 @@ def _god(w: _Work, p: Player, a: God) -> int:
         raise IllegalActionError("D17", f"{p.title}'s figure is already on the field", a)
     col = w.field[p][a.column - 1]
     if not col:
-        raise IllegalActionError("D17", f"column {a.column} is empty; the figure goes only into a "
-                                 "column with 1 to 3 cards", a)
+        raise IllegalActionError(
+            "D17",
+            f"column {a.column} is empty; the figure goes only into a column with 1 to 3 cards",
+            a,
+        )
     if len(col) >= COLUMN_DEPTH:
-        raise IllegalActionError("D17", f"column {a.column} is full; the figure goes only into a "
-                                 "column with 1 to 3 cards", a)
+        raise IllegalActionError(
+            "D17",
+            f"column {a.column} is full; the figure goes only into a column with 1 to 3 cards",
+            a,
+        )
     g = w.take_from_hand(p, card(GOD_CARD_NAME[p], p), "D17", "play")
     w.discard_card(p, g, "hand")
     col.insert(0, FIGURE)
@@ -771,8 +924,11 @@ def _end_turn(w: _Work, p: Player, post: bool) -> Outcome:
     st = w.st
     w.rule("D7")
     if st.used < st.ap:
-        raise IllegalActionError("D7", f"{p.title} has used {st.used} of {st.ap} action points; "
-                                 "every point must be used before the turn ends")
+        raise IllegalActionError(
+            "D7",
+            f"{p.title} has used {st.used} of {st.ap} action points; "
+            "every point must be used before the turn ends",
+        )
     nxt = p.other
     w.emit(EventKind.TURN_ENDED, p)
     side = st.sides[nxt]
@@ -796,12 +952,22 @@ def _check_cannot_use(out: Outcome) -> Outcome:
     if st.used >= st.ap or can_use_a_point(st):
         return out
     loser = st.player
-    ev = Event(EventKind.GAME_OVER, loser.other, None, None, None, True,
-               (("reason", EndReason.CANNOT_USE_AP.value), ("rule", "D8")))
+    ev = Event(
+        EventKind.GAME_OVER,
+        loser.other,
+        None,
+        None,
+        None,
+        True,
+        (("reason", EndReason.CANNOT_USE_AP.value), ("rule", "D8")),
+    )
     rules = out.rules + (() if "D8" in out.rules else ("D8",))
-    return Outcome(st.evolve(phase=Phase.OVER, winner=loser.other,
-                             reason=EndReason.CANNOT_USE_AP),
-                   (*out.events, ev), rules, out.notes)
+    return Outcome(
+        st.evolve(phase=Phase.OVER, winner=loser.other, reason=EndReason.CANNOT_USE_AP),
+        (*out.events, ev),
+        rules,
+        out.notes,
+    )
 
 
 def can_use_a_point(st: GameState) -> bool:
@@ -837,11 +1003,15 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
     if isinstance(a, Starter):
         fixed = st.ruleset.fixed_starting_player()
         if fixed is not None and a.player is not fixed:
-            raise IllegalActionError("D19", f"under the {st.ruleset.profile.value} profile "
-                                     f"{fixed.title} always starts", a)
+            raise IllegalActionError(
+                "D19",
+                f"under the {st.ruleset.profile.value} profile {fixed.title} always starts",
+                a,
+            )
         if st.starting is not None:
-            raise IllegalActionError("D19", f"the starting player is already {st.starting.title}",
-                                     a)
+            raise IllegalActionError(
+                "D19", f"the starting player is already {st.starting.title}", a
+            )
         w.emit(EventKind.STARTER, a.player)
         return _maybe_begin(w.close(st, starting=a.player))
     p: Player = a.player  # type: ignore[attr-defined]
@@ -859,8 +1029,9 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
                 raise IllegalActionError("D19", f"{p.title}'s deck holds only {p.title}'s cards", a)
             top = deck.pop(0)
             if not top.is_unknown and not c.is_unknown and top != c:
-                raise IllegalActionError("D20", f"card {i + 1} dealt is recorded as {top.name}, "
-                                         f"not {c.name}", a)
+                raise IllegalActionError(
+                    "D20", f"card {i + 1} dealt is recorded as {top.name}, not {c.name}", a
+                )
             got = top if c.is_unknown else c
             w.hand[p].append(got)
             w.emit(EventKind.DRAWN, p, got, "deck", "hand", public=False)
@@ -871,8 +1042,9 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
             raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
         hostage = card(HOSTAGE_NAME[p], p)
         if hostage not in w.hand[p]:
-            raise IllegalActionError("D19", f"{p.title} did not draw {hostage.name}; there is "
-                                     "nothing to redraw", a)
+            raise IllegalActionError(
+                "D19", f"{p.title} did not draw {hostage.name}; there is nothing to redraw", a
+            )
         deck = w.deck[p]
         if not deck:
             raise IllegalActionError("D19", f"{p.title}'s deck is empty", a)
@@ -884,16 +1056,21 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
             if top.is_unknown:
                 top = named
             elif named != top:
-                raise IllegalActionError("D20", f"the top card is recorded as {top.name}, not "
-                                         f"{named.name}", a)
+                raise IllegalActionError(
+                    "D20", f"the top card is recorded as {top.name}, not {named.name}", a
+                )
         w.hand[p].append(top)
         w.emit(EventKind.DRAWN, p, top, "deck", "hand", public=False)
         known = [c for c in deck if not c.is_unknown]
         if known:
             if a.at is None or a.at > len(deck):
-                raise NeedsInputError("D19", "at", f"where {hostage.name} went when "
-                                      f"{p.title}'s deck was shuffled (0 to {len(deck)})",
-                                      (p.key,))
+                raise NeedsInputError(
+                    "D19",
+                    "at",
+                    f"where {hostage.name} went when "
+                    f"{p.title}'s deck was shuffled (0 to {len(deck)})",
+                    (p.key,),
+                )
             deck.insert(a.at, hostage)
         else:  # the deck is unseen: after the shuffle the referee knows only the count
             deck.append(unknown(p))
@@ -905,15 +1082,17 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
         if st.placed[p]:
             raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
         if card(HOSTAGE_NAME[p], p) in w.hand[p]:
-            raise IllegalActionError("D19", f"{p.title} must first show {HOSTAGE_NAME[p]} and "
-                                     "draw a replacement", a)
+            raise IllegalActionError(
+                "D19", f"{p.title} must first show {HOSTAGE_NAME[p]} and draw a replacement", a
+            )
         if len(a.cards) != COLUMNS:
             raise IllegalActionError("D19", f"the first row is {COLUMNS} cards, one per column", a)
         for i, text in enumerate(a.cards):
             c = w.parse_card(text, p, f"cards[{i}]")
             if not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
-                raise IllegalActionError("D19", f"{c.name} cannot be placed in the first row "
-                                         "(no printed strength)", a)
+                raise IllegalActionError(
+                    "D19", f"{c.name} cannot be placed in the first row (no printed strength)", a
+                )
             c = w.take_from_hand(p, c, "D19", "place")
             w.field[p][i] = [slot(c, False)]
             w.emit(EventKind.PLAYED, p, c, "hand", field_loc(i, 0), public=False)
@@ -1040,14 +1219,20 @@ def _pegasus_actions(st: GameState, p: Player, o: Player) -> Iterable[Action]:
     if st.first:
         return
     if them.hand:
-        ok = [i for i, col in enumerate(them.field)
-              if len(col) < COLUMN_DEPTH and not (col and col[0].card is None)]
+        ok = [
+            i
+            for i, col in enumerate(them.field)
+            if len(col) < COLUMN_DEPTH and not (col and col[0].card is None)
+        ]
         for note in dict.fromkeys(c.notation(o) for c in them.hand if not c.is_unknown):
             c = parse_card_name(note, o, st, "pick")
             info = cat.info(c.name, c.origin)
-            placed = (info.kind not in (Kind.HOSTAGE,) and c.name != "Pandora"
-                      and not (info.has_myth_symbol and not info.beats_medusa)
-                      and (info.strength or 0) >= 2)
+            placed = (
+                info.kind not in (Kind.HOSTAGE,)
+                and c.name != "Pandora"
+                and not (info.has_myth_symbol and not info.beats_medusa)
+                and (info.strength or 0) >= 2
+            )
             if placed and ok:
                 for i in ok:
                     yield PegasusHand(pick=note, place=i + 1)
@@ -1096,8 +1281,11 @@ def _setup_actions(st: GameState) -> list[Action]:
             continue
         if card(HOSTAGE_NAME[p], p) in side.hand:
             continue  # D19: the hostage must be redrawn first (an input, not a choice)
-        names = [c.notation(p) for c in side.hand
-                 if c.is_unknown or cat.info(c.name, c.origin).can_be_played]
+        names = [
+            c.notation(p)
+            for c in side.hand
+            if c.is_unknown or cat.info(c.name, c.origin).can_be_played
+        ]
         seen: set[tuple[str, ...]] = set()
         for i, a in enumerate(names):
             for j, b in enumerate(names):
@@ -1116,8 +1304,16 @@ def new_game(
     (D20), as at a physical table; with them (top first), the order is known, as in simulation."""
     rs = ruleset or Ruleset()
     if decks is None:
-        decks = (tuple(unknown(Player.HERA) for _ in range(DECK_SIZE)),
-                 tuple(unknown(Player.ZEUS) for _ in range(DECK_SIZE)))
+        decks = (
+            tuple(unknown(Player.HERA) for _ in range(DECK_SIZE)),
+            tuple(unknown(Player.ZEUS) for _ in range(DECK_SIZE)),
+        )
     sides = tuple(Side((), tuple(d), ((), (), ()), ()) for d in decks)
-    return GameState(rs, (sides[0], sides[1]), phase=Phase.SETUP, started=(False, False),
-                     dealt=(False, False), placed=(False, False))
+    return GameState(
+        rs,
+        (sides[0], sides[1]),
+        phase=Phase.SETUP,
+        started=(False, False),
+        dealt=(False, False),
+        placed=(False, False),
+    )

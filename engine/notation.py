@@ -70,20 +70,28 @@ def _card(text: object, holder: Player, cat: Catalogue, where: str) -> Card:
     if not cat.has(name, origin):
         if name in cat.all_names():
             other = origin.other
-            hint = f" (write {name}/{other.key} for one taken by Sirens)" if cat.has(name, other) else ""
+            hint = (
+                f" (write {name}/{other.key} for one taken by Sirens)"
+                if cat.has(name, other)
+                else ""
+            )
             raise NotationError(f"{name} is not a card of {origin.title}'s deck{hint}", where)
         raise NotationError(f"unknown card {text!r}", where)
     return card(name, origin)
 
 
-def _cards(raw: object, holder: Player, cat: Catalogue, where: str, allow_unknown: bool) -> list[Card]:
+def _cards(
+    raw: object, holder: Player, cat: Catalogue, where: str, allow_unknown: bool
+) -> list[Card]:
     if not isinstance(raw, list):
         raise NotationError("must be a list of card names", where)
     out = []
     for i, t in enumerate(raw):
         c = _card(t, holder, cat, f"{where}[{i}]")
         if c.is_unknown and not allow_unknown:
-            raise NotationError("cards here are face up and must be named, not '?'", f"{where}[{i}]")
+            raise NotationError(
+                "cards here are face up and must be named, not '?'", f"{where}[{i}]"
+            )
         out.append(c)
     return out
 
@@ -110,8 +118,9 @@ def read_side(raw: object, holder: Player, cat: Catalogue) -> Side:
             raise NotationError(f"unknown key {k!r} (known: {', '.join(sorted(SIDE_KEYS))})", w)
     hand = _cards(raw.get("hand", []), holder, cat, f"{w}.hand", allow_unknown=True)
     if len(hand) > HAND_LIMIT:
-        raise NotationError(f"holds {len(hand)} cards; the hand limit is {HAND_LIMIT} (D18)",
-                            f"{w}.hand")
+        raise NotationError(
+            f"holds {len(hand)} cards; the hand limit is {HAND_LIMIT} (D18)", f"{w}.hand"
+        )
     deck_raw = raw.get("deck", 0)
     if _is_count(deck_raw):
         if deck_raw < 0:
@@ -121,8 +130,9 @@ def read_side(raw: object, holder: Player, cat: Catalogue) -> Side:
         deck = _cards(deck_raw, holder, cat, f"{w}.deck", allow_unknown=True)
         for i, c in enumerate(deck):
             if c.origin is not holder:
-                raise NotationError(f"a deck holds only its owner's cards, not {c}",
-                                    f"{w}.deck[{i}]")
+                raise NotationError(
+                    f"a deck holds only its owner's cards, not {c}", f"{w}.deck[{i}]"
+                )
     field_raw = raw.get("field", [[], [], []])
     if not isinstance(field_raw, list) or len(field_raw) != COLUMNS:
         n = len(field_raw) if isinstance(field_raw, list) else "no list"
@@ -134,19 +144,22 @@ def read_side(raw: object, holder: Player, cat: Catalogue) -> Side:
         if not isinstance(col, list):
             raise NotationError("a column must be a list", where)
         if len(col) > COLUMN_DEPTH:
-            raise NotationError(f"holds {len(col)} entries; a column holds at most "
-                                f"{COLUMN_DEPTH} (D10)", where)
+            raise NotationError(
+                f"holds {len(col)} entries; a column holds at most {COLUMN_DEPTH} (D10)", where
+            )
         slots = tuple(_field_entry(t, holder, cat, f"{where}[{i}]") for i, t in enumerate(col))
         for i, s in enumerate(slots):
             if s.is_figure:
                 figures += 1
                 if i != 0:
-                    raise NotationError("the figure stands only at the front of a column (D17)",
-                                        f"{where}[{i}]")
+                    raise NotationError(
+                        "the figure stands only at the front of a column (D17)", f"{where}[{i}]"
+                    )
         cols.append(slots)
     if figures > 1:
-        raise NotationError(f"{holder.title} has {figures} figures on the field; there is one",
-                            f"{w}.field")
+        raise NotationError(
+            f"{holder.title} has {figures} figures on the field; there is one", f"{w}.field"
+        )
     discard = _cards(raw.get("discard", []), holder, cat, f"{w}.discard", allow_unknown=False)
     return Side(tuple(hand), tuple(deck), (cols[0], cols[1], cols[2]), tuple(discard))
 
@@ -160,15 +173,18 @@ def read_position(raw: object, allowed: frozenset[str] = POSITION_KEYS) -> GameS
             raise NotationError(f"unknown key {k!r}", "position")
     rs = read_ruleset(raw)
     cat = rs.catalogue
-    sides = (read_side(raw.get("hera"), Player.HERA, cat),
-             read_side(raw.get("zeus"), Player.ZEUS, cat))
+    sides = (
+        read_side(raw.get("hera"), Player.HERA, cat),
+        read_side(raw.get("zeus"), Player.ZEUS, cat),
+    )
     turn = raw.get("turn", {})
     if not isinstance(turn, Mapping):
         raise NotationError("must be an object", "turn")
     for k in turn:
         if k not in TURN_KEYS:
-            raise NotationError(f"unknown key {k!r} (known: {', '.join(sorted(TURN_KEYS))})",
-                                "turn")
+            raise NotationError(
+                f"unknown key {k!r} (known: {', '.join(sorted(TURN_KEYS))})", "turn"
+            )
     try:
         player = Player.parse(turn.get("player", "hera"))
     except ValueError as e:
@@ -186,8 +202,16 @@ def read_position(raw: object, allowed: frozenset[str] = POSITION_KEYS) -> GameS
         raise NotationError(f"must be a whole number ≥ 0, not {used!r}", "turn.used")
     if used > ap:
         raise NotationError(f"{used} points used of {ap}: more than the turn has", "turn.used")
-    return GameState(rs, sides, phase=Phase.PLAY, player=player, first=first, ap=ap, used=used,
-                     started=(True, True))
+    return GameState(
+        rs,
+        sides,
+        phase=Phase.PLAY,
+        player=player,
+        first=first,
+        ap=ap,
+        used=used,
+        started=(True, True),
+    )
 
 
 def _entry(s: Slot, holder: Player) -> str:

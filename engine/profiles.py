@@ -122,7 +122,7 @@ class Ruleset:
         catalogue: Catalogue | None = None,
     ) -> Ruleset:
         """The profile's defaults with ``overrides`` on top."""
-        sw = replace(PROFILE_DEFAULTS[profile], **dict(overrides or {}))
+        sw: Switches = replace(PROFILE_DEFAULTS[profile], **dict(overrides or {}))  # type: ignore[arg-type]
         return cls(
             profile=profile,
             switches=sw,

@@ -38,144 +38,244 @@ class Rule:
 _R = Rule
 RG, KO, TR = Profile.RIO_GRANDE, Profile.KOSMOS, Profile.TRANSLATIONS
 
-RULES: dict[str, Rule] = {r.id: r for r in (
-    _R("D1", "Pandora's reach",
-       "A challenged first-row Pandora empties the whole column on both sides, the challenging "
-       "card with it; a side whose column holds its figure is spared. Each owner orders his own "
-       "lost cards (front first unless he says otherwise). Losing your own hostage this way loses "
-       "the game; costing only the opponent his hostage wins it.",
-       ("EN", "IT"), switch="pandora_scope"),
-    _R("D2", "Pegasus against the hand",
-       "Needs a card in the opponent's hand. One card is taken blind. The hostage wins the game; "
-       "Pandora sends the whole hand to the pile (and wins if the hostage was in it); a card with "
-       "a myth symbol (Amazon and Hero aside) or of strength 0-1 is discarded; a card of strength "
-       "2-7 goes face up to the front of a column the Pegasus player picks, never one that is full "
-       "or holds the figure; with no such column it is discarded.",
-       ("EN", "FAQ-RB")),
-    _R("D3", "Pythia in a challenge",
-       "Pythia attacking Poseidon or Nemesis wins; Poseidon or Nemesis attacking Pythia wins. Any "
-       "other pairing is an ordinary challenge decided by printed strength.",
-       ("EN", "IT", "FR", "REF"),
-       profiles={RG: "ordinary challenge by strength", KO: "ordinary challenge by strength",
-                 TR: "Pythia always loses when she is challenged"},
-       switch="pythia_defends"),
-    _R("D4", "Removing your own figure",
-       "One action point takes your own figure off the field, even in the turn it arrived. It "
-       "is never a free action, whatever REF says.",
-       ("EN", "FAQ-DE", "IT"),
-       profiles={RG: "costs one action point", TR: "costs one action point",
-                 KO: "only by playing a Pegasus from the hand against it (1 point)"},
-       switch="own_figure_removal"),
-    _R("D5", "Pegasus against the first row",
-       "From the second turn on, a Pegasus from the hand may hit any first-row card or the figure. "
-       "The target turns face up: the hostage wins the game, Medusa stays, Pandora acts as in D1, "
-       "strength 0-1 is discarded, strength 2-7 stays, a figure goes back to its supply and its "
-       "column closes up. A figure's column can be targeted only to hit that figure.",
-       ("EN", "IT", "FR", "FAQ-RB"),
-       profiles={RG: "allowed beside your own figure (designer's answer)",
-                 KO: "allowed beside your own figure", TR: "allowed beside your own figure"},
-       switch="pegasus_beside_own_figure"),
-    _R("D6", "First turn",
-       "On his own first turn a player may not challenge in any way (cards, Pythia from the "
-       "field, either Pegasus). Pythia's spy and reveal, the god card and every other action are "
-       "allowed.",
-       ("EN", "FAQ-RB")),
-    _R("D7", "Action points",
-       "Each action costs one point except the god card and ending the turn. A turn starts with "
-       "four points if the figure is on the field, else one per column holding a card; losses "
-       "during the turn change nothing. The god card makes the turn's total four. A turn ends "
-       "only when every point is spent.",
-       ("EN", "FAQ-RB")),
-    _R("D8", "Cannot use all action points",
-       "A player with points left and no legal action that costs one, even after a free god "
-       "card, loses at once. A challenge is compulsory only when it is the only way to spend a "
-       "point.",
-       ("EN",)),
-    _R("D9", "No cards on the field",
-       "A player who starts his turn without a card on his side loses. The figure is not a card.",
-       ("EN",)),
-    _R("D10", "Playing a card",
-       "A card with a printed strength (the hostage too) goes face down into a column with fewer "
-       "than four entries, at the front, between or at the back, never in front of a figure. "
-       "Cards with a power only never go to the field.",
-       ("EN",)),
-    _R("D11", "Challenges",
-       "First-row card against the first-row card opposite, never diagonally, never on the first "
-       "turn, never by Io, Argus, Medusa, Pandora or a figure, never into or out of a figure's "
-       "column. Both turn face up. The opponent's hostage: the attacker wins the game. Medusa: "
-       "only Amazon or Hero beat her, anyone else falls. Otherwise higher strength stays face up, "
-       "lower is discarded, a tie discards both; columns close up.",
-       ("EN", "FAQ-RB")),
-    _R("D12", "Pythia's spy and reveal",
-       "Spy: the opponent shows his hand; any Poseidon or Nemesis in it is discarded. Reveal: "
-       "every face-down card of one opponent column turns face up, and nothing they are takes "
-       "effect. Neither is a challenge.",
-       ("EN", "FAQ-RB")),
-    _R("D13", "Sirens",
-       "Only when the opponent's top discard has strength 1-7; that card joins the player's hand "
-       "and is his from then on, though it keeps its origin.",
-       ("EN",)),
-    _R("D14", "Hades",
-       "Needs a card in the player's own pile; he takes one of his choice into his hand, unseen.",
-       ("EN",)),
-    _R("D15", "Persephone",
-       "Takes every Pegasus in the player's pile into his hand, up to three and up to the hand "
-       "limit; legal with none there.",
-       ("EN",)),
-    _R("D16", "Dionysus",
-       "Moves one of the player's field cards, never the figure, to another column with room or "
-       "to another place in its own column, never in front of a figure. The card keeps its face.",
-       ("EN",)),
-    _R("D17", "The god card",
-       "Free. The figure goes to the front of one of the player's columns holding one to three "
-       "cards; one figure per player; allowed on the first turn. It stays put until removed "
-       "(D4, D5); then the cards behind close up.",
-       ("EN",)),
-    _R("D18", "Hand and deck",
-       "At most twelve cards in hand: no drawing at twelve. No drawing from an empty deck.",
-       ("EN",)),
-    _R("D19", "Setup",
-       "Each player draws nine; a player holding his own hostage shows it, draws a replacement "
-       "and shuffles the hostage back. Each lays three cards face down as his first row, no "
-       "power-only cards. The starting player is chosen at setup (Hera by default).",
-       ("EN", "IT", "FR"),
-       profiles={RG: "starting player chosen, Hera by default", TR: "starting player chosen",
-                 KO: "Hera always starts"}),
-    _R("D20", "Unknown cards",
-       "The referee works with cards it has not seen. When an outcome depends on one, it asks "
-       "for that card's identity; when an observation contradicts the record it flags the "
-       "difference for a judge instead of rewriting history.",
-       ("PROJECT",)),
-    _R("HZ-TURN", "Turn order",
-       "Players alternate turns; only the player whose turn it is acts.",
-       ("EN",)),
-    _R("HZ-OVER", "After the end",
-       "Once a player has won, no further action is taken.",
-       ("EN",)),
-    _R("HZ-P1", "Dionysus must move",
-       "Putting a card back where it stood is not a move; Dionysus needs a different place.",
-       ("PROJECT",)),
-    _R("HZ-P2", "Own figure removed by Pegasus on the first turn",
-       "Where Pegasus removes one's own figure (D4, kosmos), it is not a challenge of the "
-       "opponent and is allowed on the first turn, like removal by an action point.",
-       ("PROJECT", "FAQ-DE")),
-    _R("HZ-P3", "Which copy is used",
-       "A player holding his own card and the same card taken by Sirens uses his own first; "
-       "Hades takes the topmost matching card; Persephone takes the topmost Pegasus cards.",
-       ("PROJECT",)),
-    _R("HZ-P4", "Pegasus from the hand and Pandora",
-       "The Pegasus goes to its owner's pile first; the column's cards follow in their owners' "
-       "chosen order.",
-       ("PROJECT", "FAQ-RB")),
-    _R("HZ-P5", "Pegasus from the hand against Pythia",
-       "Pegasus from the hand counts as a challenge, so where Pythia always loses when "
-       "challenged (translations) she is discarded.",
-       ("PROJECT", "FAQ-RB")),
-    _R("HZ-P6", "Unknown hand cards and D8",
-       "While the active player's hand holds cards the referee does not know, it does not rule "
-       "D8 by itself; the player declares it and a judge confirms.",
-       ("PROJECT",)),
-)}
+RULES: dict[str, Rule] = {
+    r.id: r
+    for r in (
+        _R(
+            "D1",
+            "Pandora's reach",
+            "A challenged first-row Pandora empties the whole column on both sides, the challenging "
+            "card with it; a side whose column holds its figure is spared. Each owner orders his own "
+            "lost cards (front first unless he says otherwise). Losing your own hostage this way loses "
+            "the game; costing only the opponent his hostage wins it.",
+            ("EN", "IT"),
+            switch="pandora_scope",
+        ),
+        _R(
+            "D2",
+            "Pegasus against the hand",
+            "Needs a card in the opponent's hand. One card is taken blind. The hostage wins the game; "
+            "Pandora sends the whole hand to the pile (and wins if the hostage was in it); a card with "
+            "a myth symbol (Amazon and Hero aside) or of strength 0-1 is discarded; a card of strength "
+            "2-7 goes face up to the front of a column the Pegasus player picks, never one that is full "
+            "or holds the figure; with no such column it is discarded.",
+            ("EN", "FAQ-RB"),
+        ),
+        _R(
+            "D3",
+            "Pythia in a challenge",
+            "Pythia attacking Poseidon or Nemesis wins; Poseidon or Nemesis attacking Pythia wins. Any "
+            "other pairing is an ordinary challenge decided by printed strength.",
+            ("EN", "IT", "FR", "REF"),
+            profiles={
+                RG: "ordinary challenge by strength",
+                KO: "ordinary challenge by strength",
+                TR: "Pythia always loses when she is challenged",
+            },
+            switch="pythia_defends",
+        ),
+        _R(
+            "D4",
+            "Removing your own figure",
+            "One action point takes your own figure off the field, even in the turn it arrived. It "
+            "is never a free action, whatever REF says.",
+            ("EN", "FAQ-DE", "IT"),
+            profiles={
+                RG: "costs one action point",
+                TR: "costs one action point",
+                KO: "only by playing a Pegasus from the hand against it (1 point)",
+            },
+            switch="own_figure_removal",
+        ),
+        _R(
+            "D5",
+            "Pegasus against the first row",
+            "From the second turn on, a Pegasus from the hand may hit any first-row card or the figure. "
+            "The target turns face up: the hostage wins the game, Medusa stays, Pandora acts as in D1, "
+            "strength 0-1 is discarded, strength 2-7 stays, a figure goes back to its supply and its "
+            "column closes up. A figure's column can be targeted only to hit that figure.",
+            ("EN", "IT", "FR", "FAQ-RB"),
+            profiles={
+                RG: "allowed beside your own figure (designer's answer)",
+                KO: "allowed beside your own figure",
+                TR: "allowed beside your own figure",
+            },
+            switch="pegasus_beside_own_figure",
+        ),
+        _R(
+            "D6",
+            "First turn",
+            "On his own first turn a player may not challenge in any way (cards, Pythia from the "
+            "field, either Pegasus). Pythia's spy and reveal, the god card and every other action are "
+            "allowed.",
+            ("EN", "FAQ-RB"),
+        ),
+        _R(
+            "D7",
+            "Action points",
+            "Each action costs one point except the god card and ending the turn. A turn starts with "
+            "four points if the figure is on the field, else one per column holding a card; losses "
+            "during the turn change nothing. The god card makes the turn's total four. A turn ends "
+            "only when every point is spent.",
+            ("EN", "FAQ-RB"),
+        ),
+        _R(
+            "D8",
+            "Cannot use all action points",
+            "A player with points left and no legal action that costs one, even after a free god "
+            "card, loses at once. A challenge is compulsory only when it is the only way to spend a "
+            "point.",
+            ("EN",),
+        ),
+        _R(
+            "D9",
+            "No cards on the field",
+            "A player who starts his turn without a card on his side loses. The figure is not a card.",
+            ("EN",),
+        ),
+        _R(
+            "D10",
+            "Playing a card",
+            "A card with a printed strength (the hostage too) goes face down into a column with fewer "
+            "than four entries, at the front, between or at the back, never in front of a figure. "
+            "Cards with a power only never go to the field.",
+            ("EN",),
+        ),
+        _R(
+            "D11",
+            "Challenges",
+            "First-row card against the first-row card opposite, never diagonally, never on the first "
+            "turn, never by Io, Argus, Medusa, Pandora or a figure, never into or out of a figure's "
+            "column. Both turn face up. The opponent's hostage: the attacker wins the game. Medusa: "
+            "only Amazon or Hero beat her, anyone else falls. Otherwise higher strength stays face up, "
+            "lower is discarded, a tie discards both; columns close up.",
+            ("EN", "FAQ-RB"),
+        ),
+        _R(
+            "D12",
+            "Pythia's spy and reveal",
+            "Spy: the opponent shows his hand; any Poseidon or Nemesis in it is discarded. Reveal: "
+            "every face-down card of one opponent column turns face up, and nothing they are takes "
+            "effect. Neither is a challenge.",
+            ("EN", "FAQ-RB"),
+        ),
+        _R(
+            "D13",
+            "Sirens",
+            "Only when the opponent's top discard has strength 1-7; that card joins the player's hand "
+            "and is his from then on, though it keeps its origin.",
+            ("EN",),
+        ),
+        _R(
+            "D14",
+            "Hades",
+            "Needs a card in the player's own pile; he takes one of his choice into his hand, unseen.",
+            ("EN",),
+        ),
+        _R(
+            "D15",
+            "Persephone",
+            "Takes every Pegasus in the player's pile into his hand, up to three and up to the hand "
+            "limit; legal with none there.",
+            ("EN",),
+        ),
+        _R(
+            "D16",
+            "Dionysus",
+            "Moves one of the player's field cards, never the figure, to another column with room or "
+            "to another place in its own column, never in front of a figure. The card keeps its face.",
+            ("EN",),
+        ),
+        _R(
+            "D17",
+            "The god card",
+            "Free. The figure goes to the front of one of the player's columns holding one to three "
+            "cards; one figure per player; allowed on the first turn. It stays put until removed "
+            "(D4, D5); then the cards behind close up.",
+            ("EN",),
+        ),
+        _R(
+            "D18",
+            "Hand and deck",
+            "At most twelve cards in hand: no drawing at twelve. No drawing from an empty deck.",
+            ("EN",),
+        ),
+        _R(
+            "D19",
+            "Setup",
+            "Each player draws nine; a player holding his own hostage shows it, draws a replacement "
+            "and shuffles the hostage back. Each lays three cards face down as his first row, no "
+            "power-only cards. The starting player is chosen at setup (Hera by default).",
+            ("EN", "IT", "FR"),
+            profiles={
+                RG: "starting player chosen, Hera by default",
+                TR: "starting player chosen",
+                KO: "Hera always starts",
+            },
+        ),
+        _R(
+            "D20",
+            "Unknown cards",
+            "The referee works with cards it has not seen. When an outcome depends on one, it asks "
+            "for that card's identity; when an observation contradicts the record it flags the "
+            "difference for a judge instead of rewriting history.",
+            ("PROJECT",),
+        ),
+        _R(
+            "HZ-TURN",
+            "Turn order",
+            "Players alternate turns; only the player whose turn it is acts.",
+            ("EN",),
+        ),
+        _R(
+            "HZ-OVER",
+            "After the end",
+            "Once a player has won, no further action is taken.",
+            ("EN",),
+        ),
+        _R(
+            "HZ-P1",
+            "Dionysus must move",
+            "Putting a card back where it stood is not a move; Dionysus needs a different place.",
+            ("PROJECT",),
+        ),
+        _R(
+            "HZ-P2",
+            "Own figure removed by Pegasus on the first turn",
+            "Where Pegasus removes one's own figure (D4, kosmos), it is not a challenge of the "
+            "opponent and is allowed on the first turn, like removal by an action point.",
+            ("PROJECT", "FAQ-DE"),
+        ),
+        _R(
+            "HZ-P3",
+            "Which copy is used",
+            "A player holding his own card and the same card taken by Sirens uses his own first; "
+            "Hades takes the topmost matching card; Persephone takes the topmost Pegasus cards.",
+            ("PROJECT",),
+        ),
+        _R(
+            "HZ-P4",
+            "Pegasus from the hand and Pandora",
+            "The Pegasus goes to its owner's pile first; the column's cards follow in their owners' "
+            "chosen order.",
+            ("PROJECT", "FAQ-RB"),
+        ),
+        _R(
+            "HZ-P5",
+            "Pegasus from the hand against Pythia",
+            "Pegasus from the hand counts as a challenge, so where Pythia always loses when "
+            "challenged (translations) she is discarded.",
+            ("PROJECT", "FAQ-RB"),
+        ),
+        _R(
+            "HZ-P6",
+            "Unknown hand cards and D8",
+            "While the active player's hand holds cards the referee does not know, it does not rule "
+            "D8 by itself; the player declares it and a judge confirms.",
+            ("PROJECT",),
+        ),
+    )
+}
 
 
 def rule(rule_id: str) -> Rule:

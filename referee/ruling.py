@@ -68,7 +68,9 @@ def load_ruling_file(text: str, name: str = "file") -> tuple[GameState, list[Act
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as e:
-        raise NotationError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}", name) from None
+        raise NotationError(
+            f"not JSON: {e.msg} at line {e.lineno} column {e.colno}", name
+        ) from None
     if not isinstance(raw, Mapping):
         raise NotationError("a ruling file must be a JSON object", name)
     for k in raw:
@@ -107,8 +109,16 @@ def decide(state: GameState, actions: list[Action]) -> Verdict:
                 rules.append(r)
         steps.append(Step(i, a, actor, True, out.rules, out.events, notes=out.notes))
         st = out.state
-    return Verdict(True, None, st.winner, st.reason.value if st.reason else None, tuple(rules),
-                   write_position(st), tuple(steps), st)
+    return Verdict(
+        True,
+        None,
+        st.winner,
+        st.reason.value if st.reason else None,
+        tuple(rules),
+        write_position(st),
+        tuple(steps),
+        st,
+    )
 
 
 def _same(a: Verdict, b: Verdict) -> bool:
@@ -166,9 +176,13 @@ def render_json(r: Ruling) -> dict[str, Any]:
 
 
 def _verdict_json(v: Verdict) -> dict[str, Any]:
-    return {"legal": v.legal, "failed_at": v.failed_at,
-            "winner": v.winner.key if v.winner is not None else None, "reason": v.reason,
-            "rules": list(v.rules)}
+    return {
+        "legal": v.legal,
+        "failed_at": v.failed_at,
+        "winner": v.winner.key if v.winner is not None else None,
+        "reason": v.reason,
+        "rules": list(v.rules),
+    }
 
 
 def _where(loc: str | None) -> str:
@@ -177,8 +191,12 @@ def _where(loc: str | None) -> str:
     if loc.startswith("field "):
         c, _, p = loc[6:].partition(".")
         return f"column {c}, row {p}"
-    return {"hand": "the hand", "deck": "the deck", "discard": "the discard pile",
-            "supply": "the supply"}.get(loc, loc)
+    return {
+        "hand": "the hand",
+        "deck": "the deck",
+        "discard": "the discard pile",
+        "supply": "the supply",
+    }.get(loc, loc)
 
 
 def describe_event(e: Event) -> str | None:
@@ -196,7 +214,9 @@ def describe_event(e: Event) -> str | None:
     if k is EventKind.DISCARDED:
         return f"{who} discards {name} from {_where(e.src)}."
     if k is EventKind.TAKEN:
-        src = "the opponent's discard pile" if (e.src or "").startswith("discard:") else _where(e.src)
+        src = (
+            "the opponent's discard pile" if (e.src or "").startswith("discard:") else _where(e.src)
+        )
         return f"{who} takes {name} from {src} into the hand."
     if k is EventKind.MOVED:
         return f"{who} moves {name} from {_where(e.src)} to {_where(e.dst)}."
@@ -236,8 +256,10 @@ def _verdict_sentences(v: Verdict) -> list[str]:
     out: list[str] = []
     for s in v.steps:
         if not s.legal:
-            out.append(f"Action {s.index + 1} ({s.action.text()}) by {s.actor.title} is not legal: "
-                       f"{s.refusal} [{', '.join(s.rules)}]. Nothing of it is applied.")
+            out.append(
+                f"Action {s.index + 1} ({s.action.text()}) by {s.actor.title} is not legal: "
+                f"{s.refusal} [{', '.join(s.rules)}]. Nothing of it is applied."
+            )
             continue
         said = [x for x in (describe_event(e) for e in s.events) if x]
         cite = f" [{', '.join(s.rules)}]" if s.rules else ""
@@ -246,10 +268,19 @@ def _verdict_sentences(v: Verdict) -> list[str]:
         out.extend(n[0].upper() + n[1:] + "." if not n.endswith(".") else n for n in s.notes)
     if v.winner is not None and v.reason is not None:
         last = next((s for s in reversed(v.steps) if s.legal), None)
-        rid = next((dict(e.detail).get("rule") for s in v.steps for e in s.events
-                    if e.kind is EventKind.GAME_OVER), None)
-        out.append(f"{v.winner.title} wins: {REASON_TEXT.get(v.reason, v.reason)}"
-                   f"{f' [{rid}]' if rid else ''}.")
+        rid = next(
+            (
+                dict(e.detail).get("rule")
+                for s in v.steps
+                for e in s.events
+                if e.kind is EventKind.GAME_OVER
+            ),
+            None,
+        )
+        out.append(
+            f"{v.winner.title} wins: {REASON_TEXT.get(v.reason, v.reason)}"
+            f"{f' [{rid}]' if rid else ''}."
+        )
         if last is not None and last.index < len(v.steps) - 1:
             out.append("Later actions are not applied.")
     return out
@@ -260,21 +291,29 @@ def sentences(r: Ruling) -> list[str]:
     for prof, alt in r.others.items():
         if not alt.legal:
             step = alt.steps[-1]
-            out.append(f"Under the {prof.value} profile action {step.index + 1} would not be "
-                       f"legal: {step.refusal} [{', '.join(step.rules)}].")
+            out.append(
+                f"Under the {prof.value} profile action {step.index + 1} would not be "
+                f"legal: {step.refusal} [{', '.join(step.rules)}]."
+            )
         elif alt.winner is not None and alt.reason is not None:
-            out.append(f"Under the {prof.value} profile {alt.winner.title} would win: "
-                       f"{REASON_TEXT.get(alt.reason, alt.reason)}.")
+            out.append(
+                f"Under the {prof.value} profile {alt.winner.title} would win: "
+                f"{REASON_TEXT.get(alt.reason, alt.reason)}."
+            )
         else:
-            out.append(f"Under the {prof.value} profile the result would differ: "
-                       f"{' '.join(_verdict_sentences(alt)[-2:])}")
+            out.append(
+                f"Under the {prof.value} profile the result would differ: "
+                f"{' '.join(_verdict_sentences(alt)[-2:])}"
+            )
     return out
 
 
 def render_text(r: Ruling) -> str:
     v = r.verdict
-    lines = [f"Ruling under the {r.profile.value} profile: "
-             + ("LEGAL" if v.legal else f"NOT LEGAL at action {(v.failed_at or 0) + 1}")]
+    lines = [
+        f"Ruling under the {r.profile.value} profile: "
+        + ("LEGAL" if v.legal else f"NOT LEGAL at action {(v.failed_at or 0) + 1}")
+    ]
     if v.winner is not None:
         lines[0] += f"; {v.winner.title} wins ({v.reason})"
     lines.append("")
@@ -282,7 +321,7 @@ def render_text(r: Ruling) -> str:
     if r.others:
         lines.append("")
         lines.append("Other profiles:")
-        for s in sentences(r)[len(_verdict_sentences(v)):]:
+        for s in sentences(r)[len(_verdict_sentences(v)) :]:
             lines.append(f"  {s}")
     else:
         lines.append("")
@@ -301,6 +340,8 @@ def render_text(r: Ruling) -> str:
             lines.append(f"      Profiles: {diffs}")
     if r.provisional_catalogue:
         lines.append("")
-        lines.append("Note: card strengths not given in the file come from the provisional "
-                     "default catalogue.")
+        lines.append(
+            "Note: card strengths not given in the file come from the provisional "
+            "default catalogue."
+        )
     return "\n".join(lines)
