@@ -93,13 +93,8 @@ RULES: dict[str, Rule] = {
             "From the second turn on, a Pegasus from the hand may hit any first-row card or the figure. "
             "The target turns face up: the hostage wins the game, Medusa stays, Pandora acts as in D1, "
             "strength 0-1 is discarded, strength 2-7 stays, a figure goes back to its supply and its "
-            "column closes up. A figure's column can be targeted only to hit that figure.",
+            "column closes up. A figure's column can be targeted only to hit that figure. Your own figure does not stop the Pegasus (the designer's answer; EN's text would forbid it).",
             ("EN", "IT", "FR", "FAQ-RB"),
-            profiles={
-                RG: "allowed beside your own figure (designer's answer)",
-                KO: "allowed beside your own figure",
-                TR: "allowed beside your own figure",
-            },
             switch="pegasus_beside_own_figure",
         ),
         _R(

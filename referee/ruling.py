@@ -338,6 +338,8 @@ def render_text(r: Ruling) -> str:
         if rule.profiles:
             diffs = "; ".join(f"{p.value}: {t}" for p, t in rule.profiles.items())
             lines.append(f"      Profiles: {diffs}")
+        if rule.switch:
+            lines.append(f"      House-rule switch: {rule.switch}")
     if r.provisional_catalogue:
         lines.append("")
         lines.append(
