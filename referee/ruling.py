@@ -29,6 +29,7 @@ from engine import (
     write_position,
 )
 from engine.notation import FILE_KEYS, POSITION_KEYS
+from referee.board import describe_event_json
 
 
 @dataclass(frozen=True)
@@ -185,61 +186,11 @@ def _verdict_json(v: Verdict) -> dict[str, Any]:
     }
 
 
-def _where(loc: str | None) -> str:
-    if loc is None:
-        return ""
-    if loc.startswith("field "):
-        c, _, p = loc[6:].partition(".")
-        return f"column {c}, row {p}"
-    return {
-        "hand": "the hand",
-        "deck": "the deck",
-        "discard": "the discard pile",
-        "supply": "the supply",
-    }.get(loc, loc)
-
-
 def describe_event(e: Event) -> str | None:
     """One sentence for an event, as a judge would say it (the judge sees everything)."""
-    who = e.player.title if e.player is not None else ""
-    name = e.card.notation(e.player) if e.card is not None and e.player is not None else ""
-    k = e.kind
-    d = dict(e.detail)
-    if k is EventKind.DRAWN:
-        return f"{who} draws {name}." if name != "?" else f"{who} draws a card."
-    if k is EventKind.PLAYED:
-        return f"{who} plays {name} face down to {_where(e.dst)}."
-    if k is EventKind.REVEALED:
-        return f"{who}'s {name} is turned face up ({_where(e.src)})."
-    if k is EventKind.DISCARDED:
-        return f"{who} discards {name} from {_where(e.src)}."
-    if k is EventKind.TAKEN:
-        src = (
-            "the opponent's discard pile" if (e.src or "").startswith("discard:") else _where(e.src)
-        )
-        return f"{who} takes {name} from {src} into the hand."
-    if k is EventKind.MOVED:
-        return f"{who} moves {name} from {_where(e.src)} to {_where(e.dst)}."
-    if k is EventKind.PLACED:
-        return f"{name} goes face up to the front of {who}'s {_where(e.dst).split(',')[0]}."
-    if k is EventKind.PICKED:
-        return f"Pegasus draws {name} from {who}'s hand."
-    if k is EventKind.SHOWN:
-        cards = ", ".join(d.get("cards", [])) or "nothing"
-        return f"{who} shows the hand: {cards}."
-    if k is EventKind.FIGURE_PLACED:
-        return f"{who}'s figure enters {_where(e.dst)}."
-    if k is EventKind.FIGURE_REMOVED:
-        return f"{who}'s figure leaves {_where(e.src)} and goes back to the supply."
-    if k is EventKind.POINTS:
-        return f"{who}'s turn now has {d.get('ap')} action points."
-    if k is EventKind.TURN_BEGAN:
-        return f"{who}'s turn begins with {d.get('ap')} action points."
-    if k is EventKind.GAME_OVER:
+    if e.kind is EventKind.GAME_OVER:
         return None  # said once, at the end
-    if k is EventKind.IDENTIFIED:
-        return f"The unknown card is {name}."
-    return None
+    return describe_event_json(e.to_json())
 
 
 REASON_TEXT = {
