@@ -44,6 +44,7 @@ class ActionKind(enum.Enum):
     GOD = "god"
     REMOVE_FIGURE = "remove_figure"
     END_TURN = "end_turn"
+    DECLARE_STUCK = "declare_stuck"  # D8 declared where the referee does not know the hand
     # setup (D19)
     STARTER = "starter"
     DEAL = "deal"
@@ -74,9 +75,13 @@ class Action:
 
     def to_json(self) -> dict[str, Any]:
         out = _json_head(self)
+        reveal = _REVEAL_FIELDS.get(self.kind, ())
         for f in fields(self):
             v = getattr(self, f.name)
             if v is None or v == () or f.name in ("by", "order"):
+                continue
+            if f.name in reveal:  # identities go under "reveal" (POSITIONS.md, D20)
+                out.setdefault("reveal", {})[f.name] = _to_jsonable(v)
                 continue
             out[f.name] = _to_jsonable(v)
         by: Player | None = getattr(self, "by", None)
@@ -92,6 +97,15 @@ class Action:
 
     def __str__(self) -> str:
         return self.text()
+
+
+# Fields that carry identities of unknown cards; their JSON form is {"reveal": {...}}.
+_REVEAL_FIELDS: dict[ActionKind, tuple[str, ...]] = {
+    ActionKind.CHALLENGE: ("attacker", "defender"),
+    ActionKind.PEGASUS_FIELD: ("target",),
+    ActionKind.PYTHIA_SPY: ("hand",),
+    ActionKind.PYTHIA_REVEAL: ("cards",),
+}
 
 
 def _to_jsonable(v: Any) -> Any:
@@ -219,6 +233,14 @@ class RemoveFigure(Action):
 @dataclass(frozen=True, slots=True)
 class EndTurn(Action):
     kind: ClassVar[ActionKind] = ActionKind.END_TURN
+    by: Player | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareStuck(Action):
+    """D8/HZ-P6: the player declares he cannot use his points; a judge confirms it."""
+
+    kind: ClassVar[ActionKind] = ActionKind.DECLARE_STUCK
     by: Player | None = None
 
 
@@ -476,6 +498,8 @@ def parse_action(raw: Any, where: str = "action") -> Action:
         a = RemoveFigure(by=by)
     elif do == "end_turn":
         a = EndTurn(by=by)
+    elif do == "declare_stuck":
+        a = DeclareStuck(by=by)
     elif do == "starter":
         a = Starter(player=r.player("player", True) or Player.HERA)
     elif do == "deal":
@@ -504,6 +528,7 @@ def parse_action(raw: Any, where: str = "action") -> Action:
                     "god",
                     "remove_figure",
                     "end_turn",
+                    "declare_stuck",
                     "starter",
                     "deal",
                     "redraw",
@@ -531,7 +556,12 @@ def _reveal_name(rv: Mapping[str, Any], key: str, where: str) -> str | None:
 def _to_text(a: Action) -> str:
     head = _json_head(a)
     words: list[str] = [
-        {"end_turn": "end", "remove_figure": "remove-figure", "first_row": "first-row"}.get(
+        {
+            "end_turn": "end",
+            "remove_figure": "remove-figure",
+            "first_row": "first-row",
+            "declare_stuck": "declare-stuck",
+        }.get(
             head["do"], head["do"]
         )
     ]
@@ -673,6 +703,8 @@ def parse_action_text(text: str) -> Action:
         raw = {"do": "remove_figure"}
     elif head == "end":
         raw = {"do": "end_turn"}
+    elif head == "declare-stuck":
+        raw = {"do": "declare_stuck"}
     elif head == "starter":
         need(1)
         raw = {"do": "starter", "player": pos[0]}

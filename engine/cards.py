@@ -130,7 +130,7 @@ POWERFUL = frozenset({"Nemesis", "Poseidon"})  # the cards Pythia defeats (D3, D
 class Catalogue:
     """Printed values of both decks, with optional overrides. Immutable once built."""
 
-    __slots__ = ("_by_deck", "_strength", "provisional")
+    __slots__ = ("_by_deck", "_sig", "_strength", "provisional")
 
     def __init__(self, decks: Mapping[Player, Mapping[str, CardInfo]], provisional: bool) -> None:
         self._by_deck: dict[Player, dict[str, CardInfo]] = {p: dict(decks[p]) for p in Player}
@@ -140,10 +140,23 @@ class Catalogue:
             for info in self._by_deck[p].values():
                 self._strength[info.name] = info.strength
         self.provisional = provisional
+        # What the rules read (not which values are confirmed): equal catalogues rule alike, so
+        # a position read back from its notation equals the state it was written from.
+        self._sig = tuple(
+            (p, i.name, i.kind, i.strength, i.copies, i.beats_medusa)
+            for p in Player
+            for i in sorted(self._by_deck[p].values(), key=lambda i: i.name)
+        )
         for p in Player:
             total = sum(i.copies for i in self._by_deck[p].values())
             if total != DECK_SIZE:
                 raise CatalogueError(f"{p.title}'s deck lists {total} cards, not {DECK_SIZE}")
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Catalogue) and self._sig == other._sig)
+
+    def __hash__(self) -> int:
+        return hash(self._sig)
 
     def info(self, name: str, deck: Player) -> CardInfo:
         """The card ``name`` of ``deck``. Raises KeyError when the deck has no such card."""

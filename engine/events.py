@@ -40,7 +40,7 @@ class EventKind(enum.Enum):
     RESHUFFLED = "reshuffled"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Event:
     kind: EventKind
     player: Player | None = None
@@ -49,6 +49,26 @@ class Event:
     dst: str | None = None
     public: bool = True  # whether the card's identity is seen by both players
     detail: tuple[tuple[str, Any], ...] = ()
+
+    def __init__(
+        self,
+        kind: EventKind,
+        player: Player | None = None,
+        card: Card | None = None,
+        src: str | None = None,
+        dst: str | None = None,
+        public: bool = True,
+        detail: tuple[tuple[str, Any], ...] = (),
+    ) -> None:
+        # The generated frozen __init__, only faster: every action emits a few events. The
+        # slots' own setters bypass the frozen __setattr__ as object.__setattr__ would.
+        _set_kind(self, kind)
+        _set_player(self, player)
+        _set_card(self, card)
+        _set_src(self, src)
+        _set_dst(self, dst)
+        _set_public(self, public)
+        _set_detail(self, detail)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind.value}
@@ -67,6 +87,16 @@ class Event:
         for k, v in self.detail:
             out[k] = v.key if isinstance(v, Player) else v.value if isinstance(v, enum.Enum) else v
         return out
+
+
+# The slot descriptors' setters, for Event.__init__.
+_set_kind = Event.__dict__["kind"].__set__
+_set_player = Event.__dict__["player"].__set__
+_set_card = Event.__dict__["card"].__set__
+_set_src = Event.__dict__["src"].__set__
+_set_dst = Event.__dict__["dst"].__set__
+_set_public = Event.__dict__["public"].__set__
+_set_detail = Event.__dict__["detail"].__set__
 
 
 @dataclass(frozen=True, slots=True)

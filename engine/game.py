@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from itertools import permutations
+from typing import Generic, TypeVar
 
 from engine.actions import (
     Action,
     Challenge,
     Deal,
+    DeclareStuck,
     Dionysus,
     Draw,
     EndTurn,
@@ -63,10 +66,10 @@ from engine.profiles import (
     PythiaDefends,
     Ruleset,
 )
-from engine.state import FIGURE, EndReason, GameState, Phase, Side, Slot, slot
+from engine.state import FIGURE, EndReason, Field, GameState, Phase, Side, Slot, slot
 
 CANNOT_CHALLENGE = frozenset({"Io", "Argus", "Medusa", "Pandora"})  # D11
-FREE_ACTIONS = (God, EndTurn)
+FREE_ACTIONS = (God, EndTurn, DeclareStuck)
 
 
 def cost(action: Action) -> int:
@@ -81,6 +84,62 @@ def field_loc(column: int, position: int) -> str:
 
 
 # ---- the working copy ------------------------------------------------------------------------
+
+_PLAYERS = (Player.HERA, Player.ZEUS)
+_T = TypeVar("_T")
+
+
+class _Lazy(Generic[_T]):
+    """One zone (hand, deck or pile) of both players as lists, each copied from the state's
+    tuple only when an action first touches it: most actions touch one or two zones."""
+
+    __slots__ = ("_lists", "_src")
+
+    def __init__(self, src: tuple[tuple[_T, ...], tuple[_T, ...]]) -> None:
+        self._src = src
+        self._lists: list[list[_T] | None] = [None, None]
+
+    def __getitem__(self, p: int) -> list[_T]:
+        got = self._lists[p]
+        if got is None:
+            got = self._lists[p] = list(self._src[p])
+        return got
+
+    def __setitem__(self, p: int, value: list[_T]) -> None:
+        self._lists[p] = value
+
+    def touched(self, p: int) -> bool:
+        return self._lists[p] is not None
+
+    def result(self, p: int) -> tuple[_T, ...]:
+        got = self._lists[p]
+        return self._src[p] if got is None else tuple(got)
+
+
+class _LazyField:
+    """Both fields as lists of column lists, copied on first use like :class:`_Lazy`."""
+
+    __slots__ = ("_lists", "_src")
+
+    def __init__(self, src: tuple[Field, Field]) -> None:
+        self._src = src
+        self._lists: list[list[list[Slot]] | None] = [None, None]
+
+    def __getitem__(self, p: int) -> list[list[Slot]]:
+        got = self._lists[p]
+        if got is None:
+            f = self._src[p]
+            got = self._lists[p] = [list(f[0]), list(f[1]), list(f[2])]
+        return got
+
+    def touched(self, p: int) -> bool:
+        return self._lists[p] is not None
+
+    def result(self, p: int) -> Field:
+        got = self._lists[p]
+        if got is None:
+            return self._src[p]
+        return (tuple(got[0]), tuple(got[1]), tuple(got[2]))
 
 
 class _Work:
@@ -101,10 +160,11 @@ class _Work:
 
     def __init__(self, st: GameState) -> None:
         self.st = st
-        self.hand = [list(s.hand) for s in st.sides]
-        self.deck = [list(s.deck) for s in st.sides]
-        self.field = [[list(c) for c in s.field] for s in st.sides]
-        self.discard = [list(s.discard) for s in st.sides]
+        h, z = st.sides
+        self.hand = _Lazy((h.hand, z.hand))
+        self.deck = _Lazy((h.deck, z.deck))
+        self.field = _LazyField((h.field, z.field))
+        self.discard = _Lazy((h.discard, z.discard))
         self.events: list[Event] = []
         self.rules: list[str] = []
         self.notes: list[str] = []
@@ -130,7 +190,9 @@ class _Work:
         public: bool = True,
         **detail: object,
     ) -> None:
-        self.events.append(Event(kind, player, c, src, dst, public, tuple(detail.items())))
+        self.events.append(
+            Event(kind, player, c, src, dst, public, tuple(detail.items()) if detail else ())
+        )
 
     def end(self, winner: Player, reason: EndReason, rule: str) -> None:
         if self.winner is None:
@@ -140,15 +202,24 @@ class _Work:
             self.emit(EventKind.GAME_OVER, winner, reason=reason.value, rule=rule)
 
     def sides(self) -> tuple[Side, Side]:
+        """The sides after the action; a side nothing touched is the state's own object."""
+        old = self.st.sides
         out = []
-        for p in Player:
-            f = self.field[p]
+        for p in _PLAYERS:
+            if not (
+                self.hand.touched(p)
+                or self.deck.touched(p)
+                or self.field.touched(p)
+                or self.discard.touched(p)
+            ):
+                out.append(old[p])
+                continue
             out.append(
                 Side(
-                    tuple(self.hand[p]),
-                    tuple(self.deck[p]),
-                    (tuple(f[0]), tuple(f[1]), tuple(f[2])),
-                    tuple(self.discard[p]),
+                    self.hand.result(p),
+                    self.deck.result(p),
+                    self.field.result(p),
+                    self.discard.result(p),
                 )
             )
         return (out[0], out[1])
@@ -198,7 +269,7 @@ class _Work:
         assert s.card is not None
         c = s.card
         if c.is_unknown:
-            if identity is None:
+            if identity is None or identity == UNKNOWN:  # '?' names nothing: still unknown
                 raise NeedsInputError(
                     "D20",
                     needs,
@@ -236,11 +307,12 @@ class _Work:
         return order
 
     def close(self, st: GameState, **changes: object) -> Outcome:
-        kw = dict(changes)
-        kw["sides"] = self.sides()
+        changes["sides"] = self.sides()  # ``changes`` is this call's own dict
         if self.winner is not None:
-            kw.update(phase=Phase.OVER, winner=self.winner, reason=self.reason)
-        return Outcome(st.evolve(**kw), tuple(self.events), tuple(self.rules), tuple(self.notes))
+            changes.update(phase=Phase.OVER, winner=self.winner, reason=self.reason)
+        return Outcome(
+            st.evolve(**changes), tuple(self.events), tuple(self.rules), tuple(self.notes)
+        )
 
 
 def parse_card_name(text: str, holder: Player, st: GameState, where: str) -> Card:
@@ -285,7 +357,8 @@ def identify_all(
     With nothing given, the cards keep their order, unless some are unknown: then NeedsInputError.
     Raises IllegalActionError when ``given`` is not exactly these cards.
     """
-    if given is None:
+    if given is None or (UNKNOWN in given and any(c.is_unknown for c in cards)):
+        # '?' in the order names nothing; a discard pile holds only named cards (POSITIONS.md)
         if any(c.is_unknown for c in cards):
             raise NeedsInputError(
                 "D20",
@@ -305,7 +378,7 @@ def identify_all(
     extra.subtract(pool)
     if any(v < 0 for v in extra.values()) or sum(extra.values()) != unknowns:
         shown = ", ".join(c.notation(p) for c in cards)
-        raise IllegalActionError(rule, f"{needs} must list exactly {what} ({shown})")
+        raise IllegalActionError("D20", f"{needs} must list exactly {what} ({shown})")
     for c in extra.elements():
         if c.origin is not p:
             raise IllegalActionError(
@@ -360,6 +433,8 @@ def _resolve(st: GameState, action: Action, post: bool = True) -> Outcome:
     p = _turn_prelude(st, action)
     w = _Work(st)
     ap = st.ap
+    if action.__class__ is EndTurn:  # the commonest action, ahead of the chain below
+        return _end_turn(w, p, post)
     if isinstance(action, Draw):
         _draw(w, p, action)
     elif isinstance(action, Play):
@@ -390,6 +465,8 @@ def _resolve(st: GameState, action: Action, post: bool = True) -> Outcome:
         ap = _god(w, p, action)
     elif isinstance(action, EndTurn):
         return _end_turn(w, p, post)
+    elif isinstance(action, DeclareStuck):
+        _declare_stuck(w, p)
     else:  # pragma: no cover - every action class is handled above
         raise NotationError(f"unsupported action {action!r}")
     used = st.used + cost(action)
@@ -419,7 +496,7 @@ def _draw(w: _Work, p: Player, a: Draw) -> None:
             raise IllegalActionError("D18", f"{p.title}'s deck holds only {p.title}'s own cards", a)
         if top.is_unknown:
             top = named
-        elif named != top:
+        elif not named.is_unknown and named != top:
             raise IllegalActionError(
                 "D20",
                 f"the top card of {p.title}'s deck is recorded as "
@@ -570,6 +647,13 @@ def _pandora(w: _Work, challenger: Player, ci: int, a: Challenge | PegasusField)
         w.end(challenger, EndReason.PANDORA_HOSTAGE, "D1")
 
 
+def _ignore_place(w: _Work, a: PegasusHand, picked: Card) -> None:
+    """HZ-P7: a column named for a card that goes to the pile anyway changes nothing."""
+    if a.place is not None:
+        w.rule("HZ-P7")
+        w.notes.append(f"column {a.place} was named, but {picked.name} is discarded (HZ-P7)")
+
+
 def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
     w.rule("D2")
     _no_first_turn(w.st, "Pegasus against the hand")
@@ -578,14 +662,14 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
         raise IllegalActionError("D2", f"{o.title}'s hand is empty; Pegasus has nothing to draw", a)
     peg = w.take_named(p, "Pegasus", "D2", "use")
     w.discard_card(p, peg, "hand")
-    if a.pick is None:
+    if a.pick is None or a.pick == UNKNOWN:  # '?' names no card: the pick is still unknown
         raise NeedsInputError(
             "D2",
             "pick",
             f"{p.title} draws one card blind from {o.title}'s hand; the referee must be told which",
             (p.key, o.key),
         )
-    picked = w.take_from_hand(o, w.parse_card(a.pick, o, "pick"), "D2", "be drawn by Pegasus")
+    picked = w.take_from_hand(o, w.parse_card(a.pick, o, "pick"), "D20", "be drawn by Pegasus")
     w.emit(EventKind.PICKED, o, picked, "hand")
     info = w.cat.info(picked.name, picked.origin)
     if info.kind is Kind.HOSTAGE:
@@ -606,6 +690,7 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
     strength = info.strength or 0
     if (info.has_myth_symbol and not info.beats_medusa) or strength <= 1:
         w.discard_card(o, picked, "hand")
+        _ignore_place(w, a, picked)
         return
     ok = [
         i
@@ -615,6 +700,7 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
     if not ok:
         w.notes.append(f"no column of {o.title} can take {picked.name}; it is discarded (D2)")
         w.discard_card(o, picked, "hand")
+        _ignore_place(w, a, picked)
         return
     if a.place is None:
         cols = ", ".join(str(i + 1) for i in ok)
@@ -738,17 +824,24 @@ def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
                 f"{len(unknowns)} unknown cards in {o.title}'s hand",
                 a,
             )
+        if UNKNOWN in a.hand:  # '?' names nothing: the hand is still not shown
+            raise NeedsInputError(
+                "D20", "reveal.hand", f"{o.title} must name every card shown, not '?'", (o.key,)
+            )
         for i, text in zip(unknowns, a.hand, strict=True):
             c = w.parse_card(text, o, "reveal.hand")
             if c.origin is not o:
                 raise IllegalActionError("D20", f"an unknown card of {o.title} cannot be {text}")
             hand[i] = c
-            w.emit(EventKind.IDENTIFIED, o, c, "hand")
+            w.emit(EventKind.IDENTIFIED, o, c, "hand", public=False)
     elif a.hand:
         raise IllegalActionError(
             "D12", f"the referee knows {o.title}'s whole hand; reveal.hand must be empty", a
         )
-    w.emit(EventKind.SHOWN, o, None, "hand", detail_to=p.key, cards=[c.notation(o) for c in hand])
+    w.emit(
+        EventKind.SHOWN, o, None, "hand", public=False, to=p.key,
+        cards=[c.notation(o) for c in hand],
+    )
     keep = []
     for c in hand:
         if c.name in POWERFUL:
@@ -868,7 +961,7 @@ def _dionysus(w: _Work, p: Player, a: Dionysus) -> None:
             )
         if dp == sp:
             raise IllegalActionError(
-                "D16", "the card would stay where it is; Dionysus must move it (HZ-P1)", a
+                "HZ-P1", "the card would stay where it is; Dionysus must move it", a
             )
         rest = f[sc][:sp] + f[sc][sp + 1 :]
         if dp == 0 and rest and rest[0].is_figure:
@@ -944,6 +1037,22 @@ def _end_turn(w: _Work, p: Player, post: bool) -> Outcome:
     return out
 
 
+def _declare_stuck(w: _Work, p: Player) -> None:
+    """D8 declared (HZ-P6): the hand cards the referee does not know are declared unusable;
+    what it does know must not offer a way to spend a point either."""
+    w.rule("D8")
+    w.rule("HZ-P6")
+    st = w.st
+    if st.used >= st.ap:
+        raise IllegalActionError("D8", f"{p.title} has no action point left to lose over")
+    side = st.sides[p]
+    known = side.evolve(hand=tuple(c for c in side.hand if not c.is_unknown))
+    if can_use_a_point(st.evolve(sides=st.with_side(p, known))):
+        raise IllegalActionError("D8", f"{p.title} can still spend a point with what the referee "
+                                 "knows (see the legal actions)")
+    w.end(p.other, EndReason.CANNOT_USE_AP, "D8")
+
+
 # ---- D8: cannot use all action points --------------------------------------------------------
 
 
@@ -979,6 +1088,12 @@ def can_use_a_point(st: GameState) -> bool:
         return True
     if any(c.is_unknown for c in side.hand):
         return True
+    if (
+        not st.first
+        and any(c.name == "Pegasus" for c in side.hand)
+        and any(c.is_unknown for c in st.sides[st.player.other].hand)
+    ):
+        return True  # D2/D20: Pegasus may draw from a hand whose cards legal_actions cannot name
     gods = []
     for a in legal_actions(st):
         if cost(a):
@@ -1120,7 +1235,8 @@ def _maybe_begin(out: Outcome) -> Outcome:
 def check(st: GameState, action: Action) -> None:
     """Raises IllegalActionError (with the rule id) or NeedsInputError if ``action`` cannot be
     applied to ``st``; NotationError if it names a card no deck has."""
-    _resolve(st, action)
+    # The end-of-game checks after the action (D8, D9) decide the outcome, never the legality.
+    _resolve(st, action, post=False)
 
 
 def is_legal(st: GameState, action: Action) -> bool:
@@ -1154,7 +1270,8 @@ def legal_actions(st: GameState) -> list[Action]:
     if st.used < st.ap:
         if me.deck and len(me.hand) < HAND_LIMIT:
             out.append(Draw())
-        seen: set[str] = set()
+        seen: set[str] = set()  # notations already played from the hand
+        powers: set[str] = set()  # names whose power from the hand is already listed
         for c in me.hand:
             name = c.name
             note = c.notation(p)
@@ -1169,9 +1286,9 @@ def legal_actions(st: GameState) -> list[Action]:
                     start = 2 if n and col[0].card is None else 1
                     for pos in range(start, n + 2):
                         out.append(Play(note, ci + 1, pos))
-            if name in seen and name != note:
+            if name in powers:
                 continue  # a second copy of a power card (own vs. taken) adds no new action
-            seen.add(name)
+            powers.add(name)
             if name == "Pegasus":
                 out.extend(_pegasus_actions(st, p, o))
             elif name == "Pythia":
@@ -1286,13 +1403,10 @@ def _setup_actions(st: GameState) -> list[Action]:
             for c in side.hand
             if c.is_unknown or cat.info(c.name, c.origin).can_be_played
         ]
-        seen: set[tuple[str, ...]] = set()
-        for i, a in enumerate(names):
-            for j, b in enumerate(names):
-                for k, c in enumerate(names):
-                    if len({i, j, k}) == 3 and (a, b, c) not in seen:
-                        seen.add((a, b, c))
-                        out.append(FirstRow(p, (a, b, c)))
+        # Every ordered choice of three hand cards, each distinct row once (two copies of a
+        # card give the same row).
+        for row in dict.fromkeys(permutations(names, COLUMNS)):
+            out.append(FirstRow(p, row))
     return out
 
 

@@ -269,6 +269,21 @@ RULES: dict[str, Rule] = {
             "D8 by itself; the player declares it and a judge confirms.",
             ("PROJECT",),
         ),
+        _R(
+            "HZ-P7",
+            "A column named for a card that is not placed",
+            "The Pegasus player picks a column only after seeing the card; a column named for a "
+            "card that is discarded anyway (strength 0-1, a myth card, no room) changes nothing "
+            "and is ignored.",
+            ("PROJECT", "EN"),
+        ),
+        _R(
+            "HZ-P8",
+            "Pythia's spy finds a card taken by Sirens",
+            "A Poseidon or Nemesis the opponent took by Sirens is his card now (D13): the spy "
+            "sends it to his pile, not back to its deck's owner.",
+            ("PROJECT", "EN"),
+        ),
     )
 }
 

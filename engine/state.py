@@ -100,15 +100,32 @@ class Side:
 
     def has_card_on_field(self) -> bool:
         """D9: the figure is not a card."""
-        return any(s.card is not None for col in self.field for s in col)
+        for col in self.field:
+            for s in col:
+                if s.card is not None:
+                    return True
+        return False
 
     def occupied_columns(self) -> int:
         """D7: columns holding at least one card."""
-        return sum(1 for col in self.field if any(s.card is not None for s in col))
+        n = 0
+        for col in self.field:
+            for s in col:
+                if s.card is not None:
+                    n += 1
+                    break
+        return n
 
     def action_points(self) -> int:
         """D7: four with the figure on the field, else one per column holding a card."""
-        return 4 if self.has_figure() else self.occupied_columns()
+        n = 0
+        for col in self.field:
+            for s in col:
+                if s.card is None:
+                    return 4  # the figure
+                n += 1
+                break
+        return n
 
     def column_room(self, i: int) -> int:
         return COLUMN_DEPTH - len(self.field[i])
@@ -206,9 +223,22 @@ class GameState:
         self.placed = placed
 
     def evolve(self, **kw: Any) -> GameState:
+        """A copy with the named fields replaced (names that are not fields are ignored)."""
         s = GameState.__new__(GameState)
-        for name in GameState.__slots__:
-            object.__setattr__(s, name, kw[name] if name in kw else getattr(self, name))
+        get = kw.get
+        s.ruleset = get("ruleset", self.ruleset)
+        s.sides = get("sides", self.sides)
+        s.phase = get("phase", self.phase)
+        s.player = get("player", self.player)
+        s.first = get("first", self.first)
+        s.ap = get("ap", self.ap)
+        s.used = get("used", self.used)
+        s.started = get("started", self.started)
+        s.winner = get("winner", self.winner)
+        s.reason = get("reason", self.reason)
+        s.starting = get("starting", self.starting)
+        s.dealt = get("dealt", self.dealt)
+        s.placed = get("placed", self.placed)
         return s
 
     def side(self, p: Player) -> Side:

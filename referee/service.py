@@ -33,13 +33,13 @@ from engine import (
     legal_actions,
     parse_action,
 )
-from engine.actions import Deal, FirstRow, Redraw, Starter
+from engine.actions import Deal, DeclareStuck, FirstRow, Redraw, Starter
 from engine.game import parse_card_name
 from engine.state import Phase
 from referee.fold import Folded, FoldError, fold, patch_from_body, ruleset_from_create, step
 from referee.log import GENESIS, Record, verify
 from referee.store import Conflict, Store
-from referee.views import PLAYER_SEATS, SEATS, redact, view_for
+from referee.views import PLAYER_SEATS, SEATS, legal_for, redact, view_for
 
 
 class ServiceError(Exception):
@@ -278,9 +278,8 @@ class Referee:
         for s, c in codes.items():
             self.store.put_secret(gid, s, c)
         fixed = rs.fixed_starting_player()
-        first = starting or (fixed.key if fixed else None)
-        if first is not None:
-            self.submit(gid, "judge", {"do": "starter", "player": first})
+        first = starting or (fixed.key if fixed else "hera")  # D19: Hera by default
+        self.submit(gid, "judge", {"do": "starter", "player": first})
         return Created(gid, codes)
 
     def seat_for_code(self, game: str, code: str) -> str:
@@ -306,7 +305,7 @@ class Referee:
         out["seq"] = f.last_seq
         out["players"] = dict(f.create.get("players", {}))
         if st.phase is Phase.PLAY and seat in (st.player.key, "judge"):
-            out["legal"] = [a.text() for a in legal_actions(st)]
+            out["legal"] = legal_for(legal_actions(st), seat)
         pend = self._pending.get(game)
         if pend is not None and (seat in pend.asked or seat == "judge"):
             out["asked"] = {"needs": pend.needs, "by": pend.seat}
@@ -362,8 +361,16 @@ class Referee:
             return self._submit(game, seat, dict(raw), expected_seq, key)
 
     def _submit(
-        self, game: str, seat: str, raw: dict[str, Any], expected_seq: int | None, key: str | None
+        self,
+        game: str,
+        seat: str,
+        raw: dict[str, Any],
+        expected_seq: int | None,
+        key: str | None,
+        reader: str | None = None,
     ) -> Receipt:
+        """Applies ``raw`` for ``seat``; the receipt is cut for ``reader`` (default: ``seat``),
+        who is the seat that supplied the last input when the action was pending."""
         if seat not in SEATS or seat == "public":
             raise Forbidden(f"the {seat} seat cannot act")
         f = self.folded(game)
@@ -386,7 +393,8 @@ class Referee:
             out = apply(st, action)
         except NeedsInputError as e:
             asked = tuple(e.asked) or (actor.key,)
-            if any(a != seat for a in asked):
+            if reader is not None or any(a != seat for a in asked):
+                # a completed input is kept even when the next question is for the submitter
                 self._pending[game] = Pending(seat, raw, e.needs, asked, key)
             raise NeedsInput(e.reason, e.rule, e.needs, asked) from None
         except IllegalActionError as e:
@@ -404,10 +412,11 @@ class Referee:
         body = {"action": action.to_json(), "actor": actor.key}
         events = tuple(e.to_json() for e in out.events)
         rec = self._append(game, seat, "action", body, events, key)
+        reader = reader or seat
         return Receipt(
             rec.seq,
-            [dict(ev) for ev in redact(rec, seat).events],
-            self.view(game, seat),
+            [dict(ev) for ev in redact(rec, reader).events],
+            self.view(game, reader),
             list(out.rules),
             list(out.notes),
         )
@@ -423,6 +432,9 @@ class Referee:
                     f"only {action.player.title}'s seat records {action.player.title}'s cards"
                 )
             return action.player
+        if isinstance(action, DeclareStuck) and seat != "judge":
+            raise Forbidden("a player declares at the table that he cannot use his points; the "
+                            "judge confirms it from the judge's seat (D8, HZ-P6)", "D8")
         actor = action.actor(st.player)
         if seat != "judge" and seat != actor.key:
             raise Forbidden(
@@ -433,7 +445,9 @@ class Referee:
 
     def supply(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:
         """Gives the input a pending action waits for (an identity or a choice) and applies it
-        on behalf of the seat that started it. Raises NotFound when nothing waits on ``seat``."""
+        on behalf of the seat that started it. The receipt is cut for ``seat`` (the supplier).
+        When the action then needs another input, it stays pending with this one filled in.
+        Raises NotFound when nothing waits on ``seat``."""
         with self._lock(game):
             pend = self._pending.get(game)
             if pend is None or (seat not in pend.asked and seat != "judge"):
@@ -441,7 +455,7 @@ class Referee:
             raw = json.loads(json.dumps(pend.action))
             _set_path(raw, pend.needs, value)
             self._pending.pop(game, None)
-            return self._submit(game, pend.seat, raw, None, key or pend.key)
+            return self._submit(game, pend.seat, raw, None, key or pend.key, reader=seat)
 
     def _contradiction(
         self, game: str, seat: str, raw: Mapping[str, Any], e: IllegalActionError

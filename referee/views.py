@@ -10,10 +10,11 @@ showed is in that player's log, not in the current state (D12).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine import GameState, Player
+from engine import Action, GameState, Player
+from engine.actions import PegasusHand
 from engine.cards import Card
 from engine.state import Slot
 from referee.log import Record
@@ -71,6 +72,20 @@ def view_for(st: GameState, seat: str) -> dict[str, Any]:
         "zeus": side_view(st, Player.ZEUS, seat),
         "provisional_catalogue": rs.catalogue.provisional,
     }
+
+
+def legal_for(actions: Iterable[Action], seat: str) -> list[str]:
+    """The legal actions as ``seat`` may read them. The engine lists a Pegasus against the hand
+    once per card the opponent holds (with its column); a player draws blind (D2), so he gets
+    one ``pegasus hand`` that names nothing of the opponent's hand."""
+    out: list[str] = []
+    for a in actions:
+        if isinstance(a, PegasusHand) and not sees_all(seat):
+            a = PegasusHand(by=a.by)
+        text = a.text()
+        if text not in out:
+            out.append(text)
+    return out
 
 
 # ---- the log, cut for a seat -------------------------------------------------------------

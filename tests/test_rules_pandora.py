@@ -1,0 +1,174 @@
+"""D1 Pandora's reach: a challenged first-row Pandora empties the column, hostages decide."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import discard, field, pos, refused, run
+
+from engine import EndReason, Player
+from engine.actions import Challenge, PegasusField
+
+
+def zeus_to_move(**kw: object) -> dict[str, object]:
+    return {"turn": "zeus", **kw}
+
+
+def test_challenged_pandora_empties_the_column_on_both_sides() -> None:
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["Pandora", "Furies"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops", "Giant"], ["Giant"]],
+    )
+    out = run(st, Challenge(2))
+    assert field(out.state, "hera") == [["Nemesis"], [], ["Harpy"]]
+    assert field(out.state, "zeus") == [["Poseidon"], [], ["Giant"]]
+    assert out.state.winner is None
+    assert "D1" in out.rules
+
+
+def test_pandora_losses_go_front_card_first_so_the_rearmost_ends_on_top() -> None:
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["Pandora", "Furies", "Harpy"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops", "Giant"], ["Giant"]],
+    )
+    out = run(st, Challenge(2))
+    assert discard(out.state, "hera") == ["Pandora", "Furies", "Harpy"]
+    assert discard(out.state, "zeus") == ["Cyclops", "Giant"]
+
+
+def test_each_owner_chooses_the_order_of_his_own_pandora_losses() -> None:
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["Pandora", "Furies"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops", "Giant"], ["Giant"]],
+    )
+    order = ((Player.HERA, ("Furies", "Pandora")), (Player.ZEUS, ("Giant", "Cyclops")))
+    out = run(st, Challenge(2, order=order))
+    assert discard(out.state, "hera") == ["Furies", "Pandora"]
+    assert discard(out.state, "zeus") == ["Giant", "Cyclops"]
+
+
+def test_a_pandora_order_must_name_exactly_the_lost_cards() -> None:
+    # A wrong count is a bad D1 choice; naming a card that is not there contradicts the record.
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["Pandora", "Furies"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops"], ["Giant"]],
+    )
+    refused(st, Challenge(2, order=((Player.HERA, ("Furies",)),)), "D1", "lists 1 cards")
+    refused(
+        st, Challenge(2, order=((Player.HERA, ("Furies", "Hydra")),)), "D20", "must list exactly"
+    )
+
+
+@pytest.mark.parametrize(
+    ("hera_column", "zeus_column", "winner", "reason"),
+    [
+        # the opponent's hostage is lost, the challenger's is not: the challenger wins
+        (["Pandora", "Io"], ["Cyclops"], Player.ZEUS, EndReason.PANDORA_HOSTAGE),
+        # the challenger loses his own hostage: he loses
+        (["Pandora", "Furies"], ["Cyclops", "Argus"], Player.HERA, EndReason.PANDORA_OWN_HOSTAGE),
+        # both hostages lost: the challenger still loses
+        (["Pandora", "Io"], ["Cyclops", "Argus"], Player.HERA, EndReason.PANDORA_OWN_HOSTAGE),
+        # no hostage in the column: nobody wins
+        (["Pandora", "Furies"], ["Cyclops", "Giant"], None, None),
+    ],
+    ids=["opponents-hostage", "own-hostage", "both-hostages", "no-hostage"],
+)
+def test_pandora_hostages_decide_the_game(
+    hera_column: list[str],
+    zeus_column: list[str],
+    winner: Player | None,
+    reason: EndReason | None,
+) -> None:
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], hera_column, ["Harpy"]],
+        zeus_field=[["Poseidon"], zeus_column, ["Giant"]],
+    )
+    out = run(st, Challenge(2))
+    assert out.state.winner is winner
+    assert out.state.reason is reason
+    assert "D1" in out.rules
+
+
+def test_pegasus_from_the_hand_against_pandora_loses_the_column_on_both_sides() -> None:
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["Pandora", "Furies"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops", "Giant"], ["Giant"]],
+        zeus_hand=["Pegasus", "Hades"],
+    )
+    out = run(st, PegasusField(2))
+    assert field(out.state, "hera")[1] == []
+    assert field(out.state, "zeus")[1] == []
+    # HZ-P4: the Pegasus goes to its owner's pile first, the column's cards follow.
+    assert discard(out.state, "zeus") == ["Pegasus", "Cyclops", "Giant"]
+    assert discard(out.state, "hera") == ["Pandora", "Furies"]
+
+
+def test_pegasus_against_pandora_with_the_opponents_hostage_behind_her_wins() -> None:
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["Pandora", "Io"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops"], ["Giant"]],
+        zeus_hand=["Pegasus"],
+    )
+    out = run(st, PegasusField(2))
+    assert (out.state.winner, out.state.reason) == (Player.ZEUS, EndReason.PANDORA_HOSTAGE)
+
+
+def test_the_figure_shields_its_side_of_a_pandora_column() -> None:
+    # Zeus's figure stands in column 2; his Pegasus targets Hera's Pandora opposite it (D5).
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["Pandora", "Furies"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["@", "Cyclops", "Argus"], ["Giant"]],
+        zeus_hand=["Pegasus"],
+    )
+    out = run(st, PegasusField(2))
+    assert field(out.state, "zeus")[1] == ["@", "Cyclops", "Argus"]
+    assert field(out.state, "hera")[1] == []
+    assert discard(out.state, "zeus") == ["Pegasus"]
+    assert out.state.winner is None  # Argus was shielded, not lost
+
+
+def test_pandora_scope_owner_spares_the_challengers_column() -> None:
+    st = pos(
+        turn="zeus",
+        switches={"pandora_scope": "owner"},
+        hera_field=[["Nemesis"], ["Pandora", "Furies"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops", "Argus"], ["Giant"]],
+    )
+    out = run(st, Challenge(2))
+    assert field(out.state, "hera")[1] == []
+    # the challenging card stays, face up; Argus behind it is untouched
+    assert field(out.state, "zeus")[1] == ["^Cyclops", "Argus"]
+    assert discard(out.state, "zeus") == []
+    assert out.state.winner is None
+
+
+def test_pandora_scope_owner_still_wins_on_the_opponents_hostage() -> None:
+    st = pos(
+        turn="zeus",
+        switches={"pandora_scope": "owner"},
+        hera_field=[["Nemesis"], ["Pandora", "Io"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops", "Argus"], ["Giant"]],
+    )
+    out = run(st, Challenge(2))
+    assert (out.state.winner, out.state.reason) == (Player.ZEUS, EndReason.PANDORA_HOSTAGE)
+
+
+def test_pandora_scope_owner_with_pegasus_discards_only_the_pegasus() -> None:
+    st = pos(
+        turn="zeus",
+        switches={"pandora_scope": "owner"},
+        hera_field=[["Nemesis"], ["Pandora", "Furies"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops", "Giant"], ["Giant"]],
+        zeus_hand=["Pegasus"],
+    )
+    out = run(st, PegasusField(2))
+    assert field(out.state, "zeus")[1] == ["Cyclops", "Giant"]
+    assert discard(out.state, "zeus") == ["Pegasus"]
+    assert discard(out.state, "hera") == ["Pandora", "Furies"]

@@ -1,0 +1,74 @@
+"""Every shared ruling file (/work/shared/scenarios) ruled through referee.ruling and compared with
+its "expect" block, key by key, as /work/shared/tools/check-scenarios compares them."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SCENARIOS
+
+from referee.ruling import render_json, rule_file
+
+FILES = sorted(SCENARIOS.glob("*.json")) if SCENARIOS.is_dir() else []
+
+
+def mismatches(expect: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    """What of ``expect`` the result does not hold (POSITIONS.md, "Expectations")."""
+    bad = []
+    for key in ("legal", "failed_at", "winner", "reason"):
+        if key in expect and result.get(key) != expect[key]:
+            bad.append(f"{key}: expected {expect[key]!r}, got {result.get(key)!r}")
+    pos = result.get("position") or {}
+    turn = pos.get("turn") or {}
+    for who, want in expect.get("field", {}).items():
+        got = (pos.get(who) or {}).get("field")
+        if got != want:
+            bad.append(f"{who}.field: expected {want}, got {got}")
+    for part in ("hand", "discard"):
+        for who, want in expect.get(part, {}).items():
+            got = (pos.get(who) or {}).get(part)
+            if not isinstance(got, list) or Counter(got) != Counter(want):
+                bad.append(f"{who}.{part}: expected {sorted(want)}, got {got}")
+    for who, want in expect.get("discard_top", {}).items():
+        got = (pos.get(who) or {}).get("discard") or [None]
+        if got[-1] != want:
+            bad.append(f"{who}.discard top: expected {want!r}, got {got[-1]!r}")
+    for who, want in expect.get("deck", {}).items():
+        got = (pos.get(who) or {}).get("deck")
+        got = len(got) if isinstance(got, list) else got
+        if got != want:
+            bad.append(f"{who}.deck: expected {want}, got {got}")
+    for key, want in expect.get("ap", {}).items():
+        if turn.get(key) != want:
+            bad.append(f"turn.{key}: expected {want}, got {turn.get(key)}")
+    for rule in expect.get("rules_include", []):
+        if rule not in (result.get("rules") or []):
+            bad.append(f"rules: expected to include {rule}, got {result.get('rules')}")
+    return bad
+
+
+def test_the_shared_scenarios_are_there(scenarios_dir: Path) -> None:
+    assert len(FILES) >= 44
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_a_shared_scenario_rules_as_expected(path: Path) -> None:
+    text = path.read_text("utf-8")
+    expect = json.loads(text)["expect"]
+    result = render_json(rule_file(text, path.name))
+    assert mismatches(expect, result) == []
+    # the position a ruling ends on is itself a well-formed position
+    from engine import read_position, write_position
+
+    assert write_position(read_position(result["position"])) == result["position"]
+
+
+def test_the_comparison_itself_can_fail() -> None:
+    result = {"legal": True, "winner": None, "position": {"hera": {"hand": ["Io"]}}}
+    assert mismatches({"legal": False}, result) == ["legal: expected False, got True"]
+    assert mismatches({"hand": {"hera": ["Io", "Io"]}}, result)
+    assert mismatches({"rules_include": ["D1"]}, result)
