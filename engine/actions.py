@@ -561,9 +561,7 @@ def _to_text(a: Action) -> str:
             "remove_figure": "remove-figure",
             "first_row": "first-row",
             "declare_stuck": "declare-stuck",
-        }.get(
-            head["do"], head["do"]
-        )
+        }.get(head["do"], head["do"])
     ]
     if "target" in head:
         words.append(head["target"].replace("_", "-"))

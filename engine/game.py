@@ -839,7 +839,12 @@ def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
             "D12", f"the referee knows {o.title}'s whole hand; reveal.hand must be empty", a
         )
     w.emit(
-        EventKind.SHOWN, o, None, "hand", public=False, to=p.key,
+        EventKind.SHOWN,
+        o,
+        None,
+        "hand",
+        public=False,
+        to=p.key,
         cards=[c.notation(o) for c in hand],
     )
     keep = []
@@ -1048,8 +1053,11 @@ def _declare_stuck(w: _Work, p: Player) -> None:
     side = st.sides[p]
     known = side.evolve(hand=tuple(c for c in side.hand if not c.is_unknown))
     if can_use_a_point(st.evolve(sides=st.with_side(p, known))):
-        raise IllegalActionError("D8", f"{p.title} can still spend a point with what the referee "
-                                 "knows (see the legal actions)")
+        raise IllegalActionError(
+            "D8",
+            f"{p.title} can still spend a point with what the referee "
+            "knows (see the legal actions)",
+        )
     w.end(p.other, EndReason.CANNOT_USE_AP, "D8")
 
 

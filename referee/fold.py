@@ -4,7 +4,8 @@ The fold keeps the *effective* operations: actions and identity patches (from ob
 D20). A judge's ``undo`` to event N drops the effective operations after N; an ``amend``
 replaces the action of one event and replays what follows it. Nothing is ever deleted from the
 log itself. When an amended history makes a later action illegal, the fold stops there and says
-so (``broken``), for the judge.
+so (``broken``), for the judge; the operations from there on are kept aside (``suspended``) until
+a later correction (an amend of that event or an earlier one, or an undo) makes them apply again.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class Folded:
     irregularities: list[Record] = field(default_factory=list)
     corrections: list[Record] = field(default_factory=list)
     broken: str | None = None  # why the replay stopped early, if it did
+    suspended: list[tuple[int, Action | Patch]] = field(default_factory=list)  # from the break on
     last_seq: int = 0
     last_hash: str = ""
 
@@ -143,6 +145,7 @@ def _replay(f: Folded, start: int) -> None:
                 st = out.state
         except (HeraZeusError, ValueError) as e:
             f.broken = f"event {seq} no longer applies after the correction: {e}"
+            f.suspended = f.ops[i:]
             del f.ops[i:]
             break
         f.states.append(st)
@@ -174,33 +177,42 @@ def step(f: Folded, r: Record) -> None:
             action = parse_action(r.body.get("action"), f"event {r.seq}")
         except NotationError as e:
             raise FoldError(str(e)) from None
-        if f.broken is not None:
-            return
-        f.ops.append((r.seq, action))
-        _replay(f, len(f.ops) - 1)
+        _push(f, r.seq, action)
     elif r.kind == "observation" and r.body.get("identifies"):
         try:
             patch = patch_from_body(f.state, r.body)
         except (NotationError, ValueError) as e:
             raise FoldError(f"event {r.seq}: {e}") from None
-        f.ops.append((r.seq, patch))
-        _replay(f, len(f.ops) - 1)
+        _push(f, r.seq, patch)
     elif r.kind == "irregularity":
         f.irregularities.append(r)
     elif r.kind == "undo":
         f.corrections.append(r)
         to = int(r.body["to"])
         keep = sum(1 for s, _ in f.ops if s <= to)
-        del f.ops[keep:]
+        f.ops = [op for op in (*f.ops, *f.suspended) if op[0] <= to]
+        f.suspended = []
         _replay(f, keep)
     elif r.kind == "amend":
         f.corrections.append(r)
         target = int(r.body["event"])
-        idx = next((i for i, (s, _) in enumerate(f.ops) if s == target), None)
+        ops = [*f.ops, *f.suspended]  # an amend may repair the event that broke the replay
+        idx = next((i for i, (s, _) in enumerate(ops) if s == target), None)
         if idx is None:
             return
         try:
-            f.ops[idx] = (target, parse_action(r.body.get("action"), f"event {r.seq}"))
+            ops[idx] = (target, parse_action(r.body.get("action"), f"event {r.seq}"))
         except NotationError as e:
             raise FoldError(str(e)) from None
-        _replay(f, idx)
+        start = min(idx, len(f.ops))
+        f.ops, f.suspended = ops, []
+        _replay(f, start)
+
+
+def _push(f: Folded, seq: int, op: Action | Patch) -> None:
+    """One more effective operation; kept aside while the replay is broken."""
+    if f.broken is not None:
+        f.suspended.append((seq, op))
+        return
+    f.ops.append((seq, op))
+    _replay(f, len(f.ops) - 1)

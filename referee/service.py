@@ -165,6 +165,17 @@ def _set_path(raw: dict[str, Any], path: str, value: Any) -> None:
     cur[parts[-1]] = value
 
 
+def _settled(f: Folded) -> None:
+    """Raises Refused while a correction has left the record broken: nothing more is recorded
+    on it until the judge settles it (an undo, or an amend of the event that no longer applies).
+    """
+    if f.broken is not None:
+        raise Refused(
+            "the record is held: after a correction an earlier event no longer applies; the "
+            "judge must settle it first (undo, or amend that event)"
+        )
+
+
 class Referee:
     """Games, seats and the log over one store. Thread-safe: one lock per game."""
 
@@ -273,10 +284,10 @@ class Referee:
         gid = game or self.token()[:10]
         if self.store.records(gid, 0):
             raise Refused(f"game {gid!r} exists already")
-        self._append(gid, "system", "create", body)
         codes = {s: self.token() for s in ("hera", "zeus", "judge")}
-        for s, c in codes.items():
+        for s, c in codes.items():  # codes first: a crash after them leaves no unjoinable game
             self.store.put_secret(gid, s, c)
+        self._append(gid, "system", "create", body)
         fixed = rs.fixed_starting_player()
         first = starting or (fixed.key if fixed else "hera")  # D19: Hera by default
         self.submit(gid, "judge", {"do": "starter", "player": first})
@@ -383,6 +394,7 @@ class Referee:
                 f"stale: you saw event {expected_seq}, the game is at event "
                 f"{f.last_seq}; reload and try again"
             )
+        _settled(f)
         try:
             action = parse_action(raw, "action")
         except NotationError as e:
@@ -433,8 +445,11 @@ class Referee:
                 )
             return action.player
         if isinstance(action, DeclareStuck) and seat != "judge":
-            raise Forbidden("a player declares at the table that he cannot use his points; the "
-                            "judge confirms it from the judge's seat (D8, HZ-P6)", "D8")
+            raise Forbidden(
+                "a player declares at the table that he cannot use his points; the "
+                "judge confirms it from the judge's seat (D8, HZ-P6)",
+                "D8",
+            )
         actor = action.actor(st.player)
         if seat != "judge" and seat != actor.key:
             raise Forbidden(
@@ -475,6 +490,7 @@ class Referee:
             if seat not in SEATS or seat == "public":
                 raise Forbidden(f"the {seat} seat cannot report observations")
             f = self.folded(game)
+            _settled(f)
             st = f.state
             try:
                 who = Player.parse(str(obs.get("player")))
@@ -575,6 +591,8 @@ class Referee:
             except NotationError as e:
                 raise Refused(str(e)) from None
             f = self.folded(game)
+            if not any(s == event for s, _ in (*f.ops, *f.suspended)):
+                raise Refused(f"event {event} is no longer in effect: a judge's undo dropped it")
             before = f.state_at(event - 1)
             try:
                 check(before, action)

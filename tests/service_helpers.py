@@ -19,7 +19,7 @@ import copy
 import random
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine import Action, GameState, Player, apply, legal_actions, new_game
@@ -375,12 +375,6 @@ class Table:
             "source": self.rng.choice(["manual", "camera"]),
         }
         return self.observe(seat, obs)
-
-    def play_out(self, max_steps: int = 400) -> Iterator[Receipt | None]:
-        for _ in range(max_steps):
-            if not self.step():
-                return
-            yield None
 
 
 def _front(st: GameState, p: Player, column: int) -> str:

@@ -106,7 +106,7 @@ def test_a_killed_writer_loses_no_acknowledged_event(tmp_path: Path) -> None:
     total = 0
     # three crashes into the same database: early in a game, mid-run, and mid-run again after
     # restarting on the database that survived the earlier crashes
-    for seed, acks, delay in ((1, 5, 0.0), (2, 150, 0.013), (3, 250, 0.031)):
+    for seed, acks, delay in ((1, 5, 0.0), (2, 150, 0.25), (3, 250, 0.5)):
         acked = run_and_kill(db, seed, acks, delay)
         total += sum(len(s) for s in acked.values())
         check_after_restart(db, acked)
