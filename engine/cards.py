@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
-from engine.errors import CatalogueError
+from engine.errors import CatalogueError, NotationError
 
 HAND_LIMIT = 12  # D18
 COLUMNS = 3
@@ -277,3 +277,30 @@ def deck_of_name(name: str) -> list[Player]:
     """The decks that hold a card of this name (both for shared cards)."""
     cat = default_catalogue()
     return [p for p in Player if cat.has(name, p)]
+
+
+def parse_card(cat: Catalogue, text: str, holder: Player, where: str | None = None) -> Card:
+    """Reads ``Name`` (holder's own card), ``Name/zeus`` (a card of that deck) or ``?``.
+
+    Raises NotationError for a name no deck has, or one the named deck does not hold.
+    """
+    if text == UNKNOWN:
+        return unknown(holder)
+    name, sep, deck = text.partition("/")
+    origin = holder
+    if sep:
+        try:
+            origin = Player.parse(deck)
+        except ValueError:
+            raise NotationError(f"unknown deck {deck!r} in card {text!r}", where) from None
+    if not cat.has(name, origin):
+        if name in cat.all_names():
+            other = origin.other
+            hint = (
+                f"; a card of {other.title}'s deck taken by Sirens is written {name}/{other.key}"
+                if cat.has(name, other)
+                else ""
+            )
+            raise NotationError(f"{name} is not a card of {origin.title}'s deck{hint}", where)
+        raise NotationError(f"unknown card {text!r}", where)
+    return card(name, origin)

@@ -55,6 +55,7 @@ from engine.cards import (
     Kind,
     Player,
     card,
+    parse_card,
     unknown,
 )
 from engine.errors import IllegalActionError, NeedsInputError, NotationError
@@ -316,31 +317,8 @@ class _Work:
 
 
 def parse_card_name(text: str, holder: Player, st: GameState, where: str) -> Card:
-    """Reads ``Name`` (holder's own card), ``Name/zeus`` (from that deck) or ``?``.
-
-    Raises NotationError for a name no deck has, or one the named deck does not hold.
-    """
-    if text == UNKNOWN:
-        return unknown(holder)
-    name, sep, deck = text.partition("/")
-    origin = holder
-    if sep:
-        try:
-            origin = Player.parse(deck)
-        except ValueError:
-            raise NotationError(f"unknown deck {deck!r} in card {text!r}", where) from None
-    cat = st.ruleset.catalogue
-    if not cat.has(name, origin):
-        if name in cat.all_names():
-            other = origin.other
-            hint = (
-                f"; a card of {other.title}'s deck taken by Sirens is written {name}/{other.key}"
-                if cat.has(name, other)
-                else ""
-            )
-            raise NotationError(f"{name} is not a card of {origin.title}'s deck{hint}", where)
-        raise NotationError(f"unknown card {name!r}", where)
-    return card(name, origin)
+    """A card name read under ``st``'s catalogue (see :func:`engine.cards.parse_card`)."""
+    return parse_card(st.ruleset.catalogue, text, holder, where)
 
 
 def identify_all(

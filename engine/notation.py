@@ -14,12 +14,11 @@ from engine.cards import (
     COLUMN_DEPTH,
     COLUMNS,
     HAND_LIMIT,
-    UNKNOWN,
     Card,
     Catalogue,
     Player,
-    card,
     default_catalogue,
+    parse_card,
     unknown,
 )
 from engine.errors import CatalogueError, NotationError
@@ -58,26 +57,7 @@ def read_ruleset(raw: Mapping[str, Any]) -> Ruleset:
 def _card(text: object, holder: Player, cat: Catalogue, where: str) -> Card:
     if not isinstance(text, str) or not text:
         raise NotationError(f"must be a card name, not {text!r}", where)
-    if text == UNKNOWN:
-        return unknown(holder)
-    name, sep, deck = text.partition("/")
-    origin = holder
-    if sep:
-        try:
-            origin = Player.parse(deck)
-        except ValueError:
-            raise NotationError(f"unknown deck {deck!r} in {text!r}", where) from None
-    if not cat.has(name, origin):
-        if name in cat.all_names():
-            other = origin.other
-            hint = (
-                f" (write {name}/{other.key} for one taken by Sirens)"
-                if cat.has(name, other)
-                else ""
-            )
-            raise NotationError(f"{name} is not a card of {origin.title}'s deck{hint}", where)
-        raise NotationError(f"unknown card {text!r}", where)
-    return card(name, origin)
+    return parse_card(cat, text, holder, where)
 
 
 def _cards(

@@ -100,7 +100,8 @@ def decide(state: GameState, actions: list[Action]) -> Verdict:
         try:
             out = apply(st, a)
         except IllegalActionError as e:
-            rules.append(e.rule) if e.rule not in rules else None
+            if e.rule not in rules:
+                rules.append(e.rule)
             steps.append(Step(i, a, actor, False, (e.rule,), refusal=e.reason))
             return Verdict(False, i, None, None, tuple(rules), write_position(st), tuple(steps), st)
         except NeedsInputError as e:
