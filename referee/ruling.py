@@ -164,11 +164,7 @@ def render_json(r: Ruling) -> dict[str, Any]:
             if x not in rules:
                 rules.append(x)
     return {
-        "legal": v.legal,
-        "failed_at": v.failed_at,
-        "winner": v.winner.key if v.winner is not None else None,
-        "reason": v.reason,
-        "rules": list(v.rules),
+        **_verdict_json(v),
         "ruling": " ".join(sentences(r)),
         "position": v.position,
         "profile": r.profile.value,
