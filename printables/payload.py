@@ -111,7 +111,7 @@ def parse_face(text: str, kit_id: str, secret: str) -> Face:
     kid, letter, serial, check = m.groups()
     if kid != kit_id:
         raise PayloadError(f"code {text} belongs to kit {kid}, not to this kit ({kit_id})")
-    body = text[: -CHECK_LENGTH]
+    body = text[:-CHECK_LENGTH]
     if not hmac.compare_digest(_check(secret, body), check):
         raise PayloadError(f"code {text} fails its check value (a misprint or a fake)")
     n = int(serial)
