@@ -86,7 +86,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.after_request(auth.set_cookies)
     app.after_request(_security_headers)
-    app.register_error_handler(ServiceError, _service_error)
+    app.register_error_handler(ServiceError, service_error_response)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _server_error)
     if app.config["ACCESS_LOG"]:
@@ -178,7 +178,8 @@ def error_response(
     return Response(html, status, mimetype="text/html")
 
 
-def _service_error(e: ServiceError) -> Response:
+def service_error_response(e: ServiceError) -> Response:
+    """The response for a service refusal (its status, code, rule and message)."""
     body = e.to_json()
     extra = {k: v for k, v in body.items() if k not in ("error", "rule", "message")}
     if isinstance(e, NeedsInput):

@@ -282,6 +282,13 @@ def join(game: str, code: str) -> Response:
             "(ask the judge for the new link)"
         )
     resp = _hop(f"/g/{game}")
+    set_seat_cookie(resp, game, code)
+    return resp
+
+
+def set_seat_cookie(resp: Response, game: str, code: str) -> None:
+    """Gives this browser the seat that ``code`` opens at ``game`` (HttpOnly, SameSite=Strict,
+    Secure over HTTPS)."""
     resp.set_cookie(
         cookie_name(game),
         code,
@@ -291,7 +298,6 @@ def join(game: str, code: str) -> Response:
         secure=request.is_secure,
         path="/",
     )
-    return resp
 
 
 @bp.get("/judge/join/<code>")

@@ -1,0 +1,857 @@
+"""The JSON API under ``/api/v1``: everything a page does, for machines.
+
+Every endpoint finds the caller's seat on the server (:func:`web.auth.seat_of`: cookie or
+bearer code) and lets the service decide what that seat may do; the judge's endpoints refuse any
+other seat before the service is asked. Every state-changing request needs the CSRF token
+(:func:`web.auth.check_csrf`). Bodies are JSON (``Content-Type: application/json``, at most
+``JSON_LIMIT`` bytes), validated by :mod:`web.schemas`; responses are dumped by them too.
+
+HTTP conventions:
+
+- ``ETag`` is the game's last event number (``"12"``); ``If-None-Match`` on a view gives 304.
+- ``If-Match: "12"`` on a submission says which event the client last saw; when the game has
+  moved on, 409 ``Stale`` with the current ``seq`` (and ``ETag``), and nothing is recorded.
+- ``Idempotency-Key`` (1 to 100 visible ASCII characters) on a POST: a retry of the same request
+  (same path, body and ``If-Match``) gets the first answer again (``Idempotent-Replayed: true``)
+  and writes nothing; the same key with another request gets 422 ``IdempotencyKeyReused``. The
+  answers are kept per seat, the last :data:`REPLIES_PER_SEAT` keys; an older key falls back to
+  the service, which refuses it with 409 ``Stale`` naming the event it made.
+
+Errors: ``{"error": code, "rule": id or null, "message": text}``, plus ``fields`` for invalid
+bodies, ``needs``/``asked`` for a question (202 ``NeedsInput``: the action waits for an input,
+answer it at ``/answer``), ``seq`` for a stale one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from marshmallow import Schema, ValidationError
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
+
+from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
+from referee.views import redact
+from web import auth, schemas
+from web.app import error_response, get_referee, service_error_response
+
+bp = Blueprint("api", __name__)
+
+REPLIES_PER_SEAT = 64
+REPLY_SEATS = 2000
+_KEY_RE = re.compile(r"^[\x21-\x7e]{1,100}$")
+_ETAG_RE = re.compile(r'^\s*(?:W/)?"?(\d{1,12})"?\s*$')
+
+
+# ---- the route table (also the OpenAPI document's source) ---------------------------------
+
+
+@dataclass(frozen=True)
+class RouteDoc:
+    rule: str
+    method: str
+    summary: str
+    body: type[Schema] | None = None
+    response: type[Schema] | None = None
+    ok: int = 200
+    errors: tuple[int, ...] = ()
+    seat: str = "any seat"
+    content: str = "application/json"
+    headers: tuple[str, ...] = ()
+    description: str = ""
+    tags: tuple[str, ...] = field(default=("games",))
+
+
+DOCS: list[RouteDoc] = []
+
+
+def route(
+    rule: str, method: str, summary: str, **doc: Any
+) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    """Registers a view on the API blueprint and documents it for the OpenAPI document."""
+
+    def deco(fn: Callable[..., Response]) -> Callable[..., Response]:
+        d = RouteDoc(rule, method, summary, description=(fn.__doc__ or "").strip(), **doc)
+        DOCS.append(d)
+        bp.add_url_rule(rule, endpoint=fn.__name__, view_func=fn, methods=[method])
+        return fn
+
+    return deco
+
+
+@bp.errorhandler(ValidationError)
+def _invalid(e: ValidationError) -> Response:
+    msgs = e.messages if isinstance(e.messages, dict) else {"_schema": e.messages}
+    first = next(iter(msgs.items()), ("body", ["invalid"]))
+    text = first[1][0] if isinstance(first[1], list) and first[1] else first[1]
+    return error_response(
+        422, "Invalid", f"the body is not valid: {first[0]}: {text}", None, fields=msgs
+    )
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+
+def _load(schema: type[Schema], required: bool = True) -> dict[str, Any]:
+    """The request's JSON body, validated. Raises UnsupportedMediaType (415), BadRequest (400),
+    RequestEntityTooLarge (413) or ValidationError (422)."""
+    limit = int(current_app.config["JSON_LIMIT"])
+    if request.content_length is not None and request.content_length > limit:
+        raise RequestEntityTooLarge()
+    raw = request.get_data(cache=True)
+    if len(raw) > limit:
+        raise RequestEntityTooLarge()
+    if not raw.strip() and not required:
+        data: Any = {}
+    else:
+        if request.mimetype != "application/json":
+            raise UnsupportedMediaType("send the body as JSON (Content-Type: application/json)")
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise BadRequest("the body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ValidationError({"_schema": ["the body must be a JSON object"]})
+    out: dict[str, Any] = schema().load(data)
+    return out
+
+
+def _ref() -> Referee:
+    return get_referee()
+
+
+def _game(game: str) -> str:
+    """Checks that ``game`` names a game. Raises NotFound."""
+    if not auth.is_game_id(game):
+        raise NotFound(f"no game {game[:64]!r}")
+    _ref().folded(game)
+    return game
+
+
+def _seq(game: str) -> int:
+    return int(_ref().folded(game).last_seq)
+
+
+def _head(game: str) -> dict[str, Any]:
+    ref = _ref()
+    head = getattr(ref, "head", None)
+    if head is not None:
+        h = head(game)
+        return {"seq": int(h["seq"]), "hash": str(h["hash"])}
+    f = ref.folded(game)
+    return {"seq": f.last_seq, "hash": f.last_hash}
+
+
+def _judge(game: str) -> None:
+    """Raises Forbidden unless the caller holds the judge's seat at ``game``."""
+    if auth.seat_of(game) != "judge":
+        raise Forbidden("only the judge may do this")
+
+
+def _json(schema: type[Schema], data: Any, status: int = 200, etag: int | None = None) -> Response:
+    resp = jsonify(schema().dump(data))
+    resp.status_code = status
+    if etag is not None:
+        resp.set_etag(str(etag))
+    return resp
+
+
+def _if_match() -> int | None:
+    """The expected event number from ``If-Match``; None when absent or ``*``. Raises
+    BadRequest for anything else."""
+    value = request.headers.get("If-Match")
+    if value is None or value.strip() == "*":
+        return None
+    m = _ETAG_RE.match(value)
+    if m is None:
+        raise BadRequest('If-Match must be the ETag of the view you saw, e.g. "12"')
+    return int(m.group(1))
+
+
+def _view(game: str, seat: str) -> dict[str, Any]:
+    v = dict(_ref().view(game, seat))
+    v.setdefault("head", _head(game))
+    v["csrf"] = auth.csrf_token(game)
+    return v
+
+
+def _receipt(game: str, r: Receipt) -> Response:
+    body = r.to_json()
+    body["view"] = dict(body["view"])
+    body["view"].setdefault("head", _head(game))
+    body["view"]["csrf"] = auth.csrf_token(game)
+    return _json(schemas.ReceiptSchema, body, 200, r.seq)
+
+
+def _record(game: str, seat: str, rec: Any, status: int = 201) -> Response:
+    cut = redact(rec, seat) if seat != "judge" else rec
+    return _json(schemas.RecordSchema, cut.to_json(), status, _seq(game))
+
+
+# ---- idempotency ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reply:
+    digest: str
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...]
+
+
+class Replies:
+    """The answers given to requests with an Idempotency-Key: per (game, seat) the last
+    :data:`REPLIES_PER_SEAT`, for at most :data:`REPLY_SEATS` seats (least recently used go)."""
+
+    def __init__(self) -> None:
+        self._seats: OrderedDict[tuple[str, str], OrderedDict[str, Reply]] = OrderedDict()
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+
+    def lock(self, game: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(game, threading.Lock())
+
+    def get(self, game: str, seat: str, key: str) -> Reply | None:
+        with self._guard:
+            keys = self._seats.get((game, seat))
+            return None if keys is None else keys.get(key)
+
+    def put(self, game: str, seat: str, key: str, reply: Reply) -> None:
+        with self._guard:
+            keys = self._seats.setdefault((game, seat), OrderedDict())
+            self._seats.move_to_end((game, seat))
+            keys[key] = reply
+            while len(keys) > REPLIES_PER_SEAT:
+                keys.popitem(last=False)
+            while len(self._seats) > REPLY_SEATS:
+                self._seats.popitem(last=False)
+
+
+def _replies() -> Replies:
+    r = current_app.extensions.get("hz_replies")
+    if r is None:
+        r = current_app.extensions.setdefault("hz_replies", Replies())
+    assert isinstance(r, Replies)
+    return r
+
+
+def _once(game: str, call: Callable[[str | None], Response]) -> Response:
+    """Runs ``call(key)`` at most once per Idempotency-Key and seat; see the module docstring.
+    Service refusals become responses here, so that a retry gets them again."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return _answer(game, call, None)
+    if not _KEY_RE.match(key):
+        raise BadRequest("Idempotency-Key must be 1 to 100 visible ASCII characters")
+    seat = auth.seat_of(game)
+    h = hashlib.sha256()
+    for part in (request.method, request.path, request.headers.get("If-Match", "")):
+        h.update(part.encode() + b"\0")
+    h.update(request.get_data(cache=True))
+    digest = h.hexdigest()
+    replies = _replies()
+    with replies.lock(game):
+        hit = replies.get(game, seat, key)
+        if hit is not None:
+            if hit.digest != digest:
+                return error_response(
+                    422,
+                    "IdempotencyKeyReused",
+                    "this Idempotency-Key was used for another request; use a new key for "
+                    "a new request",
+                )
+            resp = Response(hit.body, hit.status, mimetype="application/json")
+            for k, v in hit.headers:
+                resp.headers[k] = v
+            resp.headers["Idempotent-Replayed"] = "true"
+            return resp
+        resp = _answer(game, call, key)
+        if resp.status_code < 500:
+            kept = tuple((k, v) for k, v in resp.headers.items() if k in ("ETag", "Location"))
+            replies.put(game, seat, key, Reply(digest, resp.status_code, resp.get_data(), kept))
+        return resp
+
+
+def _answer(game: str, call: Callable[[str | None], Response], key: str | None) -> Response:
+    try:
+        return call(key)
+    except Stale as e:
+        if e.existing_seq is not None:  # the key was used before (and has left our cache)
+            return service_error_response(e)
+        seq = _seq(game)
+        resp = error_response(409, "Stale", e.message, e.rule, seq=seq)
+        resp.set_etag(str(seq))
+        return resp
+    except ServiceError as e:
+        return service_error_response(e)
+
+
+# ---- endpoints -----------------------------------------------------------------------------
+
+
+@route(
+    "/session",
+    "GET",
+    "The CSRF token for creating a game",
+    response=schemas.SessionSchema,
+    tags=("session",),
+)
+def session() -> Response:
+    """Sets the browser-id cookie when missing; send the token as X-CSRF-Token on POST /games."""
+    return _json(schemas.SessionSchema, {"csrf": auth.csrf_token("")})
+
+
+@route(
+    "/games",
+    "POST",
+    "Create a game",
+    body=schemas.CreateGameSchema,
+    response=schemas.CreatedSchema,
+    ok=201,
+    errors=(400, 403, 413, 415, 422),
+    headers=("X-CSRF-Token",),
+)
+def create_game() -> Response:
+    """Returns the three seats' secret join codes and links: hand each to its holder only."""
+    auth.check_csrf("")
+    body = _load(schemas.CreateGameSchema)
+    created = _ref().create_game(
+        profile=body["profile"],
+        switches=body["switches"],
+        players=body["players"],
+        starting=body["starting"],
+        catalogue=body["catalogue"],
+    )
+    auth.remember_codes(created.game, created.codes)
+    base = request.host_url.rstrip("/")
+    out = {
+        "game": created.game,
+        "codes": created.codes,
+        "links": {s: base + auth.join_path(created.game, c) for s, c in created.codes.items()},
+        "public": f"{base}/g/{created.game}",
+        "csrf": auth.csrf_token(created.game),
+    }
+    resp = _json(schemas.CreatedSchema, out, 201, _seq(created.game))
+    resp.headers["Location"] = f"/api/v1/games/{created.game}"
+    return resp
+
+
+@route(
+    "/games/<game>",
+    "GET",
+    "The table as your seat sees it",
+    response=schemas.ViewSchema,
+    errors=(404,),
+    headers=("If-None-Match",),
+)
+def view(game: str) -> Response:
+    """ETag is the last event's number; If-None-Match with it gives 304."""
+    _game(game)
+    seat = auth.seat_of(game)
+    v = _view(game, seat)
+    resp = _json(schemas.ViewSchema, v, 200, int(v["seq"]))
+    resp.headers[auth.CSRF_HEADER] = v["csrf"]
+    resp.make_conditional(request)
+    return resp
+
+
+@route(
+    "/games/<game>/actions",
+    "POST",
+    "Submit an action",
+    body=schemas.ActionBodySchema,
+    response=schemas.ReceiptSchema,
+    errors=(202, 400, 403, 404, 409, 413, 415, 422),
+    headers=("X-CSRF-Token", "If-Match", "Idempotency-Key"),
+)
+def submit(game: str) -> Response:
+    """An illegal action is 422 with its rule; 202 NeedsInput when an input is missing (the
+    seats named in ``asked`` answer it at /answer); 409 Stale when If-Match is not the last
+    event."""
+    _game(game)
+    auth.check_csrf(game)
+    body = _load(schemas.ActionBodySchema)
+    expected = _if_match()
+    seat = auth.seat_of(game)
+
+    def call(key: str | None) -> Response:
+        r = _ref().submit(game, seat, body["action"], expected_seq=expected, key=key)
+        return _receipt(game, r)
+
+    return _once(game, call)
+
+
+@route(
+    "/games/<game>/answer",
+    "POST",
+    "Answer what the referee asks of your seat",
+    body=schemas.AnswerSchema,
+    response=schemas.ReceiptSchema,
+    errors=(202, 400, 403, 404, 409, 413, 415, 422),
+    headers=("X-CSRF-Token", "Idempotency-Key"),
+)
+def answer(game: str) -> Response:
+    """Gives the input named by the view's ``asked.needs``; 404 when nothing waits on you."""
+    _game(game)
+    auth.check_csrf(game)
+    body = _load(schemas.AnswerSchema)
+    seat = auth.seat_of(game)
+    if seat == "public":
+        raise Forbidden("the public seat answers nothing")
+
+    def call(key: str | None) -> Response:
+        return _receipt(game, _ref().supply(game, seat, body["value"], key=key))
+
+    return _once(game, call)
+
+
+@route(
+    "/games/<game>/observations",
+    "POST",
+    "Report a card seen at the table",
+    body=schemas.ObservationSchema,
+    response=schemas.RecordSchema,
+    ok=201,
+    errors=(400, 403, 404, 413, 415, 422),
+    headers=("X-CSRF-Token", "Idempotency-Key"),
+)
+def observe(game: str) -> Response:
+    """A card recorded as another becomes an irregularity for the judge (D20)."""
+    _game(game)
+    auth.check_csrf(game)
+    body = _load(schemas.ObservationSchema)
+    seat = auth.seat_of(game)
+
+    def call(key: str | None) -> Response:
+        return _record(game, seat, _ref().observe(game, seat, body))
+
+    return _once(game, call)
+
+
+def _needs(name: str) -> Callable[..., Any]:
+    """The service's method ``name``. Raises ServiceError 501 while the service lacks it."""
+    fn = getattr(_ref(), name, None)
+    if fn is None:
+        err = ServiceError(f"this server's referee does not offer {name!r} yet")
+        err.status = 501
+        raise err
+    return fn  # type: ignore[no-any-return]
+
+
+@route(
+    "/games/<game>/calls",
+    "POST",
+    "Call the judge",
+    body=schemas.CallSchema,
+    response=schemas.RecordSchema,
+    ok=201,
+    errors=(400, 403, 404, 413, 415, 422),
+    headers=("X-CSRF-Token", "Idempotency-Key"),
+)
+def call_judge(game: str) -> Response:
+    """A player (or the judge) asks for the judge; the note is optional."""
+    _game(game)
+    auth.check_csrf(game)
+    body = _load(schemas.CallSchema, required=False)
+    seat = auth.seat_of(game)
+    if seat == "public":
+        raise Forbidden("the public seat cannot call the judge; a player can")
+
+    def call(key: str | None) -> Response:
+        return _record(game, seat, _needs("call_judge")(game, seat, body["note"]))
+
+    return _once(game, call)
+
+
+@route(
+    "/games/<game>/undo",
+    "POST",
+    "Judge: continue from the position after an event",
+    body=schemas.UndoSchema,
+    response=schemas.RecordSchema,
+    ok=201,
+    errors=(400, 403, 404, 413, 415, 422),
+    seat="judge",
+    headers=("X-CSRF-Token", "Idempotency-Key"),
+    tags=("judge",),
+)
+def undo(game: str) -> Response:
+    """Nothing is deleted: the undo is an event with the judge's reason."""
+    _game(game)
+    auth.check_csrf(game)
+    body = _load(schemas.UndoSchema)
+    _judge(game)
+
+    def call(key: str | None) -> Response:
+        return _record(game, "judge", _ref().undo(game, "judge", body["to"], body["reason"]))
+
+    return _once(game, call)
+
+
+@route(
+    "/games/<game>/amend",
+    "POST",
+    "Judge: replace an event's action",
+    body=schemas.AmendSchema,
+    response=schemas.RecordSchema,
+    ok=201,
+    errors=(400, 403, 404, 413, 415, 422),
+    seat="judge",
+    headers=("X-CSRF-Token", "Idempotency-Key"),
+    tags=("judge",),
+)
+def amend(game: str) -> Response:
+    """The amended action must be legal on the position before that event."""
+    _game(game)
+    auth.check_csrf(game)
+    body = _load(schemas.AmendSchema)
+    _judge(game)
+
+    def call(key: str | None) -> Response:
+        rec = _ref().amend(game, "judge", body["event"], body["action"], body["reason"])
+        return _record(game, "judge", rec)
+
+    return _once(game, call)
+
+
+@route(
+    "/games/<game>/resolve",
+    "POST",
+    "Judge: resolve an irregularity or a judge call",
+    body=schemas.ResolveSchema,
+    response=schemas.RecordSchema,
+    ok=201,
+    errors=(400, 403, 404, 413, 415, 422, 501),
+    seat="judge",
+    headers=("X-CSRF-Token", "Idempotency-Key"),
+    tags=("judge",),
+)
+def resolve(game: str) -> Response:
+    """The judge's note stays on the judge's page."""
+    _game(game)
+    auth.check_csrf(game)
+    body = _load(schemas.ResolveSchema)
+    _judge(game)
+
+    def call(key: str | None) -> Response:
+        rec = _needs("resolve")(game, "judge", body["event"], body["note"])
+        return _record(game, "judge", rec)
+
+    return _once(game, call)
+
+
+@route(
+    "/games/<game>/ruling",
+    "POST",
+    "Judge: rule on an action without changing the game",
+    body=schemas.RulingRequestSchema,
+    response=schemas.RulingSchema,
+    errors=(400, 403, 404, 413, 415, 422, 501),
+    seat="judge",
+    headers=("X-CSRF-Token",),
+    tags=("judge",),
+)
+def ruling(game: str) -> Response:
+    """Poses the action on the position after event ``at`` (default: now); records nothing."""
+    _game(game)
+    auth.check_csrf(game)
+    body = _load(schemas.RulingRequestSchema)
+    _judge(game)
+    out = _needs("ruling")(game, "judge", body["action"], at=body["at"])
+    return _json(schemas.RulingSchema, out, 200, _seq(game))
+
+
+@route(
+    "/games/<game>/seats/<seat>/reissue",
+    "POST",
+    "Judge: revoke a seat's join link and issue a new one",
+    response=schemas.ReissuedSchema,
+    errors=(403, 404, 501),
+    seat="judge",
+    headers=("X-CSRF-Token",),
+    tags=("judge",),
+)
+def reissue(game: str, seat: str) -> Response:
+    """The old link and every cookie made from it open nothing any more (a lost phone)."""
+    _game(game)
+    auth.check_csrf(game)
+    _judge(game)
+    if seat not in ("hera", "zeus", "judge"):
+        raise NotFound(f"no seat {seat[:20]!r} (seats: hera, zeus, judge)")
+    holder_cookie = request.cookies.get(auth.cookie_name(game))
+    own = seat == "judge" and holder_cookie is not None and not auth.is_tournament_judge()
+    code = str(_needs("reissue")(game, "judge", seat))
+    base = request.host_url.rstrip("/")
+    resp = _json(
+        schemas.ReissuedSchema,
+        {"seat": seat, "code": code, "link": base + auth.join_path(game, code)},
+    )
+    if own:  # the judge revoked his own link: this browser keeps the judge's seat
+        auth.set_seat_cookie(resp, game, code)
+    return resp
+
+
+@route(
+    "/tables",
+    "GET",
+    "Judge: all the tables you judge, at a glance",
+    response=schemas.TablesSchema,
+    errors=(403,),
+    seat="judge",
+    tags=("judge",),
+)
+def tables() -> Response:
+    """Every table for the tournament judge; otherwise those you hold a judge link for."""
+    games = set(auth.judged_games())
+    if not games and not auth.is_tournament_judge():
+        raise Forbidden("only a judge sees the tables; open your judge link first")
+    ref = _ref()
+    overview = getattr(ref, "overview", None)
+    if overview is not None:
+        rows = [r for r in overview("judge") if r.get("game") in games]
+    else:
+        rows = [_table_row(g) for g in sorted(games)]
+    return _json(schemas.TablesSchema, {"tables": rows})
+
+
+def _table_row(game: str) -> dict[str, Any]:
+    """One table of the overview, from the judge's view (until the service has ``overview``)."""
+    ref = _ref()
+    v = ref.view(game, "judge")
+    records = ref.log(game, "judge")
+    return {
+        "game": game,
+        "players": v.get("players", {}),
+        "phase": v.get("phase"),
+        "turn": v.get("turn"),
+        "winner": v.get("winner"),
+        "reason": v.get("reason"),
+        "open_calls": 0,
+        "open_irregularities": len(v.get("irregularities", [])),
+        "last_time": records[-1].time if records else None,
+        "head": _head(game),
+    }
+
+
+@route(
+    "/games/<game>/log",
+    "GET",
+    "The game's log as your seat may read it",
+    response=schemas.LogSchema,
+    errors=(404,),
+)
+def game_log(game: str) -> Response:
+    """Hidden cards are cut for every seat but the judge (records marked ``redacted``)."""
+    _game(game)
+    seat = auth.seat_of(game)
+    records = [r.to_json() for r in _ref().log(game, seat)]
+    return _json(schemas.LogSchema, {"game": game, "records": records}, 200, _seq(game))
+
+
+@route(
+    "/games/<game>/export",
+    "GET",
+    "The log as JSON lines (a file)",
+    errors=(404,),
+    content="application/x-ndjson",
+)
+def export(game: str) -> Response:
+    """The judge's export is the whole log (``referee verify`` checks it); anyone else's is
+    redacted."""
+    _game(game)
+    seat = auth.seat_of(game)
+    text = _ref().export(game, seat)
+    resp = Response(text, 200, mimetype="application/x-ndjson")
+    resp.headers["Content-Disposition"] = f'attachment; filename="{game}-{seat}.jsonl"'
+    resp.set_etag(str(_seq(game)))
+    return resp
+
+
+@route(
+    "/games/<game>/photos",
+    "POST",
+    "Read the cards in a photo (multipart field 'photo')",
+    response=schemas.PhotoSchema,
+    errors=(400, 403, 404, 413, 415, 422, 501),
+    headers=("X-CSRF-Token",),
+    content="multipart/form-data",
+)
+def photo(game: str) -> Response:
+    """The photo goes to the camera reader when this server has one; records nothing."""
+    _game(game)
+    auth.check_csrf(game)
+    seat = auth.seat_of(game)
+    if seat == "public":
+        raise Forbidden("the public seat cannot send photos")
+    f = request.files.get("photo")
+    if f is None:
+        raise BadRequest("send the photo as the multipart field 'photo'")
+    if f.mimetype not in ("image/jpeg", "image/png", "image/webp"):
+        raise UnsupportedMediaType("a photo is a JPEG, PNG or WebP image")
+    data = f.read(int(current_app.config["MAX_CONTENT_LENGTH"]) + 1)
+    return _read_photo(game, data)
+
+
+def _read_photo(game: str, data: bytes) -> Response:
+    """Hands the image to ``vision.read_cards``; 501 while this server has no camera reader,
+    422 for a game without a kit or a file that is not an image."""
+    try:
+        import vision
+        from vision.kit import as_vision_kit
+
+        read_cards = vision.read_cards  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        return error_response(
+            501,
+            "NotImplemented",
+            "reading cards from photos is not available on this server yet; enter the cards "
+            "by name",
+        )
+    catalogue = _ref().folded(game).create.get("catalogue")
+    if not catalogue:
+        raise ValidationError({"photo": ["this game uses manual entry: it has no sticker kit"]})
+    import cv2
+    import numpy as np
+
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValidationError({"photo": ["the file is not an image this server can read"]})
+    found = read_cards(image, as_vision_kit(catalogue))
+    cards = [_jsonable(d) for d in found]
+    return _json(schemas.PhotoSchema, {"cards": cards})
+
+
+def _jsonable(obj: Any) -> dict[str, Any]:
+    to_json = getattr(obj, "to_json", None)
+    if to_json is not None:
+        return dict(to_json())
+    import dataclasses
+
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return json.loads(json.dumps(dataclasses.asdict(obj), default=str))  # type: ignore[no-any-return]
+    return {"value": str(obj)}
+
+
+@route(
+    "/openapi.json",
+    "GET",
+    "This API's OpenAPI 3 document",
+    tags=("session",),
+)
+def openapi() -> Response:
+    """Generated from the marshmallow schemas and the route table."""
+    return jsonify(openapi_document())
+
+
+# The live stream is served by web.live (its own blueprint) under the same prefix.
+DOCS.append(
+    RouteDoc(
+        "/games/<game>/stream",
+        "GET",
+        "Live updates (server-sent events)",
+        errors=(404,),
+        content="text/event-stream",
+        headers=("Last-Event-ID",),
+        description="Each event (type 'head', id = seq) carries the new head {seq, hash} of the "
+        "log; fetch the view again when it comes. A comment line every 15 s keeps the "
+        "connection open; the server closes the stream after 5 minutes and the browser's "
+        "EventSource reconnects (retry 2 s), resuming after Last-Event-ID.",
+    )
+)
+
+_STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    202: "NeedsInput: the action waits for an input (see needs, asked)",
+    304: "Not modified (If-None-Match matched the ETag)",
+    400: "Malformed request (JSON, header)",
+    403: "Forbidden: your seat may not do this, or the CSRF token is missing",
+    404: "No such game, seat or pending question",
+    409: "Stale: If-Match is not the last event (seq: the current one), or the key was used",
+    413: "Body too large",
+    415: "Wrong Content-Type",
+    422: "Invalid body, illegal action (with its rule), or an Idempotency-Key reused",
+    501: "Not available on this server yet",
+}
+
+_HEADER_DOC = {
+    "X-CSRF-Token": "the CSRF token (from GET /session or a view's csrf)",
+    "If-Match": "the ETag (event number) of the view you acted on",
+    "Idempotency-Key": "a unique key per request: a retry gets the first answer",
+    "If-None-Match": "the ETag you hold",
+    "Last-Event-ID": "the last event number received",
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI 3 document of this API, from :data:`DOCS` and :mod:`web.schemas`."""
+    from apispec import APISpec
+    from apispec.ext.marshmallow import MarshmallowPlugin
+
+    spec = APISpec(
+        title="Hera & Zeus referee",
+        version="1",
+        openapi_version="3.0.3",
+        plugins=[MarshmallowPlugin()],
+        info={
+            "description": "The referee's JSON API. Seats are cookies made from join links "
+            "(or 'Authorization: Bearer <join code>'). Errors: {error, rule, message}."
+        },
+        servers=[{"url": "/api/v1"}],
+    )
+    spec.components.schema("Error", schema=schemas.ErrorSchema)
+    paths: dict[str, dict[str, Any]] = {}
+    for d in DOCS:
+        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", d.rule)
+        params: list[dict[str, Any]] = [
+            {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
+            for n in re.findall(r"{(\w+)}", path)
+        ]
+        params += [
+            {
+                "name": h,
+                "in": "header",
+                "required": False,
+                "schema": {"type": "string"},
+                "description": _HEADER_DOC.get(h, ""),
+            }
+            for h in d.headers
+        ]
+        op: dict[str, Any] = {
+            "summary": d.summary,
+            "description": d.description + f"\n\nSeat: {d.seat}.",
+            "operationId": d.method.lower() + "_" + re.sub(r"\W+", "_", path).strip("_"),
+            "tags": list(d.tags),
+            "parameters": params,
+        }
+        if d.body is not None:
+            op["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": d.body}},
+            }
+        ok_content: dict[str, Any]
+        if d.response is not None:
+            ok_content = {d.content: {"schema": d.response}}
+        else:
+            ok_content = {d.content: {"schema": {"type": "string"}}}
+        responses: dict[str, Any] = {
+            str(d.ok): {"description": _STATUS_TEXT.get(d.ok, "OK"), "content": ok_content}
+        }
+        for code in d.errors:
+            responses[str(code)] = {
+                "description": _STATUS_TEXT.get(code, "error"),
+                "content": {"application/json": {"schema": "Error"}},
+            }
+        op["responses"] = responses
+        paths.setdefault(path, {})[d.method.lower()] = op
+    for path, ops in paths.items():
+        spec.path(path=path, operations=ops)
+    return spec.to_dict()

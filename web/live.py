@@ -1,0 +1,116 @@
+"""Live updates: ``GET /api/v1/games/<game>/stream``, server-sent events.
+
+Each event (type ``head``, id = the event number) carries the log's new head ``{"seq", "hash"}``
+and nothing else: a page that gets it fetches its own view again, cut for its own seat, so the
+stream can never carry a hidden card. The first event is sent at once (the head as it is now,
+or nothing when ``Last-Event-ID`` is already current); then an event within a fraction of a
+second of every change, a comment line every :data:`HEARTBEAT` seconds (proxies and phones drop
+silent connections), and the stream ends after :data:`STREAM_SECONDS` so that no server thread is
+held forever: the browser's EventSource reconnects by itself (``retry`` below) and resumes after
+the ``Last-Event-ID`` it holds.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+
+from referee.service import NotFound, Referee
+from web import auth
+from web.app import get_referee
+
+bp = Blueprint("live", __name__)
+
+HEARTBEAT = 15.0
+STREAM_SECONDS = 300.0
+RETRY_MS = 2000
+POLL = 0.1  # the fallback poll interval while the service has no ``wait``
+
+
+def wait_for(ref: Referee, game: str, seq: int, timeout: float) -> int:
+    """Blocks until ``game``'s last event number is above ``seq`` or ``timeout`` seconds pass;
+    returns the last event number. Uses :meth:`Referee.wait` when the service has it (it also
+    notices appends by other processes); until then a short poll of the cached fold."""
+    wait = getattr(ref, "wait", None)
+    if wait is not None:
+        return int(wait(game, seq, timeout))
+    deadline = time.monotonic() + timeout
+    while True:
+        now = ref.folded(game).last_seq
+        left = deadline - time.monotonic()
+        if now > seq or left <= 0:
+            return int(now)
+        time.sleep(min(POLL, left))
+
+
+def head_of(ref: Referee, game: str) -> dict[str, Any]:
+    """The log's head ``{"seq", "hash"}``. Raises NotFound for an unknown game."""
+    head = getattr(ref, "head", None)
+    if head is not None:
+        h = head(game)
+        return {"seq": int(h["seq"]), "hash": str(h["hash"])}
+    f = ref.folded(game)
+    return {"seq": int(f.last_seq), "hash": str(f.last_hash)}
+
+
+def _event(head: dict[str, Any]) -> str:
+    return f"event: head\nid: {head['seq']}\ndata: {json.dumps(head)}\n\n"
+
+
+def events(
+    ref: Referee,
+    game: str,
+    since: int | None,
+    *,
+    heartbeat: float = HEARTBEAT,
+    duration: float = STREAM_SECONDS,
+) -> Iterator[str]:
+    """The stream's text: ``retry``, the current head unless ``since`` is current, then one
+    event per change and heartbeats, for ``duration`` seconds."""
+    end = time.monotonic() + duration
+    yield f"retry: {RETRY_MS}\n\n"
+    head = head_of(ref, game)
+    if since is None or head["seq"] != since:
+        yield _event(head)
+    seen = head["seq"]
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        seq = wait_for(ref, game, seen, min(heartbeat, left))
+        if seq > seen or seq < seen:
+            head = head_of(ref, game)
+            seen = head["seq"]
+            yield _event(head)
+        else:
+            yield ": heartbeat\n\n"
+
+
+@bp.get("/api/v1/games/<game>/stream")
+def stream(game: str) -> Response:
+    """Server-sent events for ``game`` (any seat: the head is public). Raises NotFound."""
+    if not auth.is_game_id(game):
+        raise NotFound(f"no game {game[:64]!r}")
+    auth.seat_of(game)
+    ref = get_referee()
+    head_of(ref, game)  # 404 before the stream starts
+    since: int | None = None
+    last = request.headers.get("Last-Event-ID", "").strip()
+    if last.isdigit() and len(last) <= 12:
+        since = int(last)
+    cfg = current_app.config
+    body = events(
+        ref,
+        game,
+        since,
+        heartbeat=float(cfg.get("SSE_HEARTBEAT", HEARTBEAT)),
+        duration=float(cfg.get("SSE_SECONDS", STREAM_SECONDS)),
+    )
+    resp = Response(body, 200, mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-store"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp

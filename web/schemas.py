@@ -1,0 +1,336 @@
+"""The JSON API's bodies, in and out: marshmallow schemas at the edge (and the OpenAPI document's
+source). Requests are validated here before the service sees them: unknown fields, wrong types,
+out-of-range numbers and over-long strings are refused with the field named; the game rules
+themselves are the service's (an illegal action is the service's 422 with its rule id).
+
+An action is given either as its JSON object (POSITIONS.md) or as its text form (the strings of a
+view's ``legal`` list, e.g. ``"play Cyclops 2"``): :class:`ActionField` reads both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
+
+from engine.actions import parse_action_text
+from engine.errors import NotationError
+
+NAME = validate.Length(min=1, max=40)
+NOTE = validate.Length(max=1000)
+REASON = validate.Length(min=1, max=1000)
+SEATS = ("hera", "zeus", "judge", "public")
+PLAYERS = ("hera", "zeus")
+ACTION_TYPES = [{"type": "object"}, {"type": "string"}]
+
+
+class Strict(Schema):
+    """Refuses unknown fields."""
+
+    class Meta:
+        unknown = RAISE
+
+
+def _bounded_json(value: Any, depth: int = 0) -> None:
+    """Raises ValidationError for a value nested deeper than 8 levels or with strings longer
+    than 200 characters (an action names cards and numbers, nothing longer)."""
+    if depth > 8:
+        raise ValidationError("nested too deeply")
+    if isinstance(value, str):
+        if len(value) > 200:
+            raise ValidationError("a string is longer than 200 characters")
+    elif isinstance(value, Mapping):
+        if len(value) > 40:
+            raise ValidationError("too many keys")
+        for k, v in value.items():
+            _bounded_json(k, depth + 1)
+            _bounded_json(v, depth + 1)
+    elif isinstance(value, list):
+        if len(value) > 100:
+            raise ValidationError("a list is longer than 100 items")
+        for v in value:
+            _bounded_json(v, depth + 1)
+    elif not (value is None or isinstance(value, bool | int | float)):
+        raise ValidationError("not a JSON value")
+
+
+class ActionField(fields.Field):  # type: ignore[type-arg]
+    """An action: its JSON object (``{"do": "play", "card": "Cyclops", "column": 2}``) or its
+    text form (``"play Cyclops 2"``). Loads as the JSON object; the service checks it."""
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> dict[str, Any]:
+        if isinstance(value, str):
+            if not value.strip() or len(value) > 500:
+                raise ValidationError("an action text is 1 to 500 characters")
+            try:
+                return parse_action_text(value).to_json()
+            except NotationError as e:
+                raise ValidationError(str(e)) from None
+        if isinstance(value, Mapping):
+            _bounded_json(value)
+            if not isinstance(value.get("do"), str):
+                raise ValidationError('an action object names its kind in "do"')
+            return dict(value)
+        raise ValidationError("an action is an object or a text such as 'play Cyclops 2'")
+
+
+class AnyJson(fields.Field):  # type: ignore[type-arg]
+    """Any bounded JSON value (an answer: a card name, a list of names, a number)."""
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> Any:
+        _bounded_json(value)
+        return value
+
+
+# ---- requests ------------------------------------------------------------------------------
+
+
+class PlayersSchema(Strict):
+    hera = fields.String(validate=NAME, metadata={"description": "Hera's player name"})
+    zeus = fields.String(validate=NAME, metadata={"description": "Zeus's player name"})
+
+
+class CreateGameSchema(Strict):
+    profile = fields.String(
+        load_default="rio-grande",
+        validate=validate.Length(min=1, max=40),
+        metadata={"description": "rule profile: rio-grande, kosmos or translations"},
+    )
+    switches = fields.Dict(
+        keys=fields.String(validate=NAME),
+        values=fields.String(validate=NAME),
+        load_default=dict,
+        validate=validate.Length(max=20),
+        metadata={"description": "rule switches (name -> value), see RULES.md"},
+    )
+    players = fields.Nested(PlayersSchema, load_default=dict)
+    starting = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(["hera", "zeus", "table"]),
+        metadata={
+            "description": "who starts (D19): hera, zeus, 'table' (decided at the table), "
+            "or null for the profile's default"
+        },
+    )
+    catalogue = fields.Dict(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "the sticker kit's card catalogue, when a kit is used"},
+    )
+
+
+class ActionBodySchema(Strict):
+    action = ActionField(
+        required=True,
+        metadata={
+            "description": "the action: its JSON object (POSITIONS.md) or its text form, as "
+            "listed in the view's 'legal'",
+            "oneOf": ACTION_TYPES,
+        },
+    )
+
+
+class AnswerSchema(Strict):
+    value = AnyJson(
+        required=True,
+        metadata={"description": "what the referee asked for: a card name, a list, a number"},
+    )
+
+
+class ObservationSchema(Strict):
+    player = fields.String(required=True, validate=validate.OneOf(PLAYERS))
+    zone = fields.String(required=True, validate=validate.OneOf(["hand", "field"]))
+    column = fields.Integer(validate=validate.Range(1, 3), strict=True)
+    position = fields.Integer(validate=validate.Range(1, 4), strict=True)
+    card = fields.String(required=True, validate=NAME)
+    source = fields.String(load_default="manual", validate=validate.Length(min=1, max=20))
+
+
+class CallSchema(Strict):
+    note = fields.String(load_default="", validate=NOTE)
+
+
+class UndoSchema(Strict):
+    to = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    reason = fields.String(required=True, validate=REASON)
+
+
+class AmendSchema(Strict):
+    event = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    action = ActionField(
+        required=True, metadata={"oneOf": [{"type": "object"}, {"type": "string"}]}
+    )
+    reason = fields.String(required=True, validate=REASON)
+
+
+class ResolveSchema(Strict):
+    event = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    note = fields.String(load_default="", validate=NOTE)
+
+
+class RulingRequestSchema(Strict):
+    action = ActionField(
+        required=True, metadata={"oneOf": [{"type": "object"}, {"type": "string"}]}
+    )
+    at = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "rule on the position after this event (default: now)"},
+    )
+
+
+# ---- responses ----------------------------------------------------------------------------
+
+
+class HeadSchema(Schema):
+    seq = fields.Integer(required=True)
+    hash = fields.String(required=True)
+
+
+class TurnSchema(Schema):
+    player = fields.String()
+    first = fields.Boolean()
+    ap = fields.Integer()
+    used = fields.Integer()
+
+
+class SideSchema(Schema):
+    hand = fields.List(fields.String(), metadata={"description": "backs ('?') unless yours"})
+    hand_size = fields.Integer()
+    deck = fields.Integer()
+    field = fields.List(fields.List(fields.String()))
+    discard = fields.List(fields.String())
+    discard_top = fields.String(allow_none=True)
+    discard_height = fields.Integer()
+    figure = fields.String()
+
+
+class AskedSchema(Schema):
+    needs = fields.String()
+    by = fields.String()
+
+
+class ViewSchema(Schema):
+    """The table as the requesting seat may see it (``referee.views.view_for``)."""
+
+    game = fields.String()
+    seat = fields.String()
+    seq = fields.Integer()
+    head = fields.Nested(HeadSchema)
+    phase = fields.String()
+    profile = fields.String()
+    switches = fields.Dict()
+    turn = fields.Nested(TurnSchema)
+    winner = fields.String(allow_none=True)
+    reason = fields.String(allow_none=True)
+    hera = fields.Nested(SideSchema)
+    zeus = fields.Nested(SideSchema)
+    players = fields.Dict(keys=fields.String(), values=fields.String())
+    provisional_catalogue = fields.Boolean()
+    legal = fields.List(fields.String(), metadata={"description": "when this seat may act"})
+    asked = fields.Nested(AskedSchema, metadata={"description": "when the referee waits on you"})
+    irregularities = fields.List(fields.Dict(), metadata={"description": "judge only"})
+    broken = fields.Raw(allow_none=True, metadata={"description": "judge only"})
+    calls = fields.List(fields.Dict(), metadata={"description": "judge only"})
+    csrf = fields.String(metadata={"description": "the token for this game's POST requests"})
+
+
+class ReceiptSchema(Schema):
+    seq = fields.Integer(required=True)
+    events = fields.List(fields.Dict(), required=True)
+    rules = fields.List(fields.String())
+    notes = fields.List(fields.String())
+    view = fields.Nested(ViewSchema)
+    replayed = fields.Boolean(metadata={"description": "true for a retried Idempotency-Key"})
+
+
+class RecordSchema(Schema):
+    """A log record as the requesting seat may read it (``Record.to_json``)."""
+
+    game = fields.String()
+    seq = fields.Integer()
+    time = fields.String()
+    seat = fields.String()
+    kind = fields.String()
+    body = fields.Dict()
+    events = fields.List(fields.Dict())
+    key = fields.String(allow_none=True)
+    prev = fields.String()
+    hash = fields.String()
+    nonce = fields.String()
+    redacted = fields.Boolean()
+    sig = fields.String()
+
+
+class LogSchema(Schema):
+    game = fields.String()
+    records = fields.List(fields.Nested(RecordSchema))
+
+
+class CreatedSchema(Schema):
+    game = fields.String(required=True)
+    codes = fields.Dict(
+        keys=fields.String(), values=fields.String(), metadata={"description": "seat -> code"}
+    )
+    links = fields.Dict(
+        keys=fields.String(), values=fields.String(), metadata={"description": "seat -> link"}
+    )
+    public = fields.String(metadata={"description": "the public page"})
+    csrf = fields.String()
+
+
+class SessionSchema(Schema):
+    csrf = fields.String(metadata={"description": "the token for POST /games"})
+
+
+class ReissuedSchema(Schema):
+    seat = fields.String()
+    code = fields.String()
+    link = fields.String()
+
+
+class TableSchema(Schema):
+    game = fields.String()
+    players = fields.Dict()
+    phase = fields.String()
+    turn = fields.Nested(TurnSchema)
+    winner = fields.String(allow_none=True)
+    reason = fields.String(allow_none=True)
+    open_calls = fields.Integer()
+    open_irregularities = fields.Integer()
+    last_time = fields.String(allow_none=True)
+    head = fields.Nested(HeadSchema)
+
+
+class TablesSchema(Schema):
+    tables = fields.List(fields.Nested(TableSchema))
+
+
+class RulingSchema(Schema):
+    legal = fields.Boolean()
+    rules = fields.List(fields.Raw())
+    ruling = fields.String()
+    other_profiles = fields.Raw()
+    result = fields.Raw()
+
+
+class PhotoSchema(Schema):
+    cards = fields.List(fields.Dict())
+
+
+class ErrorSchema(Schema):
+    error = fields.String(required=True, metadata={"description": "the error's code"})
+    rule = fields.String(allow_none=True, metadata={"description": "the deciding rule id"})
+    message = fields.String(required=True)
+    fields_ = fields.Dict(data_key="fields", metadata={"description": "per-field problems"})
+    needs = fields.String(metadata={"description": "NeedsInput: what is missing"})
+    asked = fields.List(fields.String(), metadata={"description": "NeedsInput: who may answer"})
+    seq = fields.Integer(metadata={"description": "Stale: the game's current event"})
