@@ -51,6 +51,7 @@ from printables.payload import (
 )
 
 FORMAT = "herazeus-kit/1"
+KIT_FILE = "kit.json"
 DECKS: tuple[Deck, Deck] = ("hera", "zeus")
 MAX_KIT_JSON_BYTES = 256 * 1024  # a real kit.json is about 20 kB
 MAX_DECK_FILE_BYTES = 64 * 1024
@@ -59,7 +60,7 @@ DEFAULT_CODE_MM = 20.0  # see README, "Printing a sticker kit"
 MIN_CODE_MM = 10.0
 MAX_CODE_MM = 40.0
 QUIET_MODULES = 2  # white modules around each code (QR asks for 4; decoders read 2 reliably)
-BACK_MARKER_MM = 20.0
+BACK_MARKER_MM = 18.0  # ~40 px at 2.25 px/mm; ArUco 4x4 reads down to ~28 px
 PAPERS = ("a4", "letter")
 
 

@@ -38,9 +38,9 @@ CELL_H = 97.0
 COLUMN_GAP = 4.0
 ROW_GAP = 3.0
 CENTRE_BAND = 16.0  # between the two sides: the column numbers
-MARKER_MM = 24.0  # corner markers (ArUco 4x4 read down to ~28 px: 24 mm is ~54 px at 2.25 px/mm)
+MARKER_MM = 20.0  # corner markers: ArUco 4x4 reads down to ~28 px; 20 mm is ~45 px at 2.25 px/mm
 MARKER_GAP = 4.0  # white between a marker and the grid
-MARGIN = 4.0  # white around the markers
+MARGIN = 4.0  # white around the markers (more than one marker cell, 3.3 mm)
 
 COLUMNS = 3
 ROWS = 4
@@ -116,7 +116,7 @@ def _r(v: float) -> float:
 
 
 def standard_mat() -> MatGeometry:
-    """The mat every kit prints (about 26 x 82 cm, on five A4 or Letter sheets)."""
+    """The mat every kit prints: 256 x 818 mm, five landscape A4 or Letter sheets."""
     grid_x = MARGIN + MARKER_MM + MARKER_GAP
     grid_w = COLUMNS * CELL_W + (COLUMNS - 1) * COLUMN_GAP
     side_h = ROWS * CELL_H + (ROWS - 1) * ROW_GAP

@@ -27,6 +27,7 @@ from referee.log import Record, read_lines, verify
 from referee.ruling import render_json, render_text, rule_file
 from referee.service import Referee, ServiceError
 from referee.store import SQLiteStore
+from web.serve import add_serve_command
 
 DEFAULT_DB = "referee.sqlite3"
 
@@ -210,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("games", help="list the games in a database")
     p.add_argument("--db", default=DEFAULT_DB)
     p.set_defaults(func=cmd_games)
+    add_serve_command(sub)
     return ap
 
 
