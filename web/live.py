@@ -13,6 +13,7 @@ the ``Last-Event-ID`` it holds.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -29,6 +30,9 @@ HEARTBEAT = 15.0
 STREAM_SECONDS = 300.0
 RETRY_MS = 2000
 POLL = 0.1  # the fallback poll interval while the service has no ``wait``
+TICK = 1.0  # a stream checks at least this often whether the server is stopping
+
+STOPPING = threading.Event()  # set by ``referee serve`` on shutdown: every stream ends
 
 
 def wait_for(ref: Referee, game: str, seq: int, timeout: float) -> int:
@@ -77,16 +81,21 @@ def events(
     if since is None or head["seq"] != since:
         yield _event(head)
     seen = head["seq"]
-    while True:
-        left = end - time.monotonic()
+    quiet_since = time.monotonic()
+    while not STOPPING.is_set():
+        now = time.monotonic()
+        left = end - now
         if left <= 0:
             return
-        seq = wait_for(ref, game, seen, min(heartbeat, left))
-        if seq > seen or seq < seen:
+        beat = quiet_since + heartbeat - now
+        seq = wait_for(ref, game, seen, max(0.0, min(TICK, left, beat)))
+        if seq != seen:  # a shorter chain is never expected: sent too, the page warns loudly
             head = head_of(ref, game)
             seen = head["seq"]
+            quiet_since = time.monotonic()
             yield _event(head)
-        else:
+        elif time.monotonic() - quiet_since >= heartbeat:
+            quiet_since = time.monotonic()
             yield ": heartbeat\n\n"
 
 

@@ -1,0 +1,364 @@
+"""``referee serve``: the web app on a real WSGI server, for a table or a venue.
+
+    referee serve [--db FILE] [--host H] [--port P] [--https] [--demo]
+
+The server is cheroot (pure Python, the CherryPy server): it installs everywhere Python does
+(Linux, macOS, Windows, a Raspberry Pi), needs no compiler and no event-loop monkey-patching, and
+writes each server-sent event as soon as it is yielded. Every live page holds one worker thread
+(a stream lasts at most five minutes, then the browser reconnects), so the pool is sized for the
+live pages: ``--threads`` (default 512: a hall of 100 tables with three pages each, and room for
+the requests themselves).
+
+It prints the address to open on the venue's Wi-Fi (the machine's LAN address) and the same
+address as a QR code. Files beside the database: ``<db>.secret`` (the key of the CSRF tokens, so
+that open pages survive a restart), ``<db>.judge`` (the tournament judge's code), and with
+``--https`` ``<db>.cert.pem`` / ``<db>.key.pem`` (a self-signed certificate naming the LAN
+address and localhost, made once and reused; a new one when the LAN address changes).
+
+SIGINT (Ctrl-C) and SIGTERM stop it cleanly: live streams end, the database is closed; a restart
+on the same file continues every game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import ipaddress
+import logging
+import os
+import secrets
+import signal
+import socket
+import sys
+import threading
+from pathlib import Path
+from typing import Any, TextIO
+
+DEFAULT_PORT = 8000
+DEFAULT_THREADS = 512
+
+
+def add_serve_command(sub: Any) -> None:
+    """Adds ``serve`` to the ``referee`` command's subparsers ``sub``."""
+    p = sub.add_parser(
+        "serve",
+        help="run the phone web app (prints its address and a QR code)",
+        description="Run the web app on this machine for the players' phones.",
+    )
+    p.add_argument("--db", default="referee.sqlite3", help="the games' database (SQLite file)")
+    p.add_argument(
+        "--host", default="0.0.0.0", help="address to listen on (default: every interface)"
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help=f"port (default {DEFAULT_PORT}, or a free one when {DEFAULT_PORT} is taken)",
+    )
+    p.add_argument(
+        "--https",
+        action="store_true",
+        help="serve HTTPS with a self-signed certificate (phones allow the camera only there)",
+    )
+    p.add_argument("--demo", action="store_true", help="create a game and print its seats' links")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_THREADS,
+        help=f"worker threads: one per open live page (default {DEFAULT_THREADS})",
+    )
+    p.add_argument("--quiet", action="store_true", help="no access log")
+    p.add_argument("--no-qr", action="store_true", help="print the links without QR codes")
+    p.set_defaults(func=cmd_serve)
+
+
+# ---- addresses -----------------------------------------------------------------------------
+
+
+def lan_ip() -> str:
+    """The machine's address on its outward network (the venue's Wi-Fi), found by connecting a
+    UDP socket (which sends nothing); 127.0.0.1 without a network."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.255.255.255", 1))
+        ip = str(s.getsockname()[0])
+    except OSError:
+        ip = "127.0.0.1"
+    finally:
+        s.close()
+    return ip if ip != "0.0.0.0" else "127.0.0.1"
+
+
+def port_is_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def choose_port(host: str, asked: int | None) -> tuple[int, str | None]:
+    """The port to listen on and a note when it is not the default. Raises SystemExit with a
+    clear message when an explicitly asked port is taken."""
+    if asked is not None:
+        if not 0 < asked < 65536:
+            raise SystemExit(f"referee serve: --port {asked}: a port is 1 to 65535")
+        if not port_is_free(host, asked):
+            raise SystemExit(
+                f"referee serve: port {asked} is in use (another server?); choose another "
+                "with --port, or leave --port out to get a free one"
+            )
+        return asked, None
+    if port_is_free(host, DEFAULT_PORT):
+        return DEFAULT_PORT, None
+    port = free_port(host)
+    return port, f"port {DEFAULT_PORT} is in use; serving on the free port {port} instead"
+
+
+# ---- files beside the database ------------------------------------------------------------
+
+
+def _private_file(path: Path, make: Any) -> str:
+    """The text of ``path``, made by ``make()`` (readable by this user only) when missing."""
+    if path.exists():
+        text = path.read_text("utf-8").strip()
+        if text:
+            return text
+    text = str(make())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    return text
+
+
+def secret_key(db: Path) -> str:
+    return _private_file(db.with_name(db.name + ".secret"), lambda: secrets.token_hex(32))
+
+
+def judge_code(db: Path) -> str:
+    return _private_file(db.with_name(db.name + ".judge"), lambda: secrets.token_urlsafe(16))
+
+
+def certificate(db: Path, ip: str) -> tuple[Path, Path]:
+    """The certificate and key files for HTTPS beside ``db``: reused when they exist and name
+    ``ip``; otherwise a new self-signed certificate (P-256, two years) for ``ip``, 127.0.0.1 and
+    localhost."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    cert_path = db.with_name(db.name + ".cert.pem")
+    key_path = db.with_name(db.name + ".key.pem")
+    want = {ipaddress.ip_address(ip), ipaddress.ip_address("127.0.0.1")}
+    if cert_path.exists() and key_path.exists():
+        try:
+            old = x509.load_pem_x509_certificate(cert_path.read_bytes())
+            san = old.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+            now = datetime.datetime.now(datetime.UTC)
+            if want <= set(san.get_values_for_type(x509.IPAddress)) and (
+                old.not_valid_after_utc > now + datetime.timedelta(days=7)
+            ):
+                return cert_path, key_path
+        except (ValueError, x509.ExtensionNotFound):
+            pass
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Hera & Zeus referee")])
+    now = datetime.datetime.now(datetime.UTC)
+    alt: list[x509.GeneralName] = [x509.DNSName("localhost")]
+    alt += [x509.IPAddress(a) for a in sorted(want, key=str)]
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=730))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key_pem)
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return cert_path, key_path
+
+
+# ---- printing ------------------------------------------------------------------------------
+
+
+def print_qr(url: str, out: TextIO) -> None:
+    """``url`` as a QR code drawn with block characters (skipped where the terminal cannot
+    print them)."""
+    import io
+
+    import qrcode  # type: ignore[import-untyped]
+
+    qr = qrcode.QRCode(border=2)
+    qr.add_data(url)
+    buf = io.StringIO()
+    qr.print_ascii(out=buf, invert=True)
+    try:
+        out.write(buf.getvalue())
+    except UnicodeEncodeError:
+        out.write("(this terminal cannot draw the QR code; type the address)\n")
+    out.flush()
+
+
+def announce(
+    out: TextIO,
+    url: str,
+    *,
+    note: str | None,
+    judge_url: str,
+    demo: dict[str, str] | None,
+    qr: bool,
+    https: bool,
+) -> None:
+    """What the person starting the server reads: the address, its QR code, the judge's link
+    and the demo game's seats."""
+    w = out.write
+    if note:
+        w(f"{note}\n")
+    w(f"\nHera & Zeus referee: open {url} on a phone on this Wi-Fi\n")
+    if qr:
+        print_qr(url, out)
+    if https:
+        w(
+            "HTTPS with a self-signed certificate: each phone asks once to accept it "
+            "(this is expected; it is this machine's own certificate).\n"
+        )
+    w(f"\nTournament judge (every table; keep this link to yourself): {judge_url}\n")
+    if demo:
+        w("\nDemo game: give each seat its own link (it is that seat's key).\n")
+        for seat in ("hera", "zeus", "judge", "public"):
+            link = demo.get(seat)
+            if link is None:
+                continue
+            w(f"\n{seat.title():7} {link}\n")
+            if qr:
+                print_qr(link, out)
+    w("\nCtrl-C stops the server; the games are kept in the database.\n")
+    out.flush()
+
+
+# ---- running -------------------------------------------------------------------------------
+
+
+def make_server(app: Any, host: str, port: int, threads: int) -> Any:
+    """A cheroot WSGI server for ``app``."""
+    from cheroot import wsgi
+
+    return wsgi.Server(
+        (host, port),
+        app,
+        numthreads=max(threads, 4),
+        server_name="referee",
+        request_queue_size=256,
+        timeout=30,
+        shutdown_timeout=3,
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Runs until SIGINT or SIGTERM. Returns 0, or raises SystemExit with a message for a
+    taken port or an unusable database."""
+    from referee.service import ServiceError
+    from web import auth, live
+    from web.app import create_app, open_db
+
+    db = Path(args.db).resolve()
+    try:
+        ref = open_db(str(db))
+    except Exception as e:  # an unreadable file, a locked or corrupt database
+        raise SystemExit(f"referee serve: cannot open the database {db}: {e}") from None
+    ip = lan_ip()
+    port, note = choose_port(args.host, args.port)
+    code = judge_code(db)
+    app = create_app(
+        {
+            "REFEREE": ref,
+            "REFEREE_DB": str(db),
+            "SECRET_KEY": secret_key(db),
+            "JUDGE_CODE": code,
+            "ACCESS_LOG": not args.quiet,
+            "PREFERRED_URL_SCHEME": "https" if args.https else "http",
+        }
+    )
+    if not args.quiet:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+        logging.getLogger("cheroot").setLevel(logging.WARNING)
+    else:
+        logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
+    scheme = "https" if args.https else "http"
+    shown_host = ip if args.host in ("0.0.0.0", "::", "") else args.host
+    base = f"{scheme}://{shown_host}:{port}"
+    demo: dict[str, str] | None = None
+    if args.demo:
+        try:
+            created = ref.create_game(players={"hera": "Hera", "zeus": "Zeus"})
+        except ServiceError as e:
+            raise SystemExit(f"referee serve: the demo game could not be made: {e}") from None
+        demo = {s: base + auth.join_path(created.game, c) for s, c in created.codes.items()}
+        demo["public"] = f"{base}/g/{created.game}"
+    server = make_server(app, args.host, port, args.threads)
+    if args.https:
+        from cheroot.ssl.builtin import BuiltinSSLAdapter
+
+        cert, key = certificate(db, ip)
+        server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
+    announce(
+        sys.stdout,
+        base + "/",
+        note=note,
+        judge_url=f"{base}/judge/join/{code}",
+        demo=demo,
+        qr=not args.no_qr,
+        https=args.https,
+    )
+    return run(server, ref, live)
+
+
+def run(server: Any, ref: Any, live: Any) -> int:
+    """Serves until SIGINT/SIGTERM, then stops the live streams, the server and the store."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+        with contextlib.suppress(AttributeError, ValueError):  # Windows: Ctrl-Break
+            signal.signal(signal.SIGBREAK, stop)  # type: ignore[attr-defined]
+    try:
+        server.prepare()
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+        server.serve()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.stdout.write("stopping: closing live streams and the database\n")
+        sys.stdout.flush()
+        live.STOPPING.set()
+        server.stop()
+        with contextlib.suppress(Exception):
+            ref.store.close()
+        sys.stdout.write("stopped\n")
+        sys.stdout.flush()
+    return 0
