@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from engine import HeraZeusError, NeedsInputError, NotationError, parse_action, write_position
+from printables.cli import add_kit_command
 from referee.board import board_text, describe_event_json
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
@@ -212,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default=DEFAULT_DB)
     p.set_defaults(func=cmd_games)
     add_serve_command(sub)
+    add_kit_command(sub)
     return ap
 
 
