@@ -66,6 +66,37 @@ class Folded:
     suspended: list[tuple[int, Action | Patch]] = field(default_factory=list)  # from the break on
     last_seq: int = 0
     last_hash: str = ""
+    last_time: str = ""
+    pending: Record | None = None  # the open question (an ``ask`` record), if any
+    calls: list[Record] = field(default_factory=list)  # judge calls
+    resolved: dict[int, Record] = field(default_factory=dict)  # seq settled -> resolve record
+
+    def copy(self) -> Folded:
+        """A snapshot to fold further without touching this one (readers keep theirs)."""
+        return Folded(
+            self.game,
+            self.ruleset,
+            self.create,
+            self.state,
+            list(self.ops),
+            list(self.states),
+            dict(self.outcomes),
+            list(self.irregularities),
+            list(self.corrections),
+            self.broken,
+            list(self.suspended),
+            self.last_seq,
+            self.last_hash,
+            self.last_time,
+            self.pending,
+            list(self.calls),
+            dict(self.resolved),
+        )
+
+    def open_items(self) -> list[Record]:
+        """Irregularities and judge calls the judge has not resolved yet."""
+        items = [*self.irregularities, *self.calls]
+        return sorted((r for r in items if r.seq not in self.resolved), key=lambda r: r.seq)
 
     def state_at(self, seq: int) -> GameState:
         """The state right after event ``seq`` (through the effective operations)."""
@@ -164,6 +195,7 @@ def fold(records: Sequence[Record]) -> Folded:
     st0 = new_game(rs)
     f = Folded(records[0].game, rs, create, st0, states=[st0])
     f.last_hash = records[0].hash
+    f.last_time = records[0].time
     for r in records[1:]:
         step(f, r)
     return f
@@ -171,21 +203,34 @@ def fold(records: Sequence[Record]) -> Folded:
 
 def step(f: Folded, r: Record) -> None:
     """Folds one more record into ``f`` (in place). Raises FoldError for a corrupt body."""
-    f.last_seq, f.last_hash = r.seq, r.hash
+    f.last_seq, f.last_hash, f.last_time = r.seq, r.hash, r.time
+    if r.kind in ("action", "undo", "amend"):
+        f.pending = None  # an action settles the question; a correction withdraws it
     if r.kind == "action":
         try:
             action = parse_action(r.body.get("action"), f"event {r.seq}")
         except NotationError as e:
             raise FoldError(str(e)) from None
         _push(f, r.seq, action)
-    elif r.kind == "observation" and r.body.get("identifies"):
-        try:
-            patch = patch_from_body(f.state, r.body)
-        except (NotationError, ValueError) as e:
-            raise FoldError(f"event {r.seq}: {e}") from None
-        _push(f, r.seq, patch)
+    elif r.kind == "ask":
+        f.pending = r
+    elif r.kind == "observation":
+        if r.body.get("identifies"):
+            try:
+                patch = patch_from_body(f.state, r.body)
+            except (NotationError, ValueError) as e:
+                raise FoldError(f"event {r.seq}: {e}") from None
+            _push(f, r.seq, patch)
+        if "irregularity" in r.body:
+            f.irregularities.append(r)
     elif r.kind == "irregularity":
         f.irregularities.append(r)
+    elif r.kind == "call":
+        f.calls.append(r)
+    elif r.kind == "resolve":
+        target = r.body.get("event")
+        if isinstance(target, int):
+            f.resolved[target] = r
     elif r.kind == "undo":
         f.corrections.append(r)
         to = int(r.body["to"])

@@ -1,28 +1,67 @@
-"""The game log: append-only records, each chained to the previous one by a SHA-256 hash.
+"""The game log: append-only records, hash-chained, signed, and cut for each seat verifiably.
 
-A record's hash covers its whole content and the previous record's hash, so any edit,
-insertion, deletion or reordering breaks the chain at a place :func:`verify` names. Records are
-JSON objects; exports are JSON lines, one record a line.
+Every record's hash covers its content and the previous record's hash, so an edit, insertion,
+deletion or reordering breaks the chain where :func:`verify` says. Every hash is signed with the
+server's Ed25519 key (:mod:`referee.keys`), so a log that was edited and re-hashed fails: nobody
+without the server's key can sign the new hashes.
+
+**Sealed fields.** A value that some seat may not see (a drawn card, a dealt hand, the
+idempotency key, a judge's reason: D21, D22) sits at a *sealed path*. The hash covers not the
+value but a salted commitment to it, ``sha256(salt ‖ value)``, with a salt derived from the
+record's secret nonce. A seat's cut of the record replaces each value hidden from it by its
+commitment (``{"$sealed": hex}``) and gives the salts of the sealed values it may see. So a
+player's export verifies exactly, hash and signature, and :func:`verify` can check that only
+what the rules hide from that seat was cut (``may_cut``), nothing else.
 
 Record kinds:
-    create       the game's setup choices (profile, switches, players, kits); always seq 0
+    create       the game's setup choices (profile, switches, players, kit); always seq 0
     action       a player's (or the judge's) action, with the engine's events
-    observation  what a scan or a person saw; may identify an unknown card (D20)
-    irregularity an observation or input that contradicts the record, for the judge (D20)
-    undo         a judge's correction: the game continues from event N (reason given)
-    amend        a judge's correction: an action's card identity replaced (reason given)
+    ask          the referee waits for a seat's input (an identity or a choice: D20, D22)
+    observation  what a scan or a person saw: identifies an unknown card, or raises an
+                 irregularity for the judge (D20), inside the same record
+    irregularity an input that contradicts the record, for the judge (D20)
+    call         a seat calls the judge
+    resolve      the judge settles an irregularity or a call
+    reissue      the judge revoked a seat's join code and issued a new one (no code logged)
+    undo         a judge's correction: the game continues from event N (reason for the judge)
+    amend        a judge's correction: an action replaced (reason for the judge)
+
+An export is JSON lines: a header line (format, game, seat, the server's public key and its
+fingerprint), then one record a line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from referee.jsonin import loads_strict
+from referee.keys import fingerprint_of, parse_public_key, signature_ok
+
 GENESIS = "0" * 64
-KINDS = frozenset({"create", "action", "observation", "irregularity", "undo", "amend"})
+FORMAT = "hz-log/2"
+KINDS = frozenset(
+    {
+        "create",
+        "action",
+        "ask",
+        "observation",
+        "irregularity",
+        "call",
+        "resolve",
+        "reissue",
+        "undo",
+        "amend",
+    }
+)
+SEALED = "$sealed"
+MAX_LINE = 256_000  # bytes: no record the service writes comes near it
+MAX_RECORDS = 100_000
+
+Path_ = tuple[str | int, ...]
 
 
 def canonical(obj: Any) -> bytes:
@@ -30,8 +69,53 @@ def canonical(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def parse_path(path: str) -> Path_:
+    return tuple(int(p) if p.isdigit() else p for p in path.split("."))
+
+
+def get_path(obj: Any, path: str) -> Any:
+    """The value at a dotted path; raises KeyError when it is not there."""
+    cur = obj
+    for p in parse_path(path):
+        if isinstance(cur, list) and isinstance(p, int) and 0 <= p < len(cur):  # noqa: SIM114 (mypy narrows each branch)
+            cur = cur[p]
+        elif isinstance(cur, dict) and isinstance(p, str) and p in cur:
+            cur = cur[p]
+        else:
+            raise KeyError(path)
+    return cur
+
+
+def set_path(obj: Any, path: str, value: Any) -> None:
+    parts = parse_path(path)
+    cur = obj
+    for p in parts[:-1]:
+        cur = cur[p]
+    cur[parts[-1]] = value
+
+
+def salt_for(nonce: str, path: str) -> str:
+    return hashlib.sha256(f"{nonce}:{path}".encode()).hexdigest()
+
+
+def commit(salt: str, value: Any) -> str:
+    return hashlib.sha256(bytes.fromhex(salt) + canonical(value)).hexdigest()
+
+
+def is_sealed_marker(v: Any) -> bool:
+    return isinstance(v, dict) and set(v) == {SEALED} and isinstance(v[SEALED], str)
+
+
+def _copy(v: Any) -> Any:
+    return json.loads(json.dumps(v))
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
+    """One log record. A *full* record has its ``nonce``; a *cut* one (a seat's copy) has
+    ``salts`` for the sealed values it shows and ``cut`` naming the sealed paths it hides
+    (their values replaced by ``{"$sealed": commitment}``)."""
+
     game: str
     seq: int
     time: str  # ISO 8601, UTC
@@ -39,11 +123,19 @@ class Record:
     kind: str
     body: Mapping[str, Any]
     events: tuple[Mapping[str, Any], ...] = ()
-    key: str | None = None  # the client's idempotency key
+    key: str | dict[str, str] | None = None  # the submitter's idempotency key (or sealed)
     prev: str = GENESIS
     hash: str = ""
-    nonce: str = ""  # random salt: a redacted record's hash must not reveal what was cut
-    redacted: bool = False  # cut for a player's export (not part of the hashed content)
+    nonce: str = ""  # secret: the salts of the sealed values derive from it
+    sealed: tuple[str, ...] = ()  # paths of values some seat may not see
+    sig: str = ""  # Ed25519 signature of the hash, by the server
+    salts: Mapping[str, str] | None = None  # cut form only: salts of the shown sealed values
+    cut: tuple[str, ...] = ()  # cut form only: sealed paths hidden from this copy's seat
+
+    @property
+    def redacted(self) -> bool:
+        """Whether this is a seat's cut copy (no nonce), not the full record."""
+        return self.salts is not None
 
     def content(self) -> dict[str, Any]:
         return {
@@ -52,67 +144,160 @@ class Record:
             "time": self.time,
             "seat": self.seat,
             "kind": self.kind,
-            "body": self.body,
-            "events": list(self.events),
+            "body": _copy(self.body),
+            "events": _copy(list(self.events)),
             "key": self.key,
             "prev": self.prev,
-            "nonce": self.nonce,
+            "sealed": list(self.sealed),
         }
 
-    def compute_hash(self) -> str:
-        return hashlib.sha256(canonical(self.content())).hexdigest()
+    def hashed_content(self) -> dict[str, Any]:
+        """The content with every sealed value replaced by its commitment.
 
-    def sealed(self) -> Record:
-        """This record with its hash filled in."""
-        return Record(
-            self.game,
-            self.seq,
-            self.time,
-            self.seat,
-            self.kind,
-            self.body,
-            self.events,
-            self.key,
-            self.prev,
-            self.compute_hash(),
-            self.nonce,
+        Raises ValueError when a sealed path is missing or a cut copy lacks a salt."""
+        out = self.content()
+        for path in self.sealed:
+            try:
+                v = get_path(out, path)
+            except KeyError:
+                raise ValueError(f"sealed path {path!r} is not in the record") from None
+            if is_sealed_marker(v):
+                if path not in self.cut:
+                    raise ValueError(f"{path!r} is cut but not listed as cut")
+                continue
+            if self.salts is None:
+                salt = salt_for(self.nonce, path)
+            else:
+                s = self.salts.get(path)
+                if not isinstance(s, str) or len(s) != 64:
+                    raise ValueError(f"no salt for the sealed value at {path!r}")
+                salt = s
+            set_path(out, path, {SEALED: commit(salt, v)})
+        return out
+
+    def compute_hash(self) -> str:
+        return hashlib.sha256(canonical(self.hashed_content())).hexdigest()
+
+    def sealed_with(self, sign: Callable[[str], str]) -> Record:
+        """This (full) record with its hash and signature filled in."""
+        h = self.compute_hash()
+        return _replace(self, hash=h, sig=sign(h))
+
+    def cut_for(self, hidden: Iterable[str]) -> Record:
+        """The copy of this full record for a seat from which the sealed paths ``hidden`` are
+        hidden. It verifies exactly like the full record."""
+        hidden = set(hidden)
+        hide = tuple(p for p in self.sealed if p in hidden)
+        c = self.content()
+        salts: dict[str, str] = {}
+        for path in self.sealed:
+            s = salt_for(self.nonce, path)
+            if path in hide:
+                set_path(c, path, {SEALED: commit(s, get_path(c, path))})
+            else:
+                salts[path] = s
+        return _replace(
+            self,
+            body=c["body"],
+            events=tuple(c["events"]),
+            key=c["key"],
+            nonce="",
+            salts=salts,
+            cut=hide,
         )
 
     def to_json(self) -> dict[str, Any]:
         out = self.content()
         out["hash"] = self.hash
-        if self.redacted:
-            out["redacted"] = True
-            del out["nonce"]
+        out["sig"] = self.sig
+        if self.salts is None:
+            out["nonce"] = self.nonce
+        else:
+            out["salts"] = dict(self.salts)
+            out["cut"] = list(self.cut)
         return out
 
     def to_line(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> Record:
-        """Raises ValueError naming the missing or mistyped field."""
-        try:
-            events = raw.get("events", [])
-            if not isinstance(events, list):
-                raise ValueError("events must be a list")
-            r = cls(
-                game=_typed(raw, "game", str),
-                seq=_typed(raw, "seq", int),
-                time=_typed(raw, "time", str),
-                seat=_typed(raw, "seat", str),
-                kind=_typed(raw, "kind", str),
-                body=_typed(raw, "body", dict),
-                events=tuple(events),
-                key=raw.get("key"),
-                prev=_typed(raw, "prev", str),
-                hash=_typed(raw, "hash", str),
-                nonce=str(raw.get("nonce", "")),
-                redacted=raw.get("redacted") is True,
-            )
-        except KeyError as e:
-            raise ValueError(f"missing field {e.args[0]!r}") from None
-        return r
+    def from_json(cls, raw: Any) -> Record:
+        """A record from its JSON object, strictly: every field present with its type, no other
+        field. Raises ValueError naming the field."""
+        if not isinstance(raw, dict):
+            raise ValueError("a record must be a JSON object")
+        full = {*_FIELDS, "nonce"}
+        cut = {*_FIELDS, "salts", "cut"}
+        keys = set(raw)
+        if keys != full and keys != cut:
+            want = full if "nonce" in keys else cut
+            extra, missing = sorted(keys - want), sorted(want - keys)
+            what = f"unknown field {extra[0]!r}" if extra else f"missing field {missing[0]!r}"
+            raise ValueError(what)
+        events = _typed(raw, "events", list)
+        if not all(isinstance(e, dict) for e in events):
+            raise ValueError("field 'events' must be a list of objects")
+        sealed = _typed(raw, "sealed", list)
+        if not all(isinstance(p, str) for p in sealed):
+            raise ValueError("field 'sealed' must be a list of paths")
+        key = raw["key"]
+        if key is not None and not isinstance(key, str) and not is_sealed_marker(key):
+            raise ValueError("field 'key' must be a string or null")
+        salts: dict[str, str] | None = None
+        cut_paths: tuple[str, ...] = ()
+        nonce = ""
+        if "nonce" in raw:
+            nonce = _typed(raw, "nonce", str)
+        else:
+            s = _typed(raw, "salts", dict)
+            if not all(isinstance(v, str) for v in s.values()):
+                raise ValueError("field 'salts' must map paths to strings")
+            salts = s
+            c = _typed(raw, "cut", list)
+            if not all(isinstance(p, str) and p in sealed for p in c):
+                raise ValueError("field 'cut' must list sealed paths")
+            cut_paths = tuple(c)
+        return cls(
+            game=_typed(raw, "game", str),
+            seq=_typed(raw, "seq", int),
+            time=_typed(raw, "time", str),
+            seat=_typed(raw, "seat", str),
+            kind=_typed(raw, "kind", str),
+            body=_typed(raw, "body", dict),
+            events=tuple(events),
+            key=key,
+            prev=_typed(raw, "prev", str),
+            hash=_typed(raw, "hash", str),
+            nonce=nonce,
+            sealed=tuple(sealed),
+            sig=_typed(raw, "sig", str),
+            salts=salts,
+            cut=cut_paths,
+        )
+
+
+_FIELDS = frozenset(
+    {
+        "game",
+        "seq",
+        "time",
+        "seat",
+        "kind",
+        "body",
+        "events",
+        "key",
+        "prev",
+        "sealed",
+        "hash",
+        "sig",
+    }
+)
+
+
+def _replace(r: Record, **kw: Any) -> Record:
+    d = {f: getattr(r, f) for f in Record.__dataclass_fields__}
+    d.update(kw)
+    return Record(**d)
 
 
 def _typed(raw: Mapping[str, Any], key: str, typ: type) -> Any:
@@ -122,87 +307,220 @@ def _typed(raw: Mapping[str, Any], key: str, typ: type) -> Any:
     return v
 
 
+# ---- exports -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The first line of an export: whose cut it is and the key that signed it."""
+
+    game: str
+    seat: str
+    public_key: str  # base64 Ed25519
+    fingerprint: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "game": self.game,
+            "seat": self.seat,
+            "public_key": self.public_key,
+            "fingerprint": self.fingerprint,
+        }
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Header:
+        if not isinstance(raw, dict) or set(raw) != {
+            "format",
+            "game",
+            "seat",
+            "public_key",
+            "fingerprint",
+        }:
+            raise ValueError(
+                "the first line must be the export header "
+                "(format, game, seat, public_key, fingerprint)"
+            )
+        if raw["format"] != FORMAT:
+            raise ValueError(f"format {raw['format']!r} is not {FORMAT!r}")
+        for k in ("game", "seat", "public_key", "fingerprint"):
+            if not isinstance(raw[k], str):
+                raise ValueError(f"header field {k!r} must be a string")
+        if raw["seat"] not in ("hera", "zeus", "judge", "public"):
+            raise ValueError(f"header seat {raw['seat']!r} is not a seat")
+        pk = parse_public_key(raw["public_key"])
+        if fingerprint_of(pk) != raw["fingerprint"]:
+            raise ValueError("the header's fingerprint is not that of its public key")
+        return cls(raw["game"], raw["seat"], raw["public_key"], raw["fingerprint"])
+
+
+def export_text(header: Header, records: Iterable[Record]) -> str:
+    lines = [json.dumps(header.to_json(), sort_keys=True)]
+    lines += [r.to_line() for r in records]
+    return "\n".join(lines) + "\n"
+
+
+def read_lines(text: str) -> tuple[Header, list[Record]]:
+    """The header and records of an export. Raises ValueError naming the line."""
+    header: Header | None = None
+    out: list[Record] = []
+    for ln, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE:
+            raise ValueError(f"line {ln}: longer than {MAX_LINE} characters")
+        if len(out) >= MAX_RECORDS:
+            raise ValueError(f"line {ln}: more than {MAX_RECORDS} records")
+        try:
+            raw = loads_strict(line, f"line {ln}", max_bytes=MAX_LINE, max_depth=32)
+        except ValueError as e:
+            raise ValueError(str(e)) from None
+        try:
+            if header is None:
+                header = Header.from_json(raw)
+            else:
+                out.append(Record.from_json(raw))
+        except ValueError as e:
+            raise ValueError(f"line {ln}: {e}") from None
+    if header is None:
+        raise ValueError("the log is empty")
+    return header, out
+
+
+# ---- verification --------------------------------------------------------------------------
+
+MayCut = Callable[[Record, str], set[str]]
+
+
 @dataclass(frozen=True, slots=True)
 class Verification:
     ok: bool
     count: int
-    bad_seq: int | None = None  # the first record that does not verify (its seq or its line)
+    bad_seq: int | None = None  # the first record that does not verify (its place)
     problem: str = ""
-    redacted: int = 0  # records cut for a player's export: linked, content not checkable
+    seat: str = "judge"
+    cut: int = 0  # records of which something was cut for the export's seat
+    head: tuple[int, str] | None = None
+    fingerprint: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
 
     def message(self) -> str:
-        if self.ok and self.redacted:
-            return (
-                f"intact: {self.count} records chained; {self.redacted} redacted for a "
-                "player, their content cannot be checked against their hashes"
-            )
-        if self.ok:
-            return f"intact: {self.count} records, hash chain verified"
-        return f"NOT intact at record {self.bad_seq}: {self.problem}"
+        if not self.ok:
+            where = f" at record {self.bad_seq}" if self.bad_seq is not None else ""
+            return f"NOT intact{where}: {self.problem}"
+        head = f"; head {self.head[0]} · {self.head[1][:8]}" if self.head else ""
+        who = (
+            "the judge's full log"
+            if self.seat == "judge"
+            else f"{self.seat}'s cut ({self.cut} records with hidden values, each cut as the "
+            "rules allow)"
+        )
+        out = (
+            f"intact: {self.count} records, hash chain and signatures verified "
+            f"(key {self.fingerprint}); {who}{head}"
+        )
+        for n in self.notes:
+            out += f"\n{n}"
+        return out
 
 
-def verify(records: Iterable[Record], allow_redacted: bool = False) -> Verification:
-    """Checks numbering, the chain and every hash. Names the first place that fails.
+def verify(
+    header: Header,
+    records: Iterable[Record],
+    *,
+    may_cut: MayCut | None = None,
+    key: str | None = None,
+    head: str | None = None,
+    seat: str | None = None,
+) -> Verification:
+    """Checks a log: numbering, the chain, every hash and signature, what was cut, its head.
 
-    A record marked redacted (a player's export) fails unless ``allow_redacted``: then only its
-    place in the chain is checked, since its cut content no longer matches its hash.
+    ``seat`` is the seat the log claims to be cut for (default: the header's); a judge's log
+    must be whole. ``may_cut(record, seat)`` gives the sealed paths the rules hide from a seat;
+    a cut copy may hide those and nothing else. ``key`` pins the signing key's fingerprint;
+    ``head`` (``SEQ:HASH``, the hash or a prefix of at least 8 hex digits) says where the log must
+    end. Names the first place that fails.
     """
+    fp = header.fingerprint
+    seat = seat or header.seat
+    if key is not None and key.strip().lower() != fp:
+        return Verification(
+            False, 0, None, f"signed by key {fp}, not by {key.strip()}", seat, fingerprint=fp
+        )
+    pk = parse_public_key(header.public_key)
     prev = GENESIS
     n = 0
-    redacted = 0
-    game: str | None = None
+    cut = 0
+    last: Record | None = None
     for i, r in enumerate(records):
         n += 1
-        if game is None:
-            game = r.game
-        if r.game != game:
-            return Verification(
-                False, n, i, f"belongs to game {r.game!r}, not {game!r} (inserted from another log)"
-            )
+
+        def bad(problem: str, i: int = i, n: int = n, cut: int = cut) -> Verification:
+            return Verification(False, n, i, problem, seat, cut, fingerprint=fp)
+
+        if r.game != header.game:
+            return bad(f"belongs to game {r.game!r}, not {header.game!r} (moved between games)")
         if r.seq != i:
             what = "a record is missing before it" if r.seq > i else "records are out of order"
-            return Verification(False, n, i, f"numbered {r.seq} where {i} was expected: {what}")
+            return bad(f"numbered {r.seq} where {i} was expected: {what}")
         if r.prev != prev:
-            return Verification(
-                False,
-                n,
-                i,
+            return bad(
                 "does not chain to the record before it "
-                "(a record was removed, inserted or reordered)",
+                "(a record was removed, inserted or reordered)"
+            )
+        if r.kind not in KINDS:
+            return bad(f"unknown kind {r.kind!r}")
+        if i == 0 and r.kind != "create":
+            return bad("a game's log starts with its create record")
+        try:
+            h = r.compute_hash()
+        except ValueError as e:
+            return bad(f"cannot be checked: {e}")
+        if h != r.hash:
+            return bad("its content does not match its hash (edited)")
+        if not signature_ok(pk, r.hash, r.sig):
+            return bad(
+                "its signature does not verify: the record was re-hashed or signed by another key"
             )
         if r.redacted:
-            if not allow_redacted:
-                return Verification(
-                    False,
-                    n,
-                    i,
-                    "is redacted (a player's export): only a full log can be verified completely",
-                )
-            redacted += 1
-        elif r.compute_hash() != r.hash:
-            return Verification(False, n, i, "its content does not match its hash (edited)")
-        if r.kind not in KINDS:
-            return Verification(False, n, i, f"unknown kind {r.kind!r}")
+            if seat == "judge":
+                return bad("is cut for a player, but a judge's log must be whole")
+            allowed = may_cut(r, seat) if may_cut is not None else set()
+            extra = sorted(set(r.cut) - allowed)
+            if extra:
+                return bad(f"hides {extra[0]!r}, which the rules do not hide from {seat}")
+            if r.cut:
+                cut += 1
+        elif seat != "judge":
+            return bad(f"is a full record in {seat}'s cut (it carries the secret nonce)")
         prev = r.hash
-    if n == 0:
-        return Verification(False, 0, 0, "the log is empty")
-    return Verification(True, n, redacted=redacted)
-
-
-def read_lines(text: str) -> list[Record]:
-    """Records from JSON lines. Raises ValueError naming the line."""
-    out = []
-    for ln, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"line {ln}: not JSON ({e.msg})") from None
-        if not isinstance(raw, dict):
-            raise ValueError(f"line {ln}: a record must be a JSON object")
-        try:
-            out.append(Record.from_json(raw))
-        except ValueError as e:
-            raise ValueError(f"line {ln}: {e}") from None
-    return out
+        last = r
+    if n == 0 or last is None:
+        return Verification(False, 0, 0, "the log has no records", seat, fingerprint=fp)
+    got = (last.seq, last.hash)
+    if head is not None:
+        want_seq, _, want_hash = head.strip().partition(":")
+        want_hash = want_hash.strip().lower()
+        if not want_seq.strip().isdigit() or len(want_hash) < 8:
+            return Verification(
+                False, n, None, f"--head {head!r} must be SEQ:HASH (8 hex or more)", seat, cut
+            )
+        if int(want_seq) != last.seq or not last.hash.startswith(want_hash):
+            if int(want_seq) > last.seq:
+                problem = (
+                    f"the log ends at {last.seq} · {last.hash[:8]}, before the head "
+                    f"{want_seq} · {want_hash[:8]}: it was cut short"
+                )
+            else:
+                problem = (
+                    f"the log ends at {last.seq} · {last.hash[:8]}, not at the head "
+                    f"{want_seq} · {want_hash[:8]}"
+                )
+            return Verification(False, n, None, problem, seat, cut, got, fp)
+    notes: tuple[str, ...] = ()
+    if head is None:
+        notes = (
+            "(the end of a log cannot be proved from the log alone: check it against the head "
+            "the players wrote down, with --head SEQ:HASH)",
+        )
+    return Verification(True, n, None, "", seat, cut, got, fp, notes)

@@ -1,16 +1,23 @@
 """Where logs live: a small storage interface, an SQLite store (default) and an in-memory one.
 
-Appends are atomic and durable in the SQLite store (WAL, ``synchronous=FULL``): when
-:meth:`Store.append` returns, the record is on disk. A record whose seq is not the next one
-(a stale submission) or whose idempotency key was seen before is refused with
-:class:`Conflict`, and nothing is written. A PostgreSQL store can follow the same protocol.
+One call to :meth:`Store.append` is one transaction: all its records (and the secrets that go
+with them) are written, or none. In the SQLite store the write is durable when the call returns
+(WAL, ``synchronous=FULL``). Records whose first seq is not the next one (a stale submission, or
+another process wrote first) or whose idempotency key that seat used before are refused with
+:class:`Conflict`, and nothing is written. Each thread has its own SQLite connection, so reads
+never wait for writes (WAL) and writes to different games wait only on SQLite's own write lock.
+
+Storage faults (a full disk, a read-only file, a database locked too long, a file that is not a
+database) raise :class:`StoreError` with one sentence; nothing is half written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -18,7 +25,7 @@ from referee.log import Record
 
 
 class StoreError(Exception):
-    """Storage failed or was asked something impossible."""
+    """Storage failed or was asked something impossible. The message is one sentence."""
 
 
 class Conflict(StoreError):
@@ -30,24 +37,50 @@ class Conflict(StoreError):
         self.existing = existing
 
 
-class Store(Protocol):
-    def append(self, record: Record) -> None:
-        """Appends ``record`` (already sealed). Raises Conflict when ``record.seq`` is not the
-        next number of its game or its key was used before."""
+def key_id(r: Record) -> str | None:
+    """The stored idempotency key: per seat (another seat's same key is another key)."""
+    return f"{r.seat}:{r.key}" if isinstance(r.key, str) else None
 
-    def records(self, game: str, upto: int | None = None) -> list[Record]:
-        """The game's records in order (through seq ``upto`` when given)."""
+
+class Store(Protocol):
+    def append(self, records: Sequence[Record], secrets: Mapping[str, str] | None = None) -> None:
+        """Appends ``records`` (sealed, one game, consecutive) and stores ``secrets`` (name ->
+        value) for that game, in one transaction. Raises Conflict when the first seq is not the
+        next number of its game or a key was used before by that seat; StoreError on a fault."""
+
+    def records(self, game: str, after: int = -1, upto: int | None = None) -> list[Record]:
+        """The game's records in order, from seq ``after + 1`` (through ``upto`` when given)."""
+
+    def head(self, game: str) -> tuple[int, str] | None:
+        """The game's last (seq, hash), or None when there is no such game."""
 
     def games(self) -> list[str]: ...
 
-    def by_key(self, game: str, key: str) -> Record | None: ...
+    def by_key(self, game: str, seat: str, key: str) -> Record | None: ...
 
     def put_secret(self, game: str, name: str, value: str) -> None:
-        """Stores a secret that is not part of the log (seat join codes)."""
+        """Stores a value that is not part of the log (hashed join codes, a game's key)."""
 
     def secrets(self, game: str) -> dict[str, str]: ...
 
     def close(self) -> None: ...
+
+
+def _check_batch(last: tuple[int, str] | None, records: Sequence[Record]) -> None:
+    if not records:
+        raise StoreError("nothing to append")
+    game = records[0].game
+    expected, prev = (0, None) if last is None else (last[0] + 1, last[1])
+    for r in records:
+        if r.game != game:
+            raise StoreError("one append holds the records of one game")
+        if r.seq != expected:
+            raise Conflict(
+                f"stale submission: event {r.seq} was submitted but the next event is {expected}"
+            )
+        if prev is not None and r.prev != prev:
+            raise Conflict("stale submission: it does not chain to the last event")
+        expected, prev = r.seq + 1, r.hash
 
 
 class MemoryStore:
@@ -58,46 +91,51 @@ class MemoryStore:
         self._secrets: dict[str, dict[str, str]] = {}
         self._lock = threading.Lock()
 
-    def append(self, record: Record) -> None:
+    def append(self, records: Sequence[Record], secrets: Mapping[str, str] | None = None) -> None:
         with self._lock:
-            log = self._logs.setdefault(record.game, [])
-            _check_next(log[-1] if log else None, record)
-            if record.key is not None:
-                hit = next((r for r in log if r.key == record.key), None)
-                if hit is not None:
+            log = self._logs.get(records[0].game, []) if records else []
+            _check_batch((log[-1].seq, log[-1].hash) if log else None, records)
+            seen = {key_id(r): r for r in log if key_id(r) is not None}
+            for r in records:
+                k = key_id(r)
+                if k is not None and k in seen:
                     raise Conflict(
-                        f"key {record.key!r} was already applied as event {hit.seq}", hit
+                        f"key {r.key!r} was already applied as event {seen[k].seq}", seen[k]
                     )
-            log.append(record)
+                if k is not None:
+                    seen[k] = r
+            self._logs.setdefault(records[0].game, []).extend(records)
+            if secrets:
+                self._secrets.setdefault(records[0].game, {}).update(secrets)
 
-    def records(self, game: str, upto: int | None = None) -> list[Record]:
-        log = list(self._logs.get(game, []))
-        return log if upto is None else [r for r in log if r.seq <= upto]
+    def records(self, game: str, after: int = -1, upto: int | None = None) -> list[Record]:
+        with self._lock:
+            log = list(self._logs.get(game, []))
+        return [r for r in log if r.seq > after and (upto is None or r.seq <= upto)]
+
+    def head(self, game: str) -> tuple[int, str] | None:
+        with self._lock:
+            log = self._logs.get(game)
+            return (log[-1].seq, log[-1].hash) if log else None
 
     def games(self) -> list[str]:
-        return sorted(self._logs)
+        with self._lock:
+            return sorted(self._logs)
 
-    def by_key(self, game: str, key: str) -> Record | None:
-        return next((r for r in self._logs.get(game, []) if r.key == key), None)
+    def by_key(self, game: str, seat: str, key: str) -> Record | None:
+        with self._lock:
+            return next((r for r in self._logs.get(game, []) if key_id(r) == f"{seat}:{key}"), None)
 
     def put_secret(self, game: str, name: str, value: str) -> None:
-        self._secrets.setdefault(game, {})[name] = value
+        with self._lock:
+            self._secrets.setdefault(game, {})[name] = value
 
     def secrets(self, game: str) -> dict[str, str]:
-        return dict(self._secrets.get(game, {}))
+        with self._lock:
+            return dict(self._secrets.get(game, {}))
 
     def close(self) -> None:
         pass
-
-
-def _check_next(last: Record | None, record: Record) -> None:
-    expected = 0 if last is None else last.seq + 1
-    if record.seq != expected:
-        raise Conflict(
-            f"stale submission: event {record.seq} was submitted but the next event is {expected}"
-        )
-    if last is not None and record.prev != last.hash:
-        raise Conflict("stale submission: it does not chain to the last event")
 
 
 _SCHEMA = """
@@ -105,6 +143,7 @@ CREATE TABLE IF NOT EXISTS events (
     game TEXT NOT NULL,
     seq INTEGER NOT NULL,
     key TEXT,
+    hash TEXT NOT NULL,
     line TEXT NOT NULL,
     PRIMARY KEY (game, seq)
 );
@@ -118,84 +157,172 @@ CREATE TABLE IF NOT EXISTS secrets (
 """
 
 
+def _fault(e: sqlite3.Error, path: str) -> StoreError:
+    text = str(e).lower()
+    if "full" in text:
+        why = "the disk is full"
+    elif "readonly" in text or "read-only" in text:
+        why = "the database file is read-only"
+    elif "locked" in text or "busy" in text:
+        why = "the database stayed locked by another process"
+    elif "not a database" in text or "malformed" in text or "corrupt" in text:
+        why = "the file is not a referee database (or it is damaged)"
+    elif "unable to open" in text:
+        why = "the database file cannot be opened"
+    else:
+        why = f"the database failed ({e})"
+    return StoreError(f"{path}: {why}; nothing was written")
+
+
 class SQLiteStore:
-    """The default store: one SQLite file, WAL journal, synchronous writes."""
+    """The default store: one SQLite file, WAL journal, synchronous writes, a connection per
+    thread. ``readonly=True`` opens an existing file for reading only and never creates one.
 
-    def __init__(self, path: str | Path) -> None:
+    Raises StoreError when the file cannot be opened or is not a database."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False, sync: str = "FULL") -> None:
         self.path = str(path)
+        self.readonly = readonly
+        self._sync = sync if sync in ("FULL", "NORMAL") else "FULL"
+        p = Path(self.path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=30
-        )
-        self._lock = threading.Lock()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_SCHEMA)
-
-    def append(self, record: Record) -> None:
-        line = record.to_line()
-        with self._lock:
+            if p.is_dir():
+                raise StoreError(f"{self.path}: is a directory, not a database file")
+            if readonly and not p.exists():
+                raise StoreError(f"{self.path}: no such database")
+            if not readonly and not p.parent.exists():
+                raise StoreError(f"{self.path}: the folder {p.parent} does not exist")
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._guard = threading.Lock()
+        db = self._db()  # open now, so a bad file fails here
+        if not readonly:
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                row = self._db.execute(
-                    "SELECT line FROM events WHERE game=? ORDER BY seq DESC LIMIT 1", (record.game,)
+                db.executescript(_SCHEMA)
+            except sqlite3.Error as e:
+                raise _fault(e, self.path) from None
+
+    def _db(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is not None:
+            return db
+        try:
+            if self.readonly:
+                uri = f"file:{Path(self.path).resolve().as_posix()}?mode=ro"
+                db = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10
+                )
+            else:
+                db = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False, timeout=10
+                )
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(f"PRAGMA synchronous={self._sync}")
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as e:
+            raise _fault(e, self.path) from None
+        self._local.db = db
+        with self._guard:
+            self._all.append(db)
+        return db
+
+    def append(self, records: Sequence[Record], secrets: Mapping[str, str] | None = None) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only; nothing was written")
+        rows = [(r.game, r.seq, key_id(r), r.hash, r.to_line()) for r in records]
+        db = self._db()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                game = records[0].game if records else ""
+                row = db.execute(
+                    "SELECT seq, hash FROM events WHERE game=? ORDER BY seq DESC LIMIT 1", (game,)
                 ).fetchone()
-                last = Record.from_json(json.loads(row[0])) if row else None
-                _check_next(last, record)
-                if record.key is not None:
-                    hit = self._db.execute(
-                        "SELECT line FROM events WHERE game=? AND key=?", (record.game, record.key)
+                _check_batch((row[0], row[1]) if row else None, records)
+                for r, (_, _, k, _, _) in zip(records, rows, strict=True):
+                    if k is None:
+                        continue
+                    hit = db.execute(
+                        "SELECT line FROM events WHERE game=? AND key=?", (r.game, k)
                     ).fetchone()
                     if hit is not None:
                         old = Record.from_json(json.loads(hit[0]))
-                        raise Conflict(
-                            f"key {record.key!r} was already applied as event {old.seq}", old
-                        )
-                self._db.execute(
-                    "INSERT INTO events (game, seq, key, line) VALUES (?, ?, ?, ?)",
-                    (record.game, record.seq, record.key, line),
+                        raise Conflict(f"key {r.key!r} was already applied as event {old.seq}", old)
+                db.executemany(
+                    "INSERT INTO events (game, seq, key, hash, line) VALUES (?, ?, ?, ?, ?)", rows
                 )
-                self._db.execute("COMMIT")
+                for name, value in (secrets or {}).items():
+                    db.execute(
+                        "INSERT OR REPLACE INTO secrets (game, name, value) VALUES (?, ?, ?)",
+                        (game, name, value),
+                    )
+                db.execute("COMMIT")
             except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
+        except sqlite3.IntegrityError:
+            raise Conflict("stale submission: another writer appended first") from None
+        except sqlite3.Error as e:
+            raise _fault(e, self.path) from None
 
-    def records(self, game: str, upto: int | None = None) -> list[Record]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT line FROM events WHERE game=? AND seq<=? ORDER BY seq",
-                (game, upto if upto is not None else 2**62),
-            ).fetchall()
-        return [Record.from_json(json.loads(r[0])) for r in rows]
+    def _query(self, sql: str, args: tuple[object, ...]) -> list[tuple[object, ...]]:
+        try:
+            return self._db().execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            raise _fault(e, self.path) from None
+
+    def records(self, game: str, after: int = -1, upto: int | None = None) -> list[Record]:
+        rows = self._query(
+            "SELECT line FROM events WHERE game=? AND seq>? AND seq<=? ORDER BY seq",
+            (game, after, upto if upto is not None else 2**62),
+        )
+        out = []
+        for (line,) in rows:
+            try:
+                out.append(Record.from_json(json.loads(str(line))))
+            except (ValueError, TypeError) as e:
+                raise StoreError(
+                    f"{self.path}: game {game!r} holds an unreadable record ({e})"
+                ) from None
+        return out
+
+    def head(self, game: str) -> tuple[int, str] | None:
+        rows = self._query(
+            "SELECT seq, hash FROM events WHERE game=? ORDER BY seq DESC LIMIT 1", (game,)
+        )
+        return (int(str(rows[0][0])), str(rows[0][1])) if rows else None
 
     def games(self) -> list[str]:
-        with self._lock:
-            rows = self._db.execute("SELECT DISTINCT game FROM events ORDER BY game").fetchall()
-        return [r[0] for r in rows]
+        return [
+            str(r[0]) for r in self._query("SELECT DISTINCT game FROM events ORDER BY game", ())
+        ]
 
-    def by_key(self, game: str, key: str) -> Record | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT line FROM events WHERE game=? AND key=?", (game, key)
-            ).fetchone()
-        return Record.from_json(json.loads(row[0])) if row else None
+    def by_key(self, game: str, seat: str, key: str) -> Record | None:
+        rows = self._query(
+            "SELECT line FROM events WHERE game=? AND key=?", (game, f"{seat}:{key}")
+        )
+        return Record.from_json(json.loads(str(rows[0][0]))) if rows else None
 
     def put_secret(self, game: str, name: str, value: str) -> None:
-        with self._lock:
-            self._db.execute(
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only; nothing was written")
+        try:
+            self._db().execute(
                 "INSERT OR REPLACE INTO secrets (game, name, value) VALUES (?, ?, ?)",
                 (game, name, value),
             )
+        except sqlite3.Error as e:
+            raise _fault(e, self.path) from None
 
     def secrets(self, game: str) -> dict[str, str]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT name, value FROM secrets WHERE game=?", (game,)
-            ).fetchall()
-        return {r[0]: r[1] for r in rows}
+        rows = self._query("SELECT name, value FROM secrets WHERE game=?", (game,))
+        return {str(r[0]): str(r[1]) for r in rows}
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        with self._guard:
+            for db in self._all:
+                with contextlib.suppress(sqlite3.Error):
+                    db.close()
+            self._all.clear()
+        self._local = threading.local()

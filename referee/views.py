@@ -1,28 +1,36 @@
-"""What each seat may see: ``view_for`` on the state, ``redact`` on log records.
+"""What each seat may see: ``view_for`` on the state, ``project`` for deciding as a seat, and
+the log's sealed paths cut per seat.
 
 Seats: ``hera`` and ``zeus`` (the players), ``judge`` (sees everything), ``public`` (a spectator
 at the table). A player sees his own hand and his own face-down cards (he may look at them any
-time), every face-up card and discard pile, deck sizes, and the backs of the opponent's cards:
-a back tells only its deck, which is how a Sirens card is recognised (D13). What Pythia's spy
-showed is in that player's log, not in the current state (D12).
+time), every face-up card, deck sizes, and the backs of the opponent's cards: a back tells only
+its deck, which is how a Sirens card is recognised (D13). Discard piles follow D21: everyone
+sees each pile's top card and height; only its owner looks through it (and the judge). What
+Pythia's spy showed is in that player's log, not in the current state (D12).
+
+Deciding as a seat (D22): a player's submission is checked against :func:`project`, the state
+with every card hidden from him made unknown, so a refusal can never depend on a card he cannot
+see. Log records are cut per seat by :func:`hidden_paths`, which reads only the parts of a
+record that no seat's copy hides, so a verifier can recompute it from a cut copy.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine import Action, GameState, Player
 from engine.actions import PegasusHand
-from engine.cards import Card
-from engine.state import Slot
+from engine.cards import Card, unknown
+from engine.state import Slot, slot
 from referee.log import Record
 
 SEATS = ("hera", "zeus", "judge", "public")
 PLAYER_SEATS = ("hera", "zeus")
+READERS = ("hera", "zeus", "public")  # the seats that get cut copies of the log
 PRIVATE_CARD_ACTIONS = frozenset({"draw", "play", "hades"})  # the card is the actor's secret
 PRIVATE_LIST_ACTIONS = frozenset({"deal", "first_row"})
+JUDGE_ONLY_BODY = {"undo": ("reason",), "amend": ("reason",), "resolve": ("note",)}
 
 
 def sees_all(seat: str) -> bool:
@@ -45,14 +53,18 @@ def _slot_view(s: Slot, holder: Player, open_: bool) -> str:
 def side_view(st: GameState, holder: Player, seat: str) -> dict[str, Any]:
     side = st.sides[holder]
     open_ = sees_all(seat) or seat == holder.key
-    return {
+    out: dict[str, Any] = {
         "hand": [c.notation(holder) if open_ else back(c, holder) for c in side.hand],
         "hand_size": len(side.hand),
         "deck": len(side.deck),
         "field": [[_slot_view(s, holder, open_) for s in col] for col in side.field],
-        "discard": [c.notation(holder) for c in side.discard],
+        "discard_top": side.discard[-1].notation(holder) if side.discard else None,
+        "discard_height": len(side.discard),
         "figure": "field" if side.has_figure() else "supply",
     }
+    if open_:  # D21: only the owner (and the judge) looks through a pile
+        out["discard"] = [c.notation(holder) for c in side.discard]
+    return out
 
 
 def view_for(st: GameState, seat: str) -> dict[str, Any]:
@@ -74,10 +86,31 @@ def view_for(st: GameState, seat: str) -> dict[str, Any]:
     }
 
 
+def project(st: GameState, seat: str) -> GameState:
+    """The state as ``seat`` knows it: every card hidden from him unknown (D22). The judge's
+    projection is the state itself. Piles stay whole: every card on them was seen face up.
+    Decks are unknown to everyone and stay as they are (the referee does not know them either,
+    or knows them only in a simulation)."""
+    if sees_all(seat):
+        return st
+    sides = list(st.sides)
+    for p in (Player.HERA, Player.ZEUS):
+        if seat == p.key:
+            continue
+        side = st.sides[p]
+        hand = tuple(unknown(c.origin) for c in side.hand)
+        fld = tuple(
+            tuple(s if s.card is None or s.up else slot(unknown(s.card.origin), False) for s in col)
+            for col in side.field
+        )
+        deck = tuple(unknown(c.origin) for c in side.deck)
+        sides[p] = side.evolve(hand=hand, field=fld, deck=deck)
+    return st.evolve(sides=(sides[0], sides[1]))
+
+
 def legal_for(actions: Iterable[Action], seat: str) -> list[str]:
-    """The legal actions as ``seat`` may read them. The engine lists a Pegasus against the hand
-    once per card the opponent holds (with its column); a player draws blind (D2), so he gets
-    one ``pegasus hand`` that names nothing of the opponent's hand."""
+    """The legal actions as text. A player draws blind (D2): one ``pegasus hand`` that names
+    nothing of the opponent's hand."""
     out: list[str] = []
     for a in actions:
         if isinstance(a, PegasusHand) and not sees_all(seat):
@@ -99,74 +132,70 @@ def _event_visible(e: Mapping[str, Any], seat: str) -> bool:
     return e.get("player") == seat
 
 
-def _mask_event(e: Mapping[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in e.items() if k not in ("card", "cards")}
-    out["masked"] = True
+def _action_hidden(a: Mapping[str, Any], actor: str, seat: str, base: str) -> set[str]:
+    """The paths of an action (at ``base``) hidden from ``seat``."""
+    if seat == actor or sees_all(seat) or not isinstance(a, Mapping):
+        return set()
+    do = a.get("do")
+    out: set[str] = set()
+    if do in PRIVATE_CARD_ACTIONS and "card" in a:
+        out.add(f"{base}.card")
+    if do in PRIVATE_LIST_ACTIONS and a.get("player") != seat and "cards" in a:
+        out.add(f"{base}.cards")
+    if do == "redraw" and a.get("player") != seat and "card" in a:
+        out.add(f"{base}.card")
+    if do == "pythia" and a.get("mode") == "spy" and seat not in PLAYER_SEATS and "reveal" in a:
+        out.add(f"{base}.reveal")
     return out
 
 
-def _redact_action(a: Mapping[str, Any], actor: str, seat: str) -> tuple[dict[str, Any], bool]:
-    """The action as ``seat`` may read it, and whether anything was cut."""
-    out = copy.deepcopy(dict(a))
-    do = out.get("do")
-    cut = False
-    if seat == actor or sees_all(seat):
-        return out, False
-    if do in PRIVATE_CARD_ACTIONS and "card" in out:
-        del out["card"]
-        cut = True
-    if do in PRIVATE_LIST_ACTIONS and out.get("player") != seat and "cards" in out:
-        out["cards"] = ["?"] * len(out["cards"])
-        cut = True
-    if do == "redraw" and out.get("player") != seat and "card" in out:
-        del out["card"]
-        cut = True
-    if do == "pythia" and out.get("mode") == "spy" and seat not in PLAYER_SEATS and "reveal" in out:
-        del out["reveal"]
-        cut = True
-    return out, cut
+def hidden_paths(r: Record, seat: str) -> set[str]:
+    """The paths of record ``r`` that ``seat`` may not see (D21, D22; judge's notes; another
+    seat's idempotency key). Reads only what no copy hides, so it works on a cut copy too."""
+    if sees_all(seat):
+        return set()
+    out: set[str] = set()
+    if r.key is not None and r.seat != seat:
+        out.add("key")  # idempotency keys are per seat
+    body = r.body
+    if r.kind in ("action", "amend"):
+        out |= _action_hidden(body.get("action", {}), str(body.get("actor")), seat, "body.action")
+    elif r.kind == "ask":
+        if r.seat != seat and "action" in body:
+            out.add("body.action")  # what the submitter stated so far is his until applied
+    elif r.kind == "observation":
+        if body.get("player") != seat and not body.get("face_up"):
+            out |= {f"body.{k}" for k in ("card", "identifies") if k in body}
+        if "irregularity" in body:
+            out.add("body.irregularity")  # for the judge (D20)
+    elif r.kind == "irregularity":
+        out |= {f"body.{k}" for k in body}
+    elif r.kind == "call" and r.seat != seat and "note" in body:
+        out.add("body.note")
+    for k in JUDGE_ONLY_BODY.get(r.kind, ()):
+        if k in body:
+            out.add(f"body.{k}")
+    for i, e in enumerate(r.events):
+        if not _event_visible(e, seat):
+            out |= {f"events.{i}.{k}" for k in ("card", "cards", "hand") if k in e}
+    return out
+
+
+def sealed_paths(r: Record) -> tuple[str, ...]:
+    """Every path some non-judge seat may not see: the paths a record seals."""
+    out: set[str] = set()
+    for seat in READERS:
+        out |= hidden_paths(r, seat)
+    return tuple(sorted(out))
+
+
+def may_cut(r: Record, seat: str) -> set[str]:
+    """What a copy for ``seat`` may hide (for :func:`referee.log.verify`)."""
+    return hidden_paths(r, seat)
 
 
 def redact(r: Record, seat: str) -> Record:
-    """The record as ``seat`` may read it. The judge gets it whole; otherwise anything hidden
-    from the seat is cut and the record is marked redacted (its nonce dropped)."""
+    """The record as ``seat`` may read it: the judge gets it whole; anyone else a cut copy."""
     if sees_all(seat):
         return r
-    cut = False
-    body: dict[str, Any] = dict(r.body)
-    if r.kind == "action" or r.kind == "amend":
-        body["action"], cut = _redact_action(
-            r.body.get("action", {}), str(r.body.get("actor")), seat
-        )
-    elif r.kind == "observation":
-        if r.body.get("player") != seat and not r.body.get("face_up"):
-            for k in ("card", "recorded"):
-                if k in body:
-                    del body[k]
-                    cut = True
-    elif r.kind == "irregularity":
-        body = {"note": "an irregularity was recorded for the judge"}
-        cut = True
-    events = []
-    for e in r.events:
-        if _event_visible(e, seat):
-            events.append(e)
-        else:
-            events.append(_mask_event(e))
-            cut = True
-    if not cut:
-        return r
-    return Record(
-        r.game,
-        r.seq,
-        r.time,
-        r.seat,
-        r.kind,
-        body,
-        tuple(events),
-        r.key,
-        r.prev,
-        r.hash,
-        "",
-        redacted=True,
-    )
+    return r.cut_for(hidden_paths(r, seat))

@@ -44,6 +44,7 @@ from engine.actions import (
 from engine.cards import HOSTAGE_NAME, Card, card
 from engine.state import EndReason, Phase
 from referee.fold import ruleset_from_create
+from referee.keys import Signer
 from referee.log import Record
 from referee.service import FixedClock, NeedsInput, Receipt, Referee
 from referee.store import MemoryStore, Store
@@ -72,7 +73,12 @@ def tokens(seed: int = 0) -> Callable[[], str]:
 
 def make_referee(store: Store | None = None, seed: int = 0) -> Referee:
     """A referee over ``store`` (a fresh MemoryStore by default) with a fixed clock."""
-    return Referee(store if store is not None else MemoryStore(), FixedClock(), tokens(seed))
+    return Referee(
+        store if store is not None else MemoryStore(),
+        FixedClock(),
+        tokens(seed),
+        Signer.from_seed("tests"),
+    )
 
 
 def shuffled_decks(rng: random.Random, st: GameState) -> tuple[tuple[Card, ...], ...]:
@@ -243,10 +249,10 @@ class Table:
             if c in pool and self.rng.random() < self.unscanned_play:
                 raw["card"] = "?"
         elif isinstance(a, PegasusHand):
-            if self.rng.random() < self.omit:
-                raw.pop("pick", None)
-            if self.rng.random() < self.omit:
-                raw.pop("place", None)
+            # D22: the Pegasus player names nothing; the hand's owner states the card drawn,
+            # then the referee asks the Pegasus player for the column
+            raw.pop("pick", None)
+            raw.pop("place", None)
         name = NAMED_POWERS.get(type(a))
         if name is not None:
             self._identify_own_copy(p, name)
@@ -414,7 +420,7 @@ def replay_with_engine(records: list[Record]) -> GameState:
 def _writer(db: str, seed: int) -> None:  # pragma: no cover - runs in a subprocess
     from referee.store import SQLiteStore
 
-    ref = Referee(SQLiteStore(db))
+    ref = Referee(SQLiteStore(db), signer=Signer.from_seed("tests"))
     rng = random.Random(seed)
 
     def ack(game: str, seq: int) -> None:
