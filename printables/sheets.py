@@ -40,7 +40,7 @@ from printables.payload import BACK_MARKER_IDS, MAT_CORNER_IDS, QR_VERSION, Payl
 PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 PAPER_NAME = {"a4": "A4 (210 x 297 mm)", "letter": "US Letter (8.5 x 11 in, 215.9 x 279.4 mm)"}
 PAGE_MARGIN = 10.0  # what home printers leave white anyway
-HEADER = 9.0  # title lines above the stickers
+HEADER = 10.5  # title lines above the stickers (clear of the first cut marks)
 RULER_STRIP = 12.0  # the vertical 50 mm scale bar on the right of sticker pages
 GUTTER_MIN = 3.0  # between stickers: room for the cut marks
 TRIM = 0.5  # white beyond the quiet zone, so a cut a little inside the marks keeps the zone
