@@ -1,0 +1,386 @@
+"""End to end in headless Chromium (Debian's chromium and chromium-driver, driven by Selenium):
+Hera, Zeus and the judge, each in his own browser at 360 x 740, create a game, set it up and
+play it to a win through the pages only.
+
+The game, with the referee's decks unseen (D20) as at a real table:
+- setup (D19): Hera taps her nine names, Zeus chooses his from the boxes; both lay first rows;
+- Hera's first turn: ending the turn with points left is refused with its rule (D7); she draws
+  a card and enters the wrong name; the judge amends it with a reason (the players see that a
+  correction happened, not the reason); she draws twice more and ends;
+- Zeus's first turn: he draws his hostage Argus and plays it, by tapping the drawing, to the
+  front of column 1; draws; ends;
+- Hera's second turn: Pegasus against Zeus's hand (D2): Zeus's page asks him which card came
+  out (Medusa: discarded); Hera challenges column 1 and wins on the hostage (D11);
+- the replay page steps back and forth through the result, by buttons and arrow keys.
+
+Every page is checked for JavaScript errors in the browser console; a screenshot of every step
+goes to ``test-artifacts/browser`` (``HZ_ARTIFACTS`` moves it). Without chromium or
+chromedriver the test is skipped with the reason, except under ``CI``, where it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from service_helpers import make_referee
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+ARTIFACTS = Path(os.environ.get("HZ_ARTIFACTS", "test-artifacts")) / "browser"
+
+
+def _missing() -> str | None:
+    for path, what in ((CHROMIUM, "chromium"), (DRIVER, "chromedriver")):
+        if not Path(path).exists():
+            return f"{what} is not installed ({path}); apt-get install chromium chromium-driver"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e .[test])"
+    return None
+
+
+_why = _missing()
+if _why is not None:
+    if os.environ.get("CI"):
+        pytest.fail(f"the browser test must run in CI: {_why}", pytrace=False)
+    pytest.skip(_why, allow_module_level=True)
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from referee.service import Referee  # noqa: E402
+from web.app import create_app  # noqa: E402
+
+HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
+HERA_HAND.append("Hades")
+ZEUS_HAND = ["Cyclops", "Giant", "Centaur", "Pegasus", "Poseidon", "Apollo", "Hero", "Pythia"]
+ZEUS_HAND.append("Medusa")
+
+
+# ---- the server and the browsers ----------------------------------------------------------
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Referee]]:
+    """The app on a free loopback port, in this process, on a threaded WSGI server."""
+    from werkzeug.serving import make_server
+
+    ref = make_referee()
+    app = create_app({"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False})
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_port}", ref
+    finally:
+        srv.shutdown()
+
+
+class Browser:
+    """One person's browser: its own profile directory (its own cookies), 360 x 740."""
+
+    def __init__(self, name: str, shots: Path) -> None:
+        self.name = name
+        self.shots = shots
+        self.profile = tempfile.mkdtemp(prefix=f"hz-{name}-")
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = CHROMIUM
+        for arg in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=360,740",
+            f"--user-data-dir={self.profile}",
+        ):
+            opts.add_argument(arg)
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.d: WebDriver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+        self.d.set_window_size(360, 740)
+        self.d.implicitly_wait(0)
+        self.errors: list[str] = []
+
+    def close(self) -> None:
+        self.d.quit()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+    # reading
+    def console(self) -> None:
+        """Collects JavaScript errors from the console (asserted at the end)."""
+        for entry in self.d.get_log("browser"):
+            if entry.get("level") == "SEVERE":
+                self.errors.append(f"{self.name}: {entry.get('message')}")
+
+    def text(self, css: str = "body") -> str:
+        """The element's text; the live update may swap it out while it is read."""
+        for _ in range(20):
+            try:
+                return str(self.d.find_element(By.CSS_SELECTOR, css).text)
+            except (StaleElementReferenceException, NoSuchElementException):
+                time.sleep(0.05)
+        return ""
+
+    def seq(self) -> int:
+        return int(self.d.find_element(By.TAG_NAME, "body").get_attribute("data-seq") or -1)
+
+    def shot(self, step: str) -> None:
+        self.console()
+        self.shots.mkdir(parents=True, exist_ok=True)
+        self.d.save_screenshot(str(self.shots / f"{step}-{self.name}.png"))
+        # a full-length picture too: a phone scrolls
+        self.d.execute_script("window.scrollTo(0, 0)")
+        h = int(self.d.execute_script("return document.documentElement.scrollHeight"))
+        self.d.set_window_size(360, min(max(h, 740), 6000))
+        self.d.save_screenshot(str(self.shots / f"{step}-{self.name}-full.png"))
+        self.d.set_window_size(360, 740)
+
+    # acting
+    def get(self, url: str) -> None:
+        self.d.get(url)
+        self.console()
+
+    def retry(self, fn: Callable[[], Any]) -> Any:
+        """Runs ``fn`` again when a live update swapped the element out under it."""
+        for _ in range(40):
+            try:
+                return fn()
+            except StaleElementReferenceException:
+                time.sleep(0.05)
+        return fn()
+
+    def click(self, css: str) -> None:
+        def go() -> None:
+            el = self.d.find_element(By.CSS_SELECTOR, css)
+            self.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
+            el.click()
+
+        self.retry(go)
+
+    def press(self, form: str, value: str) -> None:
+        """Clicks the submit button of ``form`` whose value (or text) is ``value``."""
+
+        def go() -> None:
+            for b in self.d.find_elements(By.CSS_SELECTOR, f"{form} button"):
+                if b.get_attribute("value") == value or b.text.strip() == value:
+                    self.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", b)
+                    b.click()
+                    return
+            raise AssertionError(f"{self.name}: no button {value!r} in {form}")
+
+        self.retry(go)
+
+    def select(self, css: str, value: str) -> None:
+        self.retry(lambda: Select(self.d.find_element(By.CSS_SELECTOR, css)).select_by_value(value))
+
+    def type(self, css: str, text: str) -> None:
+        self.retry(lambda: self.d.find_element(By.CSS_SELECTOR, css).send_keys(text))
+
+    def wait(self, cond: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+        try:
+            WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda _: cond())
+        except Exception:
+            self.shot(f"FAILED-{what.replace(' ', '-')}")
+            raise AssertionError(f"{self.name}: {what} (within {timeout} s)") from None
+
+
+@pytest.fixture
+def browsers(request: pytest.FixtureRequest) -> Iterator[dict[str, Browser]]:
+    out: dict[str, Browser] = {}
+    try:
+        for name in ("hera", "zeus", "judge"):
+            out[name] = Browser(name, ARTIFACTS)
+        yield out
+    finally:
+        for b in out.values():
+            b.close()
+
+
+# ---- the game --------------------------------------------------------------------------------
+
+
+def test_a_whole_game_through_the_pages(
+    server: tuple[str, Referee], browsers: dict[str, Browser]
+) -> None:
+    base, ref = server
+    hera, zeus, judge = browsers["hera"], browsers["zeus"], browsers["judge"]
+    n = iter(range(1, 100))
+
+    def step(name: str, *who: Browser) -> None:
+        k = next(n)
+        for b in who or (hera, zeus, judge):
+            b.shot(f"{k:02d}-{name}")
+
+    def server_seq() -> int:
+        return int(ref.folded(game).last_seq)
+
+    def live(b: Browser) -> None:
+        """The page has the server's latest event without a reload (live update)."""
+        target = server_seq()
+        b.wait(lambda: b.seq() == target, f"the page shows event {target} by itself", 3.0)
+
+    # -- new game (Hera's phone creates it) --
+    hera.get(base + "/")
+    hera.d.find_element(By.NAME, "hera").send_keys("Ann")
+    hera.d.find_element(By.NAME, "zeus").send_keys("Bob")
+    step("home", hera)
+    hera.click("#create")
+    hera.wait(lambda: "/created" in hera.d.current_url, "the game is created")
+    step("created", hera)
+    links = {
+        a.get_attribute("data-join"): str(a.get_attribute("href"))
+        for a in hera.d.find_elements(By.CSS_SELECTOR, "a[data-join]")
+    }
+    assert set(links) == {"hera", "zeus", "judge"}
+    game = hera.d.current_url.rstrip("/").split("/")[-2]
+    hera.get(links["hera"])
+    zeus.get(links["zeus"])
+    judge.get(links["judge"])
+    for b in (hera, zeus, judge):  # the secret has left the address bar
+        assert b.d.current_url == f"{base}/g/{game}", b.d.current_url
+    assert "Hera" in hera.text(".badge") and "Zeus" in zeus.text(".badge")
+    step("joined")
+
+    # -- setup: nine cards by tapping names (Hera) and by the boxes (Zeus), first rows --
+    for name in HERA_HAND:
+        hera.click(f".picker button[data-name='{name}']")
+    step("hera-taps-nine", hera)
+    hera.press("#deal-form", "Record my nine cards")
+    for i, name in enumerate(ZEUS_HAND):
+        zeus.select(f"#deal-form select:nth-of-type({i + 1})", name)
+    zeus.press("#deal-form", "Record my nine cards")
+    for b, row in ((hera, ("Hydra", "Harpy", "Furies")), (zeus, ("Cyclops", "Giant", "Centaur"))):
+        b.wait(lambda b=b: bool(b.d.find_elements(By.ID, "row-form")), "the first-row step")
+        for col, name in enumerate(row, 1):
+            b.select(f"#row-form select[data-column='{col}']", name)
+        step(f"{b.name}-first-row", b)
+        b.press("#row-form", "Lay my first row")
+    hera.wait(lambda: "Your turn" in hera.text("#status"), "Hera's turn begins")
+    live(zeus)
+    assert "3 of 3" in hera.text("#status")
+    assert "Hydra" in hera.text("#table") and "Cyclops" not in hera.text("#table")
+    step("play-begins")
+
+    # -- Hera's first turn: an illegal end of turn, a mis-scan corrected by the judge --
+    hera.press("#g-end-early", "end")
+    hera.wait(lambda: bool(hera.d.find_elements(By.CSS_SELECTOR, ".flash.error")), "refusal")
+    refusal = hera.text(".flash.error")
+    assert "[D7]" in refusal and "point" in refusal, refusal
+    step("illegal-end-refused", hera)
+
+    hera.select("#g-draw select[name=card]", "Nemesis")
+    hera.press("#g-draw", "Draw (1 point)")
+    hera.wait(lambda: "2 of 3" in hera.text("#status"), "the draw is recorded")
+    drew = server_seq()
+    live(zeus)
+    live(judge)
+    assert "Nemesis" not in zeus.text("body")  # a drawn card is the drawer's secret
+    judge.select("#amend-form select[name=event]", str(drew))
+    judge.type("#amend-form input[name=action]", "draw Artemis")
+    judge.type("#amend-form input[name=reason]", "Ann scanned the card under it")
+    judge.press("#amend-form", "Amend")
+    judge.wait(lambda: "amended" in judge.text("main"), "the amendment is recorded")
+    step("judge-amends", judge)
+    live(hera)
+    hera.wait(lambda: "Artemis" in hera.text("#table"), "Hera's hand shows the amended card")
+    assert "corrected the record" in hera.text("#status")
+    assert "scanned the card under it" not in hera.text("body")  # the reason stays with the judge
+    assert "scanned the card under it" in judge.text("#log")
+    step("correction-seen", hera)
+    for _ in range(2):
+        before = server_seq()
+        hera.press("#g-draw", "Draw (1 point)")
+        hera.wait(lambda before=before: server_seq() > before, "a draw")
+    hera.wait(lambda: bool(hera.d.find_elements(By.CSS_SELECTOR, "#g-end")), "end button")
+    hera.press("#g-end", "end")
+
+    # -- Zeus's first turn: draw Argus, play it by tapping the front of column 1 --
+    live(zeus)
+    assert "Your turn" in zeus.text("#status")
+    zeus.select("#g-draw select[name=card]", "Argus")
+    zeus.press("#g-draw", "Draw (1 point)")
+    zeus.wait(lambda: "2 of 3" in zeus.text("#status"), "Zeus's draw")
+    zeus.select("#g-play select[name=card]", "Argus")
+    zeus.click("svg.table [data-side='zeus'][data-column='1'][data-position='1']")
+    assert (
+        zeus.d.find_element(By.CSS_SELECTOR, "#g-play select[name=column]").get_attribute("value")
+        == "1"
+    )
+    assert (
+        zeus.d.find_element(By.CSS_SELECTOR, "#g-play select[name=position]").get_attribute("value")
+        == "1"
+    )
+    step("zeus-taps-column-1", zeus)
+    zeus.press("#g-play", "Play (1 point)")
+    zeus.wait(lambda: "1 of 3" in zeus.text("#status"), "Argus is played")
+    zeus.press("#g-draw", "Draw (1 point)")
+    zeus.wait(lambda: bool(zeus.d.find_elements(By.CSS_SELECTOR, "#g-end")), "end button")
+    zeus.press("#g-end", "end")
+    live(hera)
+    step("hera-second-turn")
+
+    # -- Hera's second turn: Pegasus against the hand asks Zeus; then the hostage --
+    hera.press("#g-pegasus", "pegasus hand")
+    live(zeus)
+    zeus.wait(lambda: bool(zeus.d.find_elements(By.CSS_SELECTOR, "#asked form")), "Zeus is asked")
+    assert "Pegasus" in zeus.text("#asked")
+    step("pegasus-asks-zeus", hera, zeus)
+    zeus.select("#asked select[name=value]", "Medusa")
+    zeus.press("#asked form", "Answer")
+    live(hera)
+    hera.wait(lambda: "2 of 3" in hera.text("#status"), "the Pegasus is done")
+    assert "Medusa" in hera.text("#log")
+    step("pegasus-done", hera, zeus)
+    hera.press("#g-challenge", "challenge 1")
+    hera.wait(lambda: "wins" in hera.text("#over"), "the game ends")
+    for b in (zeus, judge):
+        live(b)
+    over = hera.text("#over")
+    assert "Hera" in over and "wins" in over and "D11" in over, over
+    head = ref.folded(game).last_hash[:8]
+    assert head in over
+    zeus.wait(lambda: "wins" in zeus.text("#over"), "Zeus's page announces the end")
+    step("hera-wins")
+
+    # -- the replay steps through the result --
+    hera.get(f"{base}/g/{game}/replay")
+    last = server_seq()
+    assert f"Event {last} of {last}" in hera.text("#at")
+    hera.click("#prev")
+    hera.wait(lambda: f"Event {last - 1} of" in hera.text("#at"), "a step back")
+    step("replay-back", hera)
+    hera.d.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    hera.wait(lambda: f"Event {last - 2} of" in hera.text("#at"), "an arrow key step back")
+    hera.click("#first")
+    hera.wait(lambda: "Event 0 of" in hera.text("#at"), "the first event")
+    hera.d.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    hera.wait(lambda: "Event 1 of" in hera.text("#at"), "an arrow key step forward")
+    step("replay", hera)
+    judge.get(f"{base}/judge")
+    assert game in judge.text("main")
+    step("judge-tables", judge)
+
+    for b in (hera, zeus, judge):
+        b.console()
+    errors = [e for b in (hera, zeus, judge) for e in b.errors]
+    assert not errors, errors

@@ -1,0 +1,87 @@
+"""The offline report of a game: one self-contained HTML file, every event with the table
+drawn after it and the rules that applied, cut for the seat that asks for it.
+
+The file has its styles inline and no script, so it opens from a USB stick or an e-mail with
+no server and no internet. It is drawn from the same views as the pages (``view_for`` of the
+seat, computed on the server over the full log), so a player's report shows only what that
+player saw at the table; the judge's shows everything.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from engine import RULES
+from referee.service import Referee
+from web.drawing import SVG_CSS, table_svg
+
+CSS = (
+    """
+body { font: 15px/1.4 system-ui, sans-serif; color: #1d1d1f; margin: 0 auto; max-width: 760px;
+  padding: 10px; }
+h1 { font-size: 1.4rem; } .meta { color: #555; }
+section.ev { border-top: 1px solid #ccc; padding: 10px 0; page-break-inside: avoid; }
+.seq { font-family: ui-monospace, monospace; color: #555; }
+.rules { font-size: .9rem; color: #444; }
+.hands { font-size: .9rem; }
+code { font-family: ui-monospace, monospace; }
+"""
+    + SVG_CSS
+)
+
+
+def _hand_lines(view: dict[str, Any]) -> str:
+    out = []
+    for p, title in (("hera", "Hera"), ("zeus", "Zeus")):
+        hand = view.get(p, {}).get("hand", [])
+        if hand and any(h != "?" and not str(h).startswith("?/") for h in hand):
+            out.append(f"<li>{title}'s hand: {escape(', '.join(hand))}</li>")
+    return f'<ul class="hands">{"".join(out)}</ul>' if out else ""
+
+
+def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None = None) -> str:
+    """The report of ``game`` as ``seat`` may read it. Raises ServiceError (NotFound) for an
+    unknown game, Forbidden for an unknown seat."""
+    from web.pages import head_of, replay_frames
+
+    frames = replay_frames(ref, game, seat)
+    head = head_of(ref, game, seat)
+    players = ref.view(game, seat).get("players", {})
+    last = frames[-1]["view"]
+    parts = [
+        "<!doctype html><html lang=en><head><meta charset=utf-8>",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Hera &amp; Zeus · game {escape(game)} · {escape(seat)}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>Hera &amp; Zeus · game {escape(game)}</h1>",
+        f'<p class="meta">Hera: {escape(str(players.get("hera", "Hera")))} · '
+        f"Zeus: {escape(str(players.get('zeus', 'Zeus')))} · profile "
+        f"{escape(str(last.get('profile')))} · as seen by the {escape(seat)} seat</p>",
+        f'<p class="meta">Log head <strong>#{head["seq"]} · {escape(head["hash"][:8])}</strong>'
+        + (f" · server key {escape(fingerprint)}" if fingerprint else "")
+        + "</p>",
+    ]
+    if last.get("phase") == "over":
+        w = str(last.get("winner") or "")
+        parts.append(
+            f"<p><strong>{escape(w.capitalize())} wins</strong> "
+            f"({escape(str(last.get('reason')))}).</p>"
+        )
+    for fr in frames:
+        rec = fr["record"]
+        cites = [RULES[x].citation() for x in fr["rules"] if x in RULES]
+        parts.append(f'<section class="ev" id="e{rec["seq"]}">')
+        parts.append(
+            f'<p><span class="seq">#{rec["seq"]}</span> {escape(rec["stamp"])} '
+            f"<strong>{escape(rec['seat'])}</strong>: {escape(rec['text'])}</p>"
+        )
+        if cites:
+            parts.append(
+                '<ul class="rules">' + "".join(f"<li>{escape(c)}</li>" for c in cites) + "</ul>"
+            )
+        parts.append(table_svg(fr["view"], seat=seat, tappable=False))
+        parts.append(_hand_lines(fr["view"]))
+        parts.append("</section>")
+    parts.append("</body></html>")
+    return "".join(parts)
