@@ -221,7 +221,7 @@ def step(f: Folded, r: Record) -> None:
             except (NotationError, ValueError) as e:
                 raise FoldError(f"event {r.seq}: {e}") from None
             _push(f, r.seq, patch)
-        if "irregularity" in r.body:
+        if r.body.get("irregularity"):
             f.irregularities.append(r)
     elif r.kind == "irregularity":
         f.irregularities.append(r)

@@ -1039,11 +1039,15 @@ class Referee:
                 raise Refused(str(e)) from None
             if c.is_unknown:
                 raise Refused("observation.card: an observation names a card, not '?'")
+            # every observation carries both flags, so a copy that seals them (the opponent's)
+            # shows the same fields whether it identified a card, contradicted one or neither
             body: dict[str, Any] = {
                 "player": who.key,
                 "zone": zone,
                 "card": c.notation(who),
                 "source": source,
+                "identifies": False,
+                "irregularity": None,
             }
             side = st.sides[who]
             cat = st.ruleset.catalogue

@@ -45,9 +45,11 @@ from engine.cards import HOSTAGE_NAME, Card, card
 from engine.state import EndReason, Phase
 from referee.fold import ruleset_from_create
 from referee.keys import Signer
-from referee.log import Record
+from referee.log import Header, Record
 from referee.service import FixedClock, NeedsInput, Receipt, Referee
 from referee.store import MemoryStore, Store
+
+SIGNER = Signer.from_seed("tests")  # the test server's key: every test log is signed with it
 
 HAND_SIZE = 9
 # Actions that take a card of a name from the hand: own copy first, then a Sirens copy, then
@@ -72,13 +74,29 @@ def tokens(seed: int = 0) -> Callable[[], str]:
 
 
 def make_referee(store: Store | None = None, seed: int = 0) -> Referee:
-    """A referee over ``store`` (a fresh MemoryStore by default) with a fixed clock."""
+    """A referee over ``store`` (a fresh MemoryStore by default) with a fixed clock, signing
+    with the test key :data:`SIGNER`."""
     return Referee(
         store if store is not None else MemoryStore(),
         FixedClock(),
         tokens(seed),
-        Signer.from_seed("tests"),
+        SIGNER,
     )
+
+
+def header(game: str, seat: str = "judge", signer: Signer = SIGNER) -> Header:
+    """The export header of ``game`` cut for ``seat``, signed by ``signer`` (default: the test
+    key)."""
+    return Header(game, seat, signer.public_b64, signer.fingerprint)
+
+
+def fork(ref: Referee, game: str, seed: int = 0) -> Referee:
+    """A second referee over a copy of ``game``'s records and secrets (a twin to diverge from
+    here). Two forks made with the same ``seed`` draw the same nonces and times, so what they
+    record differs only where what they are told differs."""
+    store = MemoryStore()
+    store.append(ref.store.records(game), ref.store.secrets(game))
+    return make_referee(store, seed)
 
 
 def shuffled_decks(rng: random.Random, st: GameState) -> tuple[tuple[Card, ...], ...]:
@@ -127,7 +145,8 @@ class Table:
     ``unknown_draw`` is the chance that a drawn card is not scanned (entered as unknown);
     ``unscanned_play`` the chance that such a card is played without being scanned;
     ``omit`` the chance that a Pegasus pick or placement is left for the referee to ask;
-    ``observe`` the chance, per step, of an observation. ``on_ack(game, seq)`` is called for
+    ``observe`` the chance, per step, of an observation; the players in ``blind`` never scan
+    a drawn card and play the cards the referee does not know unscanned. ``on_ack(game, seq)`` is called for
     every acknowledged record; ``on_receipt(seat, receipt)`` for every receipt and
     ``on_asked(seat, error, raw)`` for every question, each with the seat that got it (and
     what that seat entered, when it submitted).
@@ -146,6 +165,7 @@ class Table:
         unscanned_play: float = 0.0,
         omit: float = 0.0,
         observe: float = 0.0,
+        blind: tuple[str, ...] = (),
         on_ack: Callable[[str, int], None] | None = None,
         on_receipt: Callable[[str, Receipt], None] | None = None,
         on_asked: Callable[[str, NeedsInput, Any], None] | None = None,
@@ -156,6 +176,7 @@ class Table:
         self.unscanned_play = unscanned_play
         self.omit = omit
         self.observe_rate = observe
+        self.blind = frozenset(blind)
         self.on_ack = on_ack or (lambda g, s: None)
         self.on_receipt = on_receipt or (lambda s, r: None)
         self.on_asked = on_asked or (lambda s, e, raw: None)
@@ -240,13 +261,14 @@ class Table:
         p = self.truth.player
         raw = a.to_json()
         svc = self.service
+        blind = p.key in self.blind
         if isinstance(a, Draw):
-            if self.rng.random() >= self.unknown_draw:
+            if not blind and self.rng.random() >= self.unknown_draw:
                 raw["card"] = self.truth.sides[p].deck[0].notation(p)
         elif isinstance(a, Play):
             c = self._hand_card(p, a.card)
             pool = hand_pool(self.truth, svc, p)
-            if c in pool and self.rng.random() < self.unscanned_play:
+            if c in pool and (blind or self.rng.random() < self.unscanned_play):
                 raw["card"] = "?"
         elif isinstance(a, PegasusHand):
             # D22: the Pegasus player names nothing; the hand's owner states the card drawn,
@@ -413,14 +435,14 @@ def replay_with_engine(records: list[Record]) -> GameState:
         elif r.kind == "observation" and r.body.get("identifies"):
             st = apply_patch(st, patch_from_body(st, r.body))
         else:
-            assert r.kind in ("observation", "irregularity"), r.kind
+            assert r.kind in ("observation", "irregularity", "ask"), r.kind
     return st
 
 
 def _writer(db: str, seed: int) -> None:  # pragma: no cover - runs in a subprocess
     from referee.store import SQLiteStore
 
-    ref = Referee(SQLiteStore(db), signer=Signer.from_seed("tests"))
+    ref = Referee(SQLiteStore(db), signer=SIGNER)
     rng = random.Random(seed)
 
     def ack(game: str, seq: int) -> None:

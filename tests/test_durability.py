@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from service_helpers import replay_with_engine
+from service_helpers import SIGNER, header, replay_with_engine
 
 from engine import legal_actions
 from engine.state import Phase
@@ -85,7 +85,7 @@ def check_after_restart(db: Path, acked: dict[str, set[int]]) -> None:
         assert set(acked) <= set(store.games())
         for game in store.games():
             records = store.records(game)
-            v = verify(records)
+            v = verify(header(game), records, key=SIGNER.fingerprint)
             assert v.ok, v.message()
             stored = {r.seq for r in records}
             missing = acked.get(game, set()) - stored
@@ -118,7 +118,7 @@ def test_a_restarted_referee_continues_the_interrupted_game(tmp_path: Path) -> N
     acked = run_and_kill(db, 4, 120, 0.007)
     store = SQLiteStore(db)
     try:
-        ref = Referee(store)
+        ref = Referee(store, signer=SIGNER)  # the restarted server keeps its key
         for game in store.games():
             f = ref.folded(game)
             if f.state.phase is not Phase.PLAY:
@@ -130,7 +130,7 @@ def test_a_restarted_referee_continues_the_interrupted_game(tmp_path: Path) -> N
             receipt = ref.submit(game, seat, action.to_json(), expected_seq=last)
             assert receipt.seq == last + 1
             records = store.records(game)
-            assert verify(records).ok and records[-1].seq == last + 1
+            assert verify(header(game), records).ok and records[-1].seq == last + 1
             assert replay_with_engine(records) == ref.folded(game).state
     finally:
         store.close()

@@ -13,14 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import make_referee
+from service_helpers import SIGNER, header, make_referee
 
 from engine import Player, write_position
 from referee.cli import main
 from referee.fold import fold
-from referee.log import GENESIS, Record, read_lines, verify
+from referee.keys import Signer
+from referee.log import GENESIS, Record, export_text, is_sealed_marker, read_lines, verify
 from referee.service import Forbidden, NeedsInput, NotFound, Referee, Refused, Stale
 from referee.store import Conflict, MemoryStore, SQLiteStore, Store
+from referee.views import may_cut
 
 HERA_HAND = [
     "Hydra",
@@ -86,6 +88,11 @@ def state(ref: Referee, g: str) -> Any:
     return ref.folded(g).state
 
 
+def sealed(v: Any) -> bool:
+    """Whether a value of a cut record is hidden: replaced by its commitment ``{"$sealed"}``."""
+    return is_sealed_marker(v)
+
+
 @pytest.fixture
 def ref() -> Referee:
     return make_referee()
@@ -133,8 +140,8 @@ def test_a_player_who_drew_his_hostage_shows_it_and_redraws(ref: Referee) -> Non
     zeus_log = ref.log(g, "zeus")
     shown = [e for e in zeus_log[-1].events if e["kind"] == "hostage_shown"]
     assert shown and shown[0]["card"] == "Io"
-    assert "card" not in zeus_log[-1].body["action"]
-    assert all("card" not in e for e in zeus_log[-1].events if e["kind"] == "drawn")
+    assert sealed(zeus_log[-1].body["action"]["card"])
+    assert all(sealed(e.get("card")) for e in zeus_log[-1].events if e["kind"] == "drawn")
 
 
 def test_the_starting_player_is_a_recorded_setup_choice(ref: Referee) -> None:
@@ -274,31 +281,40 @@ def test_a_repeated_key_is_refused_and_not_applied_twice(ref: Referee) -> None:
 def test_a_store_refuses_a_stale_seq_or_a_repeated_key(make: Any) -> None:
     store: Store = make()
 
-    def rec(seq: int, prev: str, key: str | None = None) -> Record:
-        return Record("g", seq, "t", "hera", "action", {}, (), key, prev, nonce=str(seq)).sealed()
+    def rec(seq: int, prev: str, key: str | None = None, seat: str = "hera") -> Record:
+        r = Record("g", seq, "t", seat, "action", {}, (), key, prev, nonce=str(seq))
+        return r.sealed_with(SIGNER.sign)
 
     r0 = rec(0, GENESIS)
-    store.append(r0)
+    store.append([r0])
     r1 = rec(1, r0.hash, key="k")
-    store.append(r1)
+    store.append([r1])
     with pytest.raises(Conflict):
-        store.append(rec(1, r0.hash))  # a second record 1
+        store.append([rec(1, r0.hash)])  # a second record 1
     with pytest.raises(Conflict):
-        store.append(rec(3, r1.hash))  # a gap
+        store.append([rec(3, r1.hash)])  # a gap
     with pytest.raises(Conflict):
-        store.append(rec(2, r0.hash))  # not chained to the last record
+        store.append([rec(2, r0.hash)])  # not chained to the last record
     with pytest.raises(Conflict) as info:
-        store.append(rec(2, r1.hash, key="k"))
+        store.append([rec(2, r1.hash, key="k")])
     assert info.value.existing == r1
+    r2 = rec(2, r1.hash)
+    with pytest.raises(Conflict):  # one call, one transaction: all its records or none
+        store.append([r2, rec(3, r2.hash, key="k")])
     assert store.records("g") == [r0, r1]
-    assert store.by_key("g", "k") == r1
+    assert store.by_key("g", "hera", "k") == r1
+    # idempotency keys are per seat: Zeus's "k" is another key than Hera's
+    r2z = rec(2, r1.hash, key="k", seat="zeus")
+    store.append([r2z])
+    assert store.by_key("g", "zeus", "k") == r2z and store.by_key("g", "hera", "k") == r1
+    assert store.head("g") == (2, r2z.hash)
     store.close()
 
 
 def test_the_sqlite_store_writes_durably(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "db.sqlite3")
     try:
-        db = store._db
+        db = store._db()
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     finally:
@@ -360,20 +376,35 @@ def test_a_challenge_against_an_unknown_card_asks_the_defenders_seat(ref: Refere
         ref.submit(g, "hera", {"do": "challenge", "column": 1})
     e = info.value
     assert (e.needs, e.asked, e.rule) == ("reveal.defender", ("zeus",), "D20")
-    assert length(ref, g) == n  # nothing is recorded while the card is not known
-    assert ref.view(g, "zeus")["asked"] == {"needs": "reveal.defender", "by": "hera"}
+    # the question is a log record (it survives a restart; every process sees it), and the
+    # challenge itself is not recorded while the card is not known
+    records = ref.log(g, "judge")
+    assert len(records) == n + 1 and records[-1].kind == "ask" and e.seq == n
+    asked = ref.view(g, "zeus")["asked"]
+    assert (asked["needs"], asked["by"], asked["seq"]) == ("reveal.defender", "hera", e.seq)
     assert "asked" not in ref.view(g, "public")
+    assert ref.view(g, "public")["waiting"] == {"for": ["zeus"], "needs": "reveal.defender"}
+    assert fresh_referee(ref).view(g, "zeus")["asked"] == asked  # a restarted server asks too
+    with pytest.raises(Refused):  # nothing else is recorded while the question is open
+        ref.submit(g, "hera", {"do": "draw"})
     with pytest.raises(NotFound):
         ref.supply(g, "public", "Centaur")
     receipt = ref.supply(g, "zeus", "Centaur")
     assert receipt.view["seat"] == "zeus"  # the receipt is cut for the seat that supplied
     rec = ref.log(g, "judge")[receipt.seq]
-    assert rec.seat == "hera" and rec.body["action"]["reveal"] == {"defender": "Centaur"}
+    # the action is Hera's; the record is written by the seat that gave its last part
+    assert (rec.seat, rec.body["actor"]) == ("zeus", "hera")
+    assert rec.body["action"]["reveal"] == {"defender": "Centaur"}
     # Hydra (5) beats Centaur (3): the defender is discarded, the attacker stays face up
     v = ref.view(g, "hera")
-    assert v["zeus"]["discard"] == ["Centaur"]
+    assert (v["zeus"]["discard_top"], v["zeus"]["discard_height"]) == ("Centaur", 1)  # D21
     assert v["hera"]["field"][0] == ["^Hydra"]
     assert "asked" not in ref.view(g, "zeus")
+
+
+def fresh_referee(ref: Referee) -> Referee:
+    """A restarted server over the same store (same key): it knows only what the log says."""
+    return Referee(ref.store, signer=SIGNER)
 
 
 def test_the_attacker_names_his_own_unknown_card_himself(ref: Referee) -> None:
@@ -385,7 +416,7 @@ def test_the_attacker_names_his_own_unknown_card_himself(ref: Referee) -> None:
     assert "asked" not in ref.view(g, "hera")  # he answers by submitting again
     ref.submit(g, "hera", {"do": "challenge", "column": 2, "reveal": {"attacker": "Artemis"}})
     v = ref.view(g, "zeus")
-    assert v["zeus"]["discard"] == ["Giant"] and v["hera"]["field"][1] == ["^Artemis"]
+    assert v["zeus"]["discard"] == ["Giant"] and v["hera"]["field"][1] == ["^Artemis"]  # own pile
 
 
 def test_an_input_given_on_request_is_kept_when_the_next_question_is_for_the_submitter(
@@ -395,24 +426,47 @@ def test_an_input_given_on_request_is_kept_when_the_next_question_is_for_the_sub
     first_turns(ref, g, hera=["Pythia", "Medusa", "Pandora"], zeus=["Hero", "Hero", "Hero"])
     with pytest.raises(NeedsInput) as info:  # D2: Hera draws blind from Zeus's hand
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
-    assert info.value.needs == "pick" and set(info.value.asked) == {"hera", "zeus"}
+    # D22 (changed from the old rule, where either player could name the pick): the card drawn
+    # is stated by the hand's owner only
+    assert info.value.needs == "pick" and info.value.asked == ("zeus",)
     with pytest.raises(NeedsInput) as info:  # Apollo (6) goes to a column Hera chooses
         ref.supply(g, "zeus", "Apollo")
     assert (info.value.needs, info.value.asked) == ("place", ("hera",))
-    assert ref.view(g, "hera")["asked"] == {"needs": "place", "by": "hera"}
+    asked = ref.view(g, "hera")["asked"]
+    assert (asked["needs"], asked["by"], asked["pick"]) == ("place", "hera", "Apollo")
     receipt = ref.supply(g, "hera", 2)
     action = ref.log(g, "judge")[receipt.seq].body["action"]
     assert action == {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 2}
     assert ref.view(g, "hera")["zeus"]["field"][1] == ["^Apollo", "?"]
 
 
-def test_a_pegasus_pick_the_recorded_hand_does_not_hold_goes_to_the_judge(ref: Referee) -> None:
+def test_a_pegasus_player_naming_the_pick_is_refused_whatever_he_names(ref: Referee) -> None:
+    """D22 (changed from the old rule, where an absent pick went to the judge and a held one
+    was asked for its column: an oracle on Zeus's hand): one answer, nothing recorded."""
     g = new_game(ref)
     first_turns(ref, g, hera=["Pythia", "Medusa", "Pandora"], zeus=["Hero", "Hero", "Hero"])
     n, before = length(ref, g), state(ref, g)
-    with pytest.raises(Refused) as info:
-        ref.submit(g, "hera", {"do": "pegasus", "target": "hand", "pick": "Argus"})
-    err = info.value
+    answers = set()
+    for pick in ("Argus", "Apollo", "Hero", "Minotaur"):  # absent, held, held thrice, no card
+        with pytest.raises(Refused) as info:
+            ref.submit(g, "hera", {"do": "pegasus", "target": "hand", "pick": pick})
+        assert info.value.rule == "D22"
+        answers.add(json.dumps(info.value.to_json()))
+    assert len(answers) == 1
+    assert length(ref, g) == n and state(ref, g) == before
+
+
+def test_a_pick_the_recorded_hand_does_not_hold_goes_to_the_judge(ref: Referee) -> None:
+    """The hand's owner states the card drawn; one his recorded hand does not hold is a
+    contradiction for the judge (D20), and the question stays open."""
+    g = new_game(ref)
+    first_turns(ref, g, hera=["Pythia", "Medusa", "Pandora"], zeus=["Hero", "Hero", "Hero"])
+    with pytest.raises(NeedsInput) as info:
+        ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
+    n, before = length(ref, g), state(ref, g)
+    with pytest.raises(Refused) as refused:
+        ref.supply(g, "zeus", "Argus")
+    err = refused.value
     assert err.rule == "D20"
     for name in set(ZEUS_HAND) | {"Hero"}:  # the recorded hand is not echoed
         assert name not in err.message
@@ -422,7 +476,9 @@ def test_a_pegasus_pick_the_recorded_hand_does_not_hold_goes_to_the_judge(ref: R
     assert ref.view(g, "judge")["irregularities"][-1]["body"]["action"]["pick"] == "Argus"
     for seat in ("hera", "zeus", "public"):
         assert "irregularities" not in ref.view(g, seat)
-        assert ref.log(g, seat)[-1].body == {"note": "an irregularity was recorded for the judge"}
+        cut = ref.log(g, seat)[-1]
+        assert cut.kind == "irregularity" and all(sealed(v) for v in cut.body.values())
+    assert ref.view(g, "zeus")["asked"]["seq"] == info.value.seq  # still waiting for Zeus
 
 
 def test_an_observation_identifies_an_unknown_card(ref: Referee) -> None:
@@ -442,7 +498,8 @@ def test_an_observation_identifies_an_unknown_card(ref: Referee) -> None:
     assert rec.kind == "observation" and rec.body["identifies"] is True
     assert ref.view(g, "judge")["zeus"]["field"][0] == ["Poseidon"]
     assert ref.view(g, "hera")["zeus"]["field"][0] == ["?"]  # still face down
-    assert "card" not in ref.log(g, "hera")[rec.seq].body
+    cut = ref.log(g, "hera")[rec.seq].body
+    assert sealed(cut["card"]) and sealed(cut["identifies"])
     # now the challenge needs no input: Poseidon (7) beats Hydra (5)
     ref.submit(g, "hera", {"do": "challenge", "column": 1})
     assert ref.view(g, "hera")["hera"]["discard"] == ["Hydra"]
@@ -474,18 +531,19 @@ def test_an_observation_that_contradicts_the_record_goes_to_the_judge(ref: Refer
         },
     )
     records = ref.log(g, "judge")
-    assert [r.kind for r in records[n:]] == ["observation", "irregularity"]
-    irr = records[-1].body
+    # one record, one transaction: the irregularity is inside the observation
+    assert [r.kind for r in records[n:]] == ["observation"]
+    irr = records[-1].body["irregularity"]
     assert (irr["recorded"], irr["seen"], irr["rule"]) == ("Hydra", "Harpy", "D20")
     assert state(ref, g) == before  # history is not rewritten
     assert ref.view(g, "judge")["hera"]["field"][0] == ["Hydra"]
     assert len(ref.view(g, "judge")["irregularities"]) == 1
-    for seat in ("zeus", "public"):
-        cut = ref.log(g, seat)
-        assert cut[-1].body == {"note": "an irregularity was recorded for the judge"}
-        assert "card" not in cut[-2].body
+    assert [i["seq"] for i in ref.view(g, "judge")["open"]] == [n]
+    for seat in ("hera", "zeus", "public"):
+        cut = ref.log(g, seat)[-1].body
+        assert sealed(cut["irregularity"])  # for the judge (D20)
+        assert sealed(cut["card"]) == (seat != "hera")
         assert "irregularities" not in ref.view(g, seat)
-    assert ref.log(g, "hera")[-1].body == {"note": "an irregularity was recorded for the judge"}
 
 
 def test_a_player_may_report_a_face_up_card_but_not_a_face_down_one_of_his_opponent(
@@ -566,7 +624,8 @@ def test_amend_replaces_a_drawn_card_and_replays_what_follows(ref: Referee) -> N
     assert state(ref, g) == state(other, g2)
     # the amended identity stays Hera's secret
     amend = ref.log(g, "zeus")[-1]
-    assert amend.kind == "amend" and "card" not in amend.body["action"]
+    assert amend.kind == "amend" and sealed(amend.body["action"]["card"])
+    assert sealed(amend.body["reason"])  # the judge's reason is hers
 
 
 def test_an_amend_that_makes_a_later_action_illegal_is_shown_to_the_judge(ref: Referee) -> None:
@@ -620,13 +679,13 @@ def test_export_and_import_round_trip_through_sqlite(
     text = ref.export(g, "judge")
     store = SQLiteStore(tmp_path / "a.sqlite3")
     try:
-        other = Referee(store)
-        assert other.import_log(read_lines(text)) == g
+        other = Referee(store)  # another server (another key): the log keeps its signer's key
+        assert other.import_log(text) == g
         assert other.export(g, "judge") == text
         assert other.folded(g).state == state(ref, g)
         assert other.view(g, "zeus") == ref.view(g, "zeus")
         with pytest.raises(Refused):  # once only
-            other.import_log(read_lines(text))
+            other.import_log(text)
     finally:
         store.close()
     # the same through the command line, from one database to another
@@ -640,14 +699,18 @@ def test_export_and_import_round_trip_through_sqlite(
     assert main(["games", "--db", str(db)]) == 0
     assert capsys.readouterr().out.split() == [g]
     assert main(["export", "--db", str(db), "--seat", "zeus", g]) == 0
-    zeus = read_lines(capsys.readouterr().out)
-    assert zeus == ref.log(g, "zeus") and verify(zeus, allow_redacted=True).ok
+    head, zeus = read_lines(capsys.readouterr().out)
+    assert head == header(g, "zeus") and zeus == ref.log(g, "zeus")
+    assert verify(head, zeus, may_cut=may_cut, key=SIGNER.fingerprint).ok
 
 
-@pytest.mark.parametrize("how", ["edited", "reordered", "redacted", "truncated", "not a game"])
+@pytest.mark.parametrize(
+    "how", ["edited", "re-hashed", "reordered", "redacted", "truncated", "not a game"]
+)
 def test_import_refuses_a_log_that_is_not_whole(ref: Referee, tmp_path: Path, how: str) -> None:
     g = played_game(ref)
     records = ref.log(g, "judge")
+    head = header(g)
     if how == "edited":
         r = records[5]
         records[5] = Record(
@@ -662,24 +725,42 @@ def test_import_refuses_a_log_that_is_not_whole(ref: Referee, tmp_path: Path, ho
             r.prev,
             r.hash,
             r.nonce,
+            r.sealed,
+            r.sig,
         )
+    elif how == "re-hashed":  # every record re-sealed (hash and signature) with another key
+        forger = Signer.from_seed("forger")
+        out: list[Record] = []
+        prev = GENESIS
+        for r in records:
+            body = {**r.body, "note": "added"} if r.seq == 5 else r.body
+            fake = Record(r.game, r.seq, r.time, r.seat, r.kind, body, r.events, r.key, prev)
+            fake = Record(**{**_fields(fake), "nonce": r.nonce, "sealed": r.sealed})
+            out.append(fake.sealed_with(forger.sign))
+            prev = out[-1].hash
+        records = out
     elif how == "reordered":
         records[4], records[5] = records[5], records[4]
     elif how == "redacted":
         records = ref.log(g, "hera")
+        head = header(g, "hera")
     elif how == "truncated":
         records = records[1:]
     else:
-        records = [
-            Record("x", 0, "t", "system", "action", {}, (), None, GENESIS, nonce="n").sealed()
-        ]
+        r = Record("x", 0, "t", "system", "action", {}, (), None, GENESIS, nonce="n")
+        records = [r.sealed_with(SIGNER.sign)]
+        head = header("x")
     store = SQLiteStore(tmp_path / "db.sqlite3")
     try:
         with pytest.raises(Refused):
-            Referee(store).import_log(records)
+            Referee(store).import_log(export_text(head, records))
         assert store.games() == []
     finally:
         store.close()
+
+
+def _fields(r: Record) -> dict[str, Any]:
+    return {f: getattr(r, f) for f in Record.__dataclass_fields__}
 
 
 def test_an_unknown_game_is_not_found(ref: Referee) -> None:
@@ -695,9 +776,9 @@ def test_an_unknown_game_is_not_found(ref: Referee) -> None:
 def test_the_state_is_a_fold_over_the_log(ref: Referee) -> None:
     g = played_game(ref)
     records = ref.log(g, "judge")
-    assert verify(records).ok
+    assert verify(header(g), records).ok
     assert fold(records).state == state(ref, g)
-    fresh = Referee(ref.store)  # a restarted server reads the same game from the store
+    fresh = fresh_referee(ref)  # a restarted server reads the same game from the store
     assert fresh.view(g, "judge") == ref.view(g, "judge")
     assert Player.parse(fresh.view(g, "hera")["turn"]["player"]) is state(ref, g).player
 
@@ -785,8 +866,9 @@ def test_a_scan_recorded_after_the_break_does_not_hide_it(ref: Referee) -> None:
     last = records[-1]
     scan = Record(
         g, last.seq + 1, "t", "hera", "observation",
-        {"player": "hera", "zone": "hand", "card": "Hades", "source": "camera", "identifies": True},
+        {"player": "hera", "zone": "hand", "card": "Hades", "source": "camera", "identifies": True,
+         "irregularity": None},
         (), None, last.hash, nonce="n",
-    ).sealed()  # fmt: skip
+    ).sealed_with(SIGNER.sign)  # fmt: skip
     f = fold([*records, scan])
     assert f.broken is not None and f.state == fold(records).state
