@@ -1,0 +1,231 @@
+"""Stage: decode every face QR code in an image and check it against the kit.
+
+``zxing-cpp`` reads the codes (measured in ``benchmarks/vision.py``: it reads more, and far
+faster, than OpenCV's detectors). Every text read goes through
+:func:`printables.payload.parse_face`, so a code of another kit, a misprint or a hand-typed
+fake is *refused with a reason*, never taken for a card. Small codes get a second pass on
+2x-upscaled crops.
+
+Pure: arrays in, :class:`Detection` values out. Nothing here opens a file or a camera.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import zxingcpp
+from numpy.typing import NDArray
+
+from printables.payload import PayloadError, parse_face
+from vision.kit import CardRef, KitLike
+
+Point = tuple[float, float]
+Quad = tuple[Point, Point, Point, Point]
+
+SMALL_CODE_PX = 90.0  # a code whose side is below this gets neighbours searched again, upscaled
+_FORMATS = zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode)
+
+
+class ImageError(ValueError):
+    """An image that cannot be read at all (empty, wrong type or shape)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawCode:
+    """A QR symbol as the decoder returned it: its text and its corners in image pixels
+    (the symbol's own top-left, top-right, bottom-right, bottom-left)."""
+
+    text: str
+    corners: Quad
+
+    @property
+    def centre(self) -> Point:
+        xs = [p[0] for p in self.corners]
+        ys = [p[1] for p in self.corners]
+        return (sum(xs) / 4, sum(ys) / 4)
+
+    @property
+    def side_px(self) -> float:
+        """The mean length of the symbol's sides in pixels."""
+        c = self.corners
+        return (
+            sum(
+                float(np.hypot(c[i][0] - c[(i + 1) % 4][0], c[i][1] - c[(i + 1) % 4][1]))
+                for i in range(4)
+            )
+            / 4
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """A face code found in an image.
+
+    ``card`` is the kit's card when the code passed its check; otherwise ``card`` is None and
+    ``refused`` says why (another kit, failed check, not a Hera & Zeus code, no such sticker).
+    ``confidence`` is 1.0 for a checked card: the QR's own error correction decoded it and the
+    kit's check value matched, so a wrong identity needs a forged 20-bit HMAC. A refused code
+    has confidence 0.0 as a card. ``upscaled`` tells that the second pass found it.
+    """
+
+    payload: str
+    corners: Quad
+    card: CardRef | None
+    refused: str | None
+    confidence: float
+    upscaled: bool = False
+
+    @property
+    def centre(self) -> Point:
+        return RawCode(self.payload, self.corners).centre
+
+    @property
+    def is_card(self) -> bool:
+        return self.card is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "payload": self.payload,
+            "card": self.card.to_json() if self.card else None,
+            "refused": self.refused,
+            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
+            "confidence": self.confidence,
+            "upscaled": self.upscaled,
+        }
+
+
+def as_gray(image: Any) -> NDArray[Any]:
+    """The image as 8-bit grey. Accepts BGR, BGRA or grey uint8 arrays.
+    Raises ImageError for anything else (empty, other dtype or shape)."""
+    if not isinstance(image, np.ndarray) or image.size == 0:
+        raise ImageError("not an image (empty or not an array)")
+    if image.dtype != np.uint8:
+        raise ImageError(f"image must be 8-bit, not {image.dtype}")
+    if image.ndim == 2:
+        return image
+    if image.ndim == 3 and image.shape[2] == 3:
+        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
+    raise ImageError(f"image shape {image.shape} is not grey, BGR or BGRA")
+
+
+def decode_qr(gray: NDArray[Any], scale: float = 1.0, offset: Point = (0.0, 0.0)) -> list[RawCode]:
+    """Every QR code zxing-cpp reads in ``gray``. Corners are mapped back by ``/ scale`` and
+    ``+ offset`` (for crops and upscaled images). Raises nothing for an image without codes."""
+    found = zxingcpp.read_barcodes(gray, formats=_FORMATS, try_invert=False)
+    out: list[RawCode] = []
+    ox, oy = offset
+    for b in found:
+        if not b.valid:
+            continue
+        p = b.position
+        pts = [p.top_left, p.top_right, p.bottom_right, p.bottom_left]
+        corners = tuple((q.x / scale + ox, q.y / scale + oy) for q in pts)
+        out.append(RawCode(b.text, corners))  # type: ignore[arg-type]
+    return out
+
+
+def decode_crop(
+    gray: NDArray[Any], box: tuple[int, int, int, int], upscale: float = 2.0
+) -> list[RawCode]:
+    """Decodes the crop ``box`` = (x, y, w, h) of ``gray`` after upscaling it (cubic); corners
+    come back in ``gray``'s pixels. A box partly outside the image is clipped."""
+    h_img, w_img = gray.shape[:2]
+    x, y, w, h = box
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(w_img, x + w), min(h_img, y + h)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return []
+    crop = gray[y0:y1, x0:x1]
+    big = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
+    # unsharp mask: undoes some of the blur of a hand-held phone (measured: 2x alone read
+    # 71 of 83 small codes our first pass missed some of, 2x + unsharp 78)
+    soft = cv2.GaussianBlur(big, (0, 0), upscale)
+    big = cv2.addWeighted(big, 1.8, soft, -0.8, 0)
+    return decode_qr(big, upscale, (float(x0), float(y0)))
+
+
+def merge_codes(codes: Iterable[RawCode], min_dist: float = 8.0) -> list[RawCode]:
+    """Drops repeats: the same text found again within ``min_dist`` px of a kept one."""
+    kept: list[RawCode] = []
+    for c in codes:
+        cx, cy = c.centre
+        if any(
+            k.text == c.text and np.hypot(k.centre[0] - cx, k.centre[1] - cy) < min_dist
+            for k in kept
+        ):
+            continue
+        kept.append(c)
+    return kept
+
+
+def check_code(code: RawCode, kit: KitLike, upscaled: bool = False) -> Detection:
+    """A decoded code checked against the kit: a card, or a refusal with its reason."""
+    try:
+        parse_face(code.text, kit.kit_id, kit.secret)
+    except PayloadError as e:
+        return Detection(code.text, code.corners, None, str(e), 0.0, upscaled)
+    card = kit.card_for(code.text)
+    if card is None:
+        return Detection(
+            code.text,
+            code.corners,
+            None,
+            f"code {code.text} passes the kit's check but the kit lists no such sticker",
+            0.0,
+            upscaled,
+        )
+    return Detection(code.text, code.corners, card, None, 1.0, upscaled)
+
+
+def _tiles(w: int, h: int, n: int) -> list[tuple[int, int, int, int]]:
+    """``n`` x ``n`` overlapping tiles (25% overlap) covering a w x h image."""
+    tw, th = int(w / n * 1.25) + 1, int(h / n * 1.25) + 1
+    out = []
+    for i in range(n):
+        for j in range(n):
+            x = round(i * (w - tw) / max(1, n - 1))
+            y = round(j * (h - th) / max(1, n - 1))
+            out.append((x, y, tw, th))
+    return out
+
+
+def find_codes(gray: NDArray[Any], second_pass: bool = True) -> tuple[list[RawCode], int]:
+    """All codes in a photo of cards: a full-frame pass, then, when nothing was read or the
+    codes read are small (others nearby may be too small for one pass), overlapping crops
+    upscaled 2x. Returns the codes and the number of passes run."""
+    codes = decode_qr(gray)
+    if not second_pass:
+        return codes, 1
+    small = not codes or min(c.side_px for c in codes) < SMALL_CODE_PX
+    if not small:
+        return codes, 1
+    h, w = gray.shape[:2]
+    n = 1 if max(w, h) <= 1400 else 2
+    extra: list[RawCode] = []
+    for box in _tiles(w, h, n):
+        extra += decode_crop(gray, box)
+    return merge_codes([*codes, *extra], min_dist=max(8.0, 0.3 * SMALL_CODE_PX)), 2
+
+
+def read_cards(image: Any, kit: KitLike, second_pass: bool = True) -> list[Detection]:
+    """Every face code in a photo (one card held under the phone, or a fan of cards), checked
+    against ``kit``; refused codes are included with their reason. Sorted left to right.
+    Raises ImageError for something that is not an image."""
+    gray = as_gray(image)
+    codes, _ = find_codes(gray, second_pass)
+    dets = [check_code(c, kit) for c in codes]
+    return sorted(dets, key=lambda d: (d.centre[0], d.centre[1]))
+
+
+def quad_of(points: Sequence[Sequence[float]]) -> Quad:
+    """Four (x, y) points as a Quad. Raises ValueError for another count."""
+    if len(points) != 4:
+        raise ValueError(f"a quad has 4 corners, not {len(points)}")
+    a, b, c, d = ((float(p[0]), float(p[1])) for p in points)
+    return (a, b, c, d)

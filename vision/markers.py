@@ -1,0 +1,220 @@
+"""Stage: ArUco markers (mat corners, sleeve backs), the mat's pose, and the rectified mat.
+
+The kit's markers come from OpenCV's ``DICT_4X4_50`` (:mod:`printables.payload`). The
+detector runs with a lower ``minMarkerPerimeterRate`` than OpenCV's default 0.03, which hides
+markers under about 15 px on a 1080p frame. Each corner marker gives four points, so the
+homography from mat millimetres to image pixels uses up to 16 correspondences
+(``cv2.findHomography`` with RANSAC); two markers are enough, four are best.
+
+Pure: arrays in, values out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from printables.payload import BACK_MARKER_IDS, MAT_CORNER_IDS
+from vision.kit import MatGeometry, Side
+
+Point = tuple[float, float]
+MIN_MARKER_PERIMETER_RATE = 0.015  # OpenCV's default 0.03 misses markers under ~15 px
+DETECT_MAX_SIDE = 2200  # larger frames are searched for markers at this size (then scaled back)
+MIN_CORNER_MARKERS = 2
+BACK_IDS: dict[int, Side] = {v: k for k, v in BACK_MARKER_IDS.items()}  # type: ignore[misc]
+
+
+class MatNotFound(ValueError):
+    """The mat's corner markers are not visible enough to locate it; the message says which
+    markers were seen."""
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """An ArUco marker: its id and its four corners in image px (the marker's own TL, TR,
+    BR, BL as printed)."""
+
+    id: int
+    corners: tuple[Point, Point, Point, Point]
+
+    @property
+    def centre(self) -> Point:
+        return (
+            sum(p[0] for p in self.corners) / 4,
+            sum(p[1] for p in self.corners) / 4,
+        )
+
+    @property
+    def side_px(self) -> float:
+        c = self.corners
+        return (
+            sum(
+                float(np.hypot(c[i][0] - c[(i + 1) % 4][0], c[i][1] - c[(i + 1) % 4][1]))
+                for i in range(4)
+            )
+            / 4
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners]}
+
+
+def _detector() -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.minMarkerPerimeterRate = MIN_MARKER_PERIMETER_RATE
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    # two threshold windows (13 and 33 px) instead of OpenCV's three (3, 13, 23): as many
+    # markers found on our test frames, in about half the time (benchmarks/vision.py)
+    params.adaptiveThreshWinSizeMin = 13
+    params.adaptiveThreshWinSizeMax = 33
+    params.adaptiveThreshWinSizeStep = 20
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    return cv2.aruco.ArucoDetector(dictionary, params)
+
+
+_DETECTOR = _detector()
+KNOWN_IDS = frozenset(MAT_CORNER_IDS) | frozenset(BACK_MARKER_IDS.values())
+
+
+def detect_markers(gray: NDArray[Any]) -> list[Marker]:
+    """The kit's markers (corner and back ids) in a grey image. Other ids of the dictionary
+    are ignored: they are not ours. A frame larger than ``DETECT_MAX_SIDE`` is searched at
+    that size and the corners scaled back (a 12 MP frame: markers stay above 40 px)."""
+    scale = min(1.0, DETECT_MAX_SIDE / max(gray.shape[:2]))
+    small = (
+        gray
+        if scale >= 1.0
+        else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    )
+    corners, ids, _ = _DETECTOR.detectMarkers(small)
+    out: list[Marker] = []
+    if ids is None:
+        return out
+    for quad, mid in zip(corners, ids.ravel(), strict=True):
+        if int(mid) not in KNOWN_IDS:
+            continue
+        pts = quad.reshape(4, 2) / scale
+        out.append(
+            Marker(int(mid), tuple((float(x), float(y)) for x, y in pts))  # type: ignore[arg-type]
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class MatPose:
+    """Where the mat lies in the image: ``homography`` maps mat mm to image px.
+
+    ``error_mm`` is the mean distance, back in mat millimetres, between where the corner
+    markers' points were seen and where the fitted homography puts them; ``confidence`` is
+    1.0 with four markers and a small error, less with fewer markers or a larger error.
+    """
+
+    homography: NDArray[Any]
+    markers: tuple[int, ...]
+    error_mm: float
+    confidence: float
+
+    @property
+    def inverse(self) -> NDArray[Any]:
+        inv: NDArray[Any] = np.linalg.inv(self.homography)
+        return inv
+
+    def to_image(self, pts_mm: NDArray[Any] | list[Point]) -> NDArray[Any]:
+        """Mat mm -> image px for an (n, 2) array of points."""
+        a = np.asarray(pts_mm, np.float64).reshape(-1, 1, 2)
+        res: NDArray[Any] = cv2.perspectiveTransform(a, self.homography).reshape(-1, 2)
+        return res
+
+    def to_mat(self, pts_px: NDArray[Any] | list[Point]) -> NDArray[Any]:
+        """Image px -> mat mm for an (n, 2) array of points."""
+        a = np.asarray(pts_px, np.float64).reshape(-1, 1, 2)
+        res: NDArray[Any] = cv2.perspectiveTransform(a, self.inverse).reshape(-1, 2)
+        return res
+
+    def px_per_mm(self, at_mm: Point) -> float:
+        """The image scale (px per mm) around a mat point: the geometric mean of the local
+        stretch along x and y."""
+        x, y = at_mm
+        p = self.to_image([(x, y), (x + 10, y), (x, y + 10)])
+        sx = float(np.hypot(*(p[1] - p[0]))) / 10
+        sy = float(np.hypot(*(p[2] - p[0]))) / 10
+        return float(np.sqrt(sx * sy))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "markers": list(self.markers),
+            "error_mm": round(self.error_mm, 2),
+            "confidence": round(self.confidence, 3),
+            "homography": [[round(float(v), 6) for v in row] for row in self.homography],
+        }
+
+
+def find_mat(markers: list[Marker], geometry: MatGeometry) -> MatPose:
+    """The mat's pose from its corner markers. Raises MatNotFound when fewer than two of the
+    four corner markers are seen, or when they do not fit the mat's shape (a fitted error
+    above 5 mm: markers of another mat, or a mat folded or bent)."""
+    by_id: dict[int, Marker] = {}
+    for m in markers:
+        if m.id in MAT_CORNER_IDS and (
+            m.id not in by_id or m.side_px > by_id[m.id].side_px  # keep the clearest
+        ):
+            by_id[m.id] = m
+    if len(by_id) < MIN_CORNER_MARKERS:
+        seen = ", ".join(str(i) for i in sorted(by_id)) or "none"
+        raise MatNotFound(
+            f"the mat was not found: {len(by_id)} of its 4 corner markers seen ({seen}); "
+            f"at least {MIN_CORNER_MARKERS} are needed"
+        )
+    src: list[Point] = []
+    dst: list[Point] = []
+    for mid, m in sorted(by_id.items()):
+        src += geometry.marker_corners(mid)
+        dst += list(m.corners)
+    s = np.array(src, np.float64)
+    d = np.array(dst, np.float64)
+    H, _mask = cv2.findHomography(s, d, cv2.RANSAC, 4.0)
+    if H is None:
+        raise MatNotFound("the mat was not found: its corner markers give no consistent pose")
+    pose = MatPose(H, tuple(sorted(by_id)), 0.0, 0.0)
+    back = pose.to_mat(d)
+    err = float(np.mean(np.hypot(*(back - s).T)))
+    if err > 5.0:
+        raise MatNotFound(
+            f"the mat was not found: the corner markers do not fit the mat ({err:.1f} mm off)"
+        )
+    conf = (len(by_id) / 4) * max(0.0, 1.0 - err / 5.0)
+    return MatPose(H, tuple(sorted(by_id)), err, round(conf, 3))
+
+
+def rectify(
+    image: NDArray[Any], pose: MatPose, geometry: MatGeometry, px_per_mm: float = 2.0
+) -> NDArray[Any]:
+    """The mat seen straight from above at ``px_per_mm``, Hera's side at the bottom.
+    Raises ValueError for a non-positive scale."""
+    if px_per_mm <= 0:
+        raise ValueError("px_per_mm must be positive")
+    S = np.diag([px_per_mm, px_per_mm, 1.0])
+    M = S @ pose.inverse
+    size = (round(geometry.width_mm * px_per_mm), round(geometry.height_mm * px_per_mm))
+    out: NDArray[Any] = cv2.warpPerspective(image, M, size, flags=cv2.INTER_LINEAR)
+    return out
+
+
+def warp_region(
+    image: NDArray[Any],
+    pose: MatPose,
+    rect_mm: tuple[float, float, float, float],
+    px_per_mm: float,
+) -> NDArray[Any]:
+    """One rectangle of the mat (x, y, w, h in mm) seen straight from above."""
+    x, y, w, h = rect_mm
+    T = np.array([[1, 0, x], [0, 1, y], [0, 0, 1]], np.float64)
+    S = np.diag([px_per_mm, px_per_mm, 1.0])
+    M = S @ np.linalg.inv(T) @ pose.inverse
+    size = (max(1, round(w * px_per_mm)), max(1, round(h * px_per_mm)))
+    out: NDArray[Any] = cv2.warpPerspective(image, M, size, flags=cv2.INTER_LINEAR)
+    return out

@@ -1,0 +1,504 @@
+"""A seeded generator of synthetic photographs of the kit: the mat with cards on it, or a few
+cards held under a phone, with the truth of what lies where.
+
+It renders the kit's own stickers (QR version 1, level Q through the ``qrcode`` package, as
+printed; back and corner markers through ``cv2.aruco.generateImageMarker``) onto card
+rectangles on a textured mat, then photographs the scene: perspective (a camera not straight
+above), rotation, uneven light, glare, blur, sensor noise, JPEG, and hands over the table.
+
+Everything random comes from the ``seed`` given; the same seed gives the same image. This is
+test and benchmark equipment: the recognition code never imports it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import cv2
+import numpy as np
+import qrcode  # type: ignore[import-untyped]
+import qrcode.constants  # type: ignore[import-untyped]
+from numpy.typing import NDArray
+
+from printables.kit import BACK_MARKER_MM as PRINT_BACK_MARKER_MM
+from printables.kit import DEFAULT_CODE_MM, QUIET_MODULES, Kit
+from printables.payload import BACK_MARKER_IDS, face_payload, new_kit_secret
+from vision.kit import SIDES, CardRef, Side, VisionKit, as_vision_kit
+
+Image = NDArray[Any]
+
+CARD_MM = (59.0, 92.0)  # a Kosmos two-player card
+QR_MM = DEFAULT_CODE_MM  # the printed symbol (21 x 21 modules), quiet zone not included
+QR_BORDER = QUIET_MODULES  # modules of quiet zone around the symbol
+QR_TOTAL_MM = QR_MM * (21 + 2 * QR_BORDER) / 21
+BACK_MARKER_MM = PRINT_BACK_MARKER_MM
+_ARUCO = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+
+
+def qr_matrix(payload: str) -> NDArray[Any]:
+    """The QR symbol of a face payload as the kit prints it: version 1, level Q, a 2-module
+    quiet zone; 0 = dark, 255 = light. Raises qrcode's DataOverflowError if it does not fit."""
+    q = qrcode.QRCode(
+        version=1, error_correction=qrcode.constants.ERROR_CORRECT_Q, border=QR_BORDER
+    )
+    q.add_data(payload.encode("ascii"))  # upper-case: alphanumeric mode
+    q.make(fit=False)
+    m = np.array(q.get_matrix(), dtype=bool)
+    return np.where(m, 0, 255).astype(np.uint8)
+
+
+def marker_image(marker_id: int, px: int) -> Image:
+    """An ArUco 4x4 marker of ``px`` pixels, no border of its own (gray)."""
+    return cv2.aruco.generateImageMarker(_ARUCO, marker_id, px)
+
+
+@dataclass(frozen=True)
+class SceneOptions:
+    """How to photograph a scene. Sizes in pixels; angles in degrees."""
+
+    width: int = 1920
+    height: int = 1080
+    tilt: float = 0.12  # perspective: share of the mat size the corners may move
+    rotation: float = 20.0  # extra rotation either way (on top of fitting the mat)
+    fill: float = 0.85  # share of the frame the mat's long side spans
+    blur: float = 0.8  # maximal Gaussian sigma (px of the output)
+    motion: float = 0.0  # maximal motion-blur length (px)
+    noise: float = 4.0  # maximal Gaussian noise sigma (grey levels)
+    jpeg: tuple[int, int] = (70, 92)  # JPEG quality range
+    light: float = 0.35  # depth of the uneven-light gradient (0 = even)
+    glare: float = 0.0  # chance of a glare spot
+    hands: int = 0  # hands over the table
+    render_px_per_mm: float = 5.0
+
+
+@dataclass
+class Scene:
+    """An image with its truth (JSON-ready)."""
+
+    image: Image
+    truth: dict[str, Any] = field(default_factory=dict)
+
+
+def demo_kit(kit_id: str = "K7QX2", secret: str = "5e" * 16) -> VisionKit:
+    """A kit over the provisional deck lists (one sticker per physical card), with a fixed id
+    and secret so that images made from it stay valid."""
+    return as_vision_kit(
+        Kit.create(kit_id=kit_id, secret=secret, now=datetime(2025, 1, 1, tzinfo=UTC))
+    )
+
+
+def foreign_payload(rng: np.random.Generator) -> str:
+    """A well-formed face code of another kit."""
+    return face_payload("ZZZZ2", new_kit_secret(), "hera", int(rng.integers(1, 40)))
+
+
+# ---- rendering in mat coordinates -------------------------------------------------------
+
+
+def _texture(rng: np.random.Generator, h: int, w: int, base: tuple[int, int, int]) -> Image:
+    """A smooth-noise texture around a base colour (felt, cloth, wood)."""
+    acc = np.zeros((h, w), np.float32)
+    for scale, amp in ((4, 6.0), (32, 10.0), (128, 14.0)):
+        sh, sw = max(2, h // scale), max(2, w // scale)
+        n = rng.normal(0, 1, (sh, sw)).astype(np.float32)
+        acc += amp * cv2.resize(n, (w, h), interpolation=cv2.INTER_CUBIC)
+    img = np.empty((h, w, 3), np.float32)
+    for i in range(3):
+        img[..., i] = base[i] + acc * (0.8 + 0.2 * i)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _paste(dst: Image, src: Image, x: int, y: int) -> None:
+    h, w = src.shape[:2]
+    dst[y : y + h, x : x + w] = src if src.ndim == 3 else src[..., None]
+
+
+def _card_face(rng: np.random.Generator, payload: str, name: str, serial: int, ppm: float) -> Image:
+    """A card face (art, name, strength) with the face sticker in its bottom-right corner."""
+    w, h = round(CARD_MM[0] * ppm), round(CARD_MM[1] * ppm)
+    base = tuple(int(v) for v in rng.integers(60, 230, 3))
+    card = _texture(rng, h, w, base)  # type: ignore[arg-type]
+    for _ in range(6):  # art
+        c = tuple(int(v) for v in rng.integers(0, 255, 3))
+        centre = (int(rng.integers(0, w)), int(rng.integers(0, h // 2)))
+        cv2.circle(card, centre, int(rng.integers(w // 10, w // 3)), c, -1)
+    cv2.rectangle(card, (0, 0), (w - 1, h - 1), (30, 30, 30), max(1, round(ppm)))
+    cv2.putText(
+        card,
+        name,
+        (round(3 * ppm), round(10 * ppm)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.09 * ppm,
+        (20, 20, 20),
+        max(1, round(ppm / 3)),
+    )
+    cv2.putText(
+        card,
+        str(int(rng.integers(0, 10))),
+        (round(3 * ppm), round(88 * ppm)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.2 * ppm,
+        (20, 20, 20),
+        max(1, round(ppm / 2)),
+    )
+    # the sticker: white label, the QR, the serial beside it
+    sw, sh = round((QR_TOTAL_MM + 2) * ppm), round((QR_TOTAL_MM + 7) * ppm)
+    sticker = np.full((sh, sw, 3), 245, np.uint8)
+    qr_px = round(QR_TOTAL_MM * ppm)
+    q = cv2.resize(qr_matrix(payload), (qr_px, qr_px), interpolation=cv2.INTER_NEAREST)
+    _paste(sticker, cv2.cvtColor(q, cv2.COLOR_GRAY2BGR), round(ppm), round(ppm))
+    cv2.putText(
+        sticker,
+        f"{name[:8]} {serial:02d}",
+        (round(ppm), sh - round(1.5 * ppm)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.045 * ppm,
+        (0, 0, 0),
+        1,
+    )
+    _paste(card, sticker, w - sw - round(2 * ppm), h - sh - round(2 * ppm))
+    return card
+
+
+def _card_back(rng: np.random.Generator, deck: Side, ppm: float) -> Image:
+    """A sleeve back: the deck's pattern and its back marker in the middle, on a white field."""
+    w, h = round(CARD_MM[0] * ppm), round(CARD_MM[1] * ppm)
+    base = (150, 60, 40) if deck == "hera" else (40, 70, 150)
+    card = _texture(rng, h, w, base)
+    m_px = round(BACK_MARKER_MM * ppm)
+    pad = round(3 * ppm)
+    field_ = np.full((m_px + 2 * pad, m_px + 2 * pad, 3), 245, np.uint8)
+    _paste(
+        field_,
+        cv2.cvtColor(marker_image(BACK_MARKER_IDS[deck], m_px), cv2.COLOR_GRAY2BGR),
+        pad,
+        pad,
+    )
+    _paste(card, field_, (w - field_.shape[1]) // 2, (h - field_.shape[0]) // 2)
+    cv2.rectangle(card, (0, 0), (w - 1, h - 1), (30, 30, 30), max(1, round(ppm)))
+    return card
+
+
+def _quad(x: float, y: float, w: float, h: float) -> NDArray[Any]:
+    return np.array([(x, y), (x + w, y), (x + w, y + h), (x, y + h)], np.float32)
+
+
+def render_mat(
+    kit: VisionKit,
+    layout: dict[tuple[Side, int, int], dict[str, Any]],
+    rng: np.random.Generator,
+    ppm: float,
+) -> tuple[Image, dict[tuple[Side, int, int], NDArray[Any]]]:
+    """The mat seen straight from above at ``ppm`` px/mm with the cards of ``layout`` on it.
+    Returns the image and, per occupied cell, the quad (mat px) of its code or back marker."""
+    geo = kit.mat
+    W, H = round(geo.width_mm * ppm), round(geo.height_mm * ppm)
+    paper = rng.random() < 0.5  # printed on white paper, or a dark cloth mat
+    base = (228, 230, 232) if paper else tuple(int(v) for v in rng.integers(40, 120, 3))
+    mat = _texture(rng, H, W, base)  # type: ignore[arg-type]
+    line = (90, 90, 90) if paper else (200, 200, 200)
+    for (side, col, row), (x, y, w, h) in geo.cells.items():  # printed cell outlines
+        cv2.rectangle(
+            mat,
+            (round(x * ppm), round(y * ppm)),
+            (round((x + w) * ppm), round((y + h) * ppm)),
+            line,
+            max(1, round(ppm / 2)),
+        )
+        if side == "hera" and row == 1:  # column numbers in the centre band
+            cv2.putText(
+                mat,
+                str(col),
+                (round((x + w / 2 - 2) * ppm), round((y - 4) * ppm)),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.08 * ppm,
+                line,
+                max(1, round(ppm / 3)),
+            )
+    for mid, (mx, my) in geo.markers.items():
+        s = round(geo.marker_mm * ppm)
+        pad = round(3 * ppm)
+        cv2.rectangle(
+            mat,
+            (round(mx * ppm) - pad, round(my * ppm) - pad),
+            (round(mx * ppm) + s + pad, round(my * ppm) + s + pad),
+            (245, 245, 245),
+            -1,
+        )
+        _paste(
+            mat,
+            cv2.cvtColor(marker_image(mid, s), cv2.COLOR_GRAY2BGR),
+            round(mx * ppm),
+            round(my * ppm),
+        )
+    quads: dict[tuple[Side, int, int], NDArray[Any]] = {}
+    for key, item in layout.items():
+        side = key[0]
+        x, y, w, h = geo.cells[key]
+        cx = x + (w - CARD_MM[0]) / 2 + float(rng.uniform(-1.5, 1.5))
+        cy = y + (h - CARD_MM[1]) / 2 + float(rng.uniform(-1.5, 1.5))
+        if item["state"] == "down":
+            img = _card_back(rng, item["deck"], ppm)
+            m = BACK_MARKER_MM
+            local = _quad((CARD_MM[0] - m) / 2, (CARD_MM[1] - m) / 2, m, m)
+        else:
+            img = _card_face(
+                rng, item["payload"], item.get("name", "Foreign"), int(item.get("serial", 0)), ppm
+            )
+            quiet = QR_BORDER * QR_MM / 21
+            q0 = CARD_MM[0] - (QR_TOTAL_MM + 2) - 2 + 1 + quiet
+            q1 = CARD_MM[1] - (QR_TOTAL_MM + 7) - 2 + 1 + quiet
+            local = _quad(q0, q1, QR_MM, QR_MM)
+        local = local * ppm
+        if side == "zeus":  # a card faces its owner: Zeus's are upside down for Hera
+            img = cv2.rotate(img, cv2.ROTATE_180)
+            local = np.array([img.shape[1], img.shape[0]], np.float32) - local
+        ox, oy = round(cx * ppm), round(cy * ppm)
+        hh, ww = img.shape[:2]
+        mat[oy : oy + hh, ox : ox + ww] = img
+        quads[key] = local + np.array([ox, oy], np.float32)
+    return mat, quads
+
+
+def _hand_mask(
+    rng: np.random.Generator, shape: tuple[int, int], centre: tuple[float, float], size: float
+) -> NDArray[Any]:
+    """A hand-shaped blob (palm and fingers) in a mask."""
+    mask = np.zeros(shape, np.uint8)
+    cx, cy = centre
+    ang = float(rng.uniform(0, 360))
+    cv2.ellipse(
+        mask, (round(cx), round(cy)), (round(size * 0.5), round(size * 0.6)), ang, 0, 360, 255, -1
+    )
+    for k in range(4):
+        a = np.deg2rad(ang - 40 + 25 * k)
+        end = (round(cx + np.cos(a) * size * 1.2), round(cy + np.sin(a) * size * 1.2))
+        cv2.line(mask, (round(cx), round(cy)), end, 255, max(2, round(size * 0.22)))
+    return mask
+
+
+# ---- the camera ---------------------------------------------------------------------------
+
+
+def _photograph(
+    src: Image, rng: np.random.Generator, o: SceneOptions, src_corners: NDArray[Any]
+) -> tuple[Image, NDArray[Any]]:
+    """Projects ``src`` (whose region of interest has corners ``src_corners``) into an
+    ``o.width`` x ``o.height`` frame. Returns the frame and the homography src -> frame."""
+    sw = float(np.linalg.norm(src_corners[1] - src_corners[0]))
+    sh = float(np.linalg.norm(src_corners[3] - src_corners[0]))
+    # fit the long side of the region along the frame's long side
+    angle = (90.0 if (sh > sw) != (o.height > o.width) else 0.0) + float(
+        rng.uniform(-o.rotation, o.rotation)
+    )
+    if rng.random() < 0.5:
+        angle += 180.0
+    t = np.deg2rad(angle)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    centred = (src_corners - src_corners.mean(axis=0)) @ rot.T
+    span = centred.max(axis=0) - centred.min(axis=0)
+    scale = min(o.width * o.fill / span[0], o.height * o.fill / span[1])
+    dst = centred * scale
+    jitter = rng.uniform(-o.tilt, o.tilt, (4, 2)) * np.array([span[0], span[1]]) * scale / 2
+    dst = dst + jitter
+    dst = (
+        dst
+        + np.array([o.width / 2, o.height / 2])
+        + rng.uniform(-0.03, 0.03, 2)
+        * [
+            o.width,
+            o.height,
+        ]
+    )
+    Hm = cv2.getPerspectiveTransform(src_corners.astype(np.float32), dst.astype(np.float32))
+    table = _texture(rng, o.height // 4, o.width // 4, (70, 110, 150))  # wood under the mat
+    table = cv2.resize(table, (o.width, o.height))
+    out = cv2.warpPerspective(
+        src,
+        Hm,
+        (o.width, o.height),
+        dst=table,
+        flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_TRANSPARENT,
+    )
+    return out, Hm
+
+
+def _degrade(img: Image, rng: np.random.Generator, o: SceneOptions) -> Image:
+    h, w = img.shape[:2]
+    f: Image = img.astype(np.float32)
+    if o.light > 0:  # uneven light: a tilted gradient
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = float(rng.uniform(0, 2 * np.pi))
+        g = (np.cos(a) * xx / w + np.sin(a) * yy / h) * o.light
+        f *= (1.0 - o.light / 2 + g - g.min())[..., None]
+    if o.glare > 0 and rng.random() < o.glare:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+        r = rng.uniform(0.04, 0.1) * max(w, h)
+        f += (180 * np.exp(-(((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))))[..., None]
+    sigma = float(rng.uniform(0, o.blur))
+    if sigma > 0.2:
+        f = cv2.GaussianBlur(f, (0, 0), sigma)
+    if o.motion > 1:
+        n = int(rng.uniform(1, o.motion)) | 1
+        k: Image = np.zeros((n, n), np.float32)
+        k[n // 2, :] = 1.0 / n
+        rm = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), float(rng.uniform(0, 180)), 1)
+        k = cv2.warpAffine(k, rm, (n, n))
+        kernel: Image = (k / max(float(k.sum()), 1e-6)).astype(np.float32)
+        f = cv2.filter2D(f, -1, kernel)
+    if o.noise > 0:
+        f += rng.normal(0, float(rng.uniform(0, o.noise)), f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    q = int(rng.integers(o.jpeg[0], o.jpeg[1] + 1))
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
+    assert ok
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert decoded is not None
+    return decoded
+
+
+def _visible(mask: NDArray[Any], quad: NDArray[Any]) -> float:
+    """The share of ``quad`` (mat px) not under ``mask``."""
+    m = np.zeros(mask.shape, np.uint8)
+    cv2.fillConvexPoly(m, quad.round().astype(np.int32), 255)
+    area = int(np.count_nonzero(m))
+    if area == 0:
+        return 1.0
+    return 1.0 - int(np.count_nonzero(m & mask)) / area
+
+
+def random_layout(
+    kit: VisionKit, rng: np.random.Generator, foreign: int = 0
+) -> dict[tuple[Side, int, int], dict[str, Any]]:
+    """A plausible table: per column a few cards front to back, some face up; now and then a
+    card of the other deck (Sirens) face down or up; ``foreign`` codes of another kit."""
+    by_deck: dict[Side, list[tuple[str, CardRef]]] = {"hera": [], "zeus": []}
+    for p, c in kit.cards.items():
+        by_deck[c.deck].append((p, c))
+    layout: dict[tuple[Side, int, int], dict[str, Any]] = {}
+    used: set[str] = set()
+    for side in SIDES:
+        for col in range(1, 4):
+            for row in range(1, int(rng.integers(0, 5)) + 1):
+                deck: Side = side if rng.random() > 0.1 else ("zeus" if side == "hera" else "hera")
+                if rng.random() < 0.45:
+                    layout[(side, col, row)] = {"state": "down", "deck": deck}
+                    continue
+                pool = [pc for pc in by_deck[deck] if pc[0] not in used]
+                p, c = pool[int(rng.integers(0, len(pool)))]
+                used.add(p)
+                layout[(side, col, row)] = {"state": "up", "payload": p, **c.to_json()}
+    free = [k for k in kit.mat.cells if k not in layout]
+    for i in range(min(foreign, len(free))):
+        key = free[int(rng.integers(0, len(free)))]
+        free.remove(key)
+        layout[key] = {
+            "state": "up",
+            "payload": foreign_payload(rng),
+            "name": f"Alien{i}",
+            "serial": 1,
+            "foreign": True,
+        }
+    return layout
+
+
+def table_scene(
+    kit: VisionKit, seed: int, options: SceneOptions | None = None, foreign: int = 0
+) -> Scene:
+    """A photo of the mat with a random layout. The truth maps ``"side/col/row"`` to the cell's
+    content and how much of its code or marker stays visible (after hands), and records
+    ``expect``: what a reader must report (``up``/``down``/``empty``/``unknown``, or ``any`` of
+    the truth and unknown when a code is partly covered)."""
+    o = options or SceneOptions()
+    rng = np.random.default_rng(seed)
+    layout = random_layout(kit, rng, foreign)
+    ppm = o.render_px_per_mm
+    mat, quads = render_mat(kit, layout, rng, ppm)
+    hand: Image = np.zeros(mat.shape[:2], np.uint8)
+    cells = list(kit.mat.cells)
+    for _ in range(o.hands):
+        key = cells[int(rng.integers(0, len(cells)))]
+        x, y, w, h = kit.mat.cells[key]
+        hand |= _hand_mask(
+            rng,
+            (hand.shape[0], hand.shape[1]),
+            ((x + w * 0.6) * ppm, (y + h * 0.7) * ppm),
+            65 * ppm,
+        )
+    if o.hands:
+        skin = np.array([120, 150, 205], np.float32)
+        shade = _texture(rng, mat.shape[0], mat.shape[1], (0, 0, 0)).astype(np.float32)[..., :1]
+        colour = np.clip(skin + shade * 0.5, 0, 255).astype(np.uint8)
+        mat = np.where(hand[..., None] > 0, colour, mat)
+    geo = kit.mat
+    corners = (
+        np.array(
+            [(0, 0), (geo.width_mm, 0), (geo.width_mm, geo.height_mm), (0, geo.height_mm)],
+            np.float32,
+        )
+        * ppm
+    )
+    frame, _ = _photograph(mat, rng, o, corners)
+    frame = _degrade(frame, rng, o)
+    truth: dict[str, Any] = {"kind": "table", "seed": seed, "kit_id": kit.kit_id, "cells": {}}
+    for key in geo.iter_cells():
+        side, col, row = key
+        x, y, w, h = geo.cells[key]
+        cell_vis = _visible(hand, _quad(x, y, w, h) * ppm)
+        item = dict(layout.get(key, {"state": "empty"}))
+        vis = _visible(hand, quads[key]) if key in quads else cell_vis
+        item["visible"] = round(vis, 3)
+        if item["state"] == "empty":
+            expect = (
+                "empty" if cell_vis >= 0.999 else "any"
+            )  # a covered empty cell may read unknown
+        elif item.get("foreign"):
+            expect = "unknown"
+        else:
+            expect = item["state"] if vis >= 0.999 else ("unknown" if vis < 0.6 else "any")
+        item["expect"] = expect
+        truth["cells"][f"{side}/{col}/{row}"] = item
+    return Scene(frame, truth)
+
+
+def card_scene(
+    kit: VisionKit, seed: int, options: SceneOptions | None = None, cards: int = 3, foreign: int = 0
+) -> Scene:
+    """A phone photo of ``cards`` face-up cards (a loose fan on a table) and ``foreign``
+    cards of another kit. Truth: the payloads shown and the foreign ones."""
+    o = options or SceneOptions(tilt=0.08, rotation=30.0, fill=0.8)
+    rng = np.random.default_rng(seed)
+    ppm = o.render_px_per_mm
+    n = cards + foreign
+    W, H = round((CARD_MM[0] * n * 1.35 + 30) * ppm), round((CARD_MM[1] + 60) * ppm)
+    canvas = _texture(rng, H, W, (90, 120, 140))
+    payloads = list(kit.cards)
+    chosen = [payloads[int(i)] for i in rng.choice(len(payloads), cards, replace=False)]
+    shown: list[dict[str, Any]] = []
+    items = [(p, kit.cards[p], False) for p in chosen] + [
+        (foreign_payload(rng), CardRef("hera", "Alien", 1), True) for _ in range(foreign)
+    ]
+    for i, (p, c, alien) in enumerate(items):
+        face = _card_face(rng, p, c.name, c.serial, ppm)
+        ang = float(rng.uniform(-12, 12))
+        hh, ww = face.shape[:2]
+        big: Image = np.zeros((H, W, 3), np.uint8)
+        m: Image = np.zeros((H, W), np.uint8)
+        ox = round((20 + CARD_MM[0] * 1.35 * i) * ppm)
+        oy = round(30 * ppm + rng.uniform(-10, 10) * ppm)
+        oy = max(0, min(H - hh, oy))
+        big[oy : oy + hh, ox : ox + ww] = face
+        m[oy : oy + hh, ox : ox + ww] = 255
+        rm = cv2.getRotationMatrix2D((ox + ww / 2, oy + hh / 2), ang, 1.0)
+        big = cv2.warpAffine(big, rm, (W, H))
+        m = cv2.warpAffine(m, rm, (W, H), flags=cv2.INTER_NEAREST)
+        canvas = np.where(m[..., None] > 0, big, canvas)
+        shown.append({"payload": p, "foreign": alien, **({} if alien else c.to_json())})
+    corners = np.array([(0, 0), (W, 0), (W, H), (0, H)], np.float32)
+    frame, _ = _photograph(canvas, rng, o, corners)
+    frame = _degrade(frame, rng, o)
+    return Scene(frame, {"kind": "cards", "seed": seed, "kit_id": kit.kit_id, "cards": shown})

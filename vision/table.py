@@ -1,0 +1,298 @@
+"""Stage: one frame of the mat -> a table snapshot.
+
+For each side (hera, zeus), column 1-3 and row 1-4 (numbered as the owner sees them; see
+:mod:`vision.kit` for the geometry) a cell reads:
+
+- ``up``: a face-up card; its face code was read and checked, so ``card`` names it;
+- ``down``: a face-down card; its back marker tells the deck and nothing more;
+- ``empty``: the cell looks like bare mat;
+- ``unknown``: something lies there that could not be read (a hand, glare, a card whose code
+  is covered, a foreign code, two codes at once). Never a guess, never a wrong card.
+
+The pipeline: grey -> ArUco markers -> mat pose (homography) -> full-frame QR pass -> each
+code and back marker placed in its cell through the homography -> cells with nothing read are
+tested for bare mat (edges and colour against the mat's own free areas) -> occupied but unread
+cells get a second QR pass on a 2x-upscaled crop -> snapshot. Pure: arrays in, values out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.decode import Detection, RawCode, as_gray, check_code, decode_crop, decode_qr
+from vision.kit import COLUMNS, ROWS, SIDES, CardRef, KitLike, MatGeometry, Side
+from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, warp_region
+
+State = Literal["empty", "down", "up", "unknown"]
+CellKey = tuple[Side, int, int]
+
+OCCUPANCY_PX_PER_MM = 1.5
+CELL_INSET_MM = 6.0  # the printed outline and a card's slack stay out of the occupancy test
+
+
+@dataclass(frozen=True, slots=True)
+class CellReading:
+    """What one cell of the mat shows. ``deck`` is known for ``up`` and ``down``; ``card`` only
+    for ``up``. ``reason`` explains an ``unknown``. ``confidence`` is in [0, 1]."""
+
+    side: Side
+    column: int
+    row: int
+    state: State
+    confidence: float
+    deck: Side | None = None
+    card: CardRef | None = None
+    payload: str | None = None
+    reason: str | None = None
+
+    def notation(self) -> str:
+        """The cell in the owner's notation (POSITIONS.md): ``^Name`` (``^Name/zeus``) face up,
+        ``?`` (``?/zeus``) face down, ``""`` empty, ``*`` unknown."""
+        if self.state == "up" and self.card is not None:
+            return "^" + self.card.notation(self.side)
+        if self.state == "down":
+            return "?" if self.deck == self.side else f"?/{self.deck}"
+        return "" if self.state == "empty" else "*"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"state": self.state, "confidence": round(self.confidence, 3)}
+        if self.deck is not None:
+            out["deck"] = self.deck
+        if self.card is not None:
+            out["card"] = self.card.to_json()
+            out["payload"] = self.payload
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The table as one frame shows it."""
+
+    cells: dict[CellKey, CellReading]
+    pose: MatPose
+    detections: list[Detection] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)
+
+    def cell(self, side: Side, column: int, row: int) -> CellReading:
+        """Raises KeyError for a cell outside 2 x 3 x 4."""
+        return self.cells[(side, column, row)]
+
+    def column(self, side: Side, column: int) -> list[CellReading]:
+        """The four cells of one column, front (row 1) to back."""
+        return [self.cells[(side, column, r)] for r in range(1, ROWS + 1)]
+
+    @property
+    def refused(self) -> list[Detection]:
+        return [d for d in self.detections if d.card is None]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"mat": pose, "hera": [col1, col2, col3], "zeus": [...], "refused": [...]}``;
+        each column is its four cells front to back."""
+        out: dict[str, Any] = {"mat": self.pose.to_json()}
+        for side in SIDES:
+            out[side] = [
+                [self.cells[(side, c, r)].to_json() for r in range(1, ROWS + 1)]
+                for c in range(1, COLUMNS + 1)
+            ]
+        out["refused"] = [d.to_json() for d in self.refused]
+        return out
+
+    def text(self) -> str:
+        """A small drawing of the table as Hera sees it (Zeus's side on top)."""
+        lines = []
+        for row in range(ROWS, 0, -1):
+            cells = [self.cells[("zeus", c, row)].notation() or "." for c in (3, 2, 1)]
+            lines.append(f"zeus r{row} | " + " | ".join(f"{x:^16}" for x in cells))
+        lines.append("-" * 66)
+        for row in range(1, ROWS + 1):
+            cells = [self.cells[("hera", c, row)].notation() or "." for c in (1, 2, 3)]
+            lines.append(f"hera r{row} | " + " | ".join(f"{x:^16}" for x in cells))
+        return "\n".join(lines)
+
+
+# ---- occupancy ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Look:
+    edges: float  # share of edge pixels
+    chroma: tuple[float, float]  # median Lab a, b
+    texture: float  # std of grey relative to its local mean
+    off_colour: float  # share of pixels whose colour is far from the bare mat's
+
+
+OFF_COLOUR_AB = 12.0  # Lab a/b distance from the mat's colour that counts as "not mat"
+
+
+def _look(patch: NDArray[Any], ref_ab: tuple[float, float] | None = None) -> _Look:
+    g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    g = cv2.GaussianBlur(g, (3, 3), 0)
+    e = cv2.Canny(g, 40, 110)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    a, b = float(np.median(lab[:, 1])), float(np.median(lab[:, 2]))
+    gf = g.astype(np.float32)
+    local = cv2.blur(gf, (15, 15)) + 8.0
+    tex = float(np.std(gf / local))
+    off = 0.0
+    if ref_ab is not None:
+        d = np.hypot(lab[:, 1] - ref_ab[0], lab[:, 2] - ref_ab[1])
+        lit = lab[:, 0] < 235  # blown-out glare carries no colour: it is not counted
+        off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / len(d)
+    return _Look(float(np.count_nonzero(e)) / e.size, (a, b), tex, off)
+
+
+def _reference_rects(geo: MatGeometry) -> list[tuple[float, float, float, float]]:
+    """Bare-mat areas away from cells and markers: the centre band and the side margins."""
+    x_left = min(r[0] for r in geo.cells.values())
+    x_right = max(r[0] + r[2] for r in geo.cells.values())
+    hera_top = min(r[1] for k, r in geo.cells.items() if k[0] == "hera")
+    zeus_bottom = max(r[1] + r[3] for k, r in geo.cells.items() if k[0] == "zeus")
+    out = []
+    gap = hera_top - zeus_bottom
+    if gap > 6:
+        w = (x_right - x_left) / 3
+        for i in range(3):
+            out.append((x_left + i * w + 4, zeus_bottom + 2, w - 8, gap - 4))
+    m = geo.marker_mm + 10
+    for x0, x1 in ((2.0, x_left - 2), (x_right + 2, geo.width_mm - 2)):
+        if x1 - x0 > 6:
+            span = geo.height_mm - 2 * m
+            for i in range(4):
+                out.append((x0, m + i * span / 4, x1 - x0, span / 4))
+    return out
+
+
+def _reference(image: NDArray[Any], pose: MatPose, geo: MatGeometry) -> _Look | None:
+    """How bare mat looks in this frame: the median over the mat's free areas (a hand or a
+    stray card over one of them does not move a median)."""
+    looks = []
+    for rect in _reference_rects(geo):
+        p = warp_region(image, pose, rect, OCCUPANCY_PX_PER_MM)
+        if p.shape[0] >= 4 and p.shape[1] >= 4:
+            looks.append(_look(p))
+    if not looks:
+        return None
+    return _Look(
+        float(np.median([lk.edges for lk in looks])),
+        (
+            float(np.median([lk.chroma[0] for lk in looks])),
+            float(np.median([lk.chroma[1] for lk in looks])),
+        ),
+        float(np.median([lk.texture for lk in looks])),
+        0.0,
+    )
+
+
+def _bare_mat(look: _Look, ref: _Look | None) -> float:
+    """How surely a cell is bare mat: > 0 bare (the margin to the nearest limit, up to 1),
+    <= 0 occupied. Limits are tight on purpose: a doubt reads as 'unknown', never 'empty'."""
+    edge_limit = max(0.012, 2.5 * (ref.edges if ref else 0.0))
+    tex_limit = max(0.06, 1.8 * (ref.texture if ref else 0.0))
+    margins = [1 - look.edges / edge_limit, 1 - look.texture / tex_limit]
+    if ref is not None:
+        margins.append(1 - look.off_colour / 0.04)
+    return min(margins)
+
+
+# ---- the snapshot ---------------------------------------------------------------------------
+
+
+def _cell_quad_px(pose: MatPose, rect: tuple[float, float, float, float]) -> NDArray[Any]:
+    x, y, w, h = rect
+    return pose.to_image([(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
+
+
+def read_table(
+    image: Any, kit: KitLike, second_pass: bool = True, occupancy: bool = True
+) -> Snapshot:
+    """The table snapshot of one frame. Raises ImageError for something that is not an image
+    and MatNotFound when fewer than two corner markers of the mat are visible."""
+    gray = as_gray(image)
+    bgr = (
+        image if image.ndim == 3 and image.shape[2] == 3 else cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
+    )
+    geo = kit.mat
+    markers = detect_markers(gray)
+    pose = find_mat(markers, geo)
+
+    codes: dict[CellKey, list[Detection]] = {}
+    backs: dict[CellKey, list[Side]] = {}
+    detections: list[Detection] = []
+
+    def place(code: RawCode, upscaled: bool) -> CellKey | None:
+        d = check_code(code, kit, upscaled)
+        detections.append(d)
+        ((mx, my),) = pose.to_mat([code.centre])
+        key = geo.cell_at(float(mx), float(my))
+        if key is not None:
+            codes.setdefault(key, []).append(d)
+        return key
+
+    for code in decode_qr(gray):
+        place(code, False)
+    for m in markers:
+        if m.id in BACK_IDS:
+            ((mx, my),) = pose.to_mat([m.centre])
+            key = geo.cell_at(float(mx), float(my))
+            if key is not None:
+                backs.setdefault(key, []).append(BACK_IDS[m.id])
+
+    ref = _reference(bgr, pose, geo) if occupancy else None
+    cells: dict[CellKey, CellReading] = {}
+    for key in geo.iter_cells():
+        rect = geo.cells[key]
+        if key not in codes and key not in backs:
+            inner = (
+                rect[0] + CELL_INSET_MM,
+                rect[1] + CELL_INSET_MM,
+                rect[2] - 2 * CELL_INSET_MM,
+                rect[3] - 2 * CELL_INSET_MM,
+            )
+            bare = 0.0
+            if occupancy:
+                patch = warp_region(bgr, pose, inner, OCCUPANCY_PX_PER_MM)
+                bare = _bare_mat(_look(patch, ref.chroma if ref else None), ref)
+            if bare > 0:
+                cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
+                continue
+            if second_pass:
+                q = _cell_quad_px(pose, rect)
+                x0, y0 = np.floor(q.min(axis=0)).astype(int)
+                x1, y1 = np.ceil(q.max(axis=0)).astype(int)
+                for code in decode_crop(gray, (int(x0), int(y0), int(x1 - x0), int(y1 - y0))):
+                    if not any(d.payload == code.text for d in detections):
+                        place(code, True)
+        cells[key] = _judge(key, codes.get(key, []), backs.get(key, []))
+    return Snapshot(cells, pose, detections, markers)
+
+
+def _judge(key: CellKey, dets: list[Detection], backs: list[Side]) -> CellReading:
+    """One cell from what was read in it. Anything contradictory is ``unknown``."""
+    cards = {d.payload: d for d in dets if d.card is not None}
+    refused = [d for d in dets if d.card is None]
+    decks = set(backs)
+    if len(cards) == 1 and not decks and not refused:
+        d = next(iter(cards.values()))
+        assert d.card is not None
+        return CellReading(*key, "up", d.confidence, d.card.deck, d.card, d.payload)
+    if not dets and len(decks) == 1:
+        deck = next(iter(decks))
+        return CellReading(*key, "down", 0.98 if len(backs) == 1 else 0.9, deck)
+    if refused and not cards:
+        return CellReading(*key, "unknown", 0.0, reason=refused[0].refused)
+    if len(cards) > 1:
+        return CellReading(*key, "unknown", 0.0, reason="two card codes in one cell")
+    if cards and decks:
+        return CellReading(*key, "unknown", 0.0, reason="a face code and a back in one cell")
+    if len(decks) > 1:
+        return CellReading(*key, "unknown", 0.0, reason="backs of both decks in one cell")
+    if cards and refused:
+        return CellReading(*key, "unknown", 0.0, reason="a card code and a refused code")
+    return CellReading(*key, "unknown", 0.0, reason="something lies here but nothing was read")
