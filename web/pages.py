@@ -213,21 +213,17 @@ def action_label(a: Action) -> str:
     return a.text()
 
 
-def card_names(cat: Catalogue, seat: str) -> tuple[list[str], list[str]]:
-    """The names a seat may enter for its own cards: its deck's names, and the other deck's
-    cards Sirens can bring it (strength 1-7, written ``Name/deck``). From the catalogue only,
-    never from anyone's hidden cards."""
+def card_names(cat: Catalogue, seat: str, held: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """The names a seat may enter for its own cards: its deck's names (from the catalogue),
+    and the other deck's cards it holds through Sirens (``Name/deck``, as its own view
+    ``held`` writes them). Never a name from anyone's hidden cards."""
     try:
         p = Player.parse(seat)
     except ValueError:
         return [], []
     own = sorted(cat.names(p))
-    other = p.other
-    taken = sorted(
-        f"{i.name}/{other.key}"
-        for i in cat.cards(other)
-        if i.strength is not None and 1 <= i.strength <= 7
-    )
+    suffix = "/" + p.other.key
+    taken = sorted({h.lstrip("^") for h in held if h.lstrip("^").endswith(suffix)})
     return own, taken
 
 
@@ -545,10 +541,10 @@ def _page_context(game: str, seat: str) -> dict[str, Any]:
     if seat in ("hera", "zeus"):
         p = Player.parse(seat)
         mine = view[seat]
-        own, taken = card_names(cat, seat)
-        their_own, their_taken = card_names(cat, p.other.key)
+        held = [*mine.get("hand", []), *(x for col in mine.get("field", []) for x in col)]
+        own, taken = card_names(cat, seat, held)
         ctx.update(
-            their_names=their_own + their_taken,
+            their_names=sorted(cat.names(p.other)),
             me=p,
             mine=mine,
             theirs=view[p.other.key],

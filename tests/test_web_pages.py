@@ -1,0 +1,289 @@
+"""The pages (web/pages.py) through the Flask test client: every seat gets its own cut, forms
+work without JavaScript, refusals carry the rule, the judge's tools and reasons stay his."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from service_helpers import make_referee
+
+from referee.service import Referee
+from web.app import create_app
+from web.pages import controls_for, parse_answer
+
+HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
+HERA_HAND.append("Hades")
+ZEUS_HAND = ["Cyclops", "Giant", "Centaur", "Pegasus", "Poseidon", "Apollo", "Hero", "Pythia"]
+ZEUS_HAND.append("Medusa")
+ZEUS_ONLY = {"Cyclops", "Giant", "Centaur", "Poseidon", "Apollo", "Hero"}
+
+
+@pytest.fixture
+def ref() -> Referee:
+    return make_referee()
+
+
+@pytest.fixture
+def app(ref: Referee) -> Flask:
+    return create_app({"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False})
+
+
+def csrf_of(c: FlaskClient, path: str) -> str:
+    r = c.get(path)
+    m = re.search(rb'name="csrf" value="([^"]+)"', r.data)
+    assert m, r.data[:300]
+    return m.group(1).decode()
+
+
+class Table:
+    """A game made from the home page, and one browser (test client) per seat."""
+
+    def __init__(self, app: Flask, ref: Referee) -> None:
+        self.ref = ref
+        creator = app.test_client()
+        r = creator.post(
+            "/new",
+            data={
+                "csrf": csrf_of(creator, "/"),
+                "profile": "rio-grande",
+                "hera": "Ann",
+                "zeus": "Bob",
+                "starting": "hera",
+            },
+        )
+        assert r.status_code == 303, r.data
+        self.created = creator.get(r.headers["Location"]).data.decode()
+        self.game = r.headers["Location"].split("/")[2]
+        links = dict(
+            re.findall(r'href="http://localhost(/join/[^"]+)" data-join="(\w+)"', self.created)
+        )
+        self.c: dict[str, FlaskClient] = {}
+        for path, seat in links.items():
+            cl = app.test_client()
+            j = cl.get(path)
+            assert j.status_code == 303 and j.headers["Location"] == f"/g/{self.game}"
+            self.c[seat] = cl
+        self.c["public"] = app.test_client()
+
+    def page(self, seat: str, path: str = "") -> str:
+        r = self.c[seat].get(f"/g/{self.game}{path}")
+        assert r.status_code == 200, r.data[:300]
+        return r.data.decode()
+
+    def post(self, seat: str, path: str, **data: Any) -> str:
+        cl = self.c[seat]
+        data.setdefault("csrf", csrf_of(cl, f"/g/{self.game}"))
+        r = cl.post(f"/g/{self.game}{path}", data=data)
+        assert r.status_code == 303, r.data[:300]
+        return cl.get(r.headers["Location"]).data.decode()
+
+    def setup(self) -> None:
+        self.post("hera", "/act", do="deal", cards=HERA_HAND)
+        self.post("hera", "/act", do="first_row", cards=["Hydra", "Harpy", "Furies"])
+        self.post("zeus", "/act", do="deal", cards=ZEUS_HAND)
+        self.post("zeus", "/act", do="first_row", cards=["Cyclops", "Giant", "Centaur"])
+
+
+@pytest.fixture
+def table(app: Flask, ref: Referee) -> Iterator[Table]:
+    yield Table(app, ref)
+
+
+def flash(html: str) -> str:
+    m = re.search(r'class="flash (\w+)"[^>]*>(.*?)</p>', html, re.S)
+    return f"{m.group(1)}: {m.group(2)}" if m else ""
+
+
+# ---- home and new game -------------------------------------------------------------------
+
+
+def test_home_offers_profiles_switches_with_their_effect_and_starting_choices(app: Flask) -> None:
+    html = app.test_client().get("/").data.decode()
+    for p in ("rio-grande", "kosmos", "translations"):
+        assert f'value="{p}"' in html
+    for switch, rule in (
+        ("pandora_scope", "D1"),
+        ("pythia_defends", "D3"),
+        ("own_figure_removal", "D4"),
+        ("pegasus_beside_own_figure", "D5"),
+    ):
+        assert f'name="{switch}"' in html and f"[{rule}]" in html
+    assert "only Pandora&#39;s owner loses the column" in html
+    assert 'value="table"' in html and "Decide at the table" in html
+    assert "<script>" not in html  # no inline script (CSP)
+
+
+def test_a_new_game_shows_a_qr_code_and_a_link_per_seat_once(table: Table, app: Flask) -> None:
+    html = table.created
+    assert html.count("<svg") >= 4  # three seats and the public table
+    for seat in ("hera", "zeus", "judge"):
+        assert f'id="join-{seat}"' in html
+    assert f"http://localhost/g/{table.game}" in html
+    other = app.test_client().get(f"/g/{table.game}/created").data.decode()
+    assert "/join/" not in other and "shown only to the browser that created" in other
+
+
+def test_a_new_game_without_the_token_is_refused(app: Flask) -> None:
+    c = app.test_client()
+    c.get("/")
+    assert c.post("/new", data={"profile": "rio-grande"}).status_code == 403
+
+
+def test_a_bad_profile_goes_back_to_the_form_with_the_reason(app: Flask) -> None:
+    c = app.test_client()
+    r = c.post("/new", data={"csrf": csrf_of(c, "/"), "profile": "monopoly"})
+    assert r.headers["Location"] == "/"
+    assert "unknown profile" in flash(c.get("/").data.decode())
+
+
+# ---- setup, seats, privacy -------------------------------------------------------------------
+
+
+def test_setup_is_guided_step_by_step(table: Table) -> None:
+    html = table.page("hera")
+    assert 'id="deal-form"' in html and html.count('name="cards"') == 9
+    assert "Io" in html  # his own deck's names to tap, the hostage included
+    assert "Cyclops" not in html  # never the other deck's names for his nine cards
+    html = table.post("hera", "/act", do="deal", cards=["Io", *HERA_HAND[1:]])
+    assert 'id="redraw-form"' in html and "show it to Zeus" in html
+    html = table.post("hera", "/act", do="redraw", card="Hydra")
+    assert 'id="row-form"' in html
+    html = table.post("hera", "/act", do="first_row", cards=["Hydra", "Harpy", "Furies"])
+    assert "Waiting for Zeus" in html
+
+
+def test_each_seat_sees_its_own_cards_and_only_backs_of_the_other(table: Table) -> None:
+    table.setup()
+    hera, zeus, public = table.page("hera"), table.page("zeus"), table.page("public")
+    for name in ZEUS_ONLY:
+        assert name not in hera, name
+        assert name in zeus
+    assert "Artemis" in hera and "Artemis" not in zeus
+    assert "Artemis" not in public and "Cyclops" not in public
+    judge = table.page("judge")
+    assert "Artemis" in judge and "Cyclops" in judge
+
+
+@pytest.mark.parametrize("path", ["/replay", "/replay?at=5", "/report.html", "/export.jsonl"])
+def test_replay_report_and_export_are_cut_for_the_seat(table: Table, path: str) -> None:
+    table.setup()
+    table.post("hera", "/act", do="draw", card="Nemesis")
+    for seat in ("hera", "public"):
+        text = table.page(seat, path)
+        for name in ZEUS_ONLY:
+            assert name not in text, (seat, name)
+    assert "Cyclops" in table.page("judge", "/report.html")
+
+
+def test_the_actions_are_grouped_the_way_a_player_thinks(table: Table) -> None:
+    table.setup()
+    html = table.page("hera")
+    assert 'id="g-draw"' in html and 'id="g-play"' in html
+    assert 'id="g-challenge"' not in html  # D6: not on the first turn
+    assert "3 of 3" in html
+    c = controls_for(
+        ["draw", "play Hydra 1.1", "play Hydra 2.2", "challenge 2", "pegasus hand", "god 1"]
+    )
+    assert list(c.groups) == ["draw", "play", "challenge", "pegasus", "god"]
+    assert c.play_cards == ["Hydra"] and c.play_columns == [1, 2]
+
+
+def test_an_illegal_action_is_refused_with_its_rule_and_changes_nothing(table: Table) -> None:
+    table.setup()
+    seq = table.ref.folded(table.game).last_seq
+    html = table.post("hera", "/act", action="end")
+    assert "[D7]" in flash(html) and flash(html).startswith("error")
+    assert table.ref.folded(table.game).last_seq == seq
+
+
+def test_a_stale_form_is_refused_and_says_to_reload(table: Table) -> None:
+    table.setup()
+    seq = table.ref.folded(table.game).last_seq
+    table.post("hera", "/act", do="draw", seq=str(seq))
+    html = table.post("hera", "/act", do="draw", seq=str(seq))
+    assert "stale" in flash(html) and "reload" in flash(html)
+    assert table.ref.folded(table.game).last_seq == seq + 1
+
+
+def test_a_player_cannot_act_for_the_other(table: Table) -> None:
+    table.setup()
+    html = table.post("zeus", "/act", do="draw")
+    assert "Refused" in flash(html) and "turn" in flash(html)
+
+
+def test_a_pegasus_against_the_hand_asks_the_other_seat_at_once(table: Table) -> None:
+    table.setup()
+    for seat in ("hera", "zeus"):
+        for _ in range(3):
+            table.post(seat, "/act", do="draw")
+        table.post(seat, "/act", action="end")
+    table.post("hera", "/act", action="pegasus hand")
+    zeus = table.page("zeus")
+    assert "The referee asks you" in zeus and 'name="needs" value="pick"' in zeus
+    assert "The referee asks you" not in table.page("hera")
+    html = table.post("zeus", "/answer", needs="pick", value="Medusa")
+    assert flash(html).startswith("ok")
+    assert "Medusa" in table.page("hera")  # it came out face up, for both to see
+
+
+def test_the_photo_entry_is_refused_clearly_until_the_server_reads_cards(table: Table) -> None:
+    html = table.post("hera", "/photo")
+    assert "cannot read card photos" in flash(html) or flash(html)
+
+
+def test_answers_are_read_by_what_is_needed() -> None:
+    assert parse_answer("place", {"value": "2"}) == 2
+    assert parse_answer("reveal.hand", {"value": "Hydra, Harpy"}) == ["Hydra", "Harpy"]
+    assert parse_answer("pick", {"value": "Medusa"}) == "Medusa"
+    with pytest.raises(ValueError, match="place"):
+        parse_answer("place", {"value": "left"})
+
+
+# ---- the judge -------------------------------------------------------------------------------
+
+
+def test_only_the_judge_corrects_and_the_reason_stays_on_his_page(table: Table) -> None:
+    table.setup()
+    table.post("hera", "/act", do="draw", card="Nemesis")
+    seq = table.ref.folded(table.game).last_seq
+    r = table.c["hera"].post(
+        f"/g/{table.game}/judge/undo",
+        data={"csrf": csrf_of(table.c["hera"], f"/g/{table.game}"), "to": "1", "reason": "x"},
+    )
+    assert r.status_code == 403
+    html = table.post(
+        "judge", "/judge/amend", event=str(seq), action="draw Artemis", reason="wrong scan"
+    )
+    assert flash(html).startswith("ok") and "wrong scan" in html
+    hera = table.page("hera")
+    assert "corrected the record" in hera and "wrong scan" not in hera and "Artemis" in hera
+    assert "wrong scan" not in table.page("public")
+
+
+def test_the_ruling_tool_rules_without_changing_the_game(table: Table) -> None:
+    table.setup()
+    seq = table.ref.folded(table.game).last_seq
+    html = table.page("judge", "?pose=challenge+1")
+    assert 'id="ruling"' in html and "D6" in html
+    assert table.ref.folded(table.game).last_seq == seq
+    assert 'id="ruling"' not in table.page("hera", "?pose=challenge+1")
+
+
+def test_the_judge_sees_his_tables_at_a_glance(table: Table) -> None:
+    html = table.c["judge"].get("/judge").data.decode()
+    assert table.game in html and "Ann" in html
+    assert table.game not in table.c["hera"].get("/judge").data.decode()
+
+
+def test_every_page_shows_the_log_head(table: Table) -> None:
+    table.setup()
+    f = table.ref.folded(table.game)
+    head = f"#{f.last_seq} · {f.last_hash[:8]}"
+    for seat in ("hera", "zeus", "judge", "public"):
+        assert head in table.page(seat), seat
+    assert head in table.page("hera", "/replay")
