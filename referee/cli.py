@@ -28,6 +28,7 @@ from referee.log import Record, read_lines, verify
 from referee.ruling import render_json, render_text, rule_file
 from referee.service import Referee, ServiceError
 from referee.store import SQLiteStore
+from vision.cli import add_vision_commands
 from web.serve import add_serve_command
 
 DEFAULT_DB = "referee.sqlite3"
@@ -214,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_games)
     add_serve_command(sub)
     add_kit_command(sub)
+    add_vision_commands(sub)
     return ap
 
 
