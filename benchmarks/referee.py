@@ -1,10 +1,13 @@
-"""Referee service speed: durable appends, replay and export.
+"""Referee service speed: durable appends, replay and export, and concurrent load.
 
     .venv/bin/python benchmarks/referee.py [--games N] [--events N] [--seed N]
+        [--seconds S] [--concurrency 1,10,100] [--processes 2] [--pace S] [--sync FULL|NORMAL]
+        [--only serial|load]
 
 Games are first played at a simulated table (``tests/service_helpers.py``: real card names,
 unscanned cards, questions, camera observations) into memory; their logs are then submitted
-again, record by record, to a fresh referee:
+again, record by record, to a fresh referee (from the judge's seat, which states every card
+and is never asked: the cost measured is the service's, not the table's):
 
 - ``submit (SQLite)``: ``Referee.submit`` / ``observe`` over an SQLite store in a temporary
   directory (WAL, ``synchronous=FULL``: every acknowledged record is committed and synced);
@@ -13,17 +16,32 @@ again, record by record, to a fresh referee:
 
 Then a long game (``--events`` records: a game, undone by the judge to the end of setup and
 played again, as often as needed) is replayed (``fold``), verified and exported, for the judge
-and for a player (redacted). Nothing here asserts: the numbers depend on the machine and its
-disk (tests never time anything).
+and for a player (redacted).
+
+Load (issue 6, section 4): 1, 10 and 100 concurrent games over one SQLite file, a thread per
+game, each entering played games again as fast as it can for ``--seconds``; then the same over
+several processes sharing the file; then 100 games at a table's pace (one submission every
+``--pace`` seconds per game, the load of a real tournament). For each: p50/p99/max latency of
+one write call (``submit`` or ``observe``) and records/s. With every thread writing flat out,
+latency is queueing (Little's law: p50 ~ threads / throughput), so the flat-out rows measure
+throughput and the paced row measures what a player waits.
+
+Nothing here asserts: the numbers depend on the machine and its disk (tests never time
+anything).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,8 +51,9 @@ sys.path.insert(0, str(ROOT / "tests"))  # the table simulator is a test helper
 from service_helpers import Table, make_referee  # noqa: E402
 
 from referee.fold import fold  # noqa: E402
+from referee.keys import Signer  # noqa: E402
 from referee.log import Record, verify  # noqa: E402
-from referee.service import Referee  # noqa: E402
+from referee.service import Referee, ServiceError  # noqa: E402
 from referee.store import MemoryStore, SQLiteStore, Store  # noqa: E402
 
 
@@ -52,29 +71,49 @@ def played_logs(games: int, seed: int) -> list[list[Record]]:
     return out
 
 
-def resubmit(ref: Referee, records: list[Record], game: str) -> int:
-    """Enters a game again from its log, as the seats did; returns the records appended."""
+Write = Callable[[], object]
+
+
+def writes(ref: Referee, records: list[Record], game: str) -> list[Write]:
+    """The calls that enter a game again from its log, from the judge's seat (the judge states
+    every card, so nothing is asked): the create first, then one call per action or
+    observation."""
     create = records[0].body
-    ref.create_game(
-        profile=create["profile"],
-        switches=create.get("switches"),
-        players=create.get("players"),
-        game=game,
-    )
+
+    def make() -> object:
+        return ref.create_game(
+            profile=create["profile"],
+            switches=create.get("switches"),
+            players=create.get("players"),
+            game=game,
+        )
+
+    out: list[Write] = [make]
     for r in records[1:]:
         if r.kind == "action":
             a = r.body["action"]
             if a["do"] == "starter":  # create_game records the starting player
                 continue
-            ref.submit(game, r.seat, a)
+            out.append(partial(ref.submit, game, "judge", a))
         elif r.kind == "observation":
-            obs = {k: v for k, v in r.body.items() if k not in ("identifies", "face_up")}
-            ref.observe(game, r.seat, obs)
+            obs = {
+                k: v
+                for k, v in r.body.items()
+                if k not in ("identifies", "irregularity", "face_up")
+            }
+            out.append(partial(ref.observe, game, "judge", obs))
+    return out
+
+
+def resubmit(ref: Referee, records: list[Record], game: str) -> int:
+    """Enters a game again from its log; returns the records appended."""
+    for w in writes(ref, records, game):
+        w()
     return len(ref.store.records(game))
 
 
 def timed_submits(logs: list[list[Record]], store: Store) -> tuple[int, float]:
-    ref = Referee(store)
+    ref = Referee(store, signer=Signer.from_seed("bench"))
     n = 0
     t0 = time.perf_counter()
     for i, records in enumerate(logs):
@@ -87,12 +126,12 @@ def timed_appends(logs: list[list[Record]], store: Store) -> tuple[int, float]:
     t0 = time.perf_counter()
     for records in logs:
         for r in records:
-            store.append(r)
+            store.append([r])
             n += 1
     return n, time.perf_counter() - t0
 
 
-def long_game(logs: list[list[Record]], events: int) -> list[Record]:
+def long_game(logs: list[list[Record]], events: int) -> tuple[Referee, list[Record]]:
     """A log of at least ``events`` records: the longest game, undone by the judge to the end
     of setup and entered again, as often as it takes."""
     records = max(logs, key=len)
@@ -107,15 +146,18 @@ def long_game(logs: list[list[Record]], events: int) -> list[Record]:
         ref.undo(game, "judge", setup_end, "the game is replayed from the first rows")
         for r in play:
             if r.kind == "action":
-                ref.submit(game, r.seat, r.body["action"])
+                ref.submit(game, "judge", r.body["action"])
             else:
-                obs = {k: v for k, v in r.body.items() if k not in ("identifies", "face_up")}
-                ref.observe(game, r.seat, obs)
-    return ref.store.records(game)
+                obs = {
+                    k: v
+                    for k, v in r.body.items()
+                    if k not in ("identifies", "irregularity", "face_up")
+                }
+                ref.observe(game, "judge", obs)
+    return ref, ref.store.records(game)
 
 
-def best(fn: object, repeat: int) -> float:
-    assert callable(fn)
+def best(fn: Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -124,30 +166,171 @@ def best(fn: object, repeat: int) -> float:
     return min(times)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=20, help="games entered again (default 20)")
-    ap.add_argument("--events", type=int, default=1500, help="records of the long game")
-    ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--repeat", type=int, default=3, help="rounds of replay/export; best counts")
-    args = ap.parse_args(argv)
-    print(f"referee benchmark, Python {sys.version.split()[0]}")
-    logs = played_logs(args.games, args.seed)
-    actions = sum(1 for log in logs for r in log if r.kind == "action")
-    print(
-        f"played         {args.games} games at a simulated table: "
-        f"{sum(map(len, logs))} records, {actions} actions"
+# ---- load --------------------------------------------------------------------------------
+
+
+@dataclass
+class Load:
+    latencies: list[float]  # seconds, one per write call
+    records: int
+    seconds: float
+    errors: int
+
+
+def _drive(
+    ref: Referee,
+    logs: list[list[Record]],
+    name: str,
+    seconds: float,
+    pace: float,
+    rng: random.Random,
+    start: threading.Barrier | None,
+) -> tuple[list[float], int]:
+    """One table: enters played games again, one after another, under fresh ids, until
+    ``seconds`` pass; one write call every ``pace`` seconds (0: as fast as it can). Returns
+    the latencies of the write calls and the errors met."""
+    lat: list[float] = []
+    errors = 0
+    if start is not None:
+        start.wait()
+    deadline = time.perf_counter() + seconds
+    if pace:
+        time.sleep(rng.uniform(0, pace))  # the tables do not move in step
+    n = 0
+    while time.perf_counter() < deadline:
+        calls = writes(ref, rng.choice(logs), f"{name}-{n}")
+        n += 1
+        for w in calls:
+            t0 = time.perf_counter()
+            if t0 >= deadline:
+                break
+            try:
+                w()
+            except ServiceError:
+                errors += 1
+                break
+            t1 = time.perf_counter()
+            lat.append(t1 - t0)
+            if pace:
+                time.sleep(max(0.0, pace - (t1 - t0)) * rng.uniform(0.5, 1.5))
+    return lat, errors
+
+
+def run_threads(
+    db: str,
+    logs: list[list[Record]],
+    games: int,
+    seconds: float,
+    pace: float,
+    sync: str,
+    prefix: str = "t",
+) -> Load:
+    """``games`` threads over one referee and one SQLite file, a game each."""
+    store = SQLiteStore(db, sync=sync)
+    ref = Referee(store, signer=Signer.from_seed("bench"))
+    before = sum(len(store.records(g)) for g in store.games())
+    results: list[tuple[list[float], int]] = [([], 0)] * games
+    start = threading.Barrier(games + 1)
+
+    def run(i: int) -> None:
+        rng = random.Random(f"{prefix}{i}")
+        results[i] = _drive(ref, logs, f"{prefix}{games}x{i}", seconds, pace, rng, start)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(games)]
+    for t in threads:
+        t.start()
+    start.wait()
+    t0 = time.perf_counter()
+    for t in threads:
+        t.join()
+    secs = time.perf_counter() - t0
+    after = sum(len(store.records(g)) for g in store.games())
+    store.close()
+    lat = [x for r in results for x in r[0]]
+    return Load(lat, after - before, secs, sum(r[1] for r in results))
+
+
+def _process(args: tuple[str, list[list[Record]], int, float, float, str, str]) -> Load:
+    db, logs, games, seconds, pace, sync, prefix = args
+    return run_threads(db, logs, games, seconds, pace, sync, prefix)
+
+
+def run_processes(
+    db: str, logs: list[list[Record]], procs: int, games: int, seconds: float, sync: str
+) -> Load:
+    """``procs`` processes over one SQLite file, ``games`` threads (a game each) in each."""
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(procs) as pool:
+        t0 = time.perf_counter()
+        out = pool.map(
+            _process, [(db, logs, games, seconds, 0.0, sync, f"p{i}-") for i in range(procs)]
+        )
+        secs = time.perf_counter() - t0
+    lat = [x for r in out for x in r.latencies]
+    return Load(
+        lat,
+        sum(r.records for r in out),
+        min(secs, max(r.seconds for r in out)),
+        sum(r.errors for r in out),
     )
 
+
+def percentile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def report(label: str, load: Load) -> None:
+    lat = load.latencies
+    print(
+        f"{label:<34} p50 {percentile(lat, 0.5) * 1e3:7.1f} ms  "
+        f"p99 {percentile(lat, 0.99) * 1e3:7.1f} ms  max {max(lat, default=0) * 1e3:7.1f} ms  "
+        f"{load.records / load.seconds:6,.0f} records/s  ({len(lat)} writes"
+        + (f", {load.errors} refused" if load.errors else "")
+        + ")",
+        flush=True,
+    )
+
+
+def load_section(logs: list[list[Record]], args: argparse.Namespace) -> None:
+    print(
+        f"load: {args.seconds:g} s each, SQLite synchronous={args.sync}, latency of one "
+        "write call (submit/observe)"
+    )
+    levels = [int(x) for x in args.concurrency.split(",") if x.strip()]
     with tempfile.TemporaryDirectory() as tmp:
-        store = SQLiteStore(Path(tmp) / "referee.sqlite3")
+        db = str(Path(tmp) / "load.sqlite3")
+        for n in levels:
+            report(
+                f"{n:>3} games, 1 process, flat out",
+                run_threads(db, logs, n, args.seconds, 0.0, args.sync, f"t{n}-"),
+            )
+        top = max(levels)
+        if args.processes > 1:
+            per = max(1, top // args.processes)
+            report(
+                f"{per * args.processes:>3} games, {args.processes} processes, flat out",
+                run_processes(db, logs, args.processes, per, args.seconds, args.sync),
+            )
+        if args.pace > 0:
+            report(
+                f"{top:>3} games, 1 process, 1 write/{args.pace:g} s",
+                run_threads(db, logs, top, args.seconds, args.pace, args.sync, f"paced{top}-"),
+            )
+
+
+def serial_section(logs: list[list[Record]], args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLiteStore(Path(tmp) / "referee.sqlite3", sync=args.sync)
         n, secs = timed_submits(logs, store)
         store.close()
         print(
             f"submit (SQLite) {n} records in {secs:.2f} s: {n / secs:,.0f} records/s durable, "
-            f"{secs / n * 1e3:.2f} ms each (Referee.submit/observe, synchronous=FULL)"
+            f"{secs / n * 1e3:.2f} ms each (Referee.submit/observe, synchronous={args.sync})"
         )
-        store = SQLiteStore(Path(tmp) / "raw.sqlite3")
+        store = SQLiteStore(Path(tmp) / "raw.sqlite3", sync=args.sync)
         n, secs = timed_appends(logs, store)
         store.close()
         print(
@@ -160,34 +343,60 @@ def main(argv: list[str] | None = None) -> int:
         f"(the service without the disk)"
     )
 
-    records = long_game(logs, args.events)
+    ref, records = long_game(logs, args.events)
     acts = sum(1 for r in records if r.kind == "action")
     undos = sum(1 for r in records if r.kind == "undo")
     print(f"long game      {len(records)} records ({acts} actions, {undos} judge undos)")
     secs = best(lambda: fold(records), args.repeat)
     print(f"replay (fold)  {secs * 1e3:.1f} ms, {len(records) / secs:,.0f} records/s")
-    secs = best(lambda: verify(records), args.repeat)
+    header = ref._header("long", "judge")
+    secs = best(lambda: verify(header, records), args.repeat)
     print(f"verify         {secs * 1e3:.1f} ms, {len(records) / secs:,.0f} records/s")
-    ref = Referee(MemoryStore())
-    for r in records:
-        ref.store.append(r)
     for seat in ("judge", "hera"):
         text = ref.export("long", seat)
-        secs = best(lambda seat=seat: ref.export("long", seat), args.repeat)
+        secs = best(partial(ref.export, "long", seat), args.repeat)
         print(
             f"export {seat:<7} {secs * 1e3:.1f} ms, {len(text) / 1e6:.2f} MB, "
             f"{len(records) / secs:,.0f} records/s"
         )
     with tempfile.TemporaryDirectory() as tmp:
-        store = SQLiteStore(Path(tmp) / "export.sqlite3")
-        for r in records:
-            store.append(r)
-        ref = Referee(store)
-        secs = best(lambda: ref.export("long", "judge"), args.repeat)
+        store = SQLiteStore(Path(tmp) / "export.sqlite3", sync=args.sync)
+        store.append(records)
+        sref = Referee(store, signer=ref.signer)
+        secs = best(lambda: sref.export("long", "judge"), args.repeat)
         print(f"export (SQLite) {secs * 1e3:.1f} ms for the judge, read from the database")
-        secs = best(lambda: Referee(store).view("long", "judge"), args.repeat)
-        print(f"cold view      {secs * 1e3:.1f} ms (a restarted server reads and folds the log)")
+        secs = best(lambda: Referee(store, signer=ref.signer).view("long", "judge"), args.repeat)
+        print(
+            f"cold view      {secs * 1e3:.1f} ms (a restarted server reads, verifies and folds "
+            "the log)"
+        )
         store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--games", type=int, default=20, help="games played first (default 20)")
+    ap.add_argument("--events", type=int, default=1500, help="records of the long game")
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of replay/export; best counts")
+    ap.add_argument("--seconds", type=float, default=5.0, help="length of each load run")
+    ap.add_argument("--concurrency", default="1,10,100", help="games at once (threads)")
+    ap.add_argument("--processes", type=int, default=2, help="processes of the shared-file run")
+    ap.add_argument("--pace", type=float, default=1.0, help="seconds between a table's writes")
+    ap.add_argument("--sync", choices=["FULL", "NORMAL"], default="FULL")
+    ap.add_argument("--only", choices=["serial", "load"], help="run one part only")
+    args = ap.parse_args(argv)
+    print(f"referee benchmark, Python {sys.version.split()[0]}")
+    logs = played_logs(args.games, args.seed)
+    actions = sum(1 for log in logs for r in log if r.kind == "action")
+    print(
+        f"played         {args.games} games at a simulated table: "
+        f"{sum(map(len, logs))} records, {actions} actions"
+    )
+    if args.only != "load":
+        serial_section(logs, args)
+    if args.only != "serial":
+        load_section(logs, args)
     return 0
 
 

@@ -174,6 +174,18 @@ def _fault(e: sqlite3.Error, path: str) -> StoreError:
     return StoreError(f"{path}: {why}; nothing was written")
 
 
+class _Job:
+    """One queued append of the group commit."""
+
+    __slots__ = ("done", "error", "records", "secrets")
+
+    def __init__(self, records: Sequence[Record], secrets: Mapping[str, str] | None) -> None:
+        self.records = records
+        self.secrets = secrets
+        self.done = False
+        self.error: StoreError | None = None
+
+
 class SQLiteStore:
     """The default store: one SQLite file, WAL journal, synchronous writes, a connection per
     thread. ``readonly=True`` opens an existing file for reading only and never creates one.
@@ -195,6 +207,10 @@ class SQLiteStore:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._guard = threading.Lock()
+        # group commit: appends queue here; one thread at a time (holding _writer) commits
+        # every queued append in one transaction (one sync), each inside its own savepoint
+        self._queue: list[_Job] = []
+        self._writer = threading.Lock()
         db = self._db()  # open now, so a bad file fails here
         if not readonly:
             try:
@@ -227,44 +243,88 @@ class SQLiteStore:
         return db
 
     def append(self, records: Sequence[Record], secrets: Mapping[str, str] | None = None) -> None:
+        """Appends in one transaction (see :class:`Store`). Appends from several threads at
+        once share one commit (group commit): the first to get the writer's turn commits all
+        that queued, each in its own savepoint, so one that fails (a Conflict) leaves the
+        others whole, and a commit that fails writes none of them."""
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only; nothing was written")
-        rows = [(r.game, r.seq, key_id(r), r.hash, r.to_line()) for r in records]
+        job = _Job(records, secrets)
+        with self._guard:
+            self._queue.append(job)
+        with self._writer:
+            if not job.done:
+                with self._guard:
+                    batch, self._queue = self._queue, []
+                self._commit(batch)
+        if job.error is not None:
+            raise job.error
+
+    def _commit(self, batch: list[_Job]) -> None:
         db = self._db()
         try:
-            db.execute("BEGIN IMMEDIATE")
             try:
-                game = records[0].game if records else ""
-                row = db.execute(
-                    "SELECT seq, hash FROM events WHERE game=? ORDER BY seq DESC LIMIT 1", (game,)
-                ).fetchone()
-                _check_batch((row[0], row[1]) if row else None, records)
-                for r, (_, _, k, _, _) in zip(records, rows, strict=True):
-                    if k is None:
-                        continue
-                    hit = db.execute(
-                        "SELECT line FROM events WHERE game=? AND key=?", (r.game, k)
-                    ).fetchone()
-                    if hit is not None:
-                        old = Record.from_json(json.loads(hit[0]))
-                        raise Conflict(f"key {r.key!r} was already applied as event {old.seq}", old)
-                db.executemany(
-                    "INSERT INTO events (game, seq, key, hash, line) VALUES (?, ?, ?, ?, ?)", rows
-                )
-                for name, value in (secrets or {}).items():
-                    db.execute(
-                        "INSERT OR REPLACE INTO secrets (game, name, value) VALUES (?, ?, ?)",
-                        (game, name, value),
-                    )
+                db.execute("BEGIN IMMEDIATE")
+                for job in batch:
+                    db.execute("SAVEPOINT job")
+                    try:
+                        self._insert(db, job.records, job.secrets)
+                    except (StoreError, sqlite3.IntegrityError) as e:
+                        db.execute("ROLLBACK TO job")
+                        job.error = (
+                            e
+                            if isinstance(e, StoreError)
+                            else Conflict("stale submission: another writer appended first")
+                        )
+                    db.execute("RELEASE job")
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
-                    db.execute("ROLLBACK")
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
                 raise
-        except sqlite3.IntegrityError:
-            raise Conflict("stale submission: another writer appended first") from None
         except sqlite3.Error as e:
-            raise _fault(e, self.path) from None
+            fault = _fault(e, self.path)
+            for job in batch:
+                job.error = fault
+        except BaseException:
+            for job in batch:
+                job.error = StoreError(
+                    f"{self.path}: the write was interrupted; nothing was written"
+                )
+            raise
+        finally:
+            for job in batch:
+                job.done = True
+
+    def _insert(
+        self, db: sqlite3.Connection, records: Sequence[Record], secrets: Mapping[str, str] | None
+    ) -> None:
+        """One append's checks and rows, inside the open transaction. Raises Conflict,
+        StoreError or sqlite3.Error."""
+        rows = [(r.game, r.seq, key_id(r), r.hash, r.to_line()) for r in records]
+        game = records[0].game if records else ""
+        row = db.execute(
+            "SELECT seq, hash FROM events WHERE game=? ORDER BY seq DESC LIMIT 1", (game,)
+        ).fetchone()
+        _check_batch((row[0], row[1]) if row else None, records)
+        for r, (_, _, k, _, _) in zip(records, rows, strict=True):
+            if k is None:
+                continue
+            hit = db.execute(
+                "SELECT line FROM events WHERE game=? AND key=?", (r.game, k)
+            ).fetchone()
+            if hit is not None:
+                old = Record.from_json(json.loads(hit[0]))
+                raise Conflict(f"key {r.key!r} was already applied as event {old.seq}", old)
+        db.executemany(
+            "INSERT INTO events (game, seq, key, hash, line) VALUES (?, ?, ?, ?, ?)", rows
+        )
+        for name, value in (secrets or {}).items():
+            db.execute(
+                "INSERT OR REPLACE INTO secrets (game, name, value) VALUES (?, ?, ?)",
+                (game, name, value),
+            )
 
     def _query(self, sql: str, args: tuple[object, ...]) -> list[tuple[object, ...]]:
         try:
