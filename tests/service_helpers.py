@@ -146,10 +146,10 @@ class Table:
     ``unscanned_play`` the chance that such a card is played without being scanned;
     ``omit`` the chance that a Pegasus pick or placement is left for the referee to ask;
     ``observe`` the chance, per step, of an observation; the players in ``blind`` never scan
-    a drawn card and play the cards the referee does not know unscanned. ``on_ack(game, seq)`` is called for
-    every acknowledged record; ``on_receipt(seat, receipt)`` for every receipt and
-    ``on_asked(seat, error, raw)`` for every question, each with the seat that got it (and
-    what that seat entered, when it submitted).
+    a drawn card and play the cards the referee does not know unscanned.
+    ``on_ack(game, seq)`` is called for every acknowledged record; ``on_receipt(seat,
+    receipt)`` for every receipt and ``on_asked(seat, error, raw)`` for every question,
+    each with the seat that got it (and what that seat entered, when it submitted).
     """
 
     def __init__(

@@ -11,9 +11,15 @@ defined here from the table, independently of ``referee/views.py``:
 - the card a player draws, plays face down, or takes back with Hades, and the cards he records
   at setup (deal, hostage redraw, first row): only that player;
 - the hand Pythia's spy shows: only the two players;
-- an observation of a face-down or hand card: only its owner;
-- irregularities: only the judge;
+- a discard pile: its top and height to everyone, the whole pile to its owner (D21);
+- an observation of a face-down or hand card: only its owner; whether it identified a card
+  or contradicted the record: never the opponent;
+- irregularities, the judge's reasons and notes: only the judge; a call's note: only the
+  caller and the judge; an idempotency key: only the seat that sent it;
 - refusals and questions name no hidden card.
+
+A value hidden from a seat is not deleted from its copy of a record but replaced by a salted
+commitment (``{"$sealed": hex}``), which tells nothing about it; "hidden" below means that.
 """
 
 from __future__ import annotations
@@ -25,12 +31,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from service_helpers import Table, make_referee
+from service_helpers import SIGNER, Table, header, make_referee
 
 from engine import GameState, Player, legal_actions
 from engine.actions import Challenge, PegasusHand, parse_action_text
 from engine.cards import Card, Kind
-from referee.log import Record, read_lines, verify
+from referee.log import Record, is_sealed_marker, read_lines, verify
 from referee.service import (
     Forbidden,
     NeedsInput,
@@ -40,6 +46,7 @@ from referee.service import (
     ServiceError,
     Stale,
 )
+from referee.views import may_cut
 
 SEATS = ("hera", "zeus", "public")
 BACK = re.compile(r"^\?(/(hera|zeus))?$")
@@ -47,6 +54,11 @@ GAMES = 40
 
 
 # ---- what is hidden from whom ------------------------------------------------------------------
+
+
+def is_hidden(d: Mapping[str, Any], key: str) -> bool:
+    """Whether ``d`` (part of a cut record) does not show its value at ``key``."""
+    return key not in d or is_sealed_marker(d[key])
 
 
 def back(c: Card, holder: Player) -> str:
@@ -66,7 +78,14 @@ def check_view(st: GameState, seat: str, view: Mapping[str, Any]) -> None:
             assert entry == want, f"{seat} sees {holder.key}'s hand card as {entry!r}"
             if not own:
                 assert BACK.match(entry)
-        assert shown["discard"] == [c.notation(holder) for c in side.discard]  # face up
+        # D21: tops and heights for everyone, the whole pile for its owner and the judge
+        pile = [c.notation(holder) for c in side.discard]
+        assert shown["discard_top"] == (pile[-1] if pile else None)
+        assert shown["discard_height"] == len(pile)
+        if own:
+            assert shown["discard"] == pile
+        else:
+            assert "discard" not in shown, f"{seat} looks through {holder.key}'s pile"
         for col, cells in zip(side.field, shown["field"], strict=True):
             assert len(col) == len(cells)
             for s, cell in zip(col, cells, strict=True):
@@ -120,24 +139,33 @@ def check_record(full: Record, cut: Record, seat: str) -> None:
         do, actor = a["do"], body.get("actor")
         if seat != actor:
             if do in ("draw", "play", "hades"):
-                assert "card" not in ca, where
+                assert is_hidden(ca, "card"), where
             if do == "redraw" and a["player"] != seat:
-                assert "card" not in ca, where
+                assert is_hidden(ca, "card"), where
             if do in ("deal", "first_row") and a["player"] != seat:
-                assert all(x == "?" for x in ca.get("cards", [])), where
+                assert is_hidden(ca, "cards") or all(x == "?" for x in ca["cards"]), where
         if do == "pythia" and a.get("mode") == "spy" and seat == "public":
-            assert not ca.get("reveal", {}).get("hand"), where
+            assert is_hidden(ca, "reveal") or not ca["reveal"].get("hand"), where
+        if full.kind == "amend":
+            assert is_hidden(cbody, "reason"), where  # the judge's reason is hers
     elif full.kind == "observation":
         if not body.get("face_up") and body.get("player") != seat:
-            assert "card" not in cbody and "recorded" not in cbody, where
+            assert is_hidden(cbody, "card") and is_hidden(cbody, "identifies"), where
+        assert is_hidden(cbody, "irregularity"), where  # for the judge (D20)
     elif full.kind == "irregularity":
-        assert set(cbody) <= {"note"}, where
+        assert all(is_sealed_marker(v) for v in cbody.values()), where
         assert not cut.events, where
+    elif full.kind == "ask" and full.seat != seat:
+        assert is_hidden(cbody, "action"), where  # what the submitter stated so far
+    elif full.kind == "undo":
+        assert is_hidden(cbody, "reason") and cbody["to"] == body["to"], where
+    elif full.kind == "resolve" or (full.kind == "call" and full.seat != seat):
+        assert is_hidden(cbody, "note"), where
+    if full.key is not None and full.seat != seat:
+        assert is_sealed_marker(cut.key), where  # idempotency keys are per seat
     check_events(full, cut.events, seat)
-    if cut.redacted:
-        assert cut.nonce == "", where  # the nonce would let a hash be tested against guesses
-    if seat != "judge" and cut == full:
-        assert not cut.redacted
+    assert cut.redacted and cut.nonce == "", where  # the nonce would test hidden values
+    assert set(cut.cut) == may_cut(full, seat), where
 
 
 def check_events(full: Record, events: Any, seat: str) -> None:
@@ -148,12 +176,13 @@ def check_events(full: Record, events: Any, seat: str) -> None:
         assert ce.get("kind") == e.get("kind"), where
         audience = event_audience(e, full)
         if audience is not None and seat not in audience:
-            assert "card" not in ce and "cards" not in ce, f"{where}: {ce}"
+            assert is_hidden(ce, "card") and is_hidden(ce, "cards"), f"{where}: {ce}"
 
 
 def hidden_names(st: GameState, seat: str) -> set[str]:
     """Names of the cards ``seat`` cannot see now and could not learn from what it sees."""
-    hidden, seen = set(), set()
+    hidden: set[str] = set()
+    seen: set[str] = set()
     for p in Player:
         side = st.sides[p]
         own = seat == p.key
@@ -227,7 +256,7 @@ class Watch:
 
     def logs(self) -> None:
         full = self.ref.log(self.game, "judge")
-        assert verify(full).ok
+        assert verify(header(self.game), full, key=SIGNER.fingerprint).ok
         for seat in SEATS:
             cut = self.ref.log(self.game, seat)
             assert len(cut) == len(full)
@@ -235,13 +264,12 @@ class Watch:
                 check_record(f, c, seat)
                 self.checks += 1
             text = self.ref.export(self.game, seat)
-            exported = read_lines(text)
-            assert exported == cut
+            head, exported = read_lines(text)
+            assert head == header(self.game, seat) and exported == cut
             for f, c in zip(full, exported, strict=True):
                 check_record(f, c, seat)
-            assert verify(exported, allow_redacted=True).ok
-            if any(r.redacted for r in exported):
-                assert not verify(exported).ok  # a player's export is not a full log
+            assert verify(head, exported, may_cut=may_cut).ok
+            assert not verify(head, exported, seat="judge").ok  # not a full log
 
 
 def unchanged(ref: Referee, game: str, before: tuple[int, GameState], irregularity: bool) -> None:
@@ -272,8 +300,10 @@ def probe(t: Table, rng: random.Random) -> str | None:
     kind = rng.choice(["other_seat", "public", "stale", "pick", "challenge", "play", "spy"])
     if kind in ("other_seat", "public") and actions:
         raw = rng.choice(actions).to_json()
-        with pytest.raises(Forbidden) as info:
+        with pytest.raises((Forbidden, Refused)) as info:
             ref.submit(game, o.key if kind == "other_seat" else "public", raw)
+        # a seat naming a card hidden from it may be told so first (D22): the same answer
+        assert isinstance(info.value, Forbidden) or info.value.rule == "D22"
         check_message(svc, o.key if kind == "other_seat" else "public", info.value)
         unchanged(ref, game, before, False)
         return kind
@@ -283,53 +313,60 @@ def probe(t: Table, rng: random.Random) -> str | None:
         unchanged(ref, game, before, False)
         return kind
     elif kind == "pick":
+        # D22 (changed from the old rule, where an absent pick was an irregularity and a held
+        # one went on): a player never names the card drawn from the opponent's hand; every
+        # name gets the same refusal, held or not, and nothing is recorded
         if not any(isinstance(a, PegasusHand) for a in actions):
             return None
-        hand = svc.sides[o].hand
-        if any(c.is_unknown for c in hand):
-            return  # an unknown card could be the one named
-        cat = svc.ruleset.catalogue
-        absent = [n for n in cat.names(o) if all(c.name != n for c in hand)]
-        if not absent:
-            return None
-        raw = {"do": "pegasus", "target": "hand", "pick": rng.choice(absent), "place": 1}
         if card_in(svc.sides[p].hand, "Pegasus") is None:
             return None
-        with pytest.raises(Refused) as info:
-            ref.submit(game, p.key, raw)
-        assert info.value.rule == "D20"
-        check_message(svc, p.key, info.value, raw)
-        for name in {c.name for c in hand} - {raw["pick"]}:
-            assert name not in info.value.message
-        unchanged(ref, game, before, True)
+        cat = svc.ruleset.catalogue
+        held = sorted({c.name for c in t.truth.sides[o].hand})
+        absent = [n for n in cat.names(o) if n not in held]
+        answers = set()
+        for name in (rng.choice(held), rng.choice(absent)) if absent else held[:2]:
+            raw = {"do": "pegasus", "target": "hand", "pick": name, "place": 1}
+            with pytest.raises(Refused) as info:
+                ref.submit(game, p.key, raw)
+            assert info.value.rule == "D22"
+            check_message(svc, p.key, info.value, raw)
+            answers.add(str(info.value.to_json()))
+        assert len(answers) == 1, answers
+        unchanged(ref, game, before, False)
         return kind
     elif kind == "challenge":
+        # D22 (changed from the old rule, where a wrong name was an irregularity and a right
+        # one was applied): a face-down defender is never named by the attacker
         ch = [a for a in actions if isinstance(a, Challenge)]
         if not ch:
             return None
         a = rng.choice(ch)
         ci = a.column - 1
-        d = svc.sides[o].field[ci][0].card
-        if d is None or d.is_unknown:
+        front = t.truth.sides[o].field[ci][0]
+        if front.card is None or front.up:
             return None
         cat = svc.ruleset.catalogue
         wrong = [
             i.name
             for i in cat.cards(o)
-            if i.name != d.name and (i.strength is not None or i.kind is Kind.HOSTAGE)
+            if i.name != front.card.name and (i.strength is not None or i.kind is Kind.HOSTAGE)
         ]
-        raw = a.to_json()
-        raw["reveal"] = {"defender": rng.choice(wrong)}
-        att = svc.sides[p].field[ci][0].card
-        if att is not None and att.is_unknown:
-            truth_att = t.truth.sides[p].field[ci][0].card
-            assert truth_att is not None
-            raw["reveal"]["attacker"] = truth_att.notation(p)
-        with pytest.raises(Refused) as info:
-            ref.submit(game, p.key, raw)
-        assert info.value.rule == "D20"
-        check_message(svc, p.key, info.value, raw)
-        unchanged(ref, game, before, True)
+        answers = set()
+        for name in (front.card.notation(o), rng.choice(wrong)):
+            raw = a.to_json()
+            raw["reveal"] = {"defender": name}
+            att = svc.sides[p].field[ci][0].card
+            if att is not None and att.is_unknown:
+                truth_att = t.truth.sides[p].field[ci][0].card
+                assert truth_att is not None
+                raw["reveal"]["attacker"] = truth_att.notation(p)
+            with pytest.raises(Refused) as info:
+                ref.submit(game, p.key, raw)
+            assert info.value.rule == "D22"
+            check_message(svc, p.key, info.value, raw)
+            answers.add(str(info.value.to_json()))
+        assert len(answers) == 1, answers
+        unchanged(ref, game, before, False)
         return kind
     elif kind == "play":
         hand = svc.sides[p].hand
@@ -356,8 +393,9 @@ def probe(t: Table, rng: random.Random) -> str | None:
         if any(c.is_unknown for c in svc.sides[o].hand):
             return None
         raw = {"do": "pythia", "mode": "spy", "reveal": {"hand": ["Pegasus"]}}
-        with pytest.raises(Refused) as info:
+        with pytest.raises(Refused) as info:  # the hand is shown by its owner (D22)
             ref.submit(game, p.key, raw)
+        assert info.value.rule == "D22"
         check_message(svc, p.key, info.value, raw)
         unchanged(ref, game, before, False)
         return kind
@@ -395,7 +433,8 @@ def wrong_observation(t: Table, rng: random.Random) -> None:
         },
     )
     records = t.records()
-    assert [r.kind for r in records[before[0] :]] == ["observation", "irregularity"]
+    assert [r.kind for r in records[before[0] :]] == ["observation"]  # one record (one call)
+    assert records[-1].body["irregularity"]["rule"] == "D20"
     assert t.ref.folded(t.game).state == before[1]
 
 

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import Table, make_referee
+from service_helpers import SIGNER, Table, header, make_referee
 
 from referee.cli import main
-from referee.log import Record, read_lines, verify
+from referee.log import Record, Verification, read_lines, verify
+from referee.views import may_cut
 
 Line = dict[str, Any]
 
@@ -59,26 +60,42 @@ def exports() -> dict[str, str]:
     return out
 
 
+def parts(text: str) -> tuple[Line, list[Line]]:
+    """An export as JSON objects: its header line and its records."""
+    rows = [json.loads(x) for x in text.splitlines()]
+    return rows[0], rows[1:]
+
+
 def lines(text: str) -> list[Line]:
-    return [json.loads(x) for x in text.splitlines()]
+    """The records of an export as JSON objects."""
+    return parts(text)[1]
 
 
-def text_of(rows: list[Line]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+def text_of(rows: list[Line], head: Line | None = None, seat: str = "judge") -> str:
+    """An export of ``rows``: under ``head``, or under the test server's header for ``seat``."""
+    if head is None:
+        head = header(rows[0]["game"] if rows else "tampered", seat).to_json()
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [head, *rows])
 
 
-def fails_at(rows: list[Line], seq: int, allow_redacted: bool = False) -> None:
-    v = verify(read_lines(text_of(rows)), allow_redacted=allow_redacted)
+def check(text: str, **kw: Any) -> Verification:
+    h, records = read_lines(text)
+    return verify(h, records, may_cut=may_cut, **kw)
+
+
+def fails_at(rows: list[Line], seq: int, seat: str = "judge") -> None:
+    v = check(text_of(rows, seat=seat))
     assert not v.ok, "tampering was not detected"
     assert v.bad_seq == seq, f"detected at record {v.bad_seq}, not {seq}: {v.problem}"
     assert f"NOT intact at record {seq}" in v.message()
 
 
 def test_an_untouched_export_verifies(exports: dict[str, str]) -> None:
-    records = read_lines(exports["judge"])
-    v = verify(records)
-    assert v.ok and v.count == len(records) > 40 and v.redacted == 0
+    h, records = read_lines(exports["judge"])
+    v = verify(h, records, key=SIGNER.fingerprint, head=f"{records[-1].seq}:{records[-1].hash}")
+    assert v.ok and v.count == len(records) > 40 and v.cut == 0
     assert {r.kind for r in records} >= {"create", "action", "observation", "undo"}
+    assert h.fingerprint == SIGNER.fingerprint and h.seat == "judge"
 
 
 def _set(key: str, value: Any) -> Callable[[Line], None]:
@@ -131,6 +148,14 @@ def _game(r: Line) -> None:
     r["game"] = "another"
 
 
+def _sig(r: Line) -> None:
+    r["sig"] = ("A" if r["sig"][0] != "A" else "B") + r["sig"][1:]
+
+
+def _unsealed(r: Line) -> None:
+    r["sealed"] = r["sealed"][1:]  # a sealed value declared open (its value then shows)
+
+
 EDITS: dict[str, Callable[[Line], None]] = {
     "time": _time,
     "seat": _set("seat", "judge"),
@@ -145,6 +170,8 @@ EDITS: dict[str, Callable[[Line], None]] = {
     "prev": _prev,
     "seq": _seq,
     "game": _game,
+    "signature": _sig,
+    "sealed paths": _unsealed,
 }
 
 
@@ -153,12 +180,17 @@ def test_editing_any_field_of_any_record_is_detected_at_that_record(
     exports: dict[str, str], edit: Callable[[Line], None]
 ) -> None:
     rows = lines(exports["judge"])
+    tried = 0
     for i in range(len(rows)):
+        if edit is _nonce and not rows[i]["sealed"]:
+            continue  # the nonce only salts sealed values: a record without any has none
         changed = copy.deepcopy(rows)
         edit(changed[i])
         if changed[i] == rows[i]:
             continue
         fails_at(changed, i)
+        tried += 1
+    assert tried > 10
 
 
 def test_an_edited_card_identity_is_detected(exports: dict[str, str]) -> None:
@@ -189,13 +221,17 @@ def test_deleting_a_record_is_detected_where_it_was(exports: dict[str, str]) -> 
         fails_at(rows[:i] + rows[i + 1 :], i)
 
 
-def test_a_cut_tail_is_visible_in_the_count(exports: dict[str, str]) -> None:
-    """A log cut short is still a chain: the count of records (and the last hash, which a
-    judge can note at the table) is what tells it apart from the whole log."""
+def test_a_cut_tail_fails_against_the_head(exports: dict[str, str]) -> None:
+    """A log cut short is still a chain: only the head the players wrote down (``--head``)
+    tells it apart from the whole log, and without it the verifier says so."""
     rows = lines(exports["judge"])
-    whole = verify(read_lines(text_of(rows)))
-    cut = verify(read_lines(text_of(rows[:-3])))
-    assert cut.ok and cut.count == whole.count - 3
+    head = f"{rows[-1]['seq']}:{rows[-1]['hash'][:12]}"
+    whole = check(text_of(rows), head=head)
+    assert whole.ok and whole.head == (rows[-1]["seq"], rows[-1]["hash"])
+    cut = check(text_of(rows[:-3]))
+    assert cut.ok and cut.count == whole.count - 3 and "--head" in cut.message()
+    cut = check(text_of(rows[:-3]), head=head)
+    assert not cut.ok and "cut short" in cut.message()
 
 
 def test_inserting_a_copied_record_is_detected(exports: dict[str, str]) -> None:
@@ -215,36 +251,43 @@ def test_inserting_a_record_of_another_game_is_detected(exports: dict[str, str])
         fails_at([*rows[:i], relinked, *rows[i:]], i)
 
 
-def test_a_full_record_marked_redacted_is_not_a_full_log(exports: dict[str, str]) -> None:
+def test_a_cut_record_in_a_judges_log_is_not_a_full_log(exports: dict[str, str]) -> None:
     rows = lines(exports["judge"])
+    hera = lines(exports["hera"])
     for i in (0, 7, len(rows) - 1):
-        changed = [dict(r) for r in rows]
-        changed[i]["redacted"] = True
+        changed = [*rows[:i], hera[i], *rows[i + 1 :]]  # hera's copy verifies on its own
         fails_at(changed, i)
-        v = verify(read_lines(text_of(changed)), allow_redacted=True)
-        assert v.ok and v.redacted == 1  # says that one record could not be checked
+        assert "whole" in check(text_of(changed)).message()
 
 
-def test_a_players_export_verifies_only_as_redacted(exports: dict[str, str]) -> None:
+def test_a_full_record_in_a_players_cut_is_refused(exports: dict[str, str]) -> None:
+    """A player's export holds cut copies only: a full record carries the nonce, from which
+    every hidden value could be tested against guesses."""
+    rows = lines(exports["judge"])
+    v = check(text_of(rows, seat="hera"))
+    assert not v.ok and v.bad_seq == 0 and "nonce" in v.message()
+
+
+def test_a_players_export_verifies_as_his_cut(exports: dict[str, str]) -> None:
     for seat in ("hera", "zeus", "public"):
-        records = read_lines(exports[seat])
-        assert any(r.redacted for r in records)
-        assert not verify(records).ok
-        v = verify(records, allow_redacted=True)
-        assert v.ok and 0 < v.redacted < v.count
-        assert "redacted" in v.message()
+        h, records = read_lines(exports[seat])
+        assert h.seat == seat and all(r.redacted for r in records)
+        assert not verify(h, records, seat="judge").ok  # it is not a full log
+        v = verify(h, records, may_cut=may_cut, key=SIGNER.fingerprint)
+        assert v.ok and 0 < v.cut < v.count
+        assert f"{seat}'s cut" in v.message()
 
 
 def test_a_players_export_edited_is_detected(exports: dict[str, str]) -> None:
     rows = lines(exports["hera"])
-    full = [i for i, r in enumerate(rows) if not r.get("redacted")]
-    cut = [i for i, r in enumerate(rows) if r.get("redacted")]
+    whole = [i for i, r in enumerate(rows) if not r["cut"]]
+    cut = [i for i, r in enumerate(rows) if r["cut"]]
     changed = [dict(r) for r in rows]
-    changed[full[-1]]["time"] = "2030-01-01T00:00:00+00:00"
-    fails_at(changed, full[-1], allow_redacted=True)
+    changed[whole[-1]]["time"] = "2030-01-01T00:00:00+00:00"
+    fails_at(changed, whole[-1], seat="hera")
     changed = list(rows)
     del changed[cut[1]]
-    fails_at(changed, cut[1], allow_redacted=True)
+    fails_at(changed, cut[1], seat="hera")
 
 
 # ---- the command line ------------------------------------------------------------------------
@@ -284,7 +327,7 @@ def test_cli_verify_exits_1_naming_the_record(
     elif what == "hash":
         rows[i]["hash"] = rows[i]["hash"][:32]
     else:
-        rows[i]["redacted"] = True
+        rows[i] = lines(exports["hera"])[i]
     rc, out = run_verify(tmp_path, capsys, text_of(rows))
     assert rc == 1
     assert f"NOT intact at record {i}" in out
@@ -294,7 +337,7 @@ def test_cli_verify_takes_a_players_export_only_with_redacted(
     exports: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rc, out = run_verify(tmp_path, capsys, exports["zeus"])
-    assert rc == 1 and "redacted" in out
+    assert rc == 1 and "--redacted" in out and "\n" not in out.strip()
     rc, out = run_verify(tmp_path, capsys, exports["zeus"], "--redacted")
     assert rc == 0 and "intact" in out
 
@@ -303,7 +346,7 @@ def test_cli_verify_names_a_line_that_is_not_json(
     exports: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = exports["judge"].splitlines()
-    text[4] = text[4][:-5]
+    text[4] = text[4][:-5]  # line 5: the header, then records 0 to 3
     rc, out = run_verify(tmp_path, capsys, "\n".join(text) + "\n")
     assert rc == 2 and "line 5" in out and "Traceback" not in out
 
@@ -325,7 +368,11 @@ def test_the_installed_command_detects_tampering(exports: dict[str, str], tmp_pa
 
 
 def test_records_survive_a_round_trip_through_json_lines(exports: dict[str, str]) -> None:
-    records = read_lines(exports["judge"])
-    again = read_lines("".join(r.to_line() + "\n" for r in records))
-    assert again == records
+    h, records = read_lines(exports["judge"])
+    again = read_lines(text_of([r.to_json() for r in records], h.to_json()))
+    assert again == (h, records)
     assert all(isinstance(r, Record) and r.hash == r.compute_hash() for r in records)
+    for seat in ("hera", "zeus", "public"):  # a cut copy keeps the full record's hash
+        _, cut = read_lines(exports[seat])
+        assert [r.hash for r in cut] == [r.hash for r in records]
+        assert all(c.compute_hash() == c.hash for c in cut)
