@@ -24,7 +24,7 @@ from vision.kit import MatGeometry, Side
 Point = tuple[float, float]
 MIN_MARKER_PERIMETER_RATE = 0.015  # OpenCV's default 0.03 misses markers under ~15 px
 DETECT_MAX_SIDE = 2200  # larger frames are searched for markers at this size (then scaled back)
-MIN_CORNER_MARKERS = 2
+MIN_CORNER_MARKERS = 3  # measured: 3 place every cell within 3.4 mm, 2 up to 77 mm off
 BACK_IDS: dict[int, Side] = {v: k for k, v in BACK_MARKER_IDS.items()}  # type: ignore[misc]
 
 
@@ -154,7 +154,7 @@ class MatPose:
 
 
 def find_mat(markers: list[Marker], geometry: MatGeometry) -> MatPose:
-    """The mat's pose from its corner markers. Raises MatNotFound when fewer than two of the
+    """The mat's pose from its corner markers. Raises MatNotFound when fewer than three of the
     four corner markers are seen, or when they do not fit the mat's shape (a fitted error
     above 5 mm: markers of another mat, or a mat folded or bent)."""
     by_id: dict[int, Marker] = {}
@@ -186,7 +186,7 @@ def find_mat(markers: list[Marker], geometry: MatGeometry) -> MatPose:
         raise MatNotFound(
             f"the mat was not found: the corner markers do not fit the mat ({err:.1f} mm off)"
         )
-    conf = (len(by_id) / 4) * max(0.0, 1.0 - err / 5.0)
+    conf = (1.0 if len(by_id) == 4 else 0.8) * max(0.0, 1.0 - err / 5.0)
     return MatPose(H, tuple(sorted(by_id)), err, round(conf, 3))
 
 

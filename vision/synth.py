@@ -326,8 +326,16 @@ def _photograph(
     return out, Hm
 
 
-def _degrade(img: Image, rng: np.random.Generator, o: SceneOptions) -> Image:
+GLARE_HIDES = 60.0  # added light (grey levels) above which a code counts as washed out
+
+
+def _degrade(
+    img: Image, rng: np.random.Generator, o: SceneOptions, probes: Image | None = None
+) -> tuple[Image, list[float]]:
+    """The photo after light, glare, blur, noise and JPEG; and the glare added at each of the
+    ``probes`` points (frame px)."""
     h, w = img.shape[:2]
+    glare_at = [0.0] * (0 if probes is None else len(probes))
     f: Image = img.astype(np.float32)
     if o.light > 0:  # uneven light: a tilted gradient
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -338,7 +346,11 @@ def _degrade(img: Image, rng: np.random.Generator, o: SceneOptions) -> Image:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
         r = rng.uniform(0.04, 0.1) * max(w, h)
-        f += (180 * np.exp(-(((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))))[..., None]
+        amp = float(rng.uniform(80, 200))
+        f += (amp * np.exp(-(((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))))[..., None]
+        if probes is not None:
+            d2 = (probes[:, 0] - cx) ** 2 + (probes[:, 1] - cy) ** 2
+            glare_at = [float(v) for v in amp * np.exp(-d2 / (2 * r * r))]
     sigma = float(rng.uniform(0, o.blur))
     if sigma > 0.2:
         f = cv2.GaussianBlur(f, (0, 0), sigma)
@@ -358,7 +370,7 @@ def _degrade(img: Image, rng: np.random.Generator, o: SceneOptions) -> Image:
     assert ok
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     assert decoded is not None
-    return decoded
+    return decoded, glare_at
 
 
 def _visible(mask: NDArray[Any], quad: NDArray[Any]) -> float:
@@ -442,8 +454,12 @@ def table_scene(
         )
         * ppm
     )
-    frame, _ = _photograph(mat, rng, o, corners)
-    frame = _degrade(frame, rng, o)
+    frame, Hm = _photograph(mat, rng, o, corners)
+    keys = list(quads)
+    centres = np.array([quads[k].mean(axis=0) for k in keys], np.float64).reshape(-1, 1, 2)
+    probes = cv2.perspectiveTransform(centres, Hm).reshape(-1, 2) if keys else None
+    frame, glare_at = _degrade(frame, rng, o, probes)
+    glare = dict(zip(keys, glare_at, strict=True))
     truth: dict[str, Any] = {"kind": "table", "seed": seed, "kit_id": kit.kit_id, "cells": {}}
     for key in geo.iter_cells():
         side, col, row = key
@@ -452,6 +468,8 @@ def table_scene(
         item = dict(layout.get(key, {"state": "empty"}))
         vis = _visible(hand, quads[key]) if key in quads else cell_vis
         item["visible"] = round(vis, 3)
+        if glare.get(key, 0.0) > 1.0:
+            item["glare"] = round(glare[key])
         if item["state"] == "empty":
             expect = (
                 "empty" if cell_vis >= 0.999 else "any"
@@ -460,6 +478,8 @@ def table_scene(
             expect = "unknown"
         else:
             expect = item["state"] if vis >= 0.999 else ("unknown" if vis < 0.6 else "any")
+            if expect != "unknown" and glare.get(key, 0.0) > GLARE_HIDES:
+                expect = "any"  # washed out: reading it is a bonus, unknown is right
         item["expect"] = expect
         truth["cells"][f"{side}/{col}/{row}"] = item
     return Scene(frame, truth)
@@ -500,5 +520,5 @@ def card_scene(
         shown.append({"payload": p, "foreign": alien, **({} if alien else c.to_json())})
     corners = np.array([(0, 0), (W, 0), (W, H), (0, H)], np.float32)
     frame, _ = _photograph(canvas, rng, o, corners)
-    frame = _degrade(frame, rng, o)
+    frame, _ = _degrade(frame, rng, o)
     return Scene(frame, {"kind": "cards", "seed": seed, "kit_id": kit.kit_id, "cards": shown})

@@ -33,6 +33,7 @@ CellKey = tuple[Side, int, int]
 
 OCCUPANCY_PX_PER_MM = 1.5
 CELL_INSET_MM = 6.0  # the printed outline and a card's slack stay out of the occupancy test
+EDGE_MARGIN_MM = 4.0  # a code or back centred this close to a cell's edge belongs to no cell
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +272,19 @@ def read_table(
                         place(code, True)
         cells[key] = _judge(key, codes.get(key, []), backs.get(key, []))
     return Snapshot(cells, pose, detections, markers)
+
+
+def _cell_of(geo: MatGeometry, x: float, y: float) -> CellKey | None:
+    """The cell holding mat point (x, y) at least ``EDGE_MARGIN_MM`` inside its edges; None on
+    a border (a code there is not placed: its cell then reads unknown, never a neighbour)."""
+    key = geo.cell_at(x, y)
+    if key is None:
+        return None
+    cx, cy, w, h = geo.cells[key]
+    m = EDGE_MARGIN_MM
+    if cx + m <= x <= cx + w - m and cy + m <= y <= cy + h - m:
+        return key
+    return None
 
 
 def _judge(key: CellKey, dets: list[Detection], backs: list[Side]) -> CellReading:
