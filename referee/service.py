@@ -637,7 +637,10 @@ class Referee:
                     "by": pend.body.get("by"),
                     "asked": list(asked),
                     "rule": pend.body.get("rule"),
-                    "reason": pend.body.get("reason"),
+                    "reason": pend.body.get(
+                        "detail" if seat in asked or seat == "judge" else "reason",
+                        pend.body.get("reason"),
+                    ),
                     "seq": pend.seq,
                 }
                 pick = pend.body.get("action", {}).get("pick")
@@ -891,10 +894,11 @@ class Referee:
                 "needs": e.needs,
                 "asked": list(asked),
                 "rule": e.rule,
-                "reason": e.reason,
+                "reason": _told(f.state, action, submitter, e, asked),
+                "detail": e.reason,  # the engine's exact words: for the seat asked (D22)
             }
             recs, _ = self._write_checked(game, f.last_seq, [(writer, "ask", body, (), key)])
-            raise NeedsInput(e.reason, e.rule, e.needs, asked, recs[0].seq) from None
+            raise NeedsInput(body["reason"], e.rule, e.needs, asked, recs[0].seq) from None
         except IllegalActionError as e:
             if e.rule == "D20" or submitter in PLAYER_SEATS:
                 # a statement that contradicts the record (D20); the judge settles it
@@ -1268,6 +1272,25 @@ def _asked(e: NeedsInputError, actor: Player) -> tuple[str, ...]:
     if e.needs == "pick":
         return (actor.other.key,)
     return tuple(e.asked) or (actor.key,)
+
+
+def _told(
+    st: GameState, action: Action, seat: str, e: NeedsInputError, asked: tuple[str, ...]
+) -> str:
+    """Why a question is asked, as player ``seat`` (who started the action) may read it: the
+    engine's words on the table as he knows it (D22), so they count no card hidden from him
+    (the engine's own words may say how many of the opponent's cards the referee knows)."""
+    if seat in PLAYER_SEATS:
+        try:
+            apply(project(st, seat), action)
+        except NeedsInputError as pe:
+            if pe.needs == e.needs:
+                return pe.reason
+        except (IllegalActionError, NotationError):
+            pass
+        who = " or ".join(a.title() for a in asked)
+        return f"{who} must give {e.needs} ({e.rule})"
+    return e.reason
 
 
 def _item(r: Record) -> dict[str, Any]:

@@ -163,6 +163,8 @@ def hidden_paths(r: Record, seat: str) -> set[str]:
     elif r.kind == "ask":
         if r.seat != seat and "action" in body:
             out.add("body.action")  # what the submitter stated so far is his until applied
+        if "detail" in body and seat not in body.get("asked", ()):
+            out.add("body.detail")  # the engine's exact words may count hidden cards (D22)
     elif r.kind == "observation":
         if body.get("player") != seat and not body.get("face_up"):
             out |= {f"body.{k}" for k in ("card", "identifies") if k in body}
