@@ -343,8 +343,12 @@ class Referee:
 
     def folded(self, game: str) -> Folded:
         """The game as the log says it is now, fresh: what other processes appended is folded in
-        first. Raises NotFound, Held (failed verification) or Unavailable."""
-        game_id(game)
+        first. Raises NotFound, Held (failed verification), Unavailable, or Refused for a
+        malformed game id."""
+        try:
+            game_id(game)
+        except InputError as e:
+            raise _input(e) from None
         with self._guard:
             f = self._cache.get(game)
             if f is not None:
@@ -584,6 +588,10 @@ class Referee:
         """Revokes ``target``'s join code and returns a new one (a lost phone). Judge only; the
         reissue is recorded (without the code)."""
         self._judge(seat)
+        try:
+            game_id(game)
+        except InputError as e:
+            raise _input(e) from None
         if target not in ("hera", "zeus", "judge"):
             raise Refused(f"seat {str(target)[:20]!r} has no join code (hera, zeus or judge)")
         code = self.token()
@@ -690,6 +698,11 @@ class Referee:
         """The game's records as ``seat`` may read them (cut copies for everyone but the
         judge); verified first."""
         self._seat(seat)
+        if upto is not None:
+            try:
+                integer(upto, "upto", -1, 10**9)
+            except InputError as e:
+                raise _input(e) from None
         self.folded(game)  # verified, fresh
         try:
             records = self.store.records(game, upto=upto)
@@ -720,9 +733,19 @@ class Referee:
 
     def wait(self, game: str, seq: int, timeout: float) -> int:
         """Blocks until the game's last seq passes ``seq`` or ``timeout`` seconds pass; returns
-        the last seq. Notices other processes' appends within ``POLL`` seconds."""
-        game_id(game)
-        deadline = time.monotonic() + max(0.0, min(float(timeout), 600.0))
+        the last seq. Notices other processes' appends within ``POLL`` seconds. Raises Refused
+        for a malformed argument, NotFound or Unavailable."""
+        try:
+            game_id(game)
+            integer(seq, "seq", -1, 10**9)
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+                raise InputError(
+                    f"timeout: must be a number of seconds, not {type(timeout).__name__}"
+                )
+            timeout = float(min(max(timeout, 0), 600))  # NaN compares false: taken as 0
+        except InputError as e:
+            raise _input(e) from None
+        deadline = time.monotonic() + (timeout if timeout == timeout else 0.0)
         c = self._cond(game)
         while True:
             try:
@@ -742,6 +765,8 @@ class Referee:
         Refused otherwise."""
         from referee.log import read_lines
 
+        if not isinstance(text_, str):
+            raise Refused(f"the log must be text, not {type(text_).__name__}")
         try:
             header, lines = read_lines(text_)
         except ValueError as e:
