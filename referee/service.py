@@ -912,6 +912,7 @@ class Referee:
             asked = _asked(e, actor)
             if asked == (writer,) and writer == submitter:
                 raise NeedsInput(e.reason, e.rule, e.needs, asked) from None
+            told = _told(f.state, action, submitter, e, asked)
             body = {
                 "action": action.to_json(),
                 "actor": actor.key,
@@ -919,11 +920,11 @@ class Referee:
                 "needs": e.needs,
                 "asked": list(asked),
                 "rule": e.rule,
-                "reason": _told(f.state, action, submitter, e, asked),
+                "reason": told,
                 "detail": e.reason,  # the engine's exact words: for the seat asked (D22)
             }
             recs, _ = self._write_checked(game, f.last_seq, [(writer, "ask", body, (), key)])
-            raise NeedsInput(body["reason"], e.rule, e.needs, asked, recs[0].seq) from None
+            raise NeedsInput(told, e.rule, e.needs, asked, recs[0].seq) from None
         except IllegalActionError as e:
             if e.rule == "D20" or submitter in PLAYER_SEATS:
                 # a statement that contradicts the record (D20); the judge settles it
