@@ -47,7 +47,7 @@ bp = Blueprint("api", __name__)
 REPLIES_PER_SEAT = 64
 REPLY_SEATS = 2000
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,100}$")
-_ETAG_RE = re.compile(r'^\s*(?:W/)?"?(\d{1,12})"?\s*$')
+_ETAG_RE = re.compile(r'^\s*(?:W/)?(?:"(\d{1,12})"|(\d{1,12}))\s*$')
 
 
 # ---- the route table (also the OpenAPI document's source) ---------------------------------
@@ -119,7 +119,7 @@ def _load(schema: type[Schema], required: bool = True) -> dict[str, Any]:
             raise BadRequest("the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise ValidationError({"_schema": ["the body must be a JSON object"]})
-    out: dict[str, Any] = schema().load(data)
+    out: dict[str, Any] = _schema(schema).load(data)
     return out
 
 
@@ -155,8 +155,20 @@ def _judge(game: str) -> None:
         raise Forbidden("only the judge may do this")
 
 
+_SCHEMAS: dict[type[Schema], Schema] = {}
+
+
+def _schema(cls: type[Schema]) -> Schema:
+    """One instance per schema class (making one, with its nested schemas, costs more than
+    dumping a view)."""
+    s = _SCHEMAS.get(cls)
+    if s is None:
+        s = _SCHEMAS.setdefault(cls, cls())
+    return s
+
+
 def _json(schema: type[Schema], data: Any, status: int = 200, etag: int | None = None) -> Response:
-    resp = jsonify(schema().dump(data))
+    resp = jsonify(_schema(schema).dump(data))
     resp.status_code = status
     if etag is not None:
         resp.set_etag(str(etag))
@@ -172,7 +184,7 @@ def _if_match() -> int | None:
     m = _ETAG_RE.match(value)
     if m is None:
         raise BadRequest('If-Match must be the ETag of the view you saw, e.g. "12"')
-    return int(m.group(1))
+    return int(m.group(1) or m.group(2))
 
 
 def _view(game: str, seat: str) -> dict[str, Any]:
@@ -192,7 +204,10 @@ def _receipt(game: str, r: Receipt) -> Response:
 
 def _record(game: str, seat: str, rec: Any, status: int = 201) -> Response:
     cut = redact(rec, seat) if seat != "judge" else rec
-    return _json(schemas.RecordSchema, cut.to_json(), status, _seq(game))
+    resp = jsonify(cut.to_json())  # the log's own form, whole: it must still verify
+    resp.status_code = status
+    resp.set_etag(str(_seq(game)))
+    return resp
 
 
 # ---- idempotency ---------------------------------------------------------------------------
@@ -701,30 +716,27 @@ def photo(game: str) -> Response:
 
 
 def _read_photo(game: str, data: bytes) -> Response:
-    """Hands the image to ``vision.read_cards``; 501 while this server has no camera reader,
-    422 for a game without a kit or a file that is not an image."""
+    """Hands the image to ``vision.read_cards`` with the server's sticker kit (``VISION_KIT``,
+    ``referee serve --kit kit.json``). 501 while this server has no camera reader or no kit;
+    422 for a file that is not an image. Records nothing: the seat confirms what was read."""
+    kit = current_app.config.get("VISION_KIT")
     try:
-        import vision
-        from vision.kit import as_vision_kit
-
-        read_cards = vision.read_cards  # type: ignore[attr-defined]
-    except (ImportError, AttributeError):
+        from vision import read_cards
+        from vision.sources import decode_image
+    except ImportError:  # pragma: no cover - vision/ ships with the app
+        read_cards = None  # type: ignore[assignment]
+    if read_cards is None or kit is None:
         return error_response(
             501,
             "NotImplemented",
-            "reading cards from photos is not available on this server yet; enter the cards "
-            "by name",
+            "reading cards from photos needs the sticker kit on this server (start it with "
+            "'referee serve --kit kit.json'); enter the cards by name meanwhile",
         )
-    catalogue = _ref().folded(game).create.get("catalogue")
-    if not catalogue:
-        raise ValidationError({"photo": ["this game uses manual entry: it has no sticker kit"]})
-    import cv2
-    import numpy as np
-
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValidationError({"photo": ["the file is not an image this server can read"]})
-    found = read_cards(image, as_vision_kit(catalogue))
+    try:
+        image = decode_image(data, "photo")
+        found = read_cards(image, kit)
+    except ValueError as e:  # SourceError, ImageError: not an image we can read
+        raise ValidationError({"photo": [str(e)[:300]]}) from None
     cards = [_jsonable(d) for d in found]
     return _json(schemas.PhotoSchema, {"cards": cards})
 
@@ -733,10 +745,6 @@ def _jsonable(obj: Any) -> dict[str, Any]:
     to_json = getattr(obj, "to_json", None)
     if to_json is not None:
         return dict(to_json())
-    import dataclasses
-
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return json.loads(json.dumps(dataclasses.asdict(obj), default=str))  # type: ignore[no-any-return]
     return {"value": str(obj)}
 
 

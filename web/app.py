@@ -64,7 +64,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(
         REFEREE_DB="referee.sqlite3",
         MAX_CONTENT_LENGTH=PHOTO_LIMIT,
-        MAX_FORM_MEMORY_SIZE=JSON_LIMIT,
+        MAX_FORM_MEMORY_SIZE=512 * 1024,  # per text field of a form (and the parser's buffer)
         MAX_FORM_PARTS=200,
         JSON_LIMIT=JSON_LIMIT,
         JUDGE_CODE=None,
@@ -184,9 +184,6 @@ def service_error_response(e: ServiceError) -> Response:
     extra = {k: v for k, v in body.items() if k not in ("error", "rule", "message")}
     if isinstance(e, NeedsInput):
         extra.update(needs=e.needs, asked=list(e.asked))
-    seq = getattr(e, "existing_seq", None)
-    if seq is not None:
-        extra.setdefault("seq", seq)
     resp = error_response(e.status, str(body.get("error")), e.message, e.rule, **extra)
     return resp
 

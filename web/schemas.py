@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from engine.actions import parse_action_text
 from engine.errors import NotationError
@@ -214,8 +214,20 @@ class SideSchema(Schema):
 
 
 class AskedSchema(Schema):
+    """The question the referee waits on (D22: a question is a log record)."""
+
     needs = fields.String()
-    by = fields.String()
+    by = fields.String(metadata={"description": "the seat whose action waits"})
+    asked = fields.List(fields.String(), metadata={"description": "the seats that may answer"})
+    rule = fields.String(allow_none=True)
+    reason = fields.String(allow_none=True)
+    seq = fields.Integer(metadata={"description": "the question's event"})
+    pick = fields.String(allow_none=True, metadata={"description": "a drawn card both saw"})
+
+
+class WaitingSchema(Schema):
+    for_ = fields.List(fields.String(), data_key="for")
+    needs = fields.String()
 
 
 class ViewSchema(Schema):
@@ -236,10 +248,13 @@ class ViewSchema(Schema):
     players = fields.Dict(keys=fields.String(), values=fields.String())
     provisional_catalogue = fields.Boolean()
     legal = fields.List(fields.String(), metadata={"description": "when this seat may act"})
+    kit = fields.String(metadata={"description": "'kit' (sticker kit) or 'manual' entry"})
     asked = fields.Nested(AskedSchema, metadata={"description": "when the referee waits on you"})
+    waiting = fields.Nested(WaitingSchema, metadata={"description": "when it waits on another"})
+    calls_open = fields.Integer(metadata={"description": "judge calls not yet resolved"})
     irregularities = fields.List(fields.Dict(), metadata={"description": "judge only"})
+    open = fields.List(fields.Dict(), metadata={"description": "judge only: open items"})
     broken = fields.Raw(allow_none=True, metadata={"description": "judge only"})
-    calls = fields.List(fields.Dict(), metadata={"description": "judge only"})
     csrf = fields.String(metadata={"description": "the token for this game's POST requests"})
 
 
@@ -253,7 +268,11 @@ class ReceiptSchema(Schema):
 
 
 class RecordSchema(Schema):
-    """A log record as the requesting seat may read it (``Record.to_json``)."""
+    """A log record as the requesting seat may read it: the log's own JSON form
+    (``Record.to_json``, docs/service.md), passed through whole so that it still verifies."""
+
+    class Meta:
+        unknown = INCLUDE
 
     game = fields.String()
     seq = fields.Integer()
@@ -262,17 +281,14 @@ class RecordSchema(Schema):
     kind = fields.String()
     body = fields.Dict()
     events = fields.List(fields.Dict())
-    key = fields.String(allow_none=True)
-    prev = fields.String()
     hash = fields.String()
-    nonce = fields.String()
-    redacted = fields.Boolean()
-    sig = fields.String()
 
 
 class LogSchema(Schema):
     game = fields.String()
-    records = fields.List(fields.Nested(RecordSchema))
+    records = fields.List(
+        fields.Dict(), metadata={"description": "the records (see Record), oldest first"}
+    )
 
 
 class CreatedSchema(Schema):
@@ -306,6 +322,9 @@ class TableSchema(Schema):
     reason = fields.String(allow_none=True)
     open_calls = fields.Integer()
     open_irregularities = fields.Integer()
+    waiting = fields.Boolean()
+    broken = fields.Raw(allow_none=True)
+    held = fields.String(metadata={"description": "why the record is held, when it is"})
     last_time = fields.String(allow_none=True)
     head = fields.Nested(HeadSchema)
 

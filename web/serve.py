@@ -68,6 +68,9 @@ def add_serve_command(sub: Any) -> None:
         default=DEFAULT_THREADS,
         help=f"worker threads: one per open live page (default {DEFAULT_THREADS})",
     )
+    p.add_argument(
+        "--kit", help="the sticker kit (kit.json from 'referee kit'), to read cards from photos"
+    )
     p.add_argument("--quiet", action="store_true", help="no access log")
     p.add_argument("--no-qr", action="store_true", help="print the links without QR codes")
     p.set_defaults(func=cmd_serve)
@@ -288,6 +291,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ref = open_db(str(db))
     except Exception as e:  # an unreadable file, a locked or corrupt database
         raise SystemExit(f"referee serve: cannot open the database {db}: {e}") from None
+    kit = None
+    if args.kit:
+        from vision.kit import KitError, load_kit
+
+        try:
+            kit = load_kit(args.kit)
+        except KitError as e:
+            raise SystemExit(f"referee serve: --kit {args.kit}: {e}") from None
     ip = lan_ip()
     port, note = choose_port(args.host, args.port)
     code = judge_code(db)
@@ -299,6 +310,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "JUDGE_CODE": code,
             "ACCESS_LOG": not args.quiet,
             "PREFERRED_URL_SCHEME": "https" if args.https else "http",
+            "VISION_KIT": kit,
         }
     )
     if not args.quiet:
