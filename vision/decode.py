@@ -26,7 +26,7 @@ from vision.kit import CardRef, KitLike
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
 
-SMALL_CODE_PX = 90.0  # a code whose side is below this gets neighbours searched again, upscaled
+SMALL_CODE_PX = 56.0  # codes read this small (the ~45 px limit + margin): search again, upscaled
 _CLAHE = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(4, 4))
 _FORMATS = zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode)
 

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from vision.decode import Detection, RawCode, as_gray, check_code, decode_crop, decode_qr
 from vision.kit import COLUMNS, ROWS, SIDES, CardRef, KitLike, MatGeometry, Side
-from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, warp_region
+from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, rectify
 
 State = Literal["empty", "down", "up", "unknown"]
 CellKey = tuple[Side, int, int]
@@ -124,7 +124,7 @@ class Snapshot:
 @dataclass(frozen=True, slots=True)
 class _Look:
     edges: float  # share of edge pixels
-    chroma: tuple[float, float]  # median Lab a, b
+    chroma: tuple[float, float]  # mean Lab a, b
     texture: float  # std of grey relative to its local mean
     off_colour: float  # share of pixels whose colour is far from the bare mat's
 
@@ -137,7 +137,7 @@ def _look(patch: NDArray[Any], ref_ab: tuple[float, float] | None = None) -> _Lo
     g = cv2.GaussianBlur(g, (3, 3), 0)
     e = cv2.Canny(g, 40, 110)
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
-    a, b = float(np.median(lab[:, 1])), float(np.median(lab[:, 2]))
+    a, b = float(lab[:, 1].mean()), float(lab[:, 2].mean())
     gf = g.astype(np.float32)
     local = cv2.blur(gf, (15, 15)) + 8.0
     tex = float(np.std(gf / local))
@@ -170,12 +170,22 @@ def _reference_rects(geo: MatGeometry) -> list[tuple[float, float, float, float]
     return out
 
 
-def _reference(image: NDArray[Any], pose: MatPose, geo: MatGeometry) -> _Look | None:
+def _slice(mat_img: NDArray[Any], rect: tuple[float, float, float, float]) -> NDArray[Any]:
+    """A rectangle (mm) of the mat rectified at ``OCCUPANCY_PX_PER_MM``."""
+    k = OCCUPANCY_PX_PER_MM
+    x, y, w, h = rect
+    out: NDArray[Any] = mat_img[
+        round(y * k) : round((y + h) * k), round(x * k) : round((x + w) * k)
+    ]
+    return out
+
+
+def _reference(mat_img: NDArray[Any], geo: MatGeometry) -> _Look | None:
     """How bare mat looks in this frame: the median over the mat's free areas (a hand or a
     stray card over one of them does not move a median)."""
     looks = []
     for rect in _reference_rects(geo):
-        p = warp_region(image, pose, rect, OCCUPANCY_PX_PER_MM)
+        p = _slice(mat_img, rect)
         if p.shape[0] >= 4 and p.shape[1] >= 4:
             looks.append(_look(p))
     if not looks:
@@ -245,7 +255,8 @@ def read_table(
             if key is not None:
                 backs.setdefault(key, []).append(BACK_IDS[m.id])
 
-    ref = _reference(bgr, pose, geo) if occupancy else None
+    mat_img = rectify(bgr, pose, geo, OCCUPANCY_PX_PER_MM) if occupancy else None
+    ref = _reference(mat_img, geo) if mat_img is not None else None
     cells: dict[CellKey, CellReading] = {}
     for key in geo.iter_cells():
         rect = geo.cells[key]
@@ -257,8 +268,8 @@ def read_table(
                 rect[3] - 2 * CELL_INSET_MM,
             )
             bare = 0.0
-            if occupancy:
-                patch = warp_region(bgr, pose, inner, OCCUPANCY_PX_PER_MM)
+            if mat_img is not None:
+                patch = _slice(mat_img, inner)
                 bare = _bare_mat(_look(patch, ref.chroma if ref else None), ref)
             if bare > 0:
                 cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
