@@ -165,6 +165,12 @@ def _input(e: InputError) -> Refused:
     return Refused(str(e))
 
 
+def _short(v: Any) -> str:
+    """A value quoted in a message: text cut short, anything else by its type (``str`` of a
+    huge int raises, and of a deep list recurses)."""
+    return v[:20] if isinstance(v, str) else f"<{type(v).__name__}>"
+
+
 class Clock(Protocol):
     def now(self) -> str: ...
 
@@ -593,7 +599,7 @@ class Referee:
         except InputError as e:
             raise _input(e) from None
         if target not in ("hera", "zeus", "judge"):
-            raise Refused(f"seat {str(target)[:20]!r} has no join code (hera, zeus or judge)")
+            raise Refused(f"seat {_short(target)!r} has no join code (hera, zeus or judge)")
         code = self.token()
         with self._lock(game):
             self._write(
@@ -760,9 +766,11 @@ class Referee:
             with c:
                 c.wait(min(left, POLL))
 
-    def import_log(self, text_: str) -> str:
-        """Stores a complete, verified log (a judge's export), in one transaction. Raises
-        Refused otherwise."""
+    def import_log(self, text_: str, trust_key: str | None = None) -> str:
+        """Stores a complete, verified log (a judge's export), in one transaction. A log signed
+        by another server's key is imported only when ``trust_key`` names that key's
+        fingerprint (anyone can sign a forged log with a key of his own). Raises Refused
+        otherwise."""
         from referee.log import read_lines
 
         if not isinstance(text_, str):
@@ -787,6 +795,12 @@ class Referee:
             raise Refused(str(e)) from None
         extra = {}
         if header.public_key != self.signer.public_b64:
+            if trust_key is None or trust_key.strip().lower() != header.fingerprint:
+                raise Refused(
+                    f"the log is signed by key {header.fingerprint}, not by this server "
+                    f"({self.signer.fingerprint}); to import a log from another server, name "
+                    "its key (--trust-key FINGERPRINT, from that server's score sheets)"
+                )
             extra["key:public"] = header.public_key
         try:
             self.store.append(lines, extra)
@@ -800,7 +814,7 @@ class Referee:
 
     def _seat(self, seat: Any) -> None:
         if seat not in SEATS:
-            raise Forbidden(f"unknown seat {str(seat)[:20]!r}")
+            raise Forbidden(f"unknown seat {_short(seat)!r}")
 
     def submit(
         self,
