@@ -146,6 +146,21 @@ def test_a_log_resigned_with_another_key_fails_against_the_servers_fingerprint(
     assert rc == 0 and "intact" in printed[0]
 
 
+def test_import_refuses_a_log_signed_by_another_key_unless_that_key_is_named(
+    exports: dict[str, str],
+) -> None:
+    """A forger can sign an edited log with a key of his own: this server imports only logs it
+    signed itself, or a log whose key the judge names (--trust-key), as from another server."""
+    head, rows = parts(exports["judge"])
+    organiser = Signer.from_seed("organiser")
+    forged_rows = rehashed(rows, drawn_card(rows), _card, organiser, start=0)
+    forged = text_of(header(head["game"], signer=organiser).to_json(), forged_rows)
+    with pytest.raises(Refused) as info:
+        make_referee().import_log(forged)
+    assert organiser.fingerprint in info.value.message and "--trust-key" in info.value.message
+    assert make_referee().import_log(forged, trust_key=organiser.fingerprint) == head["game"]
+
+
 # ---- cuts that hide more than the rules ---------------------------------------------------------
 
 
