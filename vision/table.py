@@ -106,12 +106,13 @@ class Snapshot:
         return out
 
     def text(self) -> str:
-        """A small drawing of the table as Hera sees it (Zeus's side on top)."""
-        lines = []
+        """A small drawing of the table, Zeus's side on top, columns by their numbers (on the
+        kit's standard mat, Zeus's column k lies opposite Hera's column k)."""
+        lines = [f"{'':8}| " + " | ".join(f"{'column ' + str(c):^16}" for c in (1, 2, 3))]
         for row in range(ROWS, 0, -1):
-            cells = [self.cells[("zeus", c, row)].notation() or "." for c in (3, 2, 1)]
+            cells = [self.cells[("zeus", c, row)].notation() or "." for c in (1, 2, 3)]
             lines.append(f"zeus r{row} | " + " | ".join(f"{x:^16}" for x in cells))
-        lines.append("-" * 66)
+        lines.append("-" * 62)
         for row in range(1, ROWS + 1):
             cells = [self.cells[("hera", c, row)].notation() or "." for c in (1, 2, 3)]
             lines.append(f"hera r{row} | " + " | ".join(f"{x:^16}" for x in cells))
