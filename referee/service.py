@@ -500,6 +500,7 @@ class Referee:
         starting: str | None = None,
         catalogue: Mapping[str, Any] | None = None,
         game: str | None = None,
+        kit: Mapping[str, Any] | None = None,
     ) -> Created:
         """Starts a game in setup, codes and first records in one transaction. ``starting``:
         ``hera``/``zeus``, None for the D19 default, ``"table"`` to decide at the table.
@@ -551,6 +552,15 @@ class Referee:
         except StoreError as e:
             raise Unavailable(str(e)) from None
         codes = {s: self.token() for s in ("hera", "zeus", "judge")}
+        stored = {s: code_hash(c) for s, c in codes.items()}
+        if kit is not None:
+            # the kit (with its secret, which makes fake codes detectable) stays on the server;
+            # the log names only its id
+            kit_text = json.dumps(dict(kit), sort_keys=True)
+            if len(kit_text) > 1_000_000:
+                raise Refused("kit: larger than a kit file can be")
+            body["kit"] = {"id": str(kit.get("kit_id", kit.get("id", "")))[:20]}
+            stored["kit"] = kit_text
         create = self._seal(gid, 0, GENESIS, "system", "create", body)
         recs = [create]
         if first is not None:
@@ -569,12 +579,19 @@ class Referee:
                 )
             )
         try:
-            self.store.append(recs, {s: code_hash(c) for s, c in codes.items()})
+            self.store.append(recs, stored)
         except Conflict:
             raise Refused(f"game {gid!r} exists already") from None
         except StoreError as e:
             raise Unavailable(str(e)) from None
         return Created(gid, codes)
+
+    def kit(self, game: str) -> dict[str, Any] | None:
+        """The sticker kit the game was created with (``kit.json``, secret included: for the
+        server's camera code only, never for a page), or None for manual entry."""
+        game_id(game)
+        raw = self._secrets(game).get("kit")
+        return json.loads(raw) if raw else None
 
     def seat_for_code(self, game: str, code: str) -> str:
         """The seat a join code opens; anyone without one is the public. Constant time."""
@@ -639,7 +656,10 @@ class Referee:
         out["seq"] = f.last_seq
         out["head"] = {"seq": f.last_seq, "hash": f.last_hash}
         out["players"] = dict(f.create.get("players", {}))
-        out["kit"] = "kit" if f.create.get("catalogue") else "manual"
+        kit = f.create.get("kit")
+        out["kit"] = "kit" if kit or f.create.get("catalogue") else "manual"
+        if isinstance(kit, Mapping):
+            out["kit_id"] = kit.get("id")
         if st.phase is Phase.PLAY and seat in (st.player.key, "judge") and f.broken is None:
             out["legal"] = legal_for(legal_actions(project(st, seat)), seat)
         pend = f.pending
