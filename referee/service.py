@@ -588,8 +588,12 @@ class Referee:
 
     def kit(self, game: str) -> dict[str, Any] | None:
         """The sticker kit the game was created with (``kit.json``, secret included: for the
-        server's camera code only, never for a page), or None for manual entry."""
-        game_id(game)
+        server's camera code only, never for a page), or None for manual entry. Raises Refused
+        for a malformed game id."""
+        try:
+            game_id(game)
+        except InputError as e:
+            raise _input(e) from None
         raw = self._secrets(game).get("kit")
         return json.loads(raw) if raw else None
 

@@ -75,7 +75,8 @@ def json_value(v: Any, what: str, *, depth: int = MAX_DEPTH) -> Any:
                 raise InputError(f"{where}: more than {MAX_ITEMS} entries")
             for k, y in x.items():
                 if not isinstance(k, str) or not k or len(k) > 40 or k.startswith("$"):
-                    raise InputError(f"{where}: {str(k)[:40]!r} is not a field name")
+                    name = k[:40] if isinstance(k, str) else type(k).__name__
+                    raise InputError(f"{where}: {name!r} is not a field name")
                 stack.append((y, d + 1, f"{where}.{k}"))
         elif isinstance(x, list | tuple):
             if len(x) > MAX_ITEMS:
