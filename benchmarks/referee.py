@@ -250,6 +250,15 @@ def run_threads(
     return Load(lat, after - before, secs, sum(r[1] for r in results))
 
 
+def stored(db: str) -> int:
+    """Records in the database, all games."""
+    store = SQLiteStore(db, readonly=True)
+    try:
+        return sum(len(store.records(g)) for g in store.games())
+    finally:
+        store.close()
+
+
 def _process(args: tuple[str, list[list[Record]], int, float, float, str, str]) -> Load:
     db, logs, games, seconds, pace, sync, prefix = args
     return run_threads(db, logs, games, seconds, pace, sync, prefix)
@@ -260,6 +269,7 @@ def run_processes(
 ) -> Load:
     """``procs`` processes over one SQLite file, ``games`` threads (a game each) in each."""
     ctx = multiprocessing.get_context("spawn")
+    before = stored(db)
     with ctx.Pool(procs) as pool:
         t0 = time.perf_counter()
         out = pool.map(
@@ -269,7 +279,7 @@ def run_processes(
     lat = [x for r in out for x in r.latencies]
     return Load(
         lat,
-        sum(r.records for r in out),
+        stored(db) - before,  # each process sees the other's games: count once, here
         min(secs, max(r.seconds for r in out)),
         sum(r.errors for r in out),
     )
