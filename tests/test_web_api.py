@@ -522,7 +522,7 @@ def test_tables_lists_the_games_a_judge_holds(app: Flask) -> None:
 # ---- photos ----------------------------------------------------------------------------
 
 
-def test_photos_are_checked_then_refused_until_the_camera_reader_exists(app: Flask) -> None:
+def test_photos_are_checked_and_refused_for_a_game_without_a_kit(app: Flask) -> None:
     import io
 
     created, b = new_game(app)
@@ -536,8 +536,8 @@ def test_photos_are_checked_then_refused_until_the_camera_reader_exists(app: Fla
     assert r.status_code == 415
     data = {"photo": (io.BytesIO(b"\xff\xd8\xff"), "a.jpg", "image/jpeg")}
     r = b["hera"].client.post(url, headers=h, data=data, content_type="multipart/form-data")
-    assert r.status_code == 501, r.data  # this server has no sticker kit
-    assert r.json is not None and "kit" in r.json["message"]
+    assert r.status_code == 409, r.data  # a game without a sticker kit: tap the names
+    assert r.json is not None and r.json["error"] == "NoKit" and "kit" in r.json["message"]
     hp = {"X-CSRF-Token": b["public"].csrf(g)}
     data = {"photo": (io.BytesIO(b"\xff\xd8\xff"), "a.jpg", "image/jpeg")}
     r = b["public"].client.post(url, headers=hp, data=data, content_type="multipart/form-data")

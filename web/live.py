@@ -35,10 +35,64 @@ TICK = 1.0  # a stream checks at least this often whether the server is stopping
 STOPPING = threading.Event()  # set by ``referee serve`` on shutdown: every stream ends
 
 
+class _Watch:
+    """The live pages of one game share one waiter: one stream at a time (the leader) waits in
+    the service, the others wait on this condition, and every change wakes them all. With three
+    pages per table that is a third of the waiting threads looking at the store."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.seq = -1  # the last event number the leader saw
+        self.leading = False
+
+
+_watches: dict[tuple[int, str], _Watch] = {}
+_watches_lock = threading.Lock()
+
+
+def _watch(ref: Referee, game: str) -> _Watch:
+    key = (id(ref), game)
+    with _watches_lock:
+        w = _watches.get(key)
+        if w is None:
+            if len(_watches) > 10_000:  # games long gone; their pages have reconnected
+                _watches.clear()
+            w = _watches[key] = _Watch()
+        return w
+
+
 def wait_for(ref: Referee, game: str, seq: int, timeout: float) -> int:
     """Blocks until ``game``'s last event number is above ``seq`` or ``timeout`` seconds pass;
-    returns the last event number. Uses :meth:`Referee.wait` when the service has it (it also
-    notices appends by other processes); until then a short poll of the cached fold."""
+    returns the last event number known. The waiting is :meth:`Referee.wait` (which also
+    notices appends by other processes), done by one stream per game for all of them; a
+    service without ``wait`` is polled through its fold every :data:`POLL` seconds."""
+    w = _watch(ref, game)
+    deadline = time.monotonic() + timeout
+    with w.cond:
+        while True:
+            if w.seq > seq:
+                return w.seq
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return max(w.seq, seq)
+            if w.leading:
+                w.cond.wait(left)
+                continue
+            w.leading = True
+            w.cond.release()
+            try:
+                got = _service_wait(ref, game, seq, left)
+            finally:
+                w.cond.acquire()
+                w.leading = False
+                w.cond.notify_all()
+            if got > w.seq or got < seq:  # got < seq: a shorter chain, reported as it is
+                w.seq = got
+            if got != seq:
+                return got
+
+
+def _service_wait(ref: Referee, game: str, seq: int, timeout: float) -> int:
     wait = getattr(ref, "wait", None)
     if wait is not None:
         return int(wait(game, seq, timeout))

@@ -268,7 +268,7 @@ def make_server(app: Any, host: str, port: int, threads: int) -> Any:
     """A cheroot WSGI server for ``app``."""
     from cheroot import wsgi
 
-    return wsgi.Server(
+    server = wsgi.Server(
         (host, port),
         app,
         numthreads=max(threads, 4),
@@ -277,6 +277,9 @@ def make_server(app: Any, host: str, port: int, threads: int) -> Any:
         timeout=30,
         shutdown_timeout=3,
     )
+    # idle keep-alive connections wait in the selector, not in a thread: keep one per page
+    server.keep_alive_conn_limit = max(threads, 10)
+    return server
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

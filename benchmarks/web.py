@@ -1,0 +1,391 @@
+"""The web app under a hall's load: 100 tables, 300 live pages, over loopback.
+
+    .venv/bin/python benchmarks/web.py [--tables 100] [--pace 2.0] [--seconds 30]
+        [--threads 512] [--games 12] [--seed 1] [--no-saturation]
+
+It starts ``referee serve`` (cheroot) in a subprocess on a free loopback port with a database in a
+temporary directory, creates ``--tables`` games through the API, and opens three live streams
+per table (``GET /api/v1/games/<g>/stream``: Hera's, Zeus's and the public page's, each with its
+own seat). Each table then posts the actions of a game played at a simulated table
+(``tests/service_helpers.py``, as in ``benchmarks/referee.py``), one ``POST .../actions`` at a
+time, with exponential gaps of mean ``--pace`` seconds (a brisk game). The actions are posted
+with the judge's code: the judge states every card, so the referee never has to ask a seat and
+every post is one write (the endpoint, its checks and its costs are the players').
+
+Printed: p50/p99 of the time to post an action (request sent to response read), and p50/p99 of
+the time from sending it until the *other* player's stream delivers the new head (the hera
+stream for a zeus action and the other way round). Then the pace is raised step by step (one
+``--step-seconds`` run per rate; tables post back to back when the rate asks more than they
+can) until p99 post passes 100 ms, and the saturation rate (actions per second actually
+acknowledged) is printed.
+
+The clients are one asyncio loop in this process (raw HTTP/1.1 with keep-alive, chunked SSE),
+so the client's own cost stays small next to the server's. Bounded: ``--seconds`` for the paced
+run, at most six saturation steps. Nothing asserts: the numbers depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def scripts(games: int, seed: int) -> list[list[dict[str, Any]]]:
+    """The actions of ``games`` games played at a simulated table (the judge's log), without
+    the starter (the create records it) and without observations."""
+    from service_helpers import Table as SimTable  # type: ignore[import-not-found]
+    from service_helpers import make_referee
+
+    out = []
+    for i in range(games):
+        rng = random.Random(seed + i)
+        sim = SimTable(make_referee(seed=seed + i), rng, unknown_draw=0.2, unscanned_play=0.3)
+        sim.setup()
+        while sim.step():
+            pass
+        records = sim.records()
+        acts = []
+        for r in records[1:]:
+            if r.kind == "action" and r.body["action"]["do"] != "starter":
+                acts.append({"action": r.body["action"], "actor": r.body.get("actor")})
+        out.append(acts)
+    return out
+
+
+# ---- a tiny HTTP/1.1 client ----------------------------------------------------------------
+
+
+class Conn:
+    """One keep-alive connection."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.r, self.w = reader, writer
+        self.closing = False  # the server said Connection: close
+
+    @classmethod
+    async def open(cls, port: int) -> Conn:
+        r, w = await asyncio.open_connection(HOST, port, limit=1 << 20)
+        return cls(r, w)
+
+    async def request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        data = b"" if body is None else json.dumps(body).encode()
+        h = {"Host": f"{HOST}", "Content-Length": str(len(data)), **(headers or {})}
+        if body is not None:
+            h["Content-Type"] = "application/json"
+        head = f"{method} {path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in h.items())
+        self.w.write(head.encode() + b"\r\n" + data)
+        await self.w.drain()
+        status, hdrs = await self._head()
+        if hdrs.get("transfer-encoding") == "chunked":
+            out = b""
+            async for chunk in self.chunks():
+                out += chunk
+        else:
+            out = await self.r.readexactly(int(hdrs.get("content-length", "0")))
+        self.closing = hdrs.get("connection", "").lower() == "close"
+        return status, hdrs, out
+
+    async def _head(self) -> tuple[int, dict[str, str]]:
+        line = await self.r.readline()
+        if not line:
+            raise ConnectionError("closed")
+        status = int(line.split()[1])
+        hdrs: dict[str, str] = {}
+        while True:
+            ln = await self.r.readline()
+            if ln in (b"\r\n", b"\n", b""):
+                break
+            k, _, v = ln.decode().partition(":")
+            hdrs[k.strip().lower()] = v.strip()
+        return status, hdrs
+
+    async def chunks(self) -> Any:
+        while True:
+            size = int((await self.r.readline()).split(b";")[0], 16)
+            if size == 0:
+                await self.r.readline()
+                return
+            data = await self.r.readexactly(size)
+            await self.r.readexactly(2)
+            yield data
+
+    def close(self) -> None:
+        self.w.close()
+
+
+# ---- the load ------------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    game: str
+    codes: dict[str, str]
+    script: list[dict[str, Any]]
+    at: int = 0
+    sent: list[tuple[int, float, str]] = field(default_factory=list)  # (seq, t, other seat)
+    heard: dict[str, list[tuple[int, float]]] = field(default_factory=dict)  # seat -> (id, t)
+
+    def latencies(self) -> list[float]:
+        """For each acknowledged action: sent until the other player's stream had its head."""
+        out = []
+        for seq, t0, other in self.sent:
+            got = next((t for i, t in self.heard.get(other, []) if i >= seq), None)
+            if got is not None:
+                out.append(got - t0)
+        return out
+
+
+@dataclass
+class Stats:
+    post: list[float] = field(default_factory=list)
+    update: list[float] = field(default_factory=list)
+    errors: dict[int, int] = field(default_factory=dict)
+    acked: int = 0
+
+
+def pct(xs: list[float], p: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(p / 100 * len(s)))]
+
+
+async def listen(port: int, t: Table, seat: str, stats: Stats, ready: asyncio.Event) -> None:
+    """One live page: reads the stream and notes when each head arrived."""
+    c = await Conn.open(port)
+    h = {"Accept": "text/event-stream"}
+    if seat != "public":
+        h["Authorization"] = f"Bearer {t.codes[seat]}"
+    c.w.write(
+        (
+            f"GET /api/v1/games/{t.game}/stream HTTP/1.1\r\nHost: {HOST}\r\n"
+            + "".join(f"{k}: {v}\r\n" for k, v in h.items())
+            + "\r\n"
+        ).encode()
+    )
+    await c.w.drain()
+    status, _ = await c._head()
+    assert status == 200, status
+    ready.set()
+    buf = ""
+    heard = t.heard.setdefault(seat, [])
+    try:
+        async for chunk in c.chunks():
+            now = time.perf_counter()
+            buf += chunk.decode()
+            while "\n\n" in buf:
+                block, buf = buf.split("\n\n", 1)
+                m = re.search(r"^id: (\d+)$", block, re.M)
+                if m is None:
+                    continue
+                heard.append((int(m.group(1)), now))
+    except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+        pass
+    finally:
+        c.close()
+
+
+async def play(
+    port: int, t: Table, stats: Stats, pace: float, until: float, rng: random.Random
+) -> None:
+    """Posts the table's actions with exponential gaps of mean ``pace`` (0: back to back)."""
+    c = await Conn.open(port)
+    auth = {"Authorization": f"Bearer {t.codes['judge']}"}
+    try:
+        while time.perf_counter() < until and t.at < len(t.script):
+            if pace > 0:
+                await asyncio.sleep(rng.expovariate(1 / pace))
+            if time.perf_counter() >= until:
+                break
+            step = t.script[t.at]
+            other = "zeus" if step["actor"] == "hera" else "hera"
+            if c.closing:
+                c.close()
+                c = await Conn.open(port)
+            t0 = time.perf_counter()
+            status, _, body = await c.request(
+                "POST", f"/api/v1/games/{t.game}/actions", {"action": step["action"]}, auth
+            )
+            dt = time.perf_counter() - t0
+            t.at += 1
+            if status == 200:
+                t.sent.append((json.loads(body)["seq"], t0, other))
+                stats.post.append(dt)
+                stats.acked += 1
+            else:
+                stats.errors[status] = stats.errors.get(status, 0) + 1
+    finally:
+        c.close()
+
+
+async def new_tables(port: int, n: int, games: list[list[dict[str, Any]]]) -> list[Table]:
+    c = await Conn.open(port)
+    status, hdrs, body = await c.request("GET", "/api/v1/session")
+    cookie = hdrs["set-cookie"].split(";")[0]
+    token = json.loads(body)["csrf"]
+    out = []
+    for i in range(n):
+        status, _, body = await c.request(
+            "POST", "/api/v1/games", {}, {"Cookie": cookie, "X-CSRF-Token": token}
+        )
+        assert status == 201, body
+        b = json.loads(body)
+        out.append(Table(b["game"], b["codes"], games[i % len(games)]))
+    c.close()
+    return out
+
+
+async def run(
+    port: int,
+    tables: list[Table],
+    pace: float,
+    seconds: float,
+    seed: int,
+) -> tuple[Stats, float]:
+    stats = Stats()
+    readies = []
+    listeners = []
+    for t in tables:
+        for seat in ("hera", "zeus", "public"):
+            ev = asyncio.Event()
+            readies.append(ev)
+            listeners.append(asyncio.create_task(listen(port, t, seat, stats, ev)))
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), 60)
+    await asyncio.sleep(0.5)
+    t0 = time.perf_counter()
+    until = t0 + seconds
+    rng = random.Random(seed)
+    players = [play(port, t, stats, pace, until, random.Random(rng.random())) for t in tables]
+    await asyncio.gather(*players)
+    elapsed = time.perf_counter() - t0
+    await asyncio.sleep(1.5)  # the last updates
+    for task in listeners:
+        task.cancel()
+    await asyncio.gather(*listeners, return_exceptions=True)
+    for t in tables:
+        stats.update += t.latencies()
+    return stats, elapsed
+
+
+def start_server(db: Path, port: int, threads: int) -> subprocess.Popen[str]:
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))",
+        "serve",
+        "--db",
+        str(db),
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--threads",
+        str(threads),
+        "--quiet",
+        "--no-qr",
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+    )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.strip() == "ready":
+            return proc
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def report(name: str, stats: Stats, elapsed: float) -> None:
+    ms = 1000
+    print(
+        f"{name:>22}: {stats.acked:6d} actions, {stats.acked / elapsed:7.1f}/s | post p50 "
+        f"{pct(stats.post, 50) * ms:6.1f} ms  p99 {pct(stats.post, 99) * ms:6.1f} ms | other "
+        f"seat's stream p50 {pct(stats.update, 50) * ms:6.1f} ms  p99 "
+        f"{pct(stats.update, 99) * ms:6.1f} ms  (n={len(stats.update)})"
+        + (f" | errors {stats.errors}" if stats.errors else "")
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tables", type=int, default=100)
+    ap.add_argument("--pace", type=float, default=2.0, help="mean seconds between actions")
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--step-seconds", type=float, default=10.0)
+    ap.add_argument("--threads", type=int, default=512)
+    ap.add_argument("--games", type=int, default=12, help="distinct played games to post")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-saturation", action="store_true")
+    args = ap.parse_args()
+
+    print(f"playing {args.games} games at a simulated table ...", flush=True)
+    games = scripts(args.games, args.seed)
+    print(f"  {sum(map(len, games))} actions; {os.cpu_count()} CPUs", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        proc = start_server(Path(tmp) / "bench.sqlite3", port, args.threads)
+        try:
+            tables = asyncio.run(new_tables(port, args.tables, games))
+            print(
+                f"{args.tables} tables, {3 * args.tables} live streams, one action per "
+                f"{args.pace:g} s per table ({args.tables / args.pace:.0f}/s offered), "
+                f"{args.seconds:g} s:",
+                flush=True,
+            )
+            stats, elapsed = asyncio.run(run(port, tables, args.pace, args.seconds, args.seed))
+            report(f"pace {args.pace:g} s", stats, elapsed)
+            if not args.no_saturation:
+                print("raising the pace until p99 post > 100 ms:", flush=True)
+                saturated = None
+                for pace in (1.0, 0.5, 0.25, 0.12, 0.06, 0.0):
+                    fresh = asyncio.run(new_tables(port, args.tables, games))
+                    s, el = asyncio.run(run(port, fresh, pace, args.step_seconds, args.seed))
+                    report(f"pace {pace:g} s", s, el)
+                    if pct(s.post, 99) > 0.100:
+                        saturated = s.acked / el
+                        break
+                if saturated is None:
+                    print("p99 post stayed under 100 ms even back to back")
+                else:
+                    print(f"saturation: {saturated:.0f} actions/s (p99 post passed 100 ms)")
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

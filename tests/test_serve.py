@@ -1,0 +1,275 @@
+"""``referee serve``: the address and QR code it prints, the port it picks, the files it keeps
+beside the database, HTTPS, and a real server process that stops cleanly on SIGTERM/SIGINT and
+continues every game after a restart."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import ipaddress
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from referee.cli import build_parser
+from web import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_serve_is_a_referee_command_with_its_options() -> None:
+    args = build_parser().parse_args(["serve"])
+    assert (args.db, args.host, args.port, args.https, args.demo) == (
+        "referee.sqlite3",
+        "0.0.0.0",
+        None,
+        False,
+        False,
+    )
+    args = build_parser().parse_args(
+        ["serve", "--db", "x.db", "--host", "127.0.0.1", "--port", "9", "--https", "--demo"]
+    )
+    assert (args.db, args.host, args.port, args.https, args.demo) == (
+        "x.db",
+        "127.0.0.1",
+        9,
+        True,
+        True,
+    )
+
+
+def test_the_lan_address_is_an_ipv4_address() -> None:
+    ip = ipaddress.ip_address(serve.lan_ip())
+    assert ip.version == 4 and not ip.is_unspecified
+
+
+def test_a_busy_default_port_gives_a_free_one_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        busy = s.getsockname()[1]
+        monkeypatch.setattr(serve, "DEFAULT_PORT", busy)
+        port, note = serve.choose_port("127.0.0.1", None)
+        assert port != busy and note is not None and str(busy) in note
+        with pytest.raises(SystemExit, match="in use"):
+            serve.choose_port("127.0.0.1", busy)
+    with pytest.raises(SystemExit, match="1 to 65535"):
+        serve.choose_port("127.0.0.1", 70000)
+
+
+def test_the_secret_and_the_judge_code_are_kept_private_and_reused(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite3"
+    key, code = serve.secret_key(db), serve.judge_code(db)
+    assert len(key) == 64 and len(code) >= 22
+    assert (serve.secret_key(db), serve.judge_code(db)) == (key, code)
+    if os.name == "posix":
+        for name in ("r.sqlite3.secret", "r.sqlite3.judge"):
+            assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600
+
+
+def test_the_certificate_names_the_lan_address_and_is_reused(tmp_path: Path) -> None:
+    from cryptography import x509
+
+    db = tmp_path / "r.sqlite3"
+    cert, key = serve.certificate(db, "192.168.1.20")
+    c = x509.load_pem_x509_certificate(cert.read_bytes())
+    san = c.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert "localhost" in san.get_values_for_type(x509.DNSName)
+    ips = {str(a) for a in san.get_values_for_type(x509.IPAddress)}
+    assert {"192.168.1.20", "127.0.0.1"} <= ips
+    if os.name == "posix":
+        assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    first = cert.read_bytes()
+    serve.certificate(db, "192.168.1.20")
+    assert cert.read_bytes() == first  # reused
+    serve.certificate(db, "10.0.0.7")  # another venue: a new certificate naming it
+    c = x509.load_pem_x509_certificate(cert.read_bytes())
+    san = c.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert "10.0.0.7" in {str(a) for a in san.get_values_for_type(x509.IPAddress)}
+
+
+def test_the_announcement_shows_the_url_its_qr_code_and_the_seats() -> None:
+    out = io.StringIO()
+    demo = {s: f"http://10.0.0.2:8000/join/g/{s}-code" for s in ("hera", "zeus", "judge")}
+    demo["public"] = "http://10.0.0.2:8000/g/g"
+    serve.announce(
+        out,
+        "http://10.0.0.2:8000/",
+        note=None,
+        judge_url="http://10.0.0.2:8000/judge/join/j",
+        demo=demo,
+        qr=True,
+        https=False,
+    )
+    text = out.getvalue()
+    assert "open http://10.0.0.2:8000/ on a phone" in text
+    for link in demo.values():
+        assert link in text
+    assert text.count("█") > 100  # QR codes drawn with blocks
+    assert "Ctrl-C" in text
+
+
+# ---- a real server ----------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, db: Path, *extra: str) -> None:
+        self.port = free_port()
+        cmd = [
+            sys.executable,
+            "-c",
+            "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))",
+            "serve",
+            "--db",
+            str(db),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--no-qr",
+            *extra,
+        ]
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+        )
+        self.lines: list[str] = []
+        deadline = time.monotonic() + 30
+        assert self.proc.stdout is not None
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line)
+            if line.strip() == "ready":
+                return
+        self.proc.kill()
+        raise AssertionError("the server did not start:\n" + "".join(self.lines))
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def stop(self, sig: int = signal.SIGTERM) -> str:
+        self.proc.send_signal(sig)
+        out, _ = self.proc.communicate(timeout=20)
+        self.lines.append(out)
+        return out
+
+
+def get(port: int, path: str, cookie: str = "", tls: bool = False) -> http.client.HTTPResponse:
+    conn: http.client.HTTPConnection
+    if tls:
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=10, context=ctx)
+    else:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+    return conn.getresponse()
+
+
+def join(port: int, link: str, tls: bool = False) -> str:
+    path = re.sub(r"^https?://[^/]+", "", link)
+    r = get(port, path, tls=tls)
+    assert r.status == 303, r.read()
+    return r.headers["Set-Cookie"].split(";")[0]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_serve_demo_runs_stops_cleanly_and_continues_after_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    s = Server(db, "--demo")
+    try:
+        links = dict(re.findall(r"^(Hera|Zeus|Judge|Public)\s+(\S+)$", s.text, re.M))
+        assert set(links) == {"Hera", "Zeus", "Judge", "Public"}, s.text
+        assert re.search(rf"open http://127\.0\.0\.1:{s.port}/ on a phone", s.text)
+        judge_link = re.search(r"Tournament judge.*: (\S+)$", s.text, re.M)
+        assert judge_link is not None
+        game = links["Public"].rsplit("/", 1)[1]
+        cookie = join(s.port, links["Hera"])
+        r = get(s.port, f"/api/v1/games/{game}", cookie)
+        assert r.status == 200 and json.loads(r.read())["seat"] == "hera"
+        # a live stream is open while the server is stopped: it must not hold the shutdown
+        conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=10)
+        conn.request("GET", f"/api/v1/games/{game}/stream")
+        assert conn.getresponse().status == 200
+        t0 = time.monotonic()
+        out = s.stop(signal.SIGTERM)
+        assert s.proc.returncode == 0, out
+        assert "stopped" in out
+        assert time.monotonic() - t0 < 15
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+    assert str(serve.secret_key(db))  # kept beside the database
+    again = Server(db)
+    try:
+        r = get(again.port, f"/api/v1/games/{game}", cookie)
+        assert r.status == 200 and json.loads(r.read())["seat"] == "hera"  # same game, same seat
+        again.stop(signal.SIGINT)
+        assert again.proc.returncode == 0
+    finally:
+        if again.proc.poll() is None:
+            again.proc.kill()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_serve_https_uses_its_own_certificate(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    s = Server(db, "--https", "--demo")
+    try:
+        assert (tmp_path / "games.sqlite3.cert.pem").exists()
+        links = dict(re.findall(r"^(Hera|Zeus|Judge|Public)\s+(\S+)$", s.text, re.M))
+        assert links["Zeus"].startswith("https://")
+        cookie = join(s.port, links["Zeus"], tls=True)
+        assert cookie
+        game = links["Public"].rsplit("/", 1)[1]
+        r = get(s.port, f"/api/v1/games/{game}", cookie, tls=True)
+        assert r.status == 200 and json.loads(r.read())["seat"] == "zeus"
+    finally:
+        s.stop()
+
+
+def test_a_taken_port_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))",
+                "serve",
+                "--db",
+                str(tmp_path / "x.sqlite3"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+    assert r.returncode != 0
+    assert f"port {port} is in use" in r.stderr
+    assert "Traceback" not in r.stderr
