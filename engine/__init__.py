@@ -13,7 +13,16 @@ from engine.errors import (
     NotationError,
 )
 from engine.events import Event, EventKind, Outcome
-from engine.game import apply, can_use_a_point, check, cost, is_legal, legal_actions, new_game
+from engine.game import (
+    apply,
+    can_use_a_point,
+    check,
+    cost,
+    is_legal,
+    legal_actions,
+    must_redeal,
+    new_game,
+)
 from engine.notation import read_position, write_position
 from engine.profiles import Profile, Ruleset, Switches
 from engine.rulebook import RULES, Rule
@@ -50,6 +59,7 @@ __all__ = [
     "default_catalogue",
     "is_legal",
     "legal_actions",
+    "must_redeal",
     "new_game",
     "parse_action",
     "parse_action_text",

@@ -11,7 +11,7 @@ Text form examples::
     pythia spy              pythia reveal 1           sirens      hades Pegasus   persephone
     dionysus 1.2>3.1        god 2                     remove-figure               end
     starter hera            deal hera Io,Hydra,...    redraw hera card=Hydra
-    first-row hera Nemesis,Hydra,Harpy
+    redeal hera Hydra,Harpy,... shown=Sirens,Hades    first-row hera Nemesis,Hydra,Harpy
 
 Any action may carry ``by=zeus`` (who acts) and ``order.hera=A,B`` (discard order, D1/D2).
 Raises :class:`engine.errors.NotationError` for anything malformed.
@@ -20,7 +20,7 @@ Raises :class:`engine.errors.NotationError` for anything malformed.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -49,6 +49,7 @@ class ActionKind(enum.Enum):
     STARTER = "starter"
     DEAL = "deal"
     REDRAW = "redraw"
+    REDEAL = "redeal"
     FIRST_ROW = "first_row"
 
 
@@ -106,6 +107,24 @@ _REVEAL_FIELDS: dict[ActionKind, tuple[str, ...]] = {
     ActionKind.PYTHIA_SPY: ("hand",),
     ActionKind.PYTHIA_REVEAL: ("cards",),
 }
+
+
+def card_names(a: Action) -> Iterator[tuple[str, str]]:
+    """Every card name ``a`` carries, as ``(key, name)`` with the key as the JSON form writes
+    it (``card``, ``reveal.defender``, ``cards[2]``, ``order.hera[0]``)."""
+    reveal = _REVEAL_FIELDS.get(a.kind, ())
+    for f in fields(a):
+        v = getattr(a, f.name)
+        key = f"reveal.{f.name}" if f.name in reveal else f.name
+        if isinstance(v, str):
+            yield key, v
+        elif f.name == "order":
+            for p, names in v:
+                for i, t in enumerate(names):
+                    yield f"order.{p.key}[{i}]", t
+        elif isinstance(v, tuple) and all(isinstance(x, str) for x in v):
+            for i, t in enumerate(v):
+                yield f"{key}[{i}]", t
 
 
 def _to_jsonable(v: Any) -> Any:
@@ -276,6 +295,25 @@ class Redraw(Action):
     player: Player = Player.HERA
     card: str | None = None
     at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Redeal(Action):
+    """D19: a hand with fewer than three cards with a printed strength is shown, shuffled into
+    the deck, and nine cards are drawn again.
+
+    ``cards`` are the nine new cards (``?`` for cards not entered), as in :class:`Deal`.
+    ``shown`` names, in hand order, the old hand's cards the referee does not know (the hand is
+    shown to both players). ``deck`` is needed only when the referee knows the deck's order (a
+    simulation): the deck as the shuffle left it after the nine were drawn, top first.
+    """
+
+    kind: ClassVar[ActionKind] = ActionKind.REDEAL
+    is_setup: ClassVar[bool] = True
+    player: Player = Player.HERA
+    cards: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
+    deck: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,6 +548,13 @@ def parse_action(raw: Any, where: str = "action") -> Action:
             card=r.name("card", False),
             at=r.int_or_none("at"),
         )
+    elif do == "redeal":
+        a = Redeal(
+            player=r.player("player", True) or Player.HERA,
+            cards=r.names("cards"),
+            shown=r.names("shown"),
+            deck=r.names("deck"),
+        )
     elif do == "first_row":
         a = FirstRow(player=r.player("player", True) or Player.HERA, cards=r.names("cards"))
     else:
@@ -532,6 +577,7 @@ def parse_action(raw: Any, where: str = "action") -> Action:
                     "starter",
                     "deal",
                     "redraw",
+                    "redeal",
                     "first_row",
                 }
             )
@@ -597,8 +643,10 @@ def _to_text(a: Action) -> str:
         words.append(str(a.column))
     elif isinstance(a, Starter):
         words.append(a.player.key)
-    elif isinstance(a, Deal | FirstRow):
+    elif isinstance(a, Deal | FirstRow | Redeal):
         words += [a.player.key, ",".join(a.cards) if a.cards else "-"]
+        if isinstance(a, Redeal):
+            words += [f"{k}={','.join(v)}" for k, v in (("shown", a.shown), ("deck", a.deck)) if v]
     elif isinstance(a, Redraw):
         words.append(a.player.key)
         if a.card:
@@ -706,9 +754,11 @@ def parse_action_text(text: str) -> Action:
     elif head == "starter":
         need(1)
         raw = {"do": "starter", "player": pos[0]}
-    elif head in ("deal", "first-row"):
+    elif head in ("deal", "first-row", "redeal"):
         need(2)
         raw = {"do": head.replace("-", "_"), "player": pos[0], "cards": lst(pos[1])}
+        if head == "redeal":
+            raw.update({k: lst(kw.pop(k)) for k in ("shown", "deck") if k in kw})
     elif head == "redraw":
         need(1)
         raw = {"do": "redraw", "player": pos[0]}

@@ -39,14 +39,36 @@ class IllegalActionError(HeraZeusError):
     """A well-formed action that the rules forbid.
 
     ``rule`` is the deciding rule id (a D-number of RULES.md or a project rule id), ``action``
-    the action refused, ``reason`` a sentence for a person.
+    the action refused, ``reason`` a sentence for a person. ``also`` names further rules the
+    refusal rests on (a finer project ruling, or the rule of the action that was refused);
+    ``rules`` is ``rule`` followed by them.
     """
 
-    def __init__(self, rule: str, reason: str, action: Any = None) -> None:
+    def __init__(
+        self, rule: str, reason: str, action: Any = None, *, also: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(f"{reason} ({rule})")
         self.rule = rule
         self.reason = reason
         self.action = action
+        self.also: tuple[str, ...] = ()
+        self.add_rules(also)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Every rule the refusal cites, the deciding one first."""
+        return (self.rule, *self.also)
+
+    def add_rules(self, ids: tuple[str, ...] | list[str]) -> None:
+        """Adds rules the refusal also rests on (those already cited are skipped)."""
+        have = set(self.rules)
+        extra = []
+        for r in ids:
+            if r not in have:
+                have.add(r)
+                extra.append(r)
+        if extra:
+            self.also = (*self.also, *extra)
 
 
 class NeedsInputError(HeraZeusError):

@@ -38,6 +38,7 @@ class EventKind(enum.Enum):
     DEALT = "dealt"
     HOSTAGE_SHOWN = "hostage_shown"
     RESHUFFLED = "reshuffled"
+    REDEALT = "redealt"  # a hand that cannot lay a first row, shown and shuffled back (cards)
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -14,7 +14,7 @@ Nothing here performs I/O, reads a clock or draws a random number.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import permutations
 from typing import Generic, TypeVar
 
@@ -36,6 +36,7 @@ from engine.actions import (
     Play,
     PythiaReveal,
     PythiaSpy,
+    Redeal,
     Redraw,
     RemoveFigure,
     Sirens,
@@ -297,13 +298,20 @@ class _Work:
         return c
 
     def lose_column(self, p: Player, col: int, given: tuple[str, ...] | None) -> list[Card]:
-        """D1: every card of p's column goes to his pile in the order he chooses."""
-        lost = [s.card for s in self.field[p][col] if s.card is not None]
+        """D1: every card of p's column goes to his pile in the order he chooses; each event
+        names the row where that card stood."""
+        stood = [(i, s.card) for i, s in enumerate(self.field[p][col]) if s.card is not None]
+        lost = [c for _, c in stood]
         order = identify_all(
             self, p, lost, given, f"order.{p.key}", "D1", "the cards lost to Pandora"
         )
-        for i, c in enumerate(order):
-            self.discard_card(p, c, field_loc(col, i))
+        for c in order:
+            # the card itself, else an unknown card that the order identified as it
+            k = next((k for k, (_, x) in enumerate(stood) if x == c), None)
+            if k is None:
+                k = next(k for k, (_, x) in enumerate(stood) if x.is_unknown)
+            row, _ = stood.pop(k)
+            self.discard_card(p, c, field_loc(col, row))
         self.field[p][col] = [s for s in self.field[p][col] if s.card is None]
         return order
 
@@ -413,40 +421,44 @@ def _resolve(st: GameState, action: Action, post: bool = True) -> Outcome:
     ap = st.ap
     if action.__class__ is EndTurn:  # the commonest action, ahead of the chain below
         return _end_turn(w, p, post)
-    if isinstance(action, Draw):
-        _draw(w, p, action)
-    elif isinstance(action, Play):
-        _play(w, p, action)
-    elif isinstance(action, Challenge):
-        _challenge(w, p, action)
-    elif isinstance(action, PegasusHand):
-        _pegasus_hand(w, p, action)
-    elif isinstance(action, PegasusField):
-        _pegasus_field(w, p, action)
-    elif isinstance(action, PegasusOwnFigure):
-        _pegasus_own_figure(w, p)
-    elif isinstance(action, RemoveFigure):
-        _remove_figure(w, p)
-    elif isinstance(action, PythiaSpy):
-        _pythia_spy(w, p, action)
-    elif isinstance(action, PythiaReveal):
-        _pythia_reveal(w, p, action)
-    elif isinstance(action, Sirens):
-        _sirens(w, p)
-    elif isinstance(action, Hades):
-        _hades(w, p, action)
-    elif isinstance(action, Persephone):
-        _persephone(w, p)
-    elif isinstance(action, Dionysus):
-        _dionysus(w, p, action)
-    elif isinstance(action, God):
-        ap = _god(w, p, action)
-    elif isinstance(action, EndTurn):
-        return _end_turn(w, p, post)
-    elif isinstance(action, DeclareStuck):
-        _declare_stuck(w, p)
-    else:  # pragma: no cover - every action class is handled above
-        raise NotationError(f"unsupported action {action!r}")
+    try:
+        if isinstance(action, Draw):
+            _draw(w, p, action)
+        elif isinstance(action, Play):
+            _play(w, p, action)
+        elif isinstance(action, Challenge):
+            _challenge(w, p, action)
+        elif isinstance(action, PegasusHand):
+            _pegasus_hand(w, p, action)
+        elif isinstance(action, PegasusField):
+            _pegasus_field(w, p, action)
+        elif isinstance(action, PegasusOwnFigure):
+            _pegasus_own_figure(w, p)
+        elif isinstance(action, RemoveFigure):
+            _remove_figure(w, p)
+        elif isinstance(action, PythiaSpy):
+            _pythia_spy(w, p, action)
+        elif isinstance(action, PythiaReveal):
+            _pythia_reveal(w, p, action)
+        elif isinstance(action, Sirens):
+            _sirens(w, p)
+        elif isinstance(action, Hades):
+            _hades(w, p, action)
+        elif isinstance(action, Persephone):
+            _persephone(w, p)
+        elif isinstance(action, Dionysus):
+            _dionysus(w, p, action)
+        elif isinstance(action, God):
+            ap = _god(w, p, action)
+        elif isinstance(action, EndTurn):
+            return _end_turn(w, p, post)
+        elif isinstance(action, DeclareStuck):
+            _declare_stuck(w, p)
+        else:  # pragma: no cover - every action class is handled above
+            raise NotationError(f"unsupported action {action!r}")
+    except IllegalActionError as e:
+        e.add_rules(w.rules)  # the action's own rule, where a finer one refused it
+        raise
     used = st.used + cost(action)
     if cost(action):
         w.emit(EventKind.SPENT, p, used=used, ap=ap)
@@ -647,7 +659,14 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
             f"{p.title} draws one card blind from {o.title}'s hand; the referee must be told which",
             (p.key, o.key),
         )
-    picked = w.take_from_hand(o, w.parse_card(a.pick, o, "pick"), "D20", "be drawn by Pegasus")
+    want = w.parse_card(a.pick, o, "pick")
+    held = w.hand[o]
+    # where the card stood in the hand as listed (take_from_hand takes this one)
+    if want in held:
+        at = held.index(want)
+    else:
+        at = next((i for i, c in enumerate(held) if c.is_unknown), 0)
+    picked = w.take_from_hand(o, want, "D20", "be drawn by Pegasus")
     w.emit(EventKind.PICKED, o, picked, "hand")
     info = w.cat.info(picked.name, picked.origin)
     if info.kind is Kind.HOSTAGE:
@@ -655,7 +674,10 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
         w.end(p, EndReason.HOSTAGE_BY_PEGASUS, "D2")
         return
     if picked.name == "Pandora":
-        rest = [picked, *w.hand[o]]
+        # Without an order the whole hand goes onto the pile as listed, Pandora in her place
+        # (POSITIONS.md): the last card listed ends on top.
+        rest = list(w.hand[o])
+        rest.insert(at, picked)
         w.hand[o].clear()
         order = identify_all(
             w, o, rest, a.order_for(o), f"order.{o.key}", "D2", f"the cards of {o.title}'s hand"
@@ -713,12 +735,13 @@ def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
     if (
         mine
         and mine[0].is_figure
+        and not theirs[0].is_figure  # D5: the opponent's figure may always be hit
         and w.st.ruleset.switches.pegasus_beside_own_figure is PegasusBesideOwnFigure.FORBIDDEN
     ):
         raise IllegalActionError(
             "D5",
-            f"{p.title}'s own figure stands in column {a.column}; "
-            "under this rule set no Pegasus may challenge from it",
+            f"{p.title}'s own figure stands in column {a.column}; under this rule set no "
+            f"Pegasus may challenge from it, except against {o.title}'s figure",
             a,
         )
     peg = w.take_named(p, "Pegasus", "D5", "use")
@@ -944,7 +967,10 @@ def _dionysus(w: _Work, p: Player, a: Dionysus) -> None:
             )
         if dp == sp:
             raise IllegalActionError(
-                "HZ-P1", "the card would stay where it is; Dionysus must move it", a
+                "D16",
+                "the card would stay where it is; Dionysus must move it to another place",
+                a,
+                also=("HZ-P1",),
             )
         rest = f[sc][:sp] + f[sc][sp + 1 :]
         if dp == 0 and rest and rest[0].is_figure:
@@ -1081,14 +1107,14 @@ def can_use_a_point(st: GameState) -> bool:
     ):
         return True  # D2/D20: Pegasus may draw from a hand whose cards legal_actions cannot name
     gods = []
-    for a in legal_actions(st):
+    for a in _play_actions(st):
         if cost(a):
             return True
         if isinstance(a, God):
             gods.append(a)
     for g in gods:
         after = _resolve(st, g, post=False).state
-        if any(cost(a) for a in legal_actions(after)):
+        if any(cost(a) for a in _play_actions(after)):
             return True
     return False
 
@@ -1177,6 +1203,8 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
             deck.append(unknown(p))
         w.emit(EventKind.RESHUFFLED, p, hostage, "hand", "deck")
         return _maybe_begin(w.close(st))
+    if isinstance(a, Redeal):
+        return _redeal(w, st, p, a)
     if isinstance(a, FirstRow):
         if not st.dealt[p]:
             raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
@@ -1200,6 +1228,133 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
         placed = (True, st.placed[1]) if p is Player.HERA else (st.placed[0], True)
         return _maybe_begin(w.close(st, placed=placed))
     raise NotationError(f"unsupported setup action {a!r}")  # pragma: no cover
+
+
+HAND_SIZE = 9  # D19
+FIRST_ROW_MIN = COLUMNS  # D19: cards with a printed strength a hand needs for its first row
+
+
+def _strong(cat: Catalogue, cards: Iterable[Card]) -> int:
+    """How many of ``cards`` have a printed strength (the hostage has none)."""
+    return sum(1 for c in cards if not c.is_unknown and cat.strength(c) is not None)
+
+
+def must_redeal(st: GameState, p: Player) -> bool:
+    """D19: whether ``p``'s recorded hand, hostage already replaced, cannot lay a first row
+    (fewer than three cards with a printed strength) and must be re-dealt. False while the
+    referee does not know the whole hand: the player shows it with the :class:`Redeal`."""
+    if st.phase is not Phase.SETUP or not st.dealt[p] or st.placed[p]:
+        return False
+    hand = st.sides[p].hand
+    if card(HOSTAGE_NAME[p], p) in hand or any(c.is_unknown for c in hand):
+        return False
+    return _strong(st.ruleset.catalogue, hand) < FIRST_ROW_MIN
+
+
+def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
+    """D19: the hand is shown, shuffled into the deck, and nine cards are drawn again."""
+    if not st.dealt[p]:
+        raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+    if st.placed[p]:
+        raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
+    hostage = card(HOSTAGE_NAME[p], p)
+    hand = w.hand[p]
+    if hostage in hand:
+        raise IllegalActionError(
+            "D19", f"{p.title} must first show {hostage.name} and draw a replacement", a
+        )
+    if len(a.cards) != HAND_SIZE:
+        raise IllegalActionError(
+            "D19", f"a hand dealt again is {HAND_SIZE} cards, not {len(a.cards)}", a
+        )
+    # The hand is shown to both players: its owner names the cards the referee does not know.
+    unknown_at = [i for i, c in enumerate(hand) if c.is_unknown]
+    if unknown_at:
+        if not a.shown or UNKNOWN in a.shown:
+            raise NeedsInputError(
+                "D19",
+                "shown",
+                f"{p.title} shows the hand before it is dealt again: the referee does not "
+                f"know {len(unknown_at)} of its cards",
+                (p.key,),
+            )
+        if len(a.shown) != len(unknown_at):
+            raise IllegalActionError(
+                "D19",
+                f"shown names {len(a.shown)} cards for {len(unknown_at)} unknown cards "
+                f"in {p.title}'s hand",
+                a,
+            )
+        for i, text in zip(unknown_at, a.shown, strict=True):
+            c = w.parse_card(text, p, "shown")
+            if c.origin is not p:
+                raise IllegalActionError("D20", f"an unknown card of {p.title} cannot be {text}", a)
+            hand[i] = c
+            w.emit(EventKind.IDENTIFIED, p, c, "hand")
+    elif a.shown:
+        raise IllegalActionError(
+            "D19", f"the referee knows {p.title}'s whole hand; shown must be empty", a
+        )
+    strong = _strong(w.cat, hand)
+    if strong >= FIRST_ROW_MIN:
+        raise IllegalActionError(
+            "D19",
+            f"{p.title}'s hand holds {strong} cards with a printed strength, enough for the "
+            f"first row; only a hand with fewer than {FIRST_ROW_MIN} is dealt again",
+            a,
+        )
+    w.rule("HZ-P9")
+    w.emit(
+        EventKind.REDEALT,
+        p,
+        None,
+        "hand",
+        "deck",
+        cards=[c.notation(p) for c in hand],
+        strong=strong,
+    )
+    deck = w.deck[p]
+    pool = [*hand, *deck]
+    if len(pool) < HAND_SIZE:  # pragma: no cover - a deck holds 43 cards
+        raise IllegalActionError("D19", f"{p.title} has only {len(pool)} cards to deal", a)
+    if deck and not any(c.is_unknown for c in deck):
+        # The referee knows the deck (a simulation): the shuffle's result must be stated.
+        if not a.deck:
+            raise NeedsInputError(
+                "D19",
+                "deck",
+                f"the order of {p.title}'s deck after the shuffle: the "
+                f"{len(pool) - HAND_SIZE} cards left under the nine drawn, top first",
+                (p.key,),
+            )
+        new_hand = [w.parse_card(t, p, f"cards[{i}]") for i, t in enumerate(a.cards)]
+        new_deck = [w.parse_card(t, p, f"deck[{i}]") for i, t in enumerate(a.deck)]
+        if Counter(new_hand + new_deck) != Counter(pool):
+            raise IllegalActionError(
+                "D20",
+                f"cards and deck must be exactly the {len(pool)} cards of {p.title}'s hand "
+                "and deck, shuffled",
+                a,
+            )
+    else:
+        if a.deck:
+            raise IllegalActionError(
+                "D19",
+                f"the referee does not know the order of {p.title}'s deck; deck must be empty",
+                a,
+            )
+        new_hand = []
+        for i, text in enumerate(a.cards):
+            c = w.parse_card(text, p, f"cards[{i}]")
+            if c.origin is not p:
+                raise IllegalActionError("D19", f"{p.title}'s deck holds only {p.title}'s cards", a)
+            new_hand.append(c)
+        new_deck = [unknown(p)] * (len(pool) - HAND_SIZE)  # after the shuffle: only the count
+    w.hand[p] = new_hand
+    w.deck[p] = new_deck
+    for c in new_hand:
+        w.emit(EventKind.DRAWN, p, c, "deck", "hand", public=False)
+    return _maybe_begin(w.close(st))
 
 
 def _maybe_begin(out: Outcome) -> Outcome:
@@ -1246,16 +1401,20 @@ def legal_actions(st: GameState) -> list[Action]:
         return []
     if st.phase is Phase.SETUP:
         return _setup_actions(st)
+    return list(_play_actions(st))
+
+
+def _play_actions(st: GameState) -> Iterator[Action]:
+    """The legal actions of a game in play, lazily (D8 stops at the first that costs a point)."""
     p, o = st.player, st.player.other
     me, them = st.sides[p], st.sides[o]
-    out: list[Action] = []
     sw = st.ruleset.switches
     cat = st.ruleset.catalogue
     mine_f, theirs_f = me.field, them.field
     my_fig = me.figure_column()
     if st.used < st.ap:
         if me.deck and len(me.hand) < HAND_LIMIT:
-            out.append(Draw())
+            yield Draw()
         seen: set[str] = set()  # notations already played from the hand
         powers: set[str] = set()  # names whose power from the hand is already listed
         for c in me.hand:
@@ -1271,29 +1430,29 @@ def legal_actions(st: GameState) -> list[Action]:
                         continue
                     start = 2 if n and col[0].card is None else 1
                     for pos in range(start, n + 2):
-                        out.append(Play(note, ci + 1, pos))
+                        yield Play(note, ci + 1, pos)
             if name in powers:
                 continue  # a second copy of a power card (own vs. taken) adds no new action
             powers.add(name)
             if name == "Pegasus":
-                out.extend(_pegasus_actions(st, p, o))
+                yield from _pegasus_actions(st, p, o)
             elif name == "Pythia":
-                out.append(PythiaSpy())
+                yield PythiaSpy()
                 for ci, col in enumerate(theirs_f):
                     if any(s.card is not None for s in col):
-                        out.append(PythiaReveal(ci + 1))
+                        yield PythiaReveal(ci + 1)
             elif name == "Sirens":
                 top = them.discard[-1] if them.discard else None
                 s = cat.strength(top) if top is not None else None
                 if s is not None and 1 <= s <= 7:
-                    out.append(Sirens())
+                    yield Sirens()
             elif name == "Hades":
                 for dn in dict.fromkeys(x.notation(p) for x in me.discard):
-                    out.append(Hades(dn))
+                    yield Hades(dn)
             elif name == "Persephone":
-                out.append(Persephone())
+                yield Persephone()
             elif name == "Dionysus":
-                out.extend(_dionysus_actions(mine_f))
+                yield from _dionysus_actions(mine_f)
         if not st.first:
             for ci in range(COLUMNS):
                 mc, tc = mine_f[ci], theirs_f[ci]
@@ -1301,16 +1460,15 @@ def legal_actions(st: GameState) -> list[Action]:
                     continue
                 att = mc[0].card
                 if att.is_unknown or _can_initiate(att, cat.kind(att)):
-                    out.append(Challenge(ci + 1))
+                    yield Challenge(ci + 1)
         if my_fig is not None and sw.own_figure_removal is not OwnFigureRemoval.PEGASUS:
-            out.append(RemoveFigure())
+            yield RemoveFigure()
     if my_fig is None and card(GOD_CARD_NAME[p], p) in me.hand:
         for ci, col in enumerate(mine_f):
             if 1 <= len(col) < COLUMN_DEPTH:
-                out.append(God(ci + 1))
+                yield God(ci + 1)
     if st.used >= st.ap:
-        out.append(EndTurn())
-    return out
+        yield EndTurn()
 
 
 def _pegasus_actions(st: GameState, p: Player, o: Player) -> Iterable[Action]:
@@ -1327,6 +1485,8 @@ def _pegasus_actions(st: GameState, p: Player, o: Player) -> Iterable[Action]:
             for i, col in enumerate(them.field)
             if len(col) < COLUMN_DEPTH and not (col and col[0].card is None)
         ]
+        if any(c.is_unknown for c in them.hand):
+            yield PegasusHand()  # D2, D22: drawn blind; the hand's owner states the card
         for note in dict.fromkeys(c.notation(o) for c in them.hand if not c.is_unknown):
             c = parse_card_name(note, o, st, "pick")
             info = cat.info(c.name, c.origin)
@@ -1346,8 +1506,8 @@ def _pegasus_actions(st: GameState, p: Player, o: Player) -> Iterable[Action]:
         if not them.field[ci]:
             continue
         mc = me.field[ci]
-        if mc and mc[0].card is None and not beside:
-            continue
+        if mc and mc[0].card is None and not beside and them.field[ci][0].card is not None:
+            continue  # D5: beside the own figure only the opponent's figure may be hit
         yield PegasusField(ci + 1)
 
 

@@ -2,7 +2,8 @@
 
 :func:`read_position` raises :class:`NotationError` naming the offending key for every malformed
 input POSITIONS.md lists: an unknown key, card, profile or switch; not exactly three columns; a
-column over four entries; more than one figure on a side; a hand over twelve; negative counts.
+column over four entries; more than one figure on a side; a hand over twelve; negative counts
+or a deck of more than 43; ``ap`` outside 0-4 or ``used`` above it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from engine.cards import (
     COLUMN_DEPTH,
     COLUMNS,
+    DECK_SIZE,
     HAND_LIMIT,
     Card,
     Catalogue,
@@ -29,6 +31,7 @@ POSITION_KEYS = frozenset({"profile", "switches", "catalogue", "turn", "hera", "
 FILE_KEYS = POSITION_KEYS | {"actions", "id", "source", "note", "expect"}
 SIDE_KEYS = frozenset({"hand", "deck", "field", "discard"})
 TURN_KEYS = frozenset({"player", "first", "ap", "used"})
+MAX_AP = 4  # D7: a turn never has more than four action points
 
 
 def _is_count(v: object) -> bool:
@@ -103,10 +106,16 @@ def read_side(raw: object, holder: Player, cat: Catalogue) -> Side:
         )
     deck_raw = raw.get("deck", 0)
     if _is_count(deck_raw):
-        if deck_raw < 0:
-            raise NotationError(f"a deck cannot hold {deck_raw} cards", f"{w}.deck")
+        if not 0 <= deck_raw <= DECK_SIZE:
+            raise NotationError(
+                f"a deck cannot hold {deck_raw} cards (0 to {DECK_SIZE})", f"{w}.deck"
+            )
         deck = [unknown(holder)] * deck_raw
     else:
+        if isinstance(deck_raw, list) and len(deck_raw) > DECK_SIZE:
+            raise NotationError(
+                f"lists {len(deck_raw)} cards; a deck holds at most {DECK_SIZE}", f"{w}.deck"
+            )
         deck = _cards(deck_raw, holder, cat, f"{w}.deck", allow_unknown=True)
         for i, c in enumerate(deck):
             if c.origin is not holder:
@@ -175,8 +184,8 @@ def read_position(raw: object, allowed: frozenset[str] = POSITION_KEYS) -> GameS
     ap = turn.get("ap")
     if ap is None:
         ap = sides[player].action_points()  # D7
-    elif not _is_count(ap) or ap < 0:
-        raise NotationError(f"must be a whole number ≥ 0, not {ap!r}", "turn.ap")
+    elif not _is_count(ap) or not 0 <= ap <= MAX_AP:
+        raise NotationError(f"must be a whole number 0 to {MAX_AP} (D7), not {ap!r}", "turn.ap")
     used = turn.get("used", 0)
     if not _is_count(used) or used < 0:
         raise NotationError(f"must be a whole number ≥ 0, not {used!r}", "turn.used")

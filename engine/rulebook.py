@@ -1,8 +1,8 @@
 """The rule catalogue: every rule the referee applies, in the project's own words.
 
-Ids D1-D20 are the decisions of RULES.md; ``HZ-*`` ids are the project's own rules for what no
+Ids D1-D22 are the decisions of RULES.md; ``HZ-*`` ids are the project's own rules for what no
 decision numbers (turn order, the end of the game); ``HZ-P*`` ids are project rulings on
-questions RULES.md leaves open (see docs/rulings.md). Sources are cited by the keys of RULES.md.
+questions RULES.md leaves open (see docs/rules.md). Sources are cited by the keys of RULES.md.
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ RULES: dict[str, Rule] = {
             "D3",
             "Pythia in a challenge",
             "Pythia attacking Poseidon or Nemesis wins; Poseidon or Nemesis attacking Pythia wins. Any "
-            "other pairing is an ordinary challenge decided by printed strength.",
+            "other pairing is an ordinary challenge (the hostage, Medusa and Pandora rules "
+            "included) decided by printed strength.",
             ("EN", "IT", "FR", "REF"),
             profiles={
                 RG: "ordinary challenge by strength",
@@ -93,7 +94,10 @@ RULES: dict[str, Rule] = {
             "From the second turn on, a Pegasus from the hand may hit any first-row card or the figure. "
             "The target turns face up: the hostage wins the game, Medusa stays, Pandora acts as in D1, "
             "strength 0-1 is discarded, strength 2-7 stays, a figure goes back to its supply and its "
-            "column closes up. A figure's column can be targeted only to hit that figure. Your own figure does not stop the Pegasus (the designer's answer; EN's text would forbid it).",
+            "column closes up. A figure's column can be targeted only to hit that figure. Your own "
+            "figure does not stop the Pegasus (the designer's answer; EN's text would forbid it). "
+            "Where a house rule lets the own figure stop it, it still never protects the "
+            "opponent's figure standing opposite: hitting that figure is the only way to remove it.",
             ("EN", "IT", "FR", "FAQ-RB"),
             switch="pegasus_beside_own_figure",
         ),
@@ -118,8 +122,8 @@ RULES: dict[str, Rule] = {
             "D8",
             "Cannot use all action points",
             "A player with points left and no legal action that costs one, even after a free god "
-            "card, loses at once. A challenge is compulsory only when it is the only way to spend a "
-            "point.",
+            "card, loses at once. The test looks one action ahead, never further. A challenge is "
+            "compulsory only when it is the only way to spend a point.",
             ("EN",),
         ),
         _R(
@@ -149,9 +153,9 @@ RULES: dict[str, Rule] = {
         _R(
             "D12",
             "Pythia's spy and reveal",
-            "Spy: the opponent shows his hand; any Poseidon or Nemesis in it is discarded. Reveal: "
-            "every face-down card of one opponent column turns face up, and nothing they are takes "
-            "effect. Neither is a challenge.",
+            "Spy: the opponent shows his hand, even an empty one; any Poseidon or Nemesis in it goes "
+            "to its holder's pile. Reveal: every face-down card of one opponent column that holds a "
+            "card turns face up, and nothing they are takes effect. Neither is a challenge.",
             ("EN", "FAQ-RB"),
         ),
         _R(
@@ -178,7 +182,8 @@ RULES: dict[str, Rule] = {
             "D16",
             "Dionysus",
             "Moves one of the player's field cards, never the figure, to another column with room or "
-            "to another place in its own column, never in front of a figure. The card keeps its face.",
+            "to another place in its own column, never in front of a figure. The card keeps its "
+            "face. There must be a card to move and a different place to put it.",
             ("EN",),
         ),
         _R(
@@ -200,7 +205,9 @@ RULES: dict[str, Rule] = {
             "Setup",
             "Each player draws nine; a player holding his own hostage shows it, draws a replacement "
             "and shuffles the hostage back. Each lays three cards face down as his first row, no "
-            "power-only cards. The starting player is chosen at setup (Hera by default).",
+            "power-only cards. A hand with fewer than three cards with a printed strength cannot "
+            "do that: it is shown, shuffled into the deck and nine cards are drawn again, and the "
+            "log records it. The starting player is chosen at setup (Hera by default).",
             ("EN", "IT", "FR"),
             profiles={
                 RG: "starting player chosen, Hera by default",
@@ -214,6 +221,24 @@ RULES: dict[str, Rule] = {
             "The referee works with cards it has not seen. When an outcome depends on one, it asks "
             "for that card's identity; when an observation contradicts the record it flags the "
             "difference for a judge instead of rewriting history.",
+            ("PROJECT",),
+        ),
+        _R(
+            "D21",
+            "Discard piles",
+            "A pile lies face up: everyone sees its top card and its height, only its owner looks "
+            "through it. A player's view shows his own pile whole and the opponent's as top card "
+            "and height; no view says which card Hades took.",
+            ("PROJECT", "EN"),
+        ),
+        _R(
+            "D22",
+            "Who states a hidden card",
+            "A hidden card's identity is taken only from someone who may see it: its holder, the "
+            "judge, or a scan. A player's submission naming a card hidden from him is refused "
+            "before anything is compared, with the same answer whatever it names. A card the "
+            "referee already knows it states itself. A ruling file is the judge's statement and "
+            "may name every card.",
             ("PROJECT",),
         ),
         _R(
@@ -231,7 +256,8 @@ RULES: dict[str, Rule] = {
         _R(
             "HZ-P1",
             "Dionysus must move",
-            "Putting a card back where it stood is not a move; Dionysus needs a different place.",
+            "Putting a card back where it stood is not a move; Dionysus needs a different place "
+            "(D16's 'another place'; a refusal cites both).",
             ("PROJECT",),
         ),
         _R(
@@ -283,6 +309,16 @@ RULES: dict[str, Rule] = {
             "A Poseidon or Nemesis the opponent took by Sirens is his card now (D13): the spy "
             "sends it to his pile, not back to its deck's owner.",
             ("PROJECT", "EN"),
+        ),
+        _R(
+            "HZ-P9",
+            "Dealing a hand again",
+            "A hand is judged for a re-deal only after its hostage was shown and replaced; the "
+            "hostage has no printed strength and never counts. The owner names any card of the "
+            "shown hand the referee did not know; the nine new cards are recorded like a deal, and "
+            "a new hand that again holds the hostage, or again too few cards, goes through the "
+            "same steps. A hand with three such cards is never dealt again.",
+            ("PROJECT",),
         ),
     )
 }

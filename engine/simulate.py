@@ -3,8 +3,9 @@
 Randomness comes only from the :class:`random.Random` passed in, so a seed reproduces a game
 exactly. Setup goes through the real setup actions of D19 (:class:`~engine.actions.Starter`,
 :class:`~engine.actions.Deal`, :class:`~engine.actions.Redraw`,
-:class:`~engine.actions.FirstRow`), so a simulated start is one the referee would accept at a
-table. The decks are the catalogue's (by default the provisional list, RULES.md).
+:class:`~engine.actions.Redeal`, :class:`~engine.actions.FirstRow`), so a simulated start is
+one the referee would accept at a table. The decks are the catalogue's (by default the
+provisional list, RULES.md).
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from engine.actions import Action, Deal, FirstRow, Redraw, Starter
+from engine.actions import Action, Deal, FirstRow, Redeal, Redraw, Starter
 from engine.cards import COLUMNS, HOSTAGE_NAME, Kind, Player, card
 from engine.events import Outcome
-from engine.game import apply, legal_actions, new_game
+from engine.game import apply, legal_actions, must_redeal, new_game
 from engine.profiles import Ruleset
 from engine.state import GameState, Phase
 
@@ -31,9 +32,9 @@ def random_game_start(rng: random.Random, ruleset: Ruleset | None = None) -> Gam
     drew his own hostage shows it, draws a replacement and the hostage goes back at a position
     drawn from ``rng``; each first row is three playable cards drawn among the legal choices.
 
-    A hand with fewer than three cards that may stand on the field (seven or more myth-only
-    cards: about one deal in 10^5 with the default list) has no legal first row, and the rules
-    do not say what happens then; the simulation shuffles and deals again.
+    A hand with fewer than three cards with a printed strength (seven or more myth-only cards:
+    about one deal in 10^5 with the default list) is shown, shuffled back and dealt again
+    (:class:`~engine.actions.Redeal`, D19), as often as it takes.
 
     Raises ValueError when a deck holds fewer than three cards besides the hostage that may
     stand on the field (no deal could ever give a first row), and
@@ -49,14 +50,11 @@ def random_game_start(rng: random.Random, ruleset: Ruleset | None = None) -> Gam
         )
         if placeable < COLUMNS:
             raise ValueError(f"{p.title}'s deck holds {placeable} cards for the first row")
-    while True:
-        st = _try_start(rng, rs)
-        if st is not None:
-            return st
+    return _start(rng, rs)
 
 
-def _try_start(rng: random.Random, rs: Ruleset) -> GameState | None:
-    """One shuffle and deal; None when a hand allows no first row."""
+def _start(rng: random.Random, rs: Ruleset) -> GameState:
+    """One shuffle and deal, with the hostage redrawn and hands dealt again as D19 says."""
     cat = rs.catalogue
     decks: list[list[str]] = []
     for p in Player:
@@ -74,19 +72,28 @@ def _try_start(rng: random.Random, rs: Ruleset) -> GameState | None:
     st = apply(st, rng.choice(starters)).state
     for p in Player:
         top = tuple(c.notation(p) for c in st.sides[p].deck[:HAND_SIZE])
-        st = apply(st, Deal(p, top)).state
-        if card(HOSTAGE_NAME[p], p) in st.sides[p].hand:
-            # The deck after the replacement is drawn holds len(deck) - 1 cards; the hostage
-            # may land anywhere from the top (0) to the bottom (len(deck) - 1).
-            at = rng.randrange(len(st.sides[p].deck))
-            st = apply(st, Redraw(p, at=at)).state
+        st = _redraw_hostage(rng, apply(st, Deal(p, top)).state, p)
+        while must_redeal(st, p):
+            side = st.sides[p]
+            pool = [c.notation(p) for c in (*side.hand, *side.deck)]
+            rng.shuffle(pool)
+            redeal = Redeal(p, tuple(pool[:HAND_SIZE]), deck=tuple(pool[HAND_SIZE:]))
+            st = _redraw_hostage(rng, apply(st, redeal).state, p)
     for p in Player:
         rows = [a for a in legal_actions(st) if isinstance(a, FirstRow) and a.player is p]
-        if not rows:
-            return None
         st = apply(st, rng.choice(rows)).state
     assert st.phase is Phase.PLAY
     return st
+
+
+def _redraw_hostage(rng: random.Random, st: GameState, p: Player) -> GameState:
+    """D19: a hostage in the hand is shown, replaced, and shuffled back at a random place."""
+    if card(HOSTAGE_NAME[p], p) not in st.sides[p].hand:
+        return st
+    # The deck after the replacement is drawn holds len(deck) - 1 cards; the hostage may land
+    # anywhere from the top (0) to the bottom (len(deck) - 1).
+    at = rng.randrange(len(st.sides[p].deck))
+    return apply(st, Redraw(p, at=at)).state
 
 
 def random_playout(

@@ -7,7 +7,6 @@ aloud or what a machine checks.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,8 +27,11 @@ from engine import (
     read_position,
     write_position,
 )
+from engine.actions import card_names
+from engine.cards import UNKNOWN, Catalogue
 from engine.notation import FILE_KEYS, POSITION_KEYS
 from referee.board import describe_event_json
+from referee.jsonin import loads_strict
 
 
 @dataclass(frozen=True)
@@ -64,14 +66,19 @@ class Ruling:
     provisional_catalogue: bool = False
 
 
+MAX_FILE_BYTES = 1_000_000  # a ruling file is a position and a few actions: kilobytes
+MAX_DEPTH = 16  # the notation nests five levels (file, side, field, column, entry)
+MAX_ACTIONS = 1000  # a dispute is a few actions; a whole game is a few hundred
+
+
 def load_ruling_file(text: str, name: str = "file") -> tuple[GameState, list[Action]]:
-    """Parses a ruling file. Raises NotationError naming the bad input."""
+    """Parses a ruling file. Raises NotationError naming the bad input: malformed, oversized
+    (more than :data:`MAX_FILE_BYTES` bytes, :data:`MAX_DEPTH` levels of nesting or
+    :data:`MAX_ACTIONS` actions) or not strict JSON (see :mod:`referee.jsonin`)."""
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise NotationError(
-            f"not JSON: {e.msg} at line {e.lineno} column {e.colno}", name
-        ) from None
+        raw = loads_strict(text, name, max_bytes=MAX_FILE_BYTES, max_depth=MAX_DEPTH)
+    except ValueError as e:
+        raise NotationError(str(e)) from None
     if not isinstance(raw, Mapping):
         raise NotationError("a ruling file must be a JSON object", name)
     for k in raw:
@@ -81,8 +88,29 @@ def load_ruling_file(text: str, name: str = "file") -> tuple[GameState, list[Act
     actions_raw = raw.get("actions", [])
     if not isinstance(actions_raw, list):
         raise NotationError("must be a list of actions", "actions")
+    if len(actions_raw) > MAX_ACTIONS:
+        raise NotationError(
+            f"{len(actions_raw)} actions; a ruling file holds at most {MAX_ACTIONS}", "actions"
+        )
     actions = [parse_action(a, f"actions[{i}]") for i, a in enumerate(actions_raw)]
+    cat = state.ruleset.catalogue
+    for i, a in enumerate(actions):
+        check_card_names(a, cat, f"actions[{i}]")
     return state, actions
+
+
+def check_card_names(action: Action, cat: Catalogue, where: str) -> None:
+    """Every card name an action carries must be one of the decks' (or ``?``), whether or not
+    the action is ever reached: an unknown name is malformed input, not an illegal action.
+    Whether the holder's deck has it is checked when the action is applied. Raises
+    NotationError."""
+    names = cat.all_names()
+    for key, text in card_names(action):
+        if text == UNKNOWN:
+            continue
+        name, sep, deck = text.partition("/")
+        if name not in names or (sep and deck not in ("hera", "zeus")):
+            raise NotationError(f"unknown card {text!r}", f"{where}.{key}")
 
 
 def decide(state: GameState, actions: list[Action]) -> Verdict:
@@ -100,9 +128,10 @@ def decide(state: GameState, actions: list[Action]) -> Verdict:
         try:
             out = apply(st, a)
         except IllegalActionError as e:
-            if e.rule not in rules:
-                rules.append(e.rule)
-            steps.append(Step(i, a, actor, False, (e.rule,), refusal=e.reason))
+            for r in e.rules:
+                if r not in rules:
+                    rules.append(r)
+            steps.append(Step(i, a, actor, False, e.rules, refusal=e.reason))
             return Verdict(False, i, None, None, tuple(rules), write_position(st), tuple(steps), st)
         except NeedsInputError as e:
             raise NeedsInputError(e.rule, f"actions[{i}].{e.needs}", e.reason, e.asked) from None

@@ -25,10 +25,12 @@ from engine.actions import (
     Play,
     PythiaReveal,
     PythiaSpy,
+    Redeal,
     Redraw,
     RemoveFigure,
     Sirens,
     Starter,
+    card_names,
 )
 
 H, Z = Player.HERA, Player.ZEUS
@@ -114,6 +116,14 @@ GOLDEN: list[tuple[Action, dict[str, Any]]] = [
         {"do": "redraw", "player": "zeus", "card": "Giant", "at": 4},
     ),
     (
+        Redeal(Z, ("?",) * 9, shown=("Hades", "Sirens")),
+        {"do": "redeal", "player": "zeus", "cards": ["?"] * 9, "shown": ["Hades", "Sirens"]},
+    ),
+    (
+        Redeal(H, ("Hydra",) * 9, deck=("Harpy", "Io")),
+        {"do": "redeal", "player": "hera", "cards": ["Hydra"] * 9, "deck": ["Harpy", "Io"]},
+    ),
+    (
         FirstRow(H, ("Hydra", "Harpy", "Furies")),
         {"do": "first_row", "player": "hera", "cards": ["Hydra", "Harpy", "Furies"]},
     ),
@@ -165,6 +175,10 @@ def test_an_action_reads_back_from_its_text(action: Action, json_form: dict[str,
         ("redraw hera card=Hydra", Redraw(H, card="Hydra")),
         ("first-row hera Nemesis,Hydra,Harpy", FirstRow(H, ("Nemesis", "Hydra", "Harpy"))),
         (
+            "redeal zeus ?,?,?,?,?,?,?,?,? shown=Hades,Sirens",
+            Redeal(Z, ("?",) * 9, shown=("Hades", "Sirens")),
+        ),
+        (
             "challenge 2 order.hera=Pandora,Io by=zeus",
             Challenge(2, order=((H, ("Pandora", "Io")),), by=Z),
         ),
@@ -206,6 +220,9 @@ MALFORMED_JSON: list[tuple[Any, str]] = [
     ({"do": "starter"}, "action.player"),
     ({"do": "deal", "player": "hera", "cards": "Io"}, "action.cards"),
     ({"do": "redraw", "player": "hera", "at": -1}, "action.at"),
+    ({"do": "redeal", "cards": ["Hydra"]}, "action.player"),
+    ({"do": "redeal", "player": "zeus", "shown": "Hades"}, "action.shown"),
+    ({"do": "redeal", "player": "zeus", "deck": [3]}, "action.deck"),
 ]
 
 
@@ -244,3 +261,18 @@ def test_a_malformed_text_action_is_a_notation_error(text: str, phrase: str) -> 
     with pytest.raises(NotationError) as info:
         parse_action_text(text)
     assert phrase in str(info.value)
+
+
+def test_card_names_lists_every_name_an_action_carries_with_its_json_key() -> None:
+    a = Challenge(2, "Giant", "?", order=((H, ("Furies", "Pandora")),))
+    assert list(card_names(a)) == [
+        ("reveal.attacker", "Giant"),
+        ("reveal.defender", "?"),
+        ("order.hera[0]", "Furies"),
+        ("order.hera[1]", "Pandora"),
+    ]
+    assert list(card_names(Redeal(Z, ("Hero",), shown=("Hades",)))) == [
+        ("cards[0]", "Hero"),
+        ("shown[0]", "Hades"),
+    ]
+    assert list(card_names(Dionysus((1, 1), (2, 1)))) == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +126,30 @@ MALFORMED: dict[str, Any] = {
         actions=[{"do": "pegasus", "target": "hand", "pick": "?"}],
     ),
     "unknown-action-name": bad(actions=[{"do": "play", "card": "Minotaur", "column": 1}]),
+    "unknown-name-in-an-action-never-reached": bad(
+        actions=[{"do": "hades", "card": "Cerberus", "by": "zeus"}]
+    ),
+    "ap-over-4": bad(turn={"player": "hera", "ap": 5}),
+    "deck-over-43": bad(hera__deck=44),
+}
+
+# Inputs built to exhaust time or memory (POSITIONS.md: the answer comes within a second, in
+# bounded memory), as text so that nothing here is parsed before the referee sees it.
+_OK = json.dumps(position() | {"actions": [{"do": "draw"}]})
+HOSTILE: dict[str, str] = {
+    "deep-nesting": _OK[:-1] + ', "note": ' + "[" * 200_000 + "]" * 200_000 + "}",
+    "deep-objects": _OK[:-1] + ', "note": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}",
+    "deck-2^31": _OK.replace('"deck": 20', f'"deck": {2**31}', 1),
+    "deck-2^63": _OK.replace('"deck": 20', f'"deck": {2**63}', 1),
+    "int-of-4301-digits": _OK.replace('"deck": 20', '"deck": ' + "7" * 4301, 1),
+    "int-of-a-million-digits": _OK[:-1] + ', "note": ' + "7" * 900_000 + "}",
+    "megabytes-of-text": _OK[:-1] + ', "note": "' + "x" * 3_000_000 + '"}',
+    "megabytes-of-spaces": " " * 5_000_000 + _OK,
+    "duplicate-key": _OK[:-1] + ', "turn": {"player": "zeus"}}',
+    "nan": _OK.replace('"deck": 20', '"deck": NaN', 1),
+    "infinity": _OK.replace('"deck": 20', '"deck": 1e999', 1),
+    "lone-surrogate": _OK[:-1] + ', "note": "\\ud800"}',
+    "too-many-actions": json.dumps(position() | {"actions": [{"do": "end_turn"}] * 1001}),
 }
 
 
@@ -206,3 +232,118 @@ def test_the_installed_command_never_shows_a_traceback(tmp_path: Path) -> None:
     assert run.stdout == ""
     assert len(run.stderr.splitlines()) == 1
     assert run.stderr.startswith("referee: ") and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_input_is_refused_at_once_in_bounded_memory(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, text)
+    t0 = time.perf_counter()
+    code = main(["rule", "--json", str(path)])
+    elapsed = time.perf_counter() - t0
+    out = capsys.readouterr()
+    assert code == 2
+    assert out.out == ""
+    lines = out.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"referee: {path}: "), out.err[:300]
+    assert len(lines[0]) <= 500
+    assert elapsed < 1.0, f"{elapsed:.2f} s"
+    tracemalloc.start()  # again, measuring memory (tracing slows every allocation down)
+    try:
+        assert main(["rule", "--json", str(path)]) == 2
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    capsys.readouterr()
+    assert peak < 40_000_000, f"{peak:,} bytes"
+
+
+def test_hostile_input_on_stdin_is_refused_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"[" * 3_000_000)))
+    assert main(["rule", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("referee: -: too large: more than 1,000,000 bytes")
+
+
+def test_an_oversized_file_names_the_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["rule", str(write(tmp_path, HOSTILE["megabytes-of-text"]))]) == 2
+    assert "too large: more than 1,000,000 bytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("name", "phrase"),
+    [
+        ("deep-nesting", "nested more than 16 levels deep"),
+        ("deck-2^63", "hera.deck: a deck cannot hold 9223372036854775808 cards (0 to 43)"),
+        ("int-of-4301-digits", "an integer of 4301 digits"),
+        ("duplicate-key", "duplicate key 'turn'"),
+        ("nan", "NaN is not a JSON number"),
+        ("lone-surrogate", "lone surrogate"),
+        ("too-many-actions", "at most 1000"),
+    ],
+)
+def test_hostile_input_says_what_is_wrong(
+    name: str, phrase: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["rule", str(write(tmp_path, HOSTILE[name]))]) == 2
+    assert phrase in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_utf8_or_a_directory_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"note": "caf\xe9"}')
+    assert main(["rule", str(path)]) == 2
+    assert capsys.readouterr().err == f"referee: {path}: not UTF-8 text\n"
+    assert main(["rule", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"referee: {tmp_path}: cannot read") and len(err.splitlines()) == 1
+
+
+def test_a_file_name_with_a_line_break_still_gives_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "{ not json", "two\nlines.json")
+    assert main(["rule", str(path)]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_a_long_legal_file_is_ruled_quickly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two Hades pass each other back and forth: every action is legal, none ends the game, and
+    # with empty decks D8 must look at the other actions after each one.
+    turn = [{"do": "hades", "card": "Hades"}] * 3 + [{"do": "end_turn"}]
+    raw = position(
+        hera_hand=["Hades", "Pegasus", "Pythia", "Dionysus", "Hydra", "Harpy", "Amazon"],
+        hera_deck=0,
+        hera_discard=["Hades"],
+        zeus_hand=["Hades", "Pegasus", "Pythia", "Dionysus", "Cyclops", "Giant", "Hero"],
+        zeus_deck=0,
+        zeus_discard=["Hades"],
+    ) | {"actions": (turn * 250)[:1000]}
+    t0 = time.perf_counter()
+    result = rule_json(write(tmp_path, raw), capsys)
+    elapsed = time.perf_counter() - t0
+    assert (result["legal"], result["winner"]) == (True, None)
+    assert elapsed < 3.0, f"{elapsed:.2f} s (the target is under a second on the CI machine)"
+
+
+def test_a_dionysus_that_does_not_move_the_card_cites_d16(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = position(hera_hand=["Dionysus"], hera_field=[["Furies", "Hydra"], [], []]) | {
+        "actions": [{"do": "dionysus", "from": [1, 2], "to": [1, 2]}]
+    }
+    result = rule_json(write(tmp_path, raw), capsys)
+    assert (result["legal"], result["failed_at"]) == (False, 0)
+    assert result["rules"] == ["D16", "HZ-P1"]
+    assert "[D16, HZ-P1]" in result["ruling"]

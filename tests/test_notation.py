@@ -207,7 +207,13 @@ MALFORMED: list[tuple[str, Any, str, str]] = [
     # counts
     ("hera.hand", ["Furies"] * 13, "hera.hand", "hand limit is 12"),
     ("hera.deck", -1, "hera.deck", "cannot hold -1"),
+    ("hera.deck", 44, "hera.deck", "cannot hold 44 cards (0 to 43)"),
+    ("zeus.deck", 2**31, "zeus.deck", "cannot hold 2147483648"),
+    ("zeus.deck", 2**63, "zeus.deck", "cannot hold 9223372036854775808"),
+    ("hera.deck", ["?"] * 44, "hera.deck", "a deck holds at most 43"),
     ("turn.ap", -1, "turn.ap", "whole number"),
+    ("turn.ap", 5, "turn.ap", "0 to 4 (D7)"),
+    ("turn.ap", 2**63, "turn.ap", "0 to 4 (D7)"),
     ("turn.used", -2, "turn.used", "whole number"),
     ("turn.ap", "three", "turn.ap", "whole number"),
     ("turn.used", 4, "turn.used", "more than the turn has"),
@@ -251,6 +257,26 @@ def test_a_position_must_be_an_object() -> None:
         ('{"hera": {}, "zeus": {}, "actions": {"do": "draw"}}', "must be a list of actions"),
         ('{"hera": {}, "zeus": {}, "actions": [{"do": "fly"}]}', "actions[0].do"),
         ('{"zeus": {}}', "hera: must be an object"),
+        ('{"hera": {}, "zeus": {}, "hera": {}}', "duplicate key 'hera'"),
+        ('{"hera": {"deck": NaN}, "zeus": {}}', "NaN is not a JSON number"),
+        ('{"hera": {"deck": 1e999}, "zeus": {}}', "too large"),
+        ('{"hera": {"deck": ' + "4" * 4301 + '}, "zeus": {}}', "4301 digits"),
+        ('{"hera": {}, "zeus": {}, "note": ' + "[" * 17 + "]" * 17 + "}", "levels deep"),
+        ('{"hera": {}, "zeus": {}, "note": "\\udc00"}', "lone surrogate"),
+        (
+            '{"hera": {}, "zeus": {}, "actions": [' + ",".join(['{"do": "draw"}'] * 1001) + "]}",
+            "at most 1000",
+        ),
+        (
+            '{"hera": {}, "zeus": {"hand": ["Hades"]}, "actions": [{"do": "draw"}, '
+            '{"do": "hades", "card": "Cerberus", "by": "zeus"}]}',
+            "actions[1].card: unknown card 'Cerberus'",
+        ),
+        (
+            '{"hera": {}, "zeus": {}, "actions": [{"do": "challenge", "column": 1, '
+            '"order": {"zeus": ["Giant", "Minotaur"]}}]}',
+            "actions[0].order.zeus[1]: unknown card 'Minotaur'",
+        ),
     ],
 )
 def test_a_malformed_ruling_file_is_a_notation_error(text: str, phrase: str) -> None:

@@ -305,7 +305,8 @@ def test_dionysus_needs_a_card_to_move() -> None:
 
 def test_dionysus_must_move_the_card_somewhere_else() -> None:
     st = pos(**dionysus_field(["Furies", "Hydra"], [], []))
-    refused(st, Dionysus((1, 2), (1, 2)), "HZ-P1", "must move it")  # project ruling
+    err = refused(st, Dionysus((1, 2), (1, 2)), "D16", "must move it")
+    assert err.rules == ("D16", "HZ-P1")  # D16 "to another place", the project ruling finer
 
 
 def test_dionysus_cannot_leave_a_gap() -> None:

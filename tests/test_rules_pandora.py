@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from helpers import discard, field, pos, refused, run
 
-from engine import EndReason, Player
+from engine import EndReason, EventKind, Outcome, Player
 from engine.actions import Challenge, PegasusField
+from referee.ruling import rule_on, sentences
 
 
 def zeus_to_move(**kw: object) -> dict[str, object]:
@@ -47,6 +48,59 @@ def test_each_owner_chooses_the_order_of_his_own_pandora_losses() -> None:
     out = run(st, Challenge(2, order=order))
     assert discard(out.state, "hera") == ["Furies", "Pandora"]
     assert discard(out.state, "zeus") == ["Giant", "Cyclops"]
+
+
+def lost_from(out: Outcome, who: str) -> list[tuple[str, str]]:
+    """(card, where it stood) of each discard event of ``who``, in pile order."""
+    return [
+        (e.card.name, e.src or "")
+        for e in out.events
+        if e.kind is EventKind.DISCARDED and e.player is Player.parse(who) and e.card is not None
+    ]
+
+
+def test_each_pandora_discard_names_the_row_where_the_card_stood() -> None:
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["Pandora", "Harpy", "Hydra"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops", "Giant"], ["Giant"]],
+    )
+    order = ((Player.HERA, ("Hydra", "Harpy", "Pandora")), (Player.ZEUS, ("Giant", "Cyclops")))
+    out = run(st, Challenge(2, order=order))
+    assert lost_from(out, "hera") == [
+        ("Hydra", "field 2.3"),
+        ("Harpy", "field 2.2"),
+        ("Pandora", "field 2.1"),
+    ]
+    assert lost_from(out, "zeus") == [("Giant", "field 2.2"), ("Cyclops", "field 2.1")]
+
+
+def test_the_ruling_text_names_the_rows_of_a_chosen_pandora_order() -> None:
+    st = pos(
+        turn="zeus",
+        zeus_hand=["Pegasus"],
+        hera_field=[["Nemesis"], ["Pandora", "Furies", "Hydra"], ["Harpy"]],
+    )
+    order = ((Player.HERA, ("Hydra", "Pandora", "Furies")),)
+    text = " ".join(sentences(rule_on(st, [PegasusField(2, order=order)])))
+    assert "Hera discards Hydra from column 2, row 3." in text
+    assert "Hera discards Pandora from column 2, row 1." in text
+    assert "Hera discards Furies from column 2, row 2." in text
+
+
+def test_an_unknown_card_named_in_the_order_keeps_its_own_row() -> None:
+    st = pos(
+        turn="zeus",
+        hera_field=[["Nemesis"], ["^Pandora", "?", "Hydra"], ["Harpy"]],
+        zeus_field=[["Poseidon"], ["Cyclops"], ["Giant"]],
+    )
+    order = ((Player.HERA, ("Hydra", "Furies", "Pandora")),)
+    out = run(st, Challenge(2, order=order))
+    assert lost_from(out, "hera") == [
+        ("Hydra", "field 2.3"),
+        ("Furies", "field 2.2"),
+        ("Pandora", "field 2.1"),
+    ]
 
 
 def test_a_pandora_order_must_name_exactly_the_lost_cards() -> None:

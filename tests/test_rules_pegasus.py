@@ -41,6 +41,19 @@ def test_pegasus_drawing_pandora_discards_the_whole_hand() -> None:
     assert out.state.winner is None
 
 
+def test_a_hand_discarded_by_pandora_goes_to_the_pile_in_the_listed_order() -> None:
+    # POSITIONS.md: without an order the cards go as the hand lists them, Pandora in her
+    # place, so the last one listed ends on top.
+    st = pos(turn="zeus", zeus_hand=["Pegasus"], hera_hand=["Furies", "Pandora", "Amazon"])
+    assert discard(run(st, PegasusHand(pick="Pandora")).state, "hera") == [
+        "Furies",
+        "Pandora",
+        "Amazon",
+    ]
+    st = pos(turn="zeus", zeus_hand=["Pegasus"], hera_hand=["Furies", "Amazon", "Pandora"])
+    assert discard(run(st, PegasusHand(pick="Pandora")).state, "hera")[-1] == "Pandora"
+
+
 def test_pegasus_drawing_pandora_from_a_hand_with_the_hostage_wins() -> None:
     st = pos(turn="zeus", zeus_hand=["Pegasus"], hera_hand=["Pandora", "Furies", "Io"])
     out = run(st, PegasusHand(pick="Pandora"))
@@ -223,6 +236,28 @@ def test_pegasus_beside_own_figure_forbidden_switch(profile: str | None) -> None
     refused(st, PegasusField(2), "D5", "own figure")
     assert PegasusField(2) not in legal_actions(st)
     assert PegasusField(1) in legal_actions(st)
+
+
+@pytest.mark.parametrize("profile", [None, "kosmos", "translations"])
+def test_the_own_figure_never_stops_a_pegasus_against_the_opponents_figure(
+    profile: str | None,
+) -> None:
+    # D5 clarified: under `forbidden` the own figure still lets a Pegasus hit the opponent's
+    # figure opposite it (the only way to remove that figure).
+    st = pos(
+        turn="zeus",
+        profile=profile,
+        switches={"pegasus_beside_own_figure": "forbidden"},
+        zeus_hand=["Pegasus"],
+        hera_field=[["Furies"], ["@", "Pegasus"], ["Harpy"]],
+        zeus_field=[["Centaur"], ["@", "Cyclops"], ["Giant"]],
+    )
+    assert PegasusField(2) in legal_actions(st)
+    out = run(st, PegasusField(2))
+    assert field(out.state, "hera")[1] == ["Pegasus"]  # the figure is back in the supply
+    assert field(out.state, "zeus")[1] == ["@", "Cyclops"]
+    assert discard(out.state, "zeus") == ["Pegasus"]
+    assert "D5" in out.rules
 
 
 def test_pegasus_against_the_first_row_costs_one_point() -> None:

@@ -1,13 +1,26 @@
-"""D19 setup through new_game: starting player, nine cards, the hostage redraw, the first row;
-then D6 first turns for both players."""
+"""D19 setup through new_game: starting player, nine cards, the hostage redraw, the re-deal of
+a hand that cannot lay a first row (HZ-P9), the first row; then D6 first turns for both
+players."""
 
 from __future__ import annotations
 
-import pytest
-from helpers import after, asks, deck_size, discard, field, hand, refused
+from collections import Counter
 
-from engine import GameState, Phase, Player, Profile, Ruleset, legal_actions, new_game
-from engine.actions import Challenge, Deal, Draw, EndTurn, FirstRow, Redraw, Starter
+import pytest
+from helpers import after, asks, deck_size, discard, field, hand, refused, run
+
+from engine import (
+    EventKind,
+    GameState,
+    Phase,
+    Player,
+    Profile,
+    Ruleset,
+    legal_actions,
+    must_redeal,
+    new_game,
+)
+from engine.actions import Challenge, Deal, Draw, EndTurn, FirstRow, Redeal, Redraw, Starter
 from engine.cards import card
 
 HERA_NINE = ("Io", "Hydra", "Harpy", "Furies", "Pegasus", "Medusa", "Sirens", "Amazon", "Nemesis")
@@ -143,3 +156,112 @@ def test_a_hostage_shuffled_back_into_a_known_deck_asks_where_it_went() -> None:
     assert hand(g, "hera") == {"Hydra": 9}
     assert g.sides[Player.HERA].deck[0] == card("Io", Player.HERA)
     assert discard(g, "hera") == []
+
+
+# ---- D19 re-deal (HZ-P9): a hand with fewer than three cards with a printed strength ---------
+
+# Eight myth-only cards and Hydra: no first row can be laid from it.
+WEAK_NINE = (
+    "Hydra",
+    *("Sirens", "Hades", "Persephone", "Dionysus", "Hera", "Sirens", "Hades", "Hades"),
+)
+NEW_NINE = ("Hydra", "Harpy", "Furies", "Amazon", "Nemesis", "Sirens", "Hades", "Medusa", "Pythia")
+
+
+def weak_deal(hand: tuple[str, ...] = WEAK_NINE) -> GameState:
+    return after(new_game(), Deal(Player.HERA, hand))
+
+
+def test_a_hand_with_fewer_than_three_cards_with_strength_must_be_dealt_again() -> None:
+    g = weak_deal(("Hydra", "Pegasus", *WEAK_NINE[1:8]))
+    assert must_redeal(g, Player.HERA)  # Hydra and Pegasus: two
+    assert not [a for a in legal_actions(g) if isinstance(a, FirstRow) and a.player is Player.HERA]
+    assert not must_redeal(g, Player.ZEUS)  # nothing recorded for Zeus yet
+
+
+def test_the_weak_hand_is_shown_shuffled_back_and_nine_cards_drawn() -> None:
+    out = run(weak_deal(), Redeal(Player.HERA, NEW_NINE))
+    g = out.state
+    assert hand(g, "hera") == Counter(NEW_NINE)
+    assert deck_size(g, "hera") == 34
+    assert not must_redeal(g, Player.HERA)
+    assert {"D19", "HZ-P9"} <= set(out.rules)
+    shown = [e for e in out.events if e.kind is EventKind.REDEALT]
+    assert len(shown) == 1 and shown[0].public  # the hand is shown to both players
+    assert shown[0].to_json()["cards"] == list(WEAK_NINE)
+    drawn = [e for e in out.events if e.kind is EventKind.DRAWN]
+    assert [e.card.name for e in drawn if e.card] == list(NEW_NINE)
+    assert not any(e.public for e in drawn)  # the new cards are the player's secret
+
+
+def test_after_a_redeal_the_first_row_is_laid_and_play_begins() -> None:
+    g = after(
+        weak_deal(),
+        Redeal(Player.HERA, NEW_NINE),
+        Deal(Player.ZEUS, ZEUS_NINE),
+        Redraw(Player.ZEUS, card="Poseidon"),
+        FirstRow(Player.HERA, ("Hydra", "Harpy", "Furies")),
+        FirstRow(Player.ZEUS, ("Cyclops", "Giant", "Centaur")),
+        Starter(Player.HERA),
+    )
+    assert g.phase is Phase.PLAY
+    assert field(g, "hera") == [["Hydra"], ["Harpy"], ["Furies"]]
+
+
+def test_a_hand_that_can_lay_its_first_row_is_never_dealt_again() -> None:
+    g = after(dealt(), Redraw(Player.HERA, card="Artemis"))
+    refused(g, Redeal(Player.HERA, NEW_NINE), "D19", "enough for the first row")
+
+
+def test_the_hostage_is_replaced_before_a_redeal_and_does_not_count() -> None:
+    g = weak_deal(("Io", *WEAK_NINE[1:]))  # Io has no printed strength
+    assert not must_redeal(g, Player.HERA)  # first the hostage
+    refused(g, Redeal(Player.HERA, NEW_NINE), "D19", "show Io")
+    g = after(g, Redraw(Player.HERA, card="Harpy"))  # Harpy alone: still one card
+    assert must_redeal(g, Player.HERA)
+
+
+def test_a_new_hand_that_is_again_too_weak_is_dealt_again() -> None:
+    g = after(weak_deal(), Redeal(Player.HERA, WEAK_NINE))
+    assert must_redeal(g, Player.HERA)
+    g = after(g, Redeal(Player.HERA, NEW_NINE))
+    assert not must_redeal(g, Player.HERA)
+
+
+def test_a_redeal_records_nine_cards() -> None:
+    refused(weak_deal(), Redeal(Player.HERA, NEW_NINE[:8]), "D19", "9 cards, not 8")
+    refused(new_game(), Redeal(Player.HERA, NEW_NINE), "D19", "not recorded yet")
+
+
+def test_unknown_cards_of_the_shown_hand_are_named_by_their_owner() -> None:
+    g = weak_deal(("Hydra", "?", "?", *WEAK_NINE[3:]))
+    assert not must_redeal(g, Player.HERA)  # the referee cannot tell yet
+    err = asks(g, Redeal(Player.HERA, NEW_NINE), "shown", rule="D19")
+    assert err.asked == ("hera",)
+    refused(g, Redeal(Player.HERA, NEW_NINE, shown=("Sirens",)), "D19", "names 1 cards for 2")
+    refused(g, Redeal(Player.HERA, NEW_NINE, shown=("Hydra", "Harpy")), "D19", "holds 3 cards")
+    out = run(g, Redeal(Player.HERA, NEW_NINE, shown=("Sirens", "Hades")))
+    shown = next(e for e in out.events if e.kind is EventKind.REDEALT)
+    assert shown.to_json()["cards"] == list(WEAK_NINE)
+
+
+def test_a_known_deck_is_dealt_again_in_the_order_the_shuffle_gave() -> None:
+    hera = [card(n, Player.HERA) for n in WEAK_NINE] + [card("Harpy", Player.HERA)] * 34
+    zeus = [card("Giant", Player.ZEUS)] * 43
+    g = after(new_game(decks=(hera, zeus)), Deal(Player.HERA, ("?",) * 9))
+    asks(g, Redeal(Player.HERA, NEW_NINE), "deck", rule="D19")
+    pool = [*WEAK_NINE, *("Harpy",) * 34]
+    new_hand = ("Harpy",) * 3 + WEAK_NINE[1:7]
+    rest = ("Hydra", *WEAK_NINE[7:], *("Harpy",) * 31)
+    assert sorted(new_hand + rest) == sorted(pool)
+    g = after(g, Redeal(Player.HERA, new_hand, deck=rest))
+    assert hand(g, "hera") == Counter(new_hand)
+    assert [c.name for c in g.sides[Player.HERA].deck] == list(rest)
+    wrong = ("Giant/zeus", *rest[1:])
+    err = refused(
+        after(new_game(decks=(hera, zeus)), Deal(Player.HERA, ("?",) * 9)),
+        Redeal(Player.HERA, new_hand, deck=wrong),
+        "D20",
+        "exactly the 43 cards",
+    )
+    assert err.action == Redeal(Player.HERA, new_hand, deck=wrong)

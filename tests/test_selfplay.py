@@ -36,6 +36,7 @@ from engine.actions import (
     Play,
     PythiaReveal,
     PythiaSpy,
+    Redeal,
     RemoveFigure,
     Sirens,
 )
@@ -51,6 +52,7 @@ from engine.cards import (
     card,
     default_catalogue,
 )
+from engine.events import Outcome
 from engine.game import check, is_legal, legal_actions
 from engine.notation import write_position
 from engine.profiles import (
@@ -226,12 +228,34 @@ def _replaced_by_sirens(replace: Callable[[CardInfo], bool], keep: int) -> Rules
 
 def test_a_hand_without_a_first_row_is_dealt_again() -> None:
     # With the plain cards gone, 28 of 43 cards are myth-only and many deals leave fewer than
-    # three cards that may stand on the field; D19 does not cover it: the simulation deals again.
+    # three cards with a printed strength: D19 (HZ-P9) deals such a hand again, by the engine's
+    # own Redeal action, which the simulation goes through like any other setup action.
     rs = _replaced_by_sirens(lambda i: i.kind is Kind.PLAIN, keep=0)
     for seed in range(30):
         st = random_game_start(random.Random(seed), rs)
         assert st.phase is Phase.PLAY
         assert all(len(col) == 1 for p in Player for col in st.sides[p].field)
+
+
+def test_the_simulation_deals_a_weak_hand_again_through_the_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.simulate as simulate
+    from engine.game import apply as real_apply
+
+    seen: list[Action] = []
+
+    def recording_apply(st: GameState, a: Action) -> Outcome:
+        seen.append(a)
+        return real_apply(st, a)
+
+    monkeypatch.setattr(simulate, "apply", recording_apply)
+    rs = _replaced_by_sirens(lambda i: i.kind is Kind.PLAIN, keep=0)
+    for seed in range(30):
+        random_game_start(random.Random(seed), rs)
+    redeals = [a for a in seen if isinstance(a, Redeal)]
+    assert redeals, "no deal in 30 needed a re-deal; the test no longer tests it"
+    assert all(len(a.cards) == 9 and len(a.deck) == 34 for a in redeals)
 
 
 def test_a_deck_that_can_never_give_a_first_row_is_refused() -> None:
