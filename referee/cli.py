@@ -1,7 +1,8 @@
 """The ``referee`` command.
 
     referee rule [--json] FILE               rule on a ruling file (POSITIONS.md)
-    referee verify [--redacted] LOG          check a log's hash chain; names the first bad record
+    referee verify [--redacted] [--key FP] [--head SEQ:HASH] LOG
+                                             check a log's chain, signatures, cuts and head
     referee replay [--json] [--at N] LOG     step through a game, or print a position
     referee export [--db DB] [--seat S] GAME print a game's log as JSON lines (redacted per seat)
     referee import [--db DB] LOG             store a verified log
@@ -19,15 +20,17 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from engine import HeraZeusError, NeedsInputError, NotationError, parse_action, write_position
+from engine import HeraZeusError, NeedsInputError, parse_action, write_position
 from printables.cli import add_kit_command
 from referee.board import board_text, describe_event_json
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
-from referee.log import Record, read_lines, verify
-from referee.ruling import render_json, render_text, rule_file
-from referee.service import Referee, ServiceError
-from referee.store import SQLiteStore
+from referee.keys import KeyFileError, Signer
+from referee.log import Header, Record, read_lines, verify
+from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
+from referee.service import Referee, ServiceError, open_referee
+from referee.store import SQLiteStore, StoreError
+from referee.views import may_cut
 from vision.cli import add_vision_commands
 from web.serve import add_serve_command
 
@@ -41,20 +44,48 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _one_line(message: str, limit: int = 400) -> str:
+    """A message as one printable line of bounded length (it may quote the input)."""
+    out = "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for ch in message[: limit + 1]
+    )
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def _read_bounded(file: str, limit: int) -> str:
+    """The text of ``file`` (``-``: stdin), reading at most ``limit`` + 1 bytes. Raises OSError,
+    UnicodeDecodeError, or ValueError when the input is larger than ``limit``."""
+    if file == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        data: bytes | str = stream.read(limit + 1) if stream else sys.stdin.read(limit + 1)
+    else:
+        with open(file, "rb") as f:
+            data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"too large: more than {limit:,} bytes")
+    return data.decode("utf-8") if isinstance(data, bytes) else data
+
+
 def cmd_rule(args: argparse.Namespace) -> int:
-    path = Path(args.file)
+    def fail(message: str) -> int:
+        return _fail(_one_line(f"{args.file}: {message}"))
+
     try:
-        text = sys.stdin.read() if args.file == "-" else path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return _fail(f"{args.file}: cannot read: {getattr(e, 'strerror', None) or e}")
+        text = _read_bounded(args.file, MAX_FILE_BYTES)
+    except ValueError as e:  # too large, or not UTF-8 (UnicodeDecodeError is a ValueError)
+        what = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else str(e)
+        return fail(what)
+    except OSError as e:
+        return fail(f"cannot read: {e.strerror or e}")
+    name = "stdin" if args.file == "-" else Path(args.file).name
     try:
-        ruling = rule_file(text, path.name)
+        ruling = rule_file(text, name)
     except NeedsInputError as e:
-        return _fail(f"{args.file}: {e.needs}: cannot rule without it: {e.reason} ({e.rule})")
-    except NotationError as e:
-        return _fail(f"{args.file}: {e}")
-    except HeraZeusError as e:
-        return _fail(f"{args.file}: {e}")
+        return fail(f"{e.needs}: cannot rule without it: {e.reason} ({e.rule})")
+    except HeraZeusError as e:  # NotationError and the rest: the file is malformed
+        msg = str(e)
+        return fail(msg[len(name) + 2 :] if msg.startswith(f"{name}: ") else msg)
     if args.json:
         print(json.dumps(render_json(ruling), indent=1, ensure_ascii=False))
     else:
@@ -62,35 +93,50 @@ def cmd_rule(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_log(path: str) -> list[Record] | str:
-    """The records of a JSON-lines log, or an error message."""
+MAX_LOG_BYTES = 256_000_000  # a log of a very long game is a few MB
+
+
+def _read_log(path: str) -> tuple[Header, list[Record]] | str:
+    """The header and records of a JSON-lines export, or an error message."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return f"{path}: cannot read: {getattr(e, 'strerror', None) or e}"
-    try:
-        records = read_lines(text)
+        text = _read_bounded(path, MAX_LOG_BYTES)
     except ValueError as e:
-        return f"{path}: {e}"
+        what = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else str(e)
+        return f"{path}: {what}"
+    except OSError as e:
+        return f"{path}: cannot read: {e.strerror or e}"
+    try:
+        header, records = read_lines(text)
+    except ValueError as e:
+        return _one_line(f"{path}: {e}")
     if not records:
-        return f"{path}: the log is empty"
-    return records
+        return f"{path}: the log has no records"
+    return header, records
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    records = _read_log(args.log)
-    if isinstance(records, str):
-        return _fail(records)
-    v = verify(records, allow_redacted=args.redacted)
+    got = _read_log(args.log)
+    if isinstance(got, str):
+        return _fail(got)
+    header, records = got
+    if header.seat != "judge" and not args.redacted:
+        print(
+            f"{args.log}: NOT a full log: it is {header.seat}'s cut; check it with --redacted",
+        )
+        return 1
+    v = verify(header, records, may_cut=may_cut, key=args.key, head=args.head)
     print(f"{args.log}: {v.message()}")
     return 0 if v.ok else 1
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    records = _read_log(args.log)
-    if isinstance(records, str):
-        return _fail(records)
-    v = verify(records)
+    got = _read_log(args.log)
+    if isinstance(got, str):
+        return _fail(got)
+    header, records = got
+    if header.seat != "judge":
+        return _fail(f"{args.log}: a replay needs the judge's full log, not {header.seat}'s cut")
+    v = verify(header, records)
     if not v.ok:
         print(f"referee: warning: {args.log}: {v.message()}", file=sys.stderr)
     if args.at is not None and not 0 <= args.at < len(records):
@@ -103,7 +149,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(write_position(folded.state), indent=1, ensure_ascii=False))
         return 0
-    replay_text(records if args.at is None else upto, args.step)
+    replay_text(upto, args.step)
     return 0
 
 
@@ -116,10 +162,12 @@ def replay_text(records: list[Record], step: bool) -> None:
         line = f"#{r.seq} {r.time} {r.seat}: {r.kind}"
         if r.kind == "action":
             line += f" {parse_action(r.body['action']).text()}"
-        elif r.kind in ("undo", "amend"):
+        elif r.kind in ("undo", "amend", "ask", "call", "resolve", "reissue"):
             line += f" {json.dumps(dict(r.body), ensure_ascii=False)}"
         elif r.kind in ("observation", "irregularity"):
-            line += f" {r.body.get('problem') or json.dumps(dict(r.body), ensure_ascii=False)}"
+            irr = r.body.get("irregularity")
+            problem = irr.get("problem") if isinstance(irr, dict) else r.body.get("problem")
+            line += f" {problem or json.dumps(dict(r.body), ensure_ascii=False)}"
         print(line)
         for e in r.events:
             said = describe_event_json(e)
@@ -134,44 +182,68 @@ def replay_text(records: list[Record], step: bool) -> None:
         print(f"{st.winner.title} wins ({st.reason.value if st.reason else ''}).")
 
 
-def _open_store(path: str) -> SQLiteStore:
-    return SQLiteStore(path)
+def _open(db: str, *, readonly: bool) -> Referee | str:
+    """A referee over the database ``db`` (read-only commands never create a file), or an
+    error message."""
+    try:
+        if readonly:
+            store = SQLiteStore(db, readonly=True)
+            key = Path(f"{db}.key")
+            if not key.exists():
+                store.close()
+                return f"{db}: no signing key beside the database ({key})"
+            return Referee(store, signer=Signer.load_or_create(key))
+        return open_referee(db)
+    except (StoreError, KeyFileError) as e:
+        return str(e)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = _open_store(args.db)
+    ref = _open(args.db, readonly=True)
+    if isinstance(ref, str):
+        return _fail(ref)
     try:
-        text = Referee(store).export(args.game, args.seat)
+        text = ref.export(args.game, args.seat)
     except ServiceError as e:
         return _fail(e.message)
     finally:
-        store.close()
+        ref.store.close()
     sys.stdout.write(text)
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    records = _read_log(args.log)
-    if isinstance(records, str):
-        return _fail(records)
-    store = _open_store(args.db)
     try:
-        gid = Referee(store).import_log(records)
+        text = _read_bounded(args.log, MAX_LOG_BYTES)
+    except ValueError as e:
+        return _fail(f"{args.log}: {'not UTF-8 text' if isinstance(e, UnicodeDecodeError) else e}")
+    except OSError as e:
+        return _fail(f"{args.log}: cannot read: {e.strerror or e}")
+    ref = _open(args.db, readonly=False)
+    if isinstance(ref, str):
+        return _fail(ref)
+    try:
+        gid = ref.import_log(text, args.trust_key)
+        n = len(ref.store.records(gid))
     except ServiceError as e:
-        return _fail(f"{args.log}: {e.message}")
+        return _fail(_one_line(f"{args.log}: {e.message}"))
     finally:
-        store.close()
-    print(f"imported game {gid} ({len(records)} events)")
+        ref.store.close()
+    print(f"imported game {gid} ({n} events)")
     return 0
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    store = _open_store(args.db)
+    ref = _open(args.db, readonly=True)
+    if isinstance(ref, str):
+        return _fail(ref)
     try:
-        for g in store.games():
+        for g in ref.games():
             print(g)
+    except ServiceError as e:
+        return _fail(e.message)
     finally:
-        store.close()
+        ref.store.close()
     return 0
 
 
@@ -183,13 +255,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result object")
     p.set_defaults(func=cmd_rule)
 
-    p = sub.add_parser("verify", help="check a log's hash chain (JSON lines)")
+    p = sub.add_parser("verify", help="check a log: hash chain, signatures, cuts, head")
     p.add_argument("log")
     p.add_argument(
         "--redacted",
         action="store_true",
-        help="accept a player's redacted export (checks the chain links only)",
+        help="accept a seat's cut export: checks that only what the rules hide was cut",
     )
+    p.add_argument("--key", help="the server key's fingerprint the log must be signed with")
+    p.add_argument("--head", help="SEQ:HASH the log must end with (the head on the score sheet)")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("replay", help="step through a game log, or print a position")
@@ -207,6 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="store a verified log (a judge's export)")
     p.add_argument("log")
+    p.add_argument(
+        "--trust-key",
+        metavar="FINGERPRINT",
+        help="accept a log signed by another server's key with this fingerprint",
+    )
     p.add_argument("--db", default=DEFAULT_DB)
     p.set_defaults(func=cmd_import)
 
