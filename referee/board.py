@@ -30,7 +30,8 @@ def _where(loc: Any) -> str:
 def describe_event_json(e: Mapping[str, Any]) -> str | None:
     """One sentence for an event in its JSON form; a masked event names no card."""
     who = PLAYER_TITLE.get(str(e.get("player")), "")
-    name = e.get("card") or "a card"
+    card = e.get("card")
+    name = card if isinstance(card, str) and card else "a card"  # a sealed card names nothing
     k = e.get("kind")
     if k == "drawn":
         return f"{who} draws {name}." if name != "?" else f"{who} draws a card."
@@ -48,8 +49,16 @@ def describe_event_json(e: Mapping[str, Any]) -> str | None:
         return f"{name} goes face up to the front of {who}'s {_where(e.get('to')).split(',')[0]}."
     if k == "picked":
         return f"Pegasus draws {name} from {who}'s hand."
+    if k == "redealt":
+        old = e.get("cards")
+        hand = ", ".join(old) if isinstance(old, list) else "not shown to you"
+        return (
+            f"{who} cannot lay a first row and shows the hand ({hand}); it is shuffled back and "
+            "nine cards are dealt again (D19)."
+        )
     if k == "shown":
         cards = e.get("cards")
+        cards = cards if isinstance(cards, list) else None
         shown = ", ".join(cards) if cards else "(not shown to you)"
         return f"{who} shows the hand: {shown or 'nothing'}."
     if k == "figure_placed":

@@ -59,6 +59,7 @@ from engine.actions import (
     PegasusHand,
     PythiaReveal,
     PythiaSpy,
+    Redeal,
     Redraw,
     Starter,
 )
@@ -1023,7 +1024,7 @@ class Referee:
             if seat not in ("judge", *PLAYER_SEATS):
                 raise Forbidden("only the players or the judge choose the starting player")
             return action.player
-        if isinstance(action, Deal | FirstRow | Redraw):
+        if isinstance(action, Deal | FirstRow | Redraw | Redeal):
             if seat not in ("judge", action.player.key):
                 raise Forbidden(
                     f"only {action.player.title}'s seat records {action.player.title}'s cards"

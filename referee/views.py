@@ -29,7 +29,7 @@ SEATS = ("hera", "zeus", "judge", "public")
 PLAYER_SEATS = ("hera", "zeus")
 READERS = ("hera", "zeus", "public")  # the seats that get cut copies of the log
 PRIVATE_CARD_ACTIONS = frozenset({"draw", "play", "hades"})  # the card is the actor's secret
-PRIVATE_LIST_ACTIONS = frozenset({"deal", "first_row"})
+PRIVATE_LIST_ACTIONS = frozenset({"deal", "first_row", "redeal"})
 JUDGE_ONLY_BODY = {"undo": ("reason",), "amend": ("reason",), "resolve": ("note",)}
 
 
@@ -142,6 +142,8 @@ def _action_hidden(a: Mapping[str, Any], actor: str, seat: str, base: str) -> se
         out.add(f"{base}.card")
     if do in PRIVATE_LIST_ACTIONS and a.get("player") != seat and "cards" in a:
         out.add(f"{base}.cards")
+    if do == "redeal" and a.get("player") != seat and "deck" in a:
+        out.add(f"{base}.deck")  # the shown old hand stays visible: both players saw it (D19)
     if do == "redraw" and a.get("player") != seat and "card" in a:
         out.add(f"{base}.card")
     if do == "pythia" and a.get("mode") == "spy" and seat not in PLAYER_SEATS and "reveal" in a:

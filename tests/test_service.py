@@ -121,6 +121,27 @@ def test_each_player_records_nine_cards_and_the_first_row_from_his_seat(ref: Ref
     assert v["turn"] == {"player": "hera", "first": True, "ap": 3, "used": 0}
 
 
+def test_a_hand_without_three_strength_cards_is_shown_and_dealt_again(ref: Referee) -> None:
+    """D19 (HZ-P9): the weak hand is shown to both players, shuffled back, and nine new cards
+    are drawn; the opponent sees the shown hand, not the new one."""
+    g = ref.create_game(starting="hera", game="g1").game
+    weak = ["Sirens", "Hades", "Persephone", "Dionysus", "Hera", "Sirens", "Hades"]
+    weak += ["Pegasus", "Medusa"]
+    ref.submit(g, "hera", {"do": "deal", "player": "hera", "cards": weak})
+    new = ["Amazon", "Nemesis", "Hydra", "Harpy", "Furies", "Artemis", "Pegasus", "Medusa"]
+    new += ["Pandora"]
+    with pytest.raises(Forbidden):
+        ref.submit(g, "zeus", {"do": "redeal", "player": "hera", "cards": new})
+    r = ref.submit(g, "hera", {"do": "redeal", "player": "hera", "cards": new})
+    assert [e["kind"] for e in r.events] == ["redealt"] + ["drawn"] * 9
+    assert sorted(ref.view(g, "hera")["hera"]["hand"]) == sorted(new)
+    assert ref.view(g, "zeus")["hera"]["hand"] == ["?"] * 9
+    zeus_copy = ref.log(g, "zeus")[-1]
+    assert is_sealed_marker(zeus_copy.body["action"]["cards"])
+    assert zeus_copy.events[0]["kind"] == "redealt" and "Sirens" in zeus_copy.events[0]["cards"]
+    assert "Nemesis" not in ref.export(g, "zeus")
+
+
 def test_a_player_who_drew_his_hostage_shows_it_and_redraws(ref: Referee) -> None:
     g = ref.create_game(starting="hera", game="g1").game
     hand = ["Io", *HERA_HAND[1:]]
