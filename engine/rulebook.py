@@ -320,6 +320,25 @@ RULES: dict[str, Rule] = {
             "same steps. A hand with three such cards is never dealt again.",
             ("PROJECT",),
         ),
+        _R(
+            "HZ-P10",
+            "Numbering the columns",
+            "The three columns are shared by both players: a card and the card facing it across "
+            "the middle are in the same column and carry the same number, so a challenge in "
+            "column 2 is fought between the two first-row cards of column 2. Hera numbers them "
+            "1 to 3 from her left; Zeus's column 1 is the one facing Hera's column 1, on his "
+            "right. The play mat prints each side's numbers where its owner reads them.",
+            ("PROJECT",),
+        ),
+        _R(
+            "HZ-P11",
+            "A question waits for its answer",
+            "When the referee needs a card only its holder may state (a card drawn by Pegasus, a "
+            "face-down card turned up by a challenge, Pegasus or Pythia), the action waits for "
+            "that answer: neither player records another action until it is given. The judge may "
+            "answer in the holder's place, or withdraw the action with a correction.",
+            ("PROJECT",),
+        ),
     )
 }
 

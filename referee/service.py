@@ -876,8 +876,8 @@ class Referee:
         who = " or ".join(str(a).title() for a in asked)
         raise Refused(
             f"the referee is waiting for {who} to give {p.body.get('needs')} "
-            f"({p.body.get('rule')}); answer that first",
-            str(p.body.get("rule") or "D20"),
+            f"({p.body.get('rule')}); nothing else is recorded until it is answered (HZ-P11)",
+            "HZ-P11",
         )
 
     def _submit(

@@ -372,8 +372,9 @@ def test_a_question_survives_a_restart_and_another_process_sees_it(tmp_path: Pat
     ref = restarted(db)  # a restarted server: the question is still open
     assert ref.view(game, seat)["asked"]["seq"] == e.seq
     other = "hera" if seat == "zeus" else "zeus"
-    with pytest.raises(Refused, match="waiting for"):
+    with pytest.raises(Refused, match="waiting for") as info:
         ref.submit(game, other, {"do": "end_turn"})
+    assert info.value.rule == "HZ-P11"
     assert len(ref.log(game, "judge")) == len(records_)  # the refusal wrote nothing
 
 
