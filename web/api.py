@@ -67,6 +67,7 @@ class RouteDoc:
     headers: tuple[str, ...] = ()
     description: str = ""
     tags: tuple[str, ...] = field(default=("games",))
+    upload: tuple[str, ...] = ()  # request body media types of an upload (an image)
 
 
 DOCS: list[RouteDoc] = []
@@ -338,12 +339,23 @@ def create_game() -> Response:
     """Returns the three seats' secret join codes and links: hand each to its holder only."""
     auth.check_csrf("")
     body = _load(schemas.CreateGameSchema)
+    kit = None
+    if body["kit"] is not None:
+        from web.camera import parse_kit
+
+        if body["catalogue"] is not None:
+            raise ValidationError({"kit": ["give a kit or a catalogue, not both"]})
+        try:
+            kit = parse_kit(body["kit"])
+        except ValueError as e:
+            raise ValidationError({"kit": [str(e)]}) from None
     created = _ref().create_game(
         profile=body["profile"],
         switches=body["switches"],
         players=body["players"],
         starting=body["starting"],
-        catalogue=body["catalogue"],
+        catalogue=kit.catalogue_for_game() if kit is not None else body["catalogue"],
+        kit=kit.to_json() if kit is not None else None,
     )
     auth.remember_codes(created.game, created.codes)
     base = request.host_url.rstrip("/")
@@ -693,59 +705,56 @@ def export(game: str) -> Response:
 @route(
     "/games/<game>/photos",
     "POST",
-    "Read the cards in a photo (multipart field 'photo')",
+    "Read the cards in a photo",
     response=schemas.PhotoSchema,
-    errors=(400, 403, 404, 413, 415, 422, 501),
+    errors=(400, 403, 404, 409, 413, 415, 422),
     headers=("X-CSRF-Token",),
-    content="multipart/form-data",
+    upload=("multipart/form-data", "image/jpeg", "image/png", "image/webp"),
 )
 def photo(game: str) -> Response:
-    """The photo goes to the camera reader when this server has one; records nothing."""
+    """The photo (multipart field 'photo', or the whole body as image/jpeg, image/png or
+    image/webp) is read with the game's sticker kit. Records nothing: enter the cards with
+    /actions (the deal, a draw) or /observations (``source: camera``). ``cards`` lists every
+    checked code (``own``: your deck, the cards you may enter; ``name``: as you write it);
+    ``refused`` the codes of another kit, misprints and fakes with the reason. 409 NoKit for
+    a game created without a kit; 403 for the public seat."""
+    from web import camera
+
     _game(game)
     auth.check_csrf(game)
-    seat = auth.seat_of(game)
-    if seat == "public":
-        raise Forbidden("the public seat cannot send photos")
-    f = request.files.get("photo")
-    if f is None:
-        raise BadRequest("send the photo as the multipart field 'photo'")
-    if f.mimetype not in ("image/jpeg", "image/png", "image/webp"):
-        raise UnsupportedMediaType("a photo is a JPEG, PNG or WebP image")
-    data = f.read(int(current_app.config["MAX_CONTENT_LENGTH"]) + 1)
-    return _read_photo(game, data)
+    data = camera.upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
+    return _json(schemas.PhotoSchema, camera.read_photo(game, data))
 
 
-def _read_photo(game: str, data: bytes) -> Response:
-    """Hands the image to ``vision.read_cards`` with the server's sticker kit (``VISION_KIT``,
-    ``referee serve --kit kit.json``). 501 while this server has no camera reader or no kit;
-    422 for a file that is not an image. Records nothing: the seat confirms what was read."""
-    kit = current_app.config.get("VISION_KIT")
+@route(
+    "/games/<game>/frames",
+    "POST",
+    "Read one camera frame of the mat: snapshot, proposals, annotated mat",
+    response=schemas.FrameSchema,
+    errors=(400, 403, 404, 409, 413, 415, 422, 429, 503),
+    headers=("X-CSRF-Token",),
+    upload=("image/jpeg", "image/png", "image/webp", "multipart/form-data"),
+)
+def frame(game: str) -> Response:
+    """The frame (an image/jpeg body, or multipart field 'frame', at most 4 MB) is read with
+    the game's kit; proposals are computed against your seat's view at ``seq``. Each proposal's
+    ``confirm`` says how to record it: POST ``body`` to /games/{game}/``endpoint`` (with
+    ``If-Match: seq``); nothing is recorded here. ``image`` (the rectified mat with what was
+    read drawn over it, a JPEG data URL) goes to you only. ``found: false`` with a message when
+    the mat is not in the frame. 429 when a seat sends frames faster than 2 a second (3 at
+    once), 503 while the server reads other frames (both with Retry-After)."""
+    from web import camera
+
+    _game(game)
+    auth.check_csrf(game)
     try:
-        from vision import read_cards
-        from vision.sources import decode_image
-    except ImportError:  # pragma: no cover - vision/ ships with the app
-        read_cards = None  # type: ignore[assignment]
-    if read_cards is None or kit is None:
-        return error_response(
-            501,
-            "NotImplemented",
-            "reading cards from photos needs the sticker kit on this server (start it with "
-            "'referee serve --kit kit.json'); enter the cards by name meanwhile",
-        )
-    try:
-        image = decode_image(data, "photo")
-        found = read_cards(image, kit)
-    except ValueError as e:  # SourceError, ImageError: not an image we can read
-        raise ValidationError({"photo": [str(e)[:300]]}) from None
-    cards = [_jsonable(d) for d in found]
-    return _json(schemas.PhotoSchema, {"cards": cards})
-
-
-def _jsonable(obj: Any) -> dict[str, Any]:
-    to_json = getattr(obj, "to_json", None)
-    if to_json is not None:
-        return dict(to_json())
-    return {"value": str(obj)}
+        data = camera.upload_bytes("frame", camera.FRAME_LIMIT)
+        out = camera.read_frame(game, data)
+    except camera.TooFast as e:
+        resp = service_error_response(e)
+        resp.headers["Retry-After"] = str(max(1, round(e.retry)))
+        return resp
+    return _json(schemas.FrameSchema, out, 200, out["seq"])
 
 
 @route(
@@ -783,10 +792,13 @@ _STATUS_TEXT = {
     400: "Malformed request (JSON, header)",
     403: "Forbidden: your seat may not do this, or the CSRF token is missing",
     404: "No such game, seat or pending question",
-    409: "Stale: If-Match is not the last event (seq: the current one), or the key was used",
+    409: "Stale: If-Match is not the last event (seq: the current one), or the key was used; "
+    "NoKit: the game has no sticker kit (photos, frames)",
     413: "Body too large",
     415: "Wrong Content-Type",
     422: "Invalid body, illegal action (with its rule), or an Idempotency-Key reused",
+    429: "Too many frames from this seat (Retry-After)",
+    503: "Busy reading other frames (Retry-After)",
     501: "Not available on this server yet",
 }
 
@@ -844,6 +856,22 @@ def openapi_document() -> dict[str, Any]:
             op["requestBody"] = {
                 "required": True,
                 "content": {"application/json": {"schema": d.body}},
+            }
+        elif d.upload:
+            binary = {"type": "string", "format": "binary"}
+            op["requestBody"] = {
+                "required": True,
+                "content": {
+                    t: {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"photo": binary, "frame": binary},
+                        }
+                    }
+                    if t == "multipart/form-data"
+                    else {"schema": binary}
+                    for t in d.upload
+                },
             }
         ok_content: dict[str, Any]
         if d.response is not None:

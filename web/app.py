@@ -79,7 +79,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.extensions["referee"] = app.config["REFEREE"]
 
     app.register_blueprint(auth.bp)
-    for module, prefix in (("web.api", "/api/v1"), ("web.live", None), ("web.pages", None)):
+    for module, prefix in (
+        ("web.api", "/api/v1"),
+        ("web.live", None),
+        ("web.pages", None),
+        ("web.camera", None),
+    ):
         bp = _blueprint(module)
         if bp is not None:
             app.register_blueprint(bp, url_prefix=prefix)

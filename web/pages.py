@@ -57,6 +57,7 @@ from referee.board import describe_event_json
 from referee.log import Record
 from referee.service import NeedsInput, Referee, ServiceError
 from web import auth
+from web.camera import has_kit, photo_context
 from web.drawing import table_svg
 
 bp = Blueprint("pages", __name__, template_folder="templates")
@@ -443,17 +444,15 @@ def new_game() -> Response:
     switches = {name: f[name] for name in SWITCH_TYPES if f.get(name) and f.get(name) != "default"}
     players = {p: f.get(p, "").strip()[:40] for p in ("hera", "zeus") if f.get(p, "").strip()}
     starting = f.get("starting", "default")
-    catalogue = None
+    catalogue = kit_json = None
     kit_file = request.files.get("kit")
     if kit_file is not None and kit_file.filename:
-        mod = _kit_module()
-        if mod is None:
-            flash("Kits cannot be read on this server yet; the game uses manual entry.", "error")
-            return redirect(url_for("pages.home"), 303)
-        try:
-            kit = mod.Kit.from_json(kit_file.read().decode("utf-8"))
-            catalogue = kit.catalogue_for_game()
-        except Exception as e:  # a kit file is user input: any failure is a refusal
+        from web.camera import parse_kit_upload
+
+        try:  # the kit (secret included) stays on the server, beside the game
+            kit = parse_kit_upload(kit_file.read(1024 * 1024), kit_file.filename[:60])
+            catalogue, kit_json = kit.catalogue_for_game(), kit.to_json()
+        except ValueError as e:
             flash(f"Refused: the kit file could not be read: {e}", "error")
             return redirect(url_for("pages.home"), 303)
     kw: dict[str, Any] = {
@@ -461,6 +460,7 @@ def new_game() -> Response:
         "switches": switches,
         "players": players,
         "catalogue": catalogue,
+        "kit": kit_json,
     }
     if starting in ("hera", "zeus", "table"):
         kw["starting"] = starting
@@ -559,6 +559,8 @@ def _page_context(game: str, seat: str) -> dict[str, Any]:
             needs_text=NEEDS_TEXT,
             setup=_setup_facts(ref, game, p, mine) if view.get("phase") == "setup" else None,
             hostage=HOSTAGE_NAME[p],
+            photo=photo_context(game, seat, view, view.get("legal", [])),
+            has_kit=has_kit(game),
         )
     elif seat == "judge":
         ctx.update(_judge_context(ref, game, view, records))
@@ -797,31 +799,6 @@ def observe(game: str) -> Response:
     except ServiceError as e:
         _refusal(e)
     return _back(game)
-
-
-@bp.post("/g/<game>/photo")
-def photo(game: str) -> Response:
-    """A photo of cards, for ``vision/`` to read. Refused with a clear message while the
-    server has no card reader."""
-    _game_or_404(game)
-    auth.check_csrf(game)
-    try:
-        import vision
-
-        reader = getattr(vision, "read_cards", None)
-    except ImportError:
-        reader = None
-    if reader is None:
-        flash(
-            "Refused: this server cannot read card photos yet; tap the card names instead.",
-            "error",
-        )
-        return _back(game)
-    flash(  # pragma: no cover - arrives with vision/
-        "Photos are read through the API (POST /api/v1/games/<game>/photos); tap the names here.",
-        "info",
-    )
-    return _back(game)  # pragma: no cover
 
 
 @bp.post("/g/<game>/call")

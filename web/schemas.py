@@ -123,6 +123,14 @@ class CreateGameSchema(Strict):
         allow_none=True,
         metadata={"description": "the sticker kit's card catalogue, when a kit is used"},
     )
+    kit = fields.Dict(
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "the kit.json of 'referee kit' (stays on the server; the game then "
+            "uses its deck list, and photos and frames are read with it)"
+        },
+    )
 
 
 class ActionBodySchema(Strict):
@@ -341,8 +349,70 @@ class RulingSchema(Schema):
     result = fields.Raw()
 
 
+class CardReadSchema(Schema):
+    """A checked face code: the physical card it names."""
+
+    name = fields.String(metadata={"description": "the card as your seat writes it"})
+    card = fields.String(metadata={"description": "the card's name"})
+    deck = fields.String(metadata={"description": "the deck the sticker belongs to"})
+    serial = fields.Integer(metadata={"description": "the sticker's number in its deck"})
+    own = fields.Boolean(metadata={"description": "a card of your deck (one you may enter)"})
+    confidence = fields.Float()
+    payload = fields.String()
+    corners = fields.List(fields.List(fields.Float()))
+    upscaled = fields.Boolean()
+
+
+class RefusedCodeSchema(Schema):
+    """A code that is not a card of this game's kit."""
+
+    payload = fields.String()
+    reason = fields.String()
+    corners = fields.List(fields.List(fields.Float()))
+
+
 class PhotoSchema(Schema):
-    cards = fields.List(fields.Dict())
+    cards = fields.List(fields.Nested(CardReadSchema))
+    refused = fields.List(fields.Nested(RefusedCodeSchema))
+    ms = fields.Float(metadata={"description": "time spent reading, in milliseconds"})
+
+
+class ConfirmSchema(Schema):
+    endpoint = fields.String(
+        allow_none=True,
+        metadata={"description": "'actions' or 'observations'; null: a person decides"},
+    )
+    body = fields.Dict(allow_none=True, metadata={"description": "the request body to POST"})
+    choices = fields.List(
+        fields.String(), metadata={"description": "cards you may name for a play ('?': none)"}
+    )
+    by = fields.String(
+        allow_none=True, metadata={"description": "the player who confirms it on his own page"}
+    )
+
+
+class ProposalSchema(Schema):
+    kind = fields.String()
+    side = fields.String()
+    column = fields.Integer()
+    position = fields.Integer()
+    raw = fields.Dict(allow_none=True)
+    description = fields.String()
+    confidence = fields.Float()
+    confirm = fields.Nested(ConfirmSchema)
+
+
+class FrameSchema(Schema):
+    found = fields.Boolean(metadata={"description": "false when the mat is not in the frame"})
+    message = fields.String(metadata={"description": "why the mat was not found"})
+    seq = fields.Integer(metadata={"description": "the view the proposals were computed on"})
+    snapshot = fields.Dict(
+        metadata={"description": "per side, 3 columns of 4 cells: empty, down, up, unknown"}
+    )
+    table = fields.String(metadata={"description": "the snapshot drawn as text"})
+    proposals = fields.List(fields.Nested(ProposalSchema))
+    image = fields.String(metadata={"description": "the annotated mat, a JPEG data URL"})
+    ms = fields.Float(metadata={"description": "time spent reading, in milliseconds"})
 
 
 class ErrorSchema(Schema):

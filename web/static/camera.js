@@ -1,0 +1,266 @@
+/* Hera & Zeus referee: the camera page. The phone's rear camera (or the laptop's webcam)
+   through getUserMedia, which browsers allow only on a secure page (HTTPS, or localhost).
+   About once a second a JPEG frame goes to POST /api/v1/games/<g>/frames; the answer (the
+   annotated mat and the proposed events) is shown here, and each proposal is confirmed with
+   a tap through the normal endpoints (/actions, /observations). Nothing is recorded without a
+   tap. Without this script (or without a secure page) the photo form of the page still works. */
+(function () {
+  "use strict";
+  var INTERVAL = 1000;   // ms between frames (the server allows 2 a second per seat)
+  var MAX_SIDE = 1920;   // frames are scaled down to this long side before upload
+  var QUALITY = 0.85;
+
+  var root, video, canvas, statusEl, result, startBtn, stopBtn, deviceSel;
+  var stream = null, timer = null, running = false, sending = false;
+  var lastProposals = "", confirming = false;
+
+  function $(id) { return document.getElementById(id); }
+  function say(text) { if (statusEl) { statusEl.textContent = text; } }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined) { e.textContent = text; }
+    return e;
+  }
+
+  function headers(extra) {
+    var h = { "X-CSRF-Token": root.getAttribute("data-csrf"), "Accept": "application/json" };
+    Object.keys(extra || {}).forEach(function (k) { h[k] = extra[k]; });
+    return h;
+  }
+
+  // ---- the camera ----
+  function stopStream() {
+    if (stream) { stream.getTracks().forEach(function (t) { t.stop(); }); }
+    stream = null;
+  }
+
+  function start(deviceId) {
+    stopStream();
+    var video_c = deviceId ? { deviceId: { exact: deviceId } }
+      : { facingMode: "environment", width: { ideal: 1920 }, height: { ideal: 1080 } };
+    say("Asking for the camera…");
+    return navigator.mediaDevices.getUserMedia({ video: video_c, audio: false })
+      .then(function (s) {
+        stream = s;
+        video.srcObject = s;
+        video.hidden = false;
+        running = true;
+        startBtn.hidden = true;
+        stopBtn.hidden = false;
+        say("Camera on. Point it at the mat.");
+        listDevices();
+        schedule(300);
+      })
+      .catch(function (e) {
+        running = false;
+        say("The camera could not start (" + (e && e.name ? e.name : "error") +
+            "). Allow the camera for this page, or send a photo below.");
+      });
+  }
+
+  function stop() {
+    running = false;
+    if (timer) { window.clearTimeout(timer); timer = null; }
+    stopStream();
+    video.hidden = true;
+    startBtn.hidden = false;
+    stopBtn.hidden = true;
+    say("Camera stopped.");
+  }
+
+  function listDevices() {
+    if (!navigator.mediaDevices.enumerateDevices) { return; }
+    navigator.mediaDevices.enumerateDevices().then(function (devs) {
+      var cams = devs.filter(function (d) { return d.kind === "videoinput"; });
+      var label = $("cam-device-label");
+      if (cams.length < 2) { label.hidden = true; return; }
+      var current = stream && stream.getVideoTracks()[0] && stream.getVideoTracks()[0].getSettings().deviceId;
+      deviceSel.textContent = "";
+      cams.forEach(function (d, i) {
+        var o = el("option", "", d.label || ("camera " + (i + 1)));
+        o.value = d.deviceId;
+        if (d.deviceId === current) { o.selected = true; }
+        deviceSel.appendChild(o);
+      });
+      label.hidden = false;
+    }).catch(function () { /* no list: the default camera it is */ });
+  }
+
+  // ---- frames ----
+  function schedule(ms) {
+    if (timer) { window.clearTimeout(timer); }
+    timer = window.setTimeout(tick, ms);
+  }
+
+  function tick() {
+    timer = null;
+    if (!running) { return; }
+    if (document.hidden || sending || video.readyState < 2 || !video.videoWidth) {
+      schedule(INTERVAL);
+      return;
+    }
+    var w = video.videoWidth, h = video.videoHeight;
+    var k = Math.min(1, MAX_SIDE / Math.max(w, h));
+    canvas.width = Math.round(w * k);
+    canvas.height = Math.round(h * k);
+    canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+    var t0 = Date.now();
+    sending = true;
+    canvas.toBlob(function (blob) {
+      if (!blob) { sending = false; schedule(INTERVAL); return; }
+      send(blob).then(function (wait) {
+        sending = false;
+        if (running) { schedule(Math.max(wait || 0, INTERVAL - (Date.now() - t0))); }
+      });
+    }, "image/jpeg", QUALITY);
+  }
+
+  function send(blob) {
+    return fetch(root.getAttribute("data-frames"), {
+      method: "POST", credentials: "same-origin",
+      headers: headers({ "Content-Type": "image/jpeg" }), body: blob
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (body) {
+        if (r.status === 429 || r.status === 503) {
+          var after = parseInt(r.headers.get("Retry-After") || "1", 10);
+          say(body.message || "The server is busy; the next frame waits.");
+          return (isNaN(after) ? 1 : after) * 1000;
+        }
+        if (!r.ok) { say("Refused: " + (body.message || ("error " + r.status))); return 2000; }
+        show(body);
+        return 0;
+      });
+    }).catch(function () { say("No answer from the server; trying again."); return 2000; });
+  }
+
+  // ---- showing a frame's answer ----
+  function show(data) {
+    var img = $("cam-mat");
+    var noMat = $("no-mat");
+    if (!data.found) {
+      if (!noMat) { noMat = el("p", "flash error"); noMat.id = "no-mat"; result.insertBefore(noMat, result.firstChild); }
+      noMat.textContent = data.message || "The mat was not found.";
+      say("Mat not found (" + Math.round(data.ms || 0) + " ms).");
+      return;
+    }
+    if (noMat) { noMat.remove(); }
+    if (!img) {
+      img = el("img", "mat"); img.id = "cam-mat"; img.alt = "The mat as the camera read it";
+      result.insertBefore(img, result.firstChild);
+    }
+    img.src = data.image;
+    say("Mat read in " + Math.round(data.ms || 0) + " ms; " +
+        (data.proposals.length ? data.proposals.length + " proposal(s)." : "the table matches the record."));
+    renderProposals(data.proposals, data.seq);
+  }
+
+  function renderProposals(props, seq) {
+    var key = JSON.stringify(props.map(function (p) { return [p.kind, p.side, p.column, p.position, p.raw]; }));
+    var list = $("proposals");
+    var focus = document.activeElement;
+    if (confirming || (key === lastProposals && list) || (list && focus && list.contains(focus) && focus.tagName === "SELECT")) {
+      if (list) { list.setAttribute("data-seq", seq); }
+      return;
+    }
+    lastProposals = key;
+    if (!list) {
+      var h = el("h2", "", "What changed");
+      list = el("ol", "proposals"); list.id = "proposals";
+      result.appendChild(h); result.appendChild(list);
+    }
+    list.setAttribute("data-seq", seq);
+    list.textContent = "";
+    if (!props.length) { list.appendChild(el("li", "proposal none", "The table matches the record.")); return; }
+    props.forEach(function (p) {
+      var li = el("li", "proposal kind-" + p.kind);
+      var d = el("p", "", p.description + " ");
+      d.appendChild(el("span", "sure", Math.round(p.confidence * 100) + "% sure"));
+      li.appendChild(d);
+      var c = p.confirm || {};
+      if (c.endpoint) {
+        var row = el("div", "row"), sel = null;
+        if (c.choices && c.choices.length) {
+          var lab = el("label", "", "Which card? ");
+          sel = el("select");
+          var o0 = el("option", "", "not entered (?)"); o0.value = "?"; sel.appendChild(o0);
+          c.choices.forEach(function (n) { var o = el("option", "", n); o.value = n; sel.appendChild(o); });
+          lab.appendChild(sel); row.appendChild(lab);
+        }
+        var b = el("button", "primary", "Confirm");
+        b.type = "button";
+        b.addEventListener("click", function () { confirm(c, sel, b, li); });
+        row.appendChild(b);
+        li.appendChild(row);
+      } else if (c.by) {
+        li.appendChild(el("p", "hint", c.by.charAt(0).toUpperCase() + c.by.slice(1) + " confirms this on his own phone."));
+      } else {
+        li.appendChild(el("p", "hint", "A person decides what to record: use the table page, or call the judge."));
+      }
+      list.appendChild(li);
+    });
+  }
+
+  function confirm(c, sel, button, li) {
+    var body = JSON.parse(JSON.stringify(c.body));
+    if (sel && body.action) { body.action.card = sel.value; }
+    var seq = $("proposals").getAttribute("data-seq");
+    var extra = { "Content-Type": "application/json" };
+    if (c.endpoint === "actions" && seq) { extra["If-Match"] = '"' + seq + '"'; }
+    confirming = true;
+    button.disabled = true;
+    fetch(root.getAttribute("data-api") + "/" + c.endpoint, {
+      method: "POST", credentials: "same-origin", headers: headers(extra), body: JSON.stringify(body)
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (out) {
+        var note = li.querySelector(".outcome") || el("p", "outcome");
+        if (r.status === 200 || r.status === 201) {
+          note.className = "outcome flash ok"; note.textContent = "Recorded (event " + out.seq + ").";
+        } else if (r.status === 202) {
+          note.className = "outcome flash info";
+          note.textContent = "The referee needs more: " + out.message + " Answer on the table page.";
+        } else if (r.status === 409) {
+          note.className = "outcome flash info";
+          note.textContent = "The table changed since this picture; the next one will show it.";
+        } else {
+          note.className = "outcome flash error";
+          note.textContent = "Refused" + (out.rule ? " [" + out.rule + "]" : "") + ": " + (out.message || ("error " + r.status));
+          button.disabled = false;
+        }
+        li.appendChild(note);
+      });
+    }).catch(function () {
+      button.disabled = false;
+    }).then(function () {
+      confirming = false;
+      lastProposals = "";  // the next frame redraws the list against the new record
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    root = $("camera-page");
+    if (!root) { return; }
+    video = $("cam-video"); canvas = document.createElement("canvas");
+    statusEl = $("cam-status"); result = $("cam-result");
+    startBtn = $("cam-start"); stopBtn = $("cam-stop"); deviceSel = $("cam-device");
+    var live = $("live"), insecure = $("cam-insecure");
+    if (!live || !result) { return; }
+    var can = window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
+    if (!can) {
+      if (insecure) { insecure.hidden = false; }
+      return;
+    }
+    if (insecure) { insecure.hidden = true; }
+    live.hidden = false;
+    startBtn.addEventListener("click", function () { start(null); });
+    stopBtn.addEventListener("click", stop);
+    deviceSel.addEventListener("change", function () { start(deviceSel.value); });
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden && running) { schedule(200); }
+    });
+    var list = $("proposals");
+    if (list) {  // a photo's answer rendered by the server: its forms work without this script
+      lastProposals = "server";
+    }
+  });
+}());
