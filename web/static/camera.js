@@ -145,14 +145,14 @@
       return;
     }
     if (noMat) { noMat.remove(); }
-    if (!img) {
-      img = el("img", "mat"); img.id = "cam-mat"; img.alt = "The mat as the camera read it";
-      result.insertBefore(img, result.firstChild);
-    }
-    img.src = data.image;
     say("Mat read in " + Math.round(data.ms || 0) + " ms; " +
         (data.proposals.length ? data.proposals.length + " proposal(s)." : "the table matches the record."));
     renderProposals(data.proposals, data.seq);
+    if (!img) {  // below the proposals: what to tap comes first on a phone
+      img = el("img", "mat"); img.id = "cam-mat"; img.alt = "The mat as the camera read it";
+      result.appendChild(img);
+    }
+    img.src = data.image;
   }
 
   function renderProposals(props, seq) {
@@ -167,7 +167,8 @@
     if (!list) {
       var h = el("h2", "", "What changed");
       list = el("ol", "proposals"); list.id = "proposals";
-      result.appendChild(h); result.appendChild(list);
+      var before = $("cam-mat");
+      result.insertBefore(h, before); result.insertBefore(list, before);
     }
     list.setAttribute("data-seq", seq);
     list.textContent = "";
@@ -248,6 +249,8 @@
     var can = window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
     if (!can) {
       if (insecure) { insecure.hidden = false; }
+      var details = $("photo-table");
+      if (details) { details.open = true; }
       return;
     }
     if (insecure) { insecure.hidden = true; }
