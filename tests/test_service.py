@@ -701,19 +701,21 @@ def test_export_and_import_round_trip_through_sqlite(
     store = SQLiteStore(tmp_path / "a.sqlite3")
     try:
         other = Referee(store)  # another server (another key): the log keeps its signer's key
-        assert other.import_log(text) == g
+        with pytest.raises(Refused, match="--trust-key"):  # a key the judge did not name
+            other.import_log(text)
+        assert other.import_log(text, trust_key=SIGNER.fingerprint) == g
         assert other.export(g, "judge") == text
         assert other.folded(g).state == state(ref, g)
         assert other.view(g, "zeus") == ref.view(g, "zeus")
         with pytest.raises(Refused):  # once only
-            other.import_log(text)
+            other.import_log(text, trust_key=SIGNER.fingerprint)
     finally:
         store.close()
     # the same through the command line, from one database to another
     db = tmp_path / "b.sqlite3"
     path = tmp_path / "game.jsonl"
     path.write_text(text, "utf-8")
-    assert main(["import", "--db", str(db), str(path)]) == 0
+    assert main(["import", "--db", str(db), "--trust-key", SIGNER.fingerprint, str(path)]) == 0
     capsys.readouterr()
     assert main(["export", "--db", str(db), g]) == 0
     assert capsys.readouterr().out == text
