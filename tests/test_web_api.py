@@ -287,6 +287,29 @@ def test_a_malformed_action_is_invalid(app: Flask, action: Any) -> None:
     assert log_len(app, t.game) == n
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"action": {"do": "draw"}, "action": {"do": "end_turn"}}',  # which one counts?
+        '{"action": {"do": "play", "column": NaN}}',
+        '{"action": ' * 40 + "1" + "}" * 40,
+    ],
+)
+def test_a_body_that_is_not_strict_json_is_400_and_changes_nothing(app: Flask, text: str) -> None:
+    """Strict JSON at the edge: duplicate keys, NaN and deep nesting are refused, named."""
+    t, http = playing(app)
+    n = log_len(app, t.game)
+    r = http.browser(t.game, t.service.player.key).post(
+        f"/api/v1/games/{t.game}/actions",
+        game=t.game,
+        data=text,
+        headers={"Content-Type": "application/json"},
+    )
+    assert r.status_code == 400, r.data
+    assert r.json is not None and "body" in r.json["message"]
+    assert log_len(app, t.game) == n
+
+
 def test_a_stale_if_match_is_409_with_the_current_seq(app: Flask) -> None:
     t, http = playing(app)
     seat = t.service.player.key

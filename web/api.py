@@ -25,7 +25,6 @@ answer it at ``/answer``), ``seq`` for a stale one.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import threading
 from collections import OrderedDict
@@ -37,6 +36,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
+from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
 from referee.views import redact
 from web import auth, schemas
@@ -115,9 +115,12 @@ def _load(schema: type[Schema], required: bool = True) -> dict[str, Any]:
         if request.mimetype != "application/json":
             raise UnsupportedMediaType("send the body as JSON (Content-Type: application/json)")
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise BadRequest("the body is not valid JSON") from None
+            text = raw.decode("utf-8")
+            data = loads_strict(text, "body", max_bytes=limit, max_depth=16)
+        except UnicodeDecodeError:
+            raise BadRequest("body: not UTF-8 text") from None
+        except ValueError as e:  # duplicate keys, NaN, too deep: named in one line
+            raise BadRequest(str(e)) from None
     if not isinstance(data, dict):
         raise ValidationError({"_schema": ["the body must be a JSON object"]})
     out: dict[str, Any] = _schema(schema).load(data)

@@ -54,6 +54,7 @@ from engine.actions import (
 from engine.cards import HOSTAGE_NAME, Catalogue
 from engine.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
 from referee.board import describe_event_json
+from referee.jsonin import loads_strict
 from referee.log import Record
 from referee.service import NeedsInput, Referee, ServiceError
 from web import auth
@@ -733,7 +734,7 @@ def act(game: str) -> Response:
     f = request.form
     try:
         if f.get("raw") and f.get("needs"):  # the answer to a question for the submitter
-            raw = json.loads(f["raw"])
+            raw = loads_strict(f["raw"], "raw", max_bytes=8000, max_depth=8)
             if not isinstance(raw, dict):
                 raise ValueError("raw: not an action")
             set_path(raw, f["needs"], parse_answer(f["needs"], f))
