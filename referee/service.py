@@ -238,7 +238,9 @@ def _settled(f: Folded) -> None:
         )
 
 
-def _set_path(raw: dict[str, Any], path: str, value: Any) -> None:
+def fill_input(raw: dict[str, Any], path: str, value: Any) -> None:
+    """Puts an answer into an action at the dotted path the referee asked for (``reveal.defender``,
+    ``order.zeus``, ``pick``)."""
     parts = path.split(".")
     cur = raw
     for p in parts[:-1]:
@@ -1064,7 +1066,7 @@ class Referee:
             if key is not None and (hit := self._by_key(game, seat, key)) is not None:
                 raise Stale(f"already applied as event {hit.seq} (same key)", hit.seq, f.last_seq)
             raw = json.loads(json.dumps(pend.body["action"]))
-            _set_path(raw, str(pend.body["needs"]), value)
+            fill_input(raw, str(pend.body["needs"]), value)
             try:
                 action = parse_action(raw, "action")
             except NotationError as e:

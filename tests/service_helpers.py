@@ -46,7 +46,7 @@ from engine.state import EndReason, Phase
 from referee.fold import ruleset_from_create
 from referee.keys import Signer
 from referee.log import Header, Record
-from referee.service import FixedClock, NeedsInput, Receipt, Referee
+from referee.service import FixedClock, NeedsInput, Receipt, Referee, fill_input
 from referee.store import MemoryStore, Store
 
 SIGNER = Signer.from_seed("tests")  # the test server's key: every test log is signed with it
@@ -323,7 +323,7 @@ class Table:
                 self.asked_log.append(e)
                 self.on_asked(caller, e, raw if supplied is None else supplied)
                 value = self.answer(e.needs, a, raw, before)
-                set_path(raw, e.needs, value)
+                fill_input(raw, e.needs, value)
                 waiting = [s for s in e.asked if "asked" in self.ref.view(self.game, s)]
                 if waiting:
                     caller, supplied = self.rng.choice(waiting), value
@@ -409,14 +409,6 @@ def _front(st: GameState, p: Player, column: int) -> str:
     s = st.sides[p].field[column - 1][0]
     assert s.card is not None
     return s.card.notation(p)
-
-
-def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
-    parts = path.split(".")
-    cur = raw
-    for k in parts[:-1]:
-        cur = cur.setdefault(k, {})
-    cur[parts[-1]] = value
 
 
 def replay_with_engine(records: list[Record]) -> GameState:

@@ -56,7 +56,7 @@ from engine.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Pro
 from referee.board import describe_event_json
 from referee.jsonin import loads_strict
 from referee.log import Record
-from referee.service import NeedsInput, Referee, ServiceError
+from referee.service import NeedsInput, Referee, ServiceError, fill_input
 from web import auth
 from web.camera import has_kit, photo_context
 from web.drawing import table_svg
@@ -238,19 +238,6 @@ def playable_names(cat: Catalogue, hand: Sequence[str], p: Player) -> list[str]:
         if text == "?" or (cat.has(name, origin) and cat.info(name, origin).can_be_played):
             out.append(text)
     return out
-
-
-def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
-    """Sets ``a.b`` in a nested dict (as the service names a missing input)."""
-    parts = path.split(".")
-    cur = raw
-    for k in parts[:-1]:
-        nxt = cur.get(k)
-        if not isinstance(nxt, dict):
-            nxt = {}
-            cur[k] = nxt
-        cur = nxt
-    cur[parts[-1]] = value
 
 
 def parse_answer(needs: str, form: Mapping[str, str]) -> Any:
@@ -737,7 +724,7 @@ def act(game: str) -> Response:
             raw = loads_strict(f["raw"], "raw", max_bytes=8000, max_depth=8)
             if not isinstance(raw, dict):
                 raise ValueError("raw: not an action")
-            set_path(raw, f["needs"], parse_answer(f["needs"], f))
+            fill_input(raw, f["needs"], parse_answer(f["needs"], f))
         else:
             raw = _form_action(f, seat)
     except (ValueError, json.JSONDecodeError) as e:
