@@ -932,7 +932,7 @@ class Referee:
                 pass
             except NotationError as e:
                 raise Refused(str(e)) from None
-        return self._resolve(f, seat, seat, action, actor, key, expected_seq)
+        return self._resolve(f, seat, seat, action, actor, key, seat in PLAYER_SEATS)
 
     def _resolve(
         self,
@@ -942,10 +942,13 @@ class Referee:
         action: Action,
         actor: Player,
         key: str | None,
-        expected_seq: int | None,
+        projected: bool,
     ) -> Receipt:
         """Applies ``action`` (by ``submitter``; ``writer`` gave the last part of it) and
-        records the outcome: the action, a question for another seat, or an irregularity."""
+        records the outcome: the action, a question for another seat, or an irregularity.
+        ``projected``: the player's action already passed the check on the table as he knows
+        it, so a refusal now could only come from a card hidden from him: it goes to the judge
+        as an irregularity and the player learns nothing from it."""
         game = f.game
         try:
             out = apply(f.state, action)
@@ -967,7 +970,7 @@ class Referee:
             recs, _ = self._write_checked(game, f.last_seq, [(writer, "ask", body, (), key)])
             raise NeedsInput(told, e.rule, e.needs, asked, recs[0].seq) from None
         except IllegalActionError as e:
-            if e.rule == "D20" or submitter in PLAYER_SEATS:
+            if e.rule == "D20" or (projected and submitter in PLAYER_SEATS):
                 # a statement that contradicts the record (D20); the judge settles it
                 body = {
                     "source": "input",
@@ -1072,7 +1075,7 @@ class Referee:
             except NotationError as e:
                 raise Refused(str(e)) from None
             actor = Player.parse(str(pend.body.get("actor")))
-            return self._resolve(f, str(pend.body.get("by")), seat, action, actor, key, None)
+            return self._resolve(f, str(pend.body.get("by")), seat, action, actor, key, False)
 
     def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record:
         """Records what a scan or a person saw: ``{"player", "zone": "hand"|"field", "column",

@@ -396,6 +396,32 @@ def test_pegasus_against_the_hand_follows_the_table(ref: Referee) -> None:
     assert "asked" not in ref.view(g, "hera") and "asked" not in ref.view(g, "zeus")
 
 
+def test_a_column_that_cannot_take_the_drawn_card_is_refused_and_the_question_stays(
+    ref: Referee,
+) -> None:
+    """D2: once the card is known, a full column is an ordinary refusal of Hera's choice (its
+    fullness is on the table for all to see), not an irregularity; she chooses again."""
+    g = new_game(ref)
+    for name in ("Pythia", "Medusa", "Pegasus"):
+        ref.submit(g, "hera", {"do": "draw", "card": name})
+    ref.submit(g, "hera", {"do": "end_turn"})
+    for name in ("Poseidon", "Hero", "Pythia"):  # Zeus fills his column 1
+        ref.submit(g, "zeus", {"do": "play", "card": name, "column": 1})
+    ref.submit(g, "zeus", {"do": "end_turn"})
+    with pytest.raises(NeedsInput):
+        ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
+    with pytest.raises(NeedsInput):
+        ref.supply(g, "zeus", "Apollo")
+    n = len(ref.log(g, "judge"))
+    with pytest.raises(Refused) as info:
+        ref.supply(g, "hera", 1)
+    assert info.value.rule == "D2" and "column 1" in info.value.message
+    assert len(ref.log(g, "judge")) == n and not ref.view(g, "judge")["irregularities"]
+    assert ref.view(g, "hera")["asked"]["needs"] == "place"
+    ref.supply(g, "hera", 2)
+    assert ref.view(g, "hera")["zeus"]["field"][1][0] == "^Apollo"
+
+
 def test_a_column_before_the_card_is_drawn_is_refused(ref: Referee) -> None:
     """D2: the column is chosen once the drawn card is known."""
     g = scanned_table(ref)
