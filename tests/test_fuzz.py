@@ -636,17 +636,6 @@ def test_a_directory_or_a_non_database_as_db_is_one_line(workdir: Path) -> None:
             assert rc == 2 and len(err.splitlines()) == 1, (argv, err)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only files")
-def test_a_read_only_database_file_is_one_line(tmp_path: Path) -> None:
-    db = tmp_path / "ro.sqlite3"
-    store = SQLiteStore(db)
-    store.close()
-    db.chmod(0o444)
-    (tmp_path / "in.txt").write_text(GOOD_EXPORT)
-    rc, _, err = run_main(["import", str(tmp_path / "in.txt"), "--db", str(db)])
-    assert rc == 2 and len(err.splitlines()) == 1 and "read-only" in err
-
-
 @pytest.mark.parametrize(
     "argv,text",
     [
