@@ -455,12 +455,16 @@ class Referee:
             list[tuple[str, str, Mapping[str, Any], Sequence[Mapping[str, Any]], str | None]],
         ],
         secrets: Mapping[str, str] | None = None,
+        fresh: Folded | None = None,
     ) -> tuple[list[Record], Folded]:
         """Builds records on the fresh game and appends them in one transaction; when another
         process appended first, builds again on the new head (a few times). Returns the records
-        and the game after them. ``build`` may raise a ServiceError: then nothing is written."""
+        and the game after them. ``build`` may raise a ServiceError: then nothing is written.
+        ``fresh``: the snapshot the caller just read under the game's lock (saves a read; the
+        store still refuses the append if another process wrote since)."""
         for _ in range(5):
-            f = self.folded(game)
+            f = fresh if fresh is not None else self.folded(game)
+            fresh = None
             specs = build(f)
             recs: list[Record] = []
             seq, prev = f.last_seq, f.last_hash
@@ -949,7 +953,6 @@ class Referee:
         ``projected``: the player's action already passed the check on the table as he knows
         it, so a refusal now could only come from a card hidden from him: it goes to the judge
         as an irregularity and the player learns nothing from it."""
-        game = f.game
         try:
             out = apply(f.state, action)
         except NeedsInputError as e:
@@ -967,7 +970,7 @@ class Referee:
                 "reason": told,
                 "detail": e.reason,  # the engine's exact words: for the seat asked (D22)
             }
-            recs, _ = self._write_checked(game, f.last_seq, [(writer, "ask", body, (), key)])
+            recs, _ = self._write_checked(f, [(writer, "ask", body, (), key)])
             raise NeedsInput(told, e.rule, e.needs, asked, recs[0].seq) from None
         except IllegalActionError as e:
             if e.rule == "D20" or (projected and submitter in PLAYER_SEATS):
@@ -978,7 +981,7 @@ class Referee:
                     "rule": e.rule,
                     "problem": e.reason,
                 }
-                self._write_checked(game, f.last_seq, [(writer, "irregularity", body, (), None)])
+                self._write_checked(f, [(writer, "irregularity", body, (), None)])
                 raise Refused(
                     "this does not match what the referee recorded; the judge has been called "
                     "to settle it",
@@ -989,7 +992,7 @@ class Referee:
             raise Refused(str(e)) from None
         body = {"action": action.to_json(), "actor": actor.key}
         events = tuple(e.to_json() for e in out.events)
-        recs, g = self._write_checked(game, f.last_seq, [(writer, "action", body, events, key)])
+        recs, g = self._write_checked(f, [(writer, "action", body, events, key)])
         rec = recs[0]
         return Receipt(
             rec.seq,
@@ -1001,22 +1004,21 @@ class Referee:
 
     def _write_checked(
         self,
-        game: str,
-        seen: int,
+        seen: Folded,
         specs: list[tuple[str, str, Mapping[str, Any], Sequence[Mapping[str, Any]], str | None]],
     ) -> tuple[list[Record], Folded]:
-        """Writes records decided on the snapshot (at event ``seen``) the caller checked; if
-        another process wrote since, the request is stale (decided on an old table)."""
+        """Writes records decided on the snapshot ``seen`` the caller checked; if another
+        process wrote since, the request is stale (decided on an old table)."""
 
         def build(f: Folded) -> list[Any]:
-            if f.last_seq != seen:
+            if f.last_seq != seen.last_seq:
                 raise Stale(
                     f"the game moved on to event {f.last_seq}; reload and try again",
                     seq=f.last_seq,
                 )
             return specs
 
-        return self._write(game, build)
+        return self._write(seen.game, build, fresh=seen)
 
     def _by_key(self, game: str, seat: str, key: str) -> Record | None:
         try:
