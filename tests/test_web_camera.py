@@ -653,3 +653,24 @@ def test_the_openapi_document_describes_photo_and_frame_uploads(app: Flask) -> N
     photos = doc["paths"]["/games/{game}/photos"]["post"]
     assert "multipart/form-data" in photos["requestBody"]["content"]
     assert "Frame" in doc["components"]["schemas"] and "Photo" in doc["components"]["schemas"]
+
+
+def test_a_pegasus_placement_seen_by_the_camera_is_confirmed_in_the_tables_order() -> None:
+    """D2, D22: the Pegasus player never names the drawn card; the hand's owner states it when
+    asked, then the Pegasus player names the column."""
+    from web.camera import _confirm_for
+
+    seen = {
+        "kind": "pegasus_place",
+        "raw": {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 3, "by": "hera"},
+    }
+    start = _confirm_for(seen, "hera", {"game": "g"})
+    assert start["endpoint"] == "actions"
+    assert start["body"] == {"action": {"do": "pegasus", "target": "hand"}}
+    pick = {"asked": {"needs": "pick", "asked": ["zeus"], "by": "hera"}}
+    assert _confirm_for(seen, "zeus", pick)["body"] == {"value": "Apollo"}
+    waiting = _confirm_for(seen, "hera", {"waiting": {"for": ["zeus"], "needs": "pick"}})
+    assert waiting["endpoint"] is None and waiting["by"] == "zeus"  # Zeus answers on his page
+    place = {"asked": {"needs": "place", "asked": ["hera"], "by": "hera", "pick": "Apollo"}}
+    assert _confirm_for(seen, "hera", place)["body"] == {"value": 3}
+    assert _confirm_for(seen, "zeus", {})["endpoint"] is None  # Zeus does not start Hera's action

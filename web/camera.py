@@ -448,6 +448,8 @@ def _confirm_for(p: Mapping[str, Any], seat: str, view: Mapping[str, Any]) -> di
     out: dict[str, Any] = {"endpoint": None, "body": None, "choices": [], "by": None}
     if not isinstance(raw, Mapping):
         return out
+    if "do" in raw and raw.get("do") == "pegasus" and raw.get("target") == "hand":
+        return _confirm_pegasus(raw, seat, view, out)
     if "do" in raw:
         action = dict(raw)
         actor = action.get("by")
@@ -472,6 +474,29 @@ def _confirm_for(p: Mapping[str, Any], seat: str, view: Mapping[str, Any]) -> di
         out.update(endpoint="actions", body={"action": action})
     elif "zone" in raw:
         out.update(endpoint="observations", body=dict(raw))
+    return out
+
+
+def _confirm_pegasus(
+    raw: Mapping[str, Any], seat: str, view: Mapping[str, Any], out: dict[str, Any]
+) -> dict[str, Any]:
+    """A Pegasus placement the camera saw follows the table's order (D2, D22): the hand's
+    owner (or the judge) states the card drawn when the referee asks for it, then the Pegasus
+    player names the column; before anyone said "Pegasus", its player starts the action, naming
+    nothing of the opponent's hand."""
+    asked = view.get("asked") or {}
+    needs = asked.get("needs")
+    mine = seat == "judge" or seat in asked.get("asked", [])
+    if needs == "pick" and mine:
+        out.update(endpoint="answer", body={"value": raw.get("pick")})
+    elif needs == "place" and mine:
+        out.update(endpoint="answer", body={"value": raw.get("place")})
+    elif needs is None and "waiting" not in view and seat in (raw.get("by"), "judge"):
+        out.update(endpoint="actions", body={"action": {"do": "pegasus", "target": "hand"}})
+    elif seat in PLAYER_SEATS:
+        waiting = (view.get("waiting") or {}).get("for", [])
+        others = [a for a in [*asked.get("asked", []), *waiting] if a != seat]
+        out["by"] = others[0] if others else raw.get("by")
     return out
 
 
