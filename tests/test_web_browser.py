@@ -20,46 +20,23 @@ chromedriver the test is skipped with the reason, except under ``CI``, where it 
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import artifacts, chrome, new_profile, require_browser, serving
 from service_helpers import make_referee
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-ARTIFACTS = Path(os.environ.get("HZ_ARTIFACTS", "test-artifacts")) / "browser"
+ARTIFACTS = artifacts("browser")
+require_browser()
 
-
-def _missing() -> str | None:
-    for path, what in ((CHROMIUM, "chromium"), (DRIVER, "chromedriver")):
-        if not Path(path).exists():
-            return f"{what} is not installed ({path}); apt-get install chromium chromium-driver"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install -e .[test])"
-    return None
-
-
-_why = _missing()
-if _why is not None:
-    if os.environ.get("CI"):
-        pytest.fail(f"the browser test must run in CI: {_why}", pytrace=False)
-    pytest.skip(_why, allow_module_level=True)
-
-from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import (  # noqa: E402
     NoSuchElementException,
     StaleElementReferenceException,
 )
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
@@ -79,18 +56,9 @@ ZEUS_HAND.append("Medusa")
 
 @pytest.fixture
 def server() -> Iterator[tuple[str, Referee]]:
-    """The app on a free loopback port, in this process, on a threaded WSGI server."""
-    from werkzeug.serving import make_server
-
     ref = make_referee()
-    app = create_app({"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False})
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_port}", ref
-    finally:
-        srv.shutdown()
+    with serving(create_app({"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False})) as url:
+        yield url, ref
 
 
 class Browser:
@@ -99,25 +67,8 @@ class Browser:
     def __init__(self, name: str, shots: Path) -> None:
         self.name = name
         self.shots = shots
-        self.profile = tempfile.mkdtemp(prefix=f"hz-{name}-")
-        opts = webdriver.ChromeOptions()
-        opts.binary_location = CHROMIUM
-        for arg in (
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--window-size=360,740",
-            f"--user-data-dir={self.profile}",
-        ):
-            opts.add_argument(arg)
-        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.d: WebDriver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-        self.d.set_window_size(360, 740)
+        self.profile = new_profile(name)
+        self.d: WebDriver = chrome(self.profile)
         self.d.implicitly_wait(0)
         self.errors: list[str] = []
 

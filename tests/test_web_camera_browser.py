@@ -15,44 +15,20 @@ chromedriver the test is skipped with the reason, except under ``CI``, where it 
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import artifacts, chrome, new_profile, require_browser, serving
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-ARTIFACTS = Path(os.environ.get("HZ_ARTIFACTS", "test-artifacts")) / "camera"
-
-
-def _missing() -> str | None:
-    for path, what in ((CHROMIUM, "chromium"), (DRIVER, "chromedriver")):
-        if not Path(path).exists():
-            return f"{what} is not installed ({path}); apt-get install chromium chromium-driver"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install -e .[test])"
-    return None
-
-
-_why = _missing()
-if _why is not None:
-    if os.environ.get("CI"):
-        pytest.fail(f"the browser test must run in CI: {_why}", pytrace=False)
-    pytest.skip(_why, allow_module_level=True)
+ARTIFACTS = artifacts("camera")
+require_browser()
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
-from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -72,18 +48,9 @@ from web.app import create_app  # noqa: E402
 
 @pytest.fixture
 def server() -> Iterator[tuple[str, Referee]]:
-    """The app on a free loopback port, in this process, on a threaded WSGI server."""
-    from werkzeug.serving import make_server
-
     ref = make_referee()
-    app = create_app({"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False})
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_port}", ref
-    finally:
-        srv.shutdown()
+    with serving(create_app({"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False})) as url:
+        yield url, ref
 
 
 def fake_camera_file(directory: Path) -> Path:
@@ -106,26 +73,12 @@ def fake_camera_file(directory: Path) -> Path:
 
 
 def browser(camera_file: Path) -> WebDriver:
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=360,740",
+    d: WebDriver = chrome(
+        new_profile("camera"),
         "--use-fake-ui-for-media-stream",
         "--use-fake-device-for-media-stream",
         f"--use-file-for-fake-video-capture={camera_file}",
-        f"--user-data-dir={tempfile.mkdtemp(prefix='hz-camera-')}",
-    ):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    d.set_window_size(360, 740)
+    )
     return d
 
 

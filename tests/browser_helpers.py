@@ -1,0 +1,95 @@
+"""Headless Chromium for the browser tests: Debian's ``chromium`` and ``chromium-driver``,
+driven by Selenium, with no browser download.
+
+:func:`require_browser` is called first by every browser test module: without chromium,
+chromedriver or selenium the module is skipped with the reason, except under ``CI``, where it
+fails (the browser tests may never be skipped in CI). Selenium is imported only after it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+# As root, with the machine's closed network: no sandbox, and no background connections.
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=360,740",
+)
+
+
+def artifacts(name: str) -> Path:
+    """Where a test keeps its screenshots (``HZ_ARTIFACTS`` moves the root)."""
+    return Path(os.environ.get("HZ_ARTIFACTS", "test-artifacts")) / name
+
+
+def _missing() -> str | None:
+    for path, what in ((CHROMIUM, "chromium"), (DRIVER, "chromedriver")):
+        if not Path(path).exists():
+            return f"{what} is not installed ({path}); apt-get install chromium chromium-driver"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e .[test])"
+    return None
+
+
+def require_browser() -> None:
+    """Skips the calling module with the reason, or fails it under CI."""
+    why = _missing()
+    if why is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"the browser test must run in CI: {why}", pytrace=False)
+    pytest.skip(why, allow_module_level=True)
+
+
+def chrome(profile: str, *extra: str) -> Any:
+    """A headless Chromium at 360 x 740 with its own profile directory (its own cookies) and
+    its console log kept (for JavaScript errors)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in (*FLAGS, f"--user-data-dir={profile}", *extra):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    d.set_window_size(360, 740)
+    return d
+
+
+def new_profile(name: str) -> str:
+    return tempfile.mkdtemp(prefix=f"hz-{name}-")
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """The app on a free loopback port, in this process, on a threaded WSGI server."""
+    from werkzeug.serving import make_server
+
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_port}"
+    finally:
+        srv.shutdown()
