@@ -147,7 +147,7 @@ class Browser:
     def type(self, css: str, text: str) -> None:
         self.retry(lambda: self.d.find_element(By.CSS_SELECTOR, css).send_keys(text))
 
-    def wait(self, cond: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    def wait(self, cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
         try:
             WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda _: cond())
         except Exception:
