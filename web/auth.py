@@ -204,19 +204,25 @@ def check_csrf(game: str = "") -> None:
         raise CsrfError("the CSRF token does not match; reload the page and try again")
 
 
+def _keep_cookie(response: Response, name: str, value: str) -> None:
+    """Sets one of the app's cookies: HttpOnly, SameSite=Strict, Secure over HTTPS, kept for
+    ``COOKIE_MAX_AGE``."""
+    response.set_cookie(
+        name,
+        value,
+        max_age=COOKIE_MAX_AGE,
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure,
+        path="/",
+    )
+
+
 def set_cookies(response: Response) -> Response:
     """The app's after_request hook: sets the browser id cookie when this request made one."""
     bid = g.get("_hz_new_bid")
     if bid is not None:
-        response.set_cookie(
-            BROWSER_COOKIE,
-            bid,
-            max_age=COOKIE_MAX_AGE,
-            httponly=True,
-            samesite="Strict",
-            secure=request.is_secure,
-            path="/",
-        )
+        _keep_cookie(response, BROWSER_COOKIE, bid)
     return response
 
 
@@ -291,15 +297,7 @@ def join(game: str, code: str) -> Response:
 def set_seat_cookie(resp: Response, game: str, code: str) -> None:
     """Gives this browser the seat that ``code`` opens at ``game`` (HttpOnly, SameSite=Strict,
     Secure over HTTPS)."""
-    resp.set_cookie(
-        cookie_name(game),
-        code,
-        max_age=COOKIE_MAX_AGE,
-        httponly=True,
-        samesite="Strict",
-        secure=request.is_secure,
-        path="/",
-    )
+    _keep_cookie(resp, cookie_name(game), code)
 
 
 @bp.get("/judge/join/<code>")
@@ -311,15 +309,7 @@ def join_judge(code: str) -> Response:
     if not expected or not hmac.compare_digest(code.encode(), str(expected).encode()):
         raise NotFound("this judge link is not valid on this server")
     resp = _hop("/judge")
-    resp.set_cookie(
-        JUDGE_COOKIE,
-        code,
-        max_age=COOKIE_MAX_AGE,
-        httponly=True,
-        samesite="Strict",
-        secure=request.is_secure,
-        path="/",
-    )
+    _keep_cookie(resp, JUDGE_COOKIE, code)
     return resp
 
 
