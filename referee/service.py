@@ -754,7 +754,8 @@ class Referee:
         return export_text(self._header(game, seat), records)
 
     def replay(self, game: str, seat: str) -> list[dict[str, Any]]:
-        """Event by event as ``seat`` may see it: each cut record with the table after it."""
+        """Event by event as ``seat`` may see it: each cut record (JSON), the table after it
+        as that seat saw it, and the rules its action applied."""
         self._seat(seat)
         self.folded(game)
         try:
@@ -762,10 +763,18 @@ class Referee:
         except StoreError as e:
             raise Unavailable(str(e)) from None
         f = fold(records[:1])
-        out = [{"record": redact(records[0], seat).to_json(), "view": self._view(f, seat)}]
-        for r in records[1:]:
-            step(f, r)
-            out.append({"record": redact(r, seat).to_json(), "view": self._view(f, seat)})
+        out: list[dict[str, Any]] = []
+        for i, r in enumerate(records):
+            if i:
+                step(f, r)
+            o = f.outcomes.get(r.seq) if r.kind == "action" else None
+            out.append(
+                {
+                    "record": redact(r, seat).to_json(),
+                    "view": self._view(f, seat),
+                    "rules": list(o.rules) if o is not None else [],
+                }
+            )
         return out
 
     def wait(self, game: str, seq: int, timeout: float) -> int:

@@ -920,29 +920,16 @@ def tables() -> str:
 
 def replay_frames(ref: Referee, game: str, seat: str) -> list[dict[str, Any]]:
     """Every event of ``game`` as ``seat`` may read it, with the table as that seat saw it
-    right after the event. The fold runs on the full log here, on the server; each picture is
-    drawn from ``view_for(state, seat)``, so nothing hidden from the seat leaves."""
-    from referee.fold import fold
-    from referee.fold import step as fold_step
-    from referee.views import view_for
-
-    full = ref.log(game, "judge")
-    cut = ref.log(game, seat)
-    frames: list[dict[str, Any]] = []
-    f = fold(full[:1])
-    for i, r in enumerate(full):
-        if i > 0:
-            fold_step(f, r)
-        view = view_for(f.state, seat)
-        out = f.outcomes.get(r.seq)
-        frames.append(
-            {
-                "record": describe_record(cut[i], seat),
-                "view": view,
-                "rules": list(out.rules) if out is not None and r.kind == "action" else [],
-            }
-        )
-    return frames
+    right after the event (``Referee.replay``: folded on the server from the full log, each
+    picture drawn from that seat's view, so nothing hidden from the seat leaves)."""
+    return [
+        {
+            "record": describe_record(Record.from_json(s["record"]), seat),
+            "view": s["view"],
+            "rules": s["rules"],
+        }
+        for s in ref.replay(game, seat)
+    ]
 
 
 @bp.get("/g/<game>/replay")
