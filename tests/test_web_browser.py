@@ -149,7 +149,10 @@ class Browser:
 
     def wait(self, cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
         try:
-            WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda _: cond())
+            stale = (StaleElementReferenceException, NoSuchElementException)  # live swaps
+            WebDriverWait(self.d, timeout, poll_frequency=0.05, ignored_exceptions=stale).until(
+                lambda _: cond()
+            )
         except Exception:
             self.shot(f"FAILED-{what.replace(' ', '-')}")
             raise AssertionError(f"{self.name}: {what} (within {timeout} s)") from None

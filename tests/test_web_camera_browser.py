@@ -28,7 +28,10 @@ require_browser()
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -83,7 +86,10 @@ def browser(camera_file: Path) -> WebDriver:
 
 
 def wait(d: WebDriver, cond: Callable[[WebDriver], Any], timeout: float = 20.0) -> Any:
-    return WebDriverWait(d, timeout, poll_frequency=0.1).until(cond)
+    """Waits for ``cond``; an element the live update swapped out while it was read is read
+    again on the next poll."""
+    stale = (StaleElementReferenceException, NoSuchElementException)
+    return WebDriverWait(d, timeout, poll_frequency=0.1, ignored_exceptions=stale).until(cond)
 
 
 def shot(d: WebDriver, name: str) -> None:
