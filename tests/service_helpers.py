@@ -320,6 +320,8 @@ class Table:
                 else:
                     receipt = self.ref.supply(self.game, caller, supplied)
             except NeedsInput as e:
+                if e.seq is not None:  # the question was recorded: that record is acknowledged
+                    self.on_ack(self.game, e.seq)
                 self.asked_log.append(e)
                 self.on_asked(caller, e, raw if supplied is None else supplied)
                 value = self.answer(e.needs, a, raw, before)
