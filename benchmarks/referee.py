@@ -359,7 +359,7 @@ def serial_section(logs: list[list[Record]], args: argparse.Namespace) -> None:
     print(f"long game      {len(records)} records ({acts} actions, {undos} judge undos)")
     secs = best(lambda: fold(records), args.repeat)
     print(f"replay (fold)  {secs * 1e3:.1f} ms, {len(records) / secs:,.0f} records/s")
-    header = ref._header("long", "judge")
+    header = ref.repo.header("long", "judge")
     secs = best(lambda: verify(header, records), args.repeat)
     print(f"verify         {secs * 1e3:.1f} ms, {len(records) / secs:,.0f} records/s")
     for seat in ("judge", "hera"):

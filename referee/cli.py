@@ -25,12 +25,14 @@ from printables.cli import add_kit_command
 from referee.board import board_text, describe_event_json
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
+from referee.game import Malformed
+from referee.games import game_of
 from referee.keys import KeyFileError, Signer
 from referee.log import Header, Record, read_lines, verify
 from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import SQLiteStore, StoreError
-from referee.views import may_cut
+from referee.views import cutter
 from vision.cli import add_vision_commands
 from web.serve import add_serve_command
 
@@ -124,7 +126,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"{args.log}: NOT a full log: it is {header.seat}'s cut; check it with --redacted",
         )
         return 1
-    v = verify(header, records, may_cut=may_cut, key=args.key, head=args.head)
+    try:
+        module = game_of(records[0].body)
+    except Malformed as e:
+        return _fail(f"{args.log}: {e.reason}")
+    v = verify(header, records, may_cut=cutter(module), key=args.key, head=args.head)
     print(f"{args.log}: {v.message()}")
     return 0 if v.ok else 1
 

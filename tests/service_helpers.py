@@ -43,7 +43,7 @@ from engine.actions import (
 )
 from engine.cards import HOSTAGE_NAME, Card, card
 from engine.state import EndReason, Phase
-from referee.fold import ruleset_from_create
+from referee.herazeus import ruleset_from_create
 from referee.keys import Signer
 from referee.log import Header, Record
 from referee.service import FixedClock, NeedsInput, Receipt, Referee, fill_input
@@ -318,7 +318,7 @@ class Table:
                 if supplied is None:
                     receipt = self.ref.submit(self.game, seat, raw)
                 else:
-                    receipt = self.ref.supply(self.game, caller, supplied)
+                    receipt = self.ref.answer(self.game, caller, supplied)
             except NeedsInput as e:
                 if e.seq is not None:  # the question was recorded: that record is acknowledged
                     self.on_ack(self.game, e.seq)
@@ -418,7 +418,7 @@ def replay_with_engine(records: list[Record]) -> GameState:
     exactly the events stored with it; identifying observations patch the state. Works on logs
     without judge corrections."""
     from engine import parse_action
-    from referee.fold import apply_patch, patch_from_body
+    from referee.herazeus import apply_patch, patch_from_body
 
     st = new_game(ruleset_from_create(records[0].body))
     for r in records[1:]:

@@ -115,7 +115,7 @@ def scanned_as(ref: Referee, game: str, secret: Secret, name: str, seed: int) ->
 
 
 def possible_names(ref: Referee, game: str, secret: Secret) -> list[str]:
-    cat = ref.folded(game).ruleset.catalogue
+    cat = ref.folded(game).rules.catalogue
     names = []
     for info in cat.cards(secret.owner):
         if secret.zone == "field" and info.strength is None and info.kind is not Kind.HOSTAGE:
@@ -220,7 +220,7 @@ def positions(seed: int, rng: random.Random) -> Iterator[Sample]:
     taken = 0
     while t.step() and taken < 3:
         f = ref.folded(t.game)
-        if f.state.phase is not Phase.PLAY or f.pending is not None or rng.random() > 0.25:
+        if f.state.phase is not Phase.PLAY or f.question is not None or rng.random() > 0.25:
             continue
         mover = f.state.player
         secrets = secrets_of(ref, t.game, mover.other)
@@ -314,7 +314,7 @@ def test_pegasus_hand_pick_is_refused_the_same_for_every_name(ref: Referee) -> N
     Zeus held X. Now every name gets one answer (D22) and nothing is recorded."""
     g = scanned_table(ref)
     held = set(ref.view(g, "zeus")["zeus"]["hand"])
-    cat = ref.folded(g).ruleset.catalogue
+    cat = ref.folded(g).rules.catalogue
     names = sorted(
         {i.name for i in cat.cards(Player.ZEUS)} | {i.name for i in cat.cards(Player.HERA)}
     )
@@ -381,14 +381,14 @@ def test_pegasus_against_the_hand_follows_the_table(ref: Referee) -> None:
     with pytest.raises(Refused):  # Hera cannot answer for Zeus
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand", "pick": "Apollo"})
     with pytest.raises(ServiceError):
-        ref.supply(g, "hera", "Apollo")
+        ref.answer(g, "hera", "Apollo")
     with pytest.raises(NeedsInput) as info:  # Zeus states the card drawn
-        ref.supply(g, "zeus", "Apollo")
+        ref.answer(g, "zeus", "Apollo")
     assert (info.value.needs, info.value.asked) == ("place", ("hera",))
     assert ref.view(g, "hera")["asked"]["pick"] == "Apollo"  # both saw it come out
     with pytest.raises(ServiceError):  # the column is Hera's choice, not Zeus's
-        ref.supply(g, "zeus", 3)
-    receipt = ref.supply(g, "hera", 3)
+        ref.answer(g, "zeus", 3)
+    receipt = ref.answer(g, "hera", 3)
     rec = ref.log(g, "judge")[receipt.seq]
     assert rec.kind == "action" and rec.body["actor"] == "hera"
     assert rec.body["action"] == {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 3}
@@ -411,14 +411,14 @@ def test_a_column_that_cannot_take_the_drawn_card_is_refused_and_the_question_st
     with pytest.raises(NeedsInput):
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
     with pytest.raises(NeedsInput):
-        ref.supply(g, "zeus", "Apollo")
+        ref.answer(g, "zeus", "Apollo")
     n = len(ref.log(g, "judge"))
     with pytest.raises(Refused) as info:
-        ref.supply(g, "hera", 1)
+        ref.answer(g, "hera", 1)
     assert info.value.rule == "D2" and "column 1" in info.value.message
     assert len(ref.log(g, "judge")) == n and not ref.view(g, "judge")["irregularities"]
     assert ref.view(g, "hera")["asked"]["needs"] == "place"
-    ref.supply(g, "hera", 2)
+    ref.answer(g, "hera", 2)
     assert ref.view(g, "hera")["zeus"]["field"][1][0] == "^Apollo"
 
 

@@ -40,7 +40,7 @@ from printables.sheets import (
     qr_modules,
     write_sheets,
 )
-from referee.fold import ruleset_from_create
+from referee.herazeus import ruleset_from_create
 
 SECRET = "0123456789abcdef0123456789abcdef"
 MM_PER_PT = 25.4 / 72

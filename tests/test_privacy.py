@@ -36,6 +36,7 @@ from service_helpers import SIGNER, Table, header, make_referee
 from engine import GameState, Player, legal_actions
 from engine.actions import Challenge, PegasusHand, parse_action_text
 from engine.cards import Card, Kind
+from referee.herazeus import may_cut
 from referee.log import Record, is_sealed_marker, read_lines, verify
 from referee.service import (
     Forbidden,
@@ -46,7 +47,6 @@ from referee.service import (
     ServiceError,
     Stale,
 )
-from referee.views import may_cut
 
 SEATS = ("hera", "zeus", "public")
 BACK = re.compile(r"^\?(/(hera|zeus))?$")
@@ -450,7 +450,7 @@ def corrections(t: Table, rng: random.Random) -> None:
     if draws:
         r = rng.choice(draws)
         p = Player.parse(r.body["actor"])
-        names = [i.name for i in ref.folded(game).ruleset.catalogue.cards(p)]
+        names = [i.name for i in ref.folded(game).rules.catalogue.cards(p)]
         raw = dict(r.body["action"], card=rng.choice(names))
         with contextlib.suppress(Refused):  # the new card may not be legal there
             ref.amend(game, "judge", r.seq, raw, "the card was scanned wrongly")

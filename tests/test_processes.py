@@ -30,9 +30,9 @@ import pytest
 from service_helpers import Table, header, make_referee
 
 from referee.fold import fold
+from referee.herazeus import view_for
 from referee.log import verify
 from referee.store import SQLiteStore
-from referee.views import view_for
 
 ROOT = Path(__file__).resolve().parent.parent
 

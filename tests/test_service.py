@@ -18,11 +18,11 @@ from service_helpers import SIGNER, header, make_referee
 from engine import Player, write_position
 from referee.cli import main
 from referee.fold import fold
+from referee.herazeus import may_cut
 from referee.keys import Signer
 from referee.log import GENESIS, Record, export_text, is_sealed_marker, read_lines, verify
 from referee.service import Forbidden, NeedsInput, NotFound, Referee, Refused, Stale
 from referee.store import Conflict, MemoryStore, SQLiteStore, Store
-from referee.views import may_cut
 
 HERA_HAND = [
     "Hydra",
@@ -409,8 +409,8 @@ def test_a_challenge_against_an_unknown_card_asks_the_defenders_seat(ref: Refere
     with pytest.raises(Refused):  # nothing else is recorded while the question is open
         ref.submit(g, "hera", {"do": "draw"})
     with pytest.raises(NotFound):
-        ref.supply(g, "public", "Centaur")
-    receipt = ref.supply(g, "zeus", "Centaur")
+        ref.answer(g, "public", "Centaur")
+    receipt = ref.answer(g, "zeus", "Centaur")
     assert receipt.view["seat"] == "zeus"  # the receipt is cut for the seat that supplied
     rec = ref.log(g, "judge")[receipt.seq]
     # the action is Hera's; the record is written by the seat that gave its last part
@@ -451,11 +451,11 @@ def test_an_input_given_on_request_is_kept_when_the_next_question_is_for_the_sub
     # is stated by the hand's owner only
     assert info.value.needs == "pick" and info.value.asked == ("zeus",)
     with pytest.raises(NeedsInput) as info:  # Apollo (6) goes to a column Hera chooses
-        ref.supply(g, "zeus", "Apollo")
+        ref.answer(g, "zeus", "Apollo")
     assert (info.value.needs, info.value.asked) == ("place", ("hera",))
     asked = ref.view(g, "hera")["asked"]
     assert (asked["needs"], asked["by"], asked["pick"]) == ("place", "hera", "Apollo")
-    receipt = ref.supply(g, "hera", 2)
+    receipt = ref.answer(g, "hera", 2)
     action = ref.log(g, "judge")[receipt.seq].body["action"]
     assert action == {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 2}
     assert ref.view(g, "hera")["zeus"]["field"][1] == ["^Apollo", "?"]
@@ -486,7 +486,7 @@ def test_a_pick_the_recorded_hand_does_not_hold_goes_to_the_judge(ref: Referee) 
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
     n, before = length(ref, g), state(ref, g)
     with pytest.raises(Refused) as refused:
-        ref.supply(g, "zeus", "Argus")
+        ref.answer(g, "zeus", "Argus")
     err = refused.value
     assert err.rule == "D20"
     for name in set(ZEUS_HAND) | {"Hero"}:  # the recorded hand is not echoed
@@ -573,7 +573,7 @@ def test_a_player_may_report_a_face_up_card_but_not_a_face_down_one_of_his_oppon
     g = unseen_zeus(ref)
     with pytest.raises(NeedsInput):
         ref.submit(g, "hera", {"do": "challenge", "column": 3})
-    ref.supply(g, "zeus", "Hero")  # Furies (3) beats Hero (2)
+    ref.answer(g, "zeus", "Hero")  # Furies (3) beats Hero (2)
     n = length(ref, g)
     with pytest.raises(Forbidden):
         ref.observe(

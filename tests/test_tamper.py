@@ -21,8 +21,8 @@ import pytest
 from service_helpers import SIGNER, Table, header, make_referee
 
 from referee.cli import main
+from referee.herazeus import may_cut
 from referee.log import Record, Verification, read_lines, verify
-from referee.views import may_cut
 
 Line = dict[str, Any]
 

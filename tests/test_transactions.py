@@ -400,11 +400,11 @@ class Loads:
 def test_games_not_touched_leave_memory_and_come_back_from_the_log() -> None:
     store = Loads(MemoryStore())
     ref = make_referee(store, seed=4)
-    small = Referee(store, ref.clock, ref.token, ref.signer, cache_games=3)
+    small = Referee(store, ref.repo.clock, ref.repo.token, ref.signer, cache_games=3)
     games = [ref.create_game(game=f"g{i}").game for i in range(8)]
     for g in games:
         small.view(g, "judge")
-    assert len(small._cache) == 3  # the bound
+    assert len(small.repo._cache) == 3  # the bound
     loads = dict(store.loads)
     small.view(games[-1], "judge")  # recent: still in memory, not read again
     assert store.loads == loads

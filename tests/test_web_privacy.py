@@ -25,8 +25,8 @@ from web_helpers import Browser, HttpReferee, make_app, referee_of, sse_events
 from engine import GameState, Player
 from engine.actions import PegasusHand, parse_action_text
 from engine.state import Phase
+from referee.herazeus import SEATS, may_cut
 from referee.log import Record, read_lines, verify
-from referee.views import SEATS, may_cut
 
 GAMES = 4
 BACK = re.compile(r"^\?(/hera|/zeus)?$")

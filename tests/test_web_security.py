@@ -14,7 +14,7 @@ import pytest
 from flask import Flask
 from web_helpers import Browser, make_app, new_game, referee_of
 
-from referee import service
+from referee import service, tables
 from referee.store import MemoryStore
 from web import auth
 
@@ -55,13 +55,13 @@ def test_the_service_compares_codes_in_constant_time(
 ) -> None:
     created, _ = new_game(app)
     calls: list[tuple[object, object]] = []
-    real = service._secrets.compare_digest
+    real = tables._secrets.compare_digest
 
     def spy(a: object, b: object) -> bool:
         calls.append((a, b))
         return bool(real(a, b))  # type: ignore[arg-type]
 
-    monkeypatch.setattr(service._secrets, "compare_digest", spy)
+    monkeypatch.setattr(tables._secrets, "compare_digest", spy)
     b = Browser(app)
     b.join(created.game, created.codes["hera"])
     assert calls, "seat_for_code did not use a constant-time comparison"
@@ -70,7 +70,7 @@ def test_the_service_compares_codes_in_constant_time(
 
 def test_codes_are_stored_only_as_hashes(app: Flask) -> None:
     created, _ = new_game(app)
-    stored = referee_of(app)._secrets(created.game)  # type: ignore[attr-defined]
+    stored = referee_of(app).repo.secrets(created.game)
     for code in created.codes.values():
         assert code not in stored.values()
 

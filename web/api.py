@@ -38,7 +38,6 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMe
 
 from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
-from referee.views import redact
 from web import auth, schemas
 from web.app import error_response, get_referee, service_error_response
 
@@ -207,8 +206,7 @@ def _receipt(game: str, r: Receipt) -> Response:
 
 
 def _record(game: str, seat: str, rec: Any, status: int = 201) -> Response:
-    cut = redact(rec, seat) if seat != "judge" else rec
-    resp = jsonify(cut.to_json())  # the log's own form, whole: it must still verify
+    resp = jsonify(rec.to_json())  # cut for the seat by the service, whole: it still verifies
     resp.status_code = status
     resp.set_etag(str(_seq(game)))
     return resp
@@ -438,7 +436,7 @@ def answer(game: str) -> Response:
         raise Forbidden("the public seat answers nothing")
 
     def call(key: str | None) -> Response:
-        return _receipt(game, _ref().supply(game, seat, body["value"], key=key))
+        return _receipt(game, _ref().answer(game, seat, body["value"], key=key))
 
     return _once(game, call)
 
@@ -470,9 +468,7 @@ def _needs(name: str) -> Callable[..., Any]:
     """The service's method ``name``. Raises ServiceError 501 while the service lacks it."""
     fn = getattr(_ref(), name, None)
     if fn is None:
-        err = ServiceError(f"this server's referee does not offer {name!r} yet")
-        err.status = 501
-        raise err
+        raise ServiceError(f"this server's referee does not offer {name!r} yet")
     return fn  # type: ignore[no-any-return]
 
 

@@ -30,7 +30,17 @@ from jinja2 import TemplateNotFound
 from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
-from referee.service import NeedsInput, Referee, ServiceError
+from referee.service import (
+    Forbidden,
+    Held,
+    NeedsInput,
+    NotFound,
+    Referee,
+    Refused,
+    ServiceError,
+    Stale,
+    Unavailable,
+)
 from web import auth
 
 PHOTO_LIMIT = 8 * 1024 * 1024  # one phone photo, generously
@@ -183,13 +193,31 @@ def error_response(
     return Response(html, status, mimetype="text/html")
 
 
+STATUS: dict[type[ServiceError], int] = {
+    NotFound: 404,
+    Forbidden: 403,
+    Refused: 422,
+    Stale: 409,
+    NeedsInput: 202,
+    Held: 423,
+    Unavailable: 503,
+}  # each service error's status: the one place the domain meets HTTP
+
+
+def status_of(e: ServiceError) -> int:
+    own = getattr(e, "status", None)  # the camera's own refusals carry theirs
+    if isinstance(own, int):
+        return own
+    return next((s for cls, s in STATUS.items() if isinstance(e, cls)), 400)
+
+
 def service_error_response(e: ServiceError) -> Response:
     """The response for a service refusal (its status, code, rule and message)."""
     body = e.to_json()
     extra = {k: v for k, v in body.items() if k not in ("error", "rule", "message")}
     if isinstance(e, NeedsInput):
         extra.update(needs=e.needs, asked=list(e.asked))
-    resp = error_response(e.status, str(body.get("error")), e.message, e.rule, **extra)
+    resp = error_response(status_of(e), str(body.get("error")), e.message, e.rule, **extra)
     return resp
 
 

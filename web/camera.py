@@ -462,7 +462,7 @@ def _confirm_for(p: Mapping[str, Any], seat: str, view: Mapping[str, Any]) -> di
                 from web.pages import playable_names
 
                 ref = _ref()
-                cat = ref.folded(str(view.get("game"))).ruleset.catalogue
+                cat = ref.folded(str(view.get("game"))).rules.catalogue
                 from engine.cards import Player
 
                 hand = list(view.get(seat, {}).get("hand", []))

@@ -505,7 +505,7 @@ def _page_context(game: str, seat: str) -> dict[str, Any]:
     ref = _ref()
     view = ref.view(game, seat)
     f = ref.folded(game)
-    cat = f.ruleset.catalogue
+    cat = f.rules.catalogue
     head = head_of(ref, game, seat)
     records = ref.log(game, seat)
     log = [describe_record(r, seat) for r in records]
@@ -528,14 +528,15 @@ def _page_context(game: str, seat: str) -> dict[str, Any]:
     ctx["points_left"] = int(turn.get("ap", 0)) - int(turn.get("used", 0))
     if seat in ("hera", "zeus"):
         p = Player.parse(seat)
-        mine = view[seat]
+        board: dict[str, Any] = dict(view)
+        mine = board[seat]
         held = [*mine.get("hand", []), *(x for col in mine.get("field", []) for x in col)]
         own, taken = card_names(cat, seat, held)
         ctx.update(
             their_names=sorted(cat.names(p.other)),
             me=p,
             mine=mine,
-            theirs=view[p.other.key],
+            theirs=board[p.other.key],
             own_names=own,
             taken_names=taken,
             playable=playable_names(cat, mine.get("hand", []), p),
@@ -746,7 +747,7 @@ def answer(game: str) -> Response:
     needs = request.form.get("needs", "")
     try:
         value = parse_answer(needs, request.form)
-        receipt = _ref().supply(game, seat, value)
+        receipt = _ref().answer(game, seat, value)
     except ValueError as e:
         flash(f"Refused: {e}", "error")
         return _back(game)

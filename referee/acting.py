@@ -1,0 +1,293 @@
+"""Acting: a seat's submissions (actions, answers to the referee's questions, observations).
+
+The protocol, for any game (the game module decides what its rules say):
+
+- A player never states a value hidden from him (D22 for Hera & Zeus): a submission that does
+  is refused before anything is compared, with one answer whatever it names
+  (:meth:`~referee.game.Game.refuse_statement`). The value's holder (or the judge, or a scan)
+  is asked instead: the question is a log record (``ask``), so it survives a restart and every
+  process sees it.
+- A player's submission is judged on the table as he knows it
+  (:meth:`~referee.game.Game.project`): a refusal never depends on a value hidden from him.
+  Once it passed there, a refusal on the truth can only come from a hidden value: it goes to
+  the judge as an irregularity and the player learns nothing from it (D20).
+- A statement that contradicts what is recorded becomes an irregularity for the judge (D20),
+  inside the same transaction.
+- An accepted action runs the game's rules twice at most: the check on the player's
+  projection, then the apply on the truth, whose outcome the fold reuses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from referee.errors import Forbidden, NeedsInput, NotFound, Refused, ServiceError, Stale
+from referee.fold import Folded
+from referee.game import Illegal, Malformed, Missing, NotYours, RuleError
+from referee.log import Record
+from referee.models import Receipt
+from referee.reading import Reading
+from referee.repository import Draft, Repository
+from referee.validate import InputError, idem_key, integer, json_value, mapping, text
+from referee.views import redact
+
+
+def refusal(e: RuleError) -> ServiceError:
+    """The service's refusal for what a game module raised."""
+    if isinstance(e, NotYours):
+        return Forbidden(e.reason, e.rule)
+    return Refused(e.reason, e.rule)
+
+
+def fill_input(raw: dict[str, Any], path: str, value: Any) -> None:
+    """Puts an answer into an action at the dotted path the referee asked for (``reveal.defender``,
+    ``order.zeus``, ``pick``)."""
+    parts = path.split(".")
+    cur = raw
+    for p in parts[:-1]:
+        nxt = cur.get(p)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            cur[p] = nxt
+        cur = nxt
+    cur[parts[-1]] = value
+
+
+def settled(f: Folded) -> None:
+    """Raises Refused while a correction has left the record broken: nothing more is recorded
+    on it until the judge settles it (an undo, or an amend of the event that no longer applies).
+    """
+    if f.broken is not None:
+        raise Refused(
+            "the record is held: after a correction an earlier event no longer applies; the "
+            "judge must settle it first (undo, or amend that event)"
+        )
+
+
+def short(v: Any) -> str:
+    """A value quoted in a message: text cut short, anything else by its type (``str`` of a
+    huge int raises, and of a deep list recurses)."""
+    return v[:20] if isinstance(v, str) else f"<{type(v).__name__}>"
+
+
+class Acting:
+    """Submit, answer, observe: every change a seat at the table makes."""
+
+    def __init__(self, repo: Repository, reading: Reading) -> None:
+        self.repo = repo
+        self.reading = reading
+
+    def submit(
+        self,
+        game: str,
+        seat: str,
+        raw: Mapping[str, Any],
+        *,
+        expected_seq: int | None = None,
+        key: str | None = None,
+    ) -> Receipt:
+        """Applies one action for ``seat``. ``expected_seq`` is the last event the client saw;
+        ``key`` an idempotency key (per seat). Raises a ServiceError; on any error nothing is
+        recorded, except a contradiction (an irregularity for the judge) or a question for
+        another seat (NeedsInput with its ``seq``)."""
+        self.reading.seat_of(game, seat)
+        if seat == "public":
+            raise Forbidden("the public seat cannot act")
+        try:
+            action_raw = dict(mapping(raw, "action"))
+            key = idem_key(key)
+            if expected_seq is not None:
+                integer(expected_seq, "expected_seq", -1, 10**9)
+        except InputError as e:
+            raise Refused(str(e)) from None
+        with self.repo.lock(game):
+            f = self.repo.folded(game)
+            if key is not None and (hit := self.repo.by_key(game, seat, key)) is not None:
+                raise Stale(f"already applied as event {hit.seq} (same key)", hit.seq, f.last_seq)
+            if expected_seq is not None and expected_seq != f.last_seq:
+                raise Stale(
+                    f"stale: you saw event {expected_seq}, the game is at event "
+                    f"{f.last_seq}; reload and try again",
+                    seq=f.last_seq,
+                )
+            settled(f)
+            self._refuse_while_asked(f, seat)
+            g = f.module
+            try:
+                action = g.parse_action(action_raw, "action")
+                refused = g.refuse_statement(f.state, action, seat)
+                if refused is not None:
+                    raise refused
+                actor = g.actor(f.state, action, seat)
+            except RuleError as e:
+                raise refusal(e) from None
+            player = seat in g.players
+            if player:
+                try:
+                    g.check(g.project(f.state, seat), action)
+                except Illegal as e:
+                    if not e.contradiction:
+                        raise refusal(e) from None
+                except Missing:
+                    pass  # the question is asked below, of whoever holds the value
+                except RuleError as e:
+                    raise refusal(e) from None
+            return self._resolve(f, seat, seat, action, actor, key, player)
+
+    def _refuse_while_asked(self, f: Folded, seat: str) -> None:
+        q = f.question
+        if q is None or seat == "judge":
+            return
+        who = " or ".join(str(a).title() for a in q.body.get("asked", []))
+        rule = f.module.hold_rule
+        raise Refused(
+            f"the referee is waiting for {who} to give {q.body.get('needs')} "
+            f"({q.body.get('rule')}); nothing else is recorded until it is answered ({rule})",
+            rule,
+        )
+
+    def _resolve(
+        self,
+        f: Folded,
+        submitter: str,
+        writer: str,
+        action: Any,
+        actor: str,
+        key: str | None,
+        projected: bool,
+    ) -> Receipt:
+        """Applies ``action`` (by ``submitter``; ``writer`` gave the last part of it) and
+        records the outcome: the action, a question for another seat, or an irregularity.
+        ``projected``: the player's action already passed the check on the table as he knows
+        it, so a refusal now could only come from a value hidden from him: it goes to the judge
+        as an irregularity and the player learns nothing from it."""
+        g = f.module
+        try:
+            out = g.apply(f.state, action)
+        except Missing as e:
+            asked = g.asked(e, actor)
+            if asked == (writer,) and writer == submitter:
+                raise NeedsInput(e.reason, e.rule or "", e.needs, asked) from None
+            told = self._told(f, action, submitter, e, asked)
+            body = {
+                "action": g.action_json(action),
+                "actor": actor,
+                "by": submitter,
+                "needs": e.needs,
+                "asked": list(asked),
+                "rule": e.rule,
+                "reason": told,
+                "detail": e.reason,  # the exact words: for the seat asked (D22)
+            }
+            recs, _ = self.repo.write_on(f, [Draft(writer, "ask", body, (), key)])
+            raise NeedsInput(told, e.rule or "", e.needs, asked, recs[0].seq) from None
+        except Illegal as e:
+            if e.contradiction or (projected and submitter in g.players):
+                # a statement that contradicts the record (D20); the judge settles it
+                body = {
+                    "source": "input",
+                    "action": g.action_json(action),
+                    "rule": e.rule,
+                    "problem": e.reason,
+                }
+                self.repo.write_on(f, [Draft(writer, "irregularity", body)])
+                raise Refused(
+                    "this does not match what the referee recorded; the judge has been called "
+                    "to settle it",
+                    "D20",
+                ) from None
+            raise refusal(e) from None
+        except RuleError as e:
+            raise refusal(e) from None
+        body = {"action": g.action_json(action), "actor": actor}
+        recs, after = self.repo.write_on(
+            f, [Draft(writer, "action", body, out.events, key, outcome=out)]
+        )
+        rec = recs[0]
+        return Receipt(
+            rec.seq,
+            [dict(ev) for ev in redact(rec, writer, g).events],
+            self.reading.seat_view(after, writer),
+            list(out.rules),
+            list(out.notes),
+        )
+
+    @staticmethod
+    def _told(f: Folded, action: Any, seat: str, e: Missing, asked: tuple[str, ...]) -> str:
+        """Why a question is asked, as player ``seat`` (who started the action) may read it:
+        the game's words on the table as he knows it (D22), so they count no value hidden from
+        him (the words on the truth may say how many of the opponent's cards are known)."""
+        g = f.module
+        if seat in g.players:
+            try:
+                g.apply(g.project(f.state, seat), action)
+            except Missing as pe:
+                if pe.needs == e.needs:
+                    return pe.reason
+            except RuleError:
+                pass
+            who = " or ".join(a.title() for a in asked)
+            return f"{who} must give {e.needs} ({e.rule})"
+        return e.reason
+
+    def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:
+        """Gives the value the open question waits for (an identity or a choice) and applies
+        the action on behalf of the seat that started it. The receipt is cut for ``seat`` (the
+        one answering). When the action then needs another value, a new question is recorded.
+        Raises NotFound when nothing waits on ``seat``."""
+        self.reading.seat_of(game, seat)
+        try:
+            json_value(value, "value", depth=3)
+            key = idem_key(key)
+        except InputError as e:
+            raise Refused(str(e)) from None
+        with self.repo.lock(game):
+            f = self.repo.folded(game)
+            q = f.question
+            if q is None or (seat not in q.body.get("asked", ()) and seat != "judge"):
+                raise NotFound("nothing is waiting for this seat's input")
+            if key is not None and (hit := self.repo.by_key(game, seat, key)) is not None:
+                raise Stale(f"already applied as event {hit.seq} (same key)", hit.seq, f.last_seq)
+            raw = json.loads(json.dumps(q.body["action"]))
+            fill_input(raw, str(q.body["needs"]), value)
+            try:
+                action = f.module.parse_action(raw, "action")
+            except Malformed as e:
+                raise Refused(e.reason) from None
+            actor = str(q.body.get("actor"))
+            return self._resolve(f, str(q.body.get("by")), seat, action, actor, key, False)
+
+    def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record:
+        """Records what a scan or a person saw: ``{"player", "zone": "hand"|"field", "column",
+        "position", "card", "source"}``, and returns the record as ``seat`` may read it. An
+        unknown card is identified by it; a card recorded as another raises an irregularity for
+        the judge inside the same record, and history stays as it was (D20). Only a card's
+        holder or the judge reports a card hidden from others (D22); what could not be there is
+        refused, as the game decides."""
+        self.reading.seat_of(game, seat)
+        if seat == "public":
+            raise Forbidden("the public seat cannot report observations")
+        try:
+            obs = mapping(obs, "observation")
+            allowed = {"player", "zone", "column", "position", "card", "source"}
+            extra = sorted(set(obs) - allowed)
+            if extra:
+                raise InputError(f"observation: unknown field {extra[0][:20]!r}")
+            text(obs.get("player"), "observation.player", max_len=10)
+            if obs.get("zone") not in ("hand", "field"):
+                raise InputError("observation.zone: must be 'hand' or 'field'")
+            text(obs.get("card"), "observation.card", max_len=40)
+            source = text(obs.get("source", "manual"), "observation.source", max_len=20)
+        except InputError as e:
+            raise Refused(str(e)) from None
+        with self.repo.lock(game):
+            f = self.repo.folded(game)
+            settled(f)
+            try:
+                seen = f.module.observe(f.state, seat, {**obs, "source": source})
+            except RuleError as e:
+                raise refusal(e) from None
+            recs, _ = self.repo.write(game, lambda g: [Draft(seat, "observation", seen.body)])
+            return redact(recs[0], seat, f.module)

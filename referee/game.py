@@ -1,0 +1,218 @@
+"""The game interface: what a game module gives the referee service.
+
+The service (log, store, seats, questions, corrections, exports) knows no game's rules. A game
+module knows its cards, rule profiles, position notation, legality, the projection of the truth
+for each seat, which hidden values each seat may state, the questions it asks, its rulings and
+their citations. Hera & Zeus (:mod:`referee.herazeus`) is the first module; a second game is a
+second module registered in :mod:`referee.games`, and nothing else.
+
+States, actions and patches are the game's own values: the service only stores them, passes
+them back and prints what the game says of them. The game speaks to the service in the few
+exceptions below, each carrying the deciding rule id:
+
+::
+
+    RuleError
+    ├── Illegal      the action is not legal (``rule``, ``reason``); ``contradiction`` when it
+    │                contradicts what is recorded of a card (the judge settles it: D20 for H&Z)
+    ├── Missing      an identity or a choice is missing (``needs``: dotted path into the
+    │                action; ``asked``: the seats that may state it, empty for the actor)
+    ├── Malformed    the input is not a well-formed action, card, observation or option
+    └── NotYours     this seat may not state or do this (a player acting for the other)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class RuleError(Exception):
+    """Base of what a game module raises to the service."""
+
+    def __init__(self, reason: str, rule: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.rule = rule
+
+
+class Illegal(RuleError):
+    """Not legal here. ``contradiction``: a statement that contradicts the record (a judge
+    settles it); any other illegal action is simply refused."""
+
+    def __init__(self, reason: str, rule: str | None = None, contradiction: bool = False):
+        super().__init__(reason, rule)
+        self.contradiction = contradiction
+
+
+class Missing(RuleError):
+    """An identity or a choice is missing: ``needs`` (a dotted path into the action's JSON)
+    stated by one of ``asked`` (empty: the actor)."""
+
+    def __init__(self, reason: str, rule: str, needs: str, asked: Sequence[str] = ()) -> None:
+        super().__init__(reason, rule)
+        self.needs = needs
+        self.asked = tuple(asked)
+
+
+class Malformed(RuleError):
+    """Input that is not a well-formed action, card, observation or option."""
+
+
+class NotYours(RuleError):
+    """This seat may not do or state this."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What applying an action gave: the new state, its events (JSON, each with ``public``
+    false and a ``player`` when only that player may see it), the rules it applied and notes."""
+
+    state: Any
+    events: tuple[Mapping[str, Any], ...] = ()
+    rules: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A new game's create body (the game's own choices) and the actions recorded with it
+    (each as ``(actor, action JSON)``, written from the judge's seat)."""
+
+    body: dict[str, Any]
+    first: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+
+
+@dataclass(frozen=True)
+class Observed:
+    """An observation as the game judged it: the record's body (``identifies`` and
+    ``irregularity`` always present, so every seat's cut has the same shape) and the patch
+    that identifies an unknown card, if it does."""
+
+    body: dict[str, Any]
+    patch: Any = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A table at a glance (the judge's overview)."""
+
+    phase: str
+    turn: dict[str, Any] = field(default_factory=dict)
+    winner: str | None = None
+    reason: str | None = None
+
+
+class Game(Protocol):
+    """A two-player card game the referee can run. ``State``/``Action``/``Patch`` values are
+    the module's own; every method is pure."""
+
+    name: str  # the id in a create record ("hera-zeus")
+    title: str  # for people ("Hera & Zeus")
+    players: tuple[str, ...]  # the player seats, in seat order
+    hold_rule: str  # the rule id of "an open question holds the game"
+
+    # ---- a game's rules --------------------------------------------------------------------
+
+    def setup(
+        self,
+        profile: str,
+        switches: Mapping[str, Any],
+        players: Mapping[str, str],
+        starting: str | None,
+        catalogue: Mapping[str, Any] | None,
+    ) -> Setup:
+        """The create body for these choices. Raises Malformed or Illegal (with the rule)."""
+        ...
+
+    def rules(self, create: Mapping[str, Any]) -> Any:
+        """The rules a create body names. Raises Malformed."""
+        ...
+
+    def rules_version(self, create: Mapping[str, Any]) -> str:
+        """The version of the rules a game runs under: the module's version and a digest of
+        its catalogue and profile (pinned in the create record)."""
+        ...
+
+    def new_state(self, rules: Any) -> Any: ...
+
+    # ---- actions -----------------------------------------------------------------------------
+
+    def parse_action(self, raw: Any, where: str) -> Any:
+        """An action from its JSON. Raises Malformed naming ``where``."""
+        ...
+
+    def action_json(self, action: Any) -> dict[str, Any]: ...
+
+    def check(self, state: Any, action: Any) -> None:
+        """Raises Illegal, Missing or Malformed when ``action`` cannot be applied."""
+        ...
+
+    def apply(self, state: Any, action: Any) -> Outcome:
+        """Checks and applies. Raises as :meth:`check`."""
+        ...
+
+    def actor(self, state: Any, action: Any, seat: str) -> str:
+        """The player an action is for, as submitted from ``seat``. Raises NotYours."""
+        ...
+
+    def refuse_statement(self, state: Any, action: Any, seat: str) -> Illegal | None:
+        """Why player ``seat`` may not submit ``action`` as stated (it names a value hidden
+        from him, or one that is chosen later), decided from the action's form and what the
+        seat sees, never from the hidden value itself; None when he may."""
+        ...
+
+    def asked(self, missing: Missing, actor: str) -> tuple[str, ...]:
+        """Who states the missing value: a card's holder, never his opponent."""
+        ...
+
+    # ---- seats -------------------------------------------------------------------------------
+
+    def project(self, state: Any, seat: str) -> Any:
+        """The state as ``seat`` knows it: every value hidden from him unknown."""
+        ...
+
+    def view(self, state: Any, seat: str) -> dict[str, Any]:
+        """The position as ``seat`` may see it (JSON)."""
+        ...
+
+    def legal(self, state: Any, seat: str) -> list[str] | None:
+        """The actions ``seat`` may take now, as text; None when it is not his to act."""
+        ...
+
+    def in_play(self, state: Any) -> bool:
+        """Past setup and not over (the ruling tool poses actions only then)."""
+        ...
+
+    def summary(self, state: Any) -> Summary: ...
+
+    def action_hidden(self, action: Mapping[str, Any], actor: str, seat: str) -> set[str]:
+        """The paths (relative to the action) hidden from ``seat`` in a recorded action."""
+        ...
+
+    def event_hidden(self, event: Mapping[str, Any], seat: str) -> set[str]:
+        """The keys of one recorded event hidden from ``seat``."""
+        ...
+
+    # ---- what people saw -------------------------------------------------------------------
+
+    def observe(self, state: Any, seat: str, obs: Mapping[str, Any]) -> Observed:
+        """Judges an observation (a card seen in a zone). Raises Malformed, NotYours, or
+        Illegal for what could not be there."""
+        ...
+
+    def patch(self, state: Any, body: Mapping[str, Any]) -> Any:
+        """The patch an identifying observation's body carries. Raises Malformed."""
+        ...
+
+    def apply_patch(self, state: Any, patch: Any) -> Any:
+        """The state with one unknown value identified. Raises Illegal."""
+        ...
+
+    # ---- rulings ---------------------------------------------------------------------------
+
+    def ruling(self, state: Any, action: Any) -> dict[str, Any]:
+        """The ruling on ``action`` posed on ``state``: ``legal``, ``rules``, ``ruling``
+        (text), ``citations``, ``other_profiles``, ``result``. Raises Missing or Malformed."""
+        ...

@@ -1,0 +1,28 @@
+"""The games the referee runs, by name. A create record names its game (``"game"``); a log
+made before games had names is Hera & Zeus."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from referee.game import Game, Malformed
+from referee.herazeus import HERA_ZEUS
+
+GAMES: dict[str, Game] = {HERA_ZEUS.name: HERA_ZEUS}
+DEFAULT = HERA_ZEUS.name
+
+
+def game_named(name: str) -> Game:
+    """The game module called ``name``. Raises Malformed naming the games there are."""
+    game = GAMES.get(name)
+    if game is None:
+        known = ", ".join(sorted(GAMES))
+        raise Malformed(f"game: no game {str(name)[:40]!r} (games: {known})")
+    return game
+
+
+def game_of(create: Mapping[str, Any]) -> Game:
+    """The game a create record's body names (Hera & Zeus when it names none)."""
+    name = create.get("game", DEFAULT)
+    return game_named(name if isinstance(name, str) else repr(name))

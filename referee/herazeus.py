@@ -1,0 +1,610 @@
+"""Hera & Zeus as a game module of the referee (:class:`referee.game.Game`).
+
+Everything the service must know of this game's rules lives here, over the pure engine:
+
+- setup: profiles and switches, the players' names, the starting player (D19), a kit's
+  catalogue (copies and strengths);
+- legality: :func:`engine.check` / :func:`engine.apply`, their errors turned into the
+  interface's (a D20 refusal is a contradiction for the judge);
+- seats: what each seat sees (D21 discard piles, backs that tell the deck: D13), the projection
+  a player's action is judged on (D22), the legal list with a blind Pegasus (D2, D22);
+- statements: which values a player may state (D22: never a card hidden from him) and who is
+  asked for a missing one (the card's holder; the Pegasus pick by the hand's owner);
+- observations: a seen card identifies an unknown one, or contradicts the record (D20); what
+  could not be there is refused (D10 the field, D13 another deck's card, copy counts), decided
+  only from what the observing seat may know (D22);
+- rulings (:mod:`referee.ruling`) with citations from the rule catalogue.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import engine
+from engine import (
+    Action,
+    GameState,
+    HeraZeusError,
+    IllegalActionError,
+    NeedsInputError,
+    NotationError,
+    Phase,
+    Player,
+    Profile,
+    Ruleset,
+    legal_actions,
+    new_game,
+    parse_action,
+)
+from engine.actions import (
+    Challenge,
+    Deal,
+    DeclareStuck,
+    FirstRow,
+    PegasusField,
+    PegasusHand,
+    PythiaReveal,
+    PythiaSpy,
+    Redeal,
+    Redraw,
+    Starter,
+)
+from engine.cards import Card, Kind, default_catalogue, unknown
+from engine.errors import CatalogueError
+from engine.game import parse_card_name
+from engine.profiles import parse_profile, parse_switches
+from engine.state import Slot, slot
+from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
+from referee.ruling import render_json, render_text, rule_on
+from referee.views import cutter, seats_of
+
+NAME = "hera-zeus"
+PLAYERS = ("hera", "zeus")
+# What a recorded action hides from the other seats: the card is the actor's secret.
+PRIVATE_CARD_ACTIONS = frozenset({"draw", "play", "hades"})
+PRIVATE_LIST_ACTIONS = frozenset({"deal", "first_row", "redeal"})
+# Bumped whenever a rules fix would decide a recorded action differently (replays pin it).
+RULES_VERSION = "hz-engine/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Patch:
+    """An identity learned from an observation: the unknown card at ``where`` is ``card``."""
+
+    player: Player
+    zone: str  # hand | field
+    column: int  # 1-based, field only
+    position: int  # 1-based, field only
+    card: Card
+
+
+# ---- setup ---------------------------------------------------------------------------------
+
+
+def ruleset_from_create(body: Mapping[str, Any]) -> Ruleset:
+    """The game's rules from its create record. Raises NotationError."""
+    profile = parse_profile(body.get("profile", Profile.RIO_GRANDE.value))
+    switches = parse_switches(body.get("switches"))
+    cat = default_catalogue()
+    kit = body.get("catalogue")
+    if kit:
+        try:
+            strengths = kit.get("strengths", {})
+            copies = {
+                (Player.parse(d), n): c
+                for d, names in kit.get("copies", {}).items()
+                for n, c in names.items()
+            }
+            cat = cat.with_overrides(
+                strengths=strengths, copies=copies, provisional=bool(kit.get("provisional", False))
+            )
+        except (CatalogueError, ValueError, AttributeError) as e:
+            raise NotationError(f"bad kit catalogue: {e}", "create.catalogue") from None
+    return Ruleset.build(profile, switches, cat)
+
+
+def rules_digest(rs: Ruleset) -> str:
+    """A digest of what the rules read: profile, switches and every card's printed values."""
+    cat = rs.catalogue
+    cards = [
+        [p.key, i.name, i.kind.value, i.strength, i.copies, i.beats_medusa]
+        for p in Player
+        for i in sorted(cat.cards(p), key=lambda i: i.name)
+    ]
+    blob = {"profile": rs.profile.value, "switches": rs.switches.to_json(), "cards": cards}
+    raw = json.dumps(blob, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+# ---- seats ---------------------------------------------------------------------------------
+
+
+def sees_all(seat: str) -> bool:
+    return seat == "judge"
+
+
+def back(c: Card, holder: Player) -> str:
+    """What the back of a card tells: ``?`` for the holder's own deck, ``?/hera`` for another."""
+    return "?" if c.origin is holder else f"?/{c.origin.key}"
+
+
+def _slot_view(s: Slot, holder: Player, open_: bool) -> str:
+    if s.card is None:
+        return "@"
+    if s.up:
+        return "^" + s.card.notation(holder)
+    return s.card.notation(holder) if open_ else back(s.card, holder)
+
+
+def side_view(st: GameState, holder: Player, seat: str) -> dict[str, Any]:
+    side = st.sides[holder]
+    open_ = sees_all(seat) or seat == holder.key
+    out: dict[str, Any] = {
+        "hand": [c.notation(holder) if open_ else back(c, holder) for c in side.hand],
+        "hand_size": len(side.hand),
+        "deck": len(side.deck),
+        "field": [[_slot_view(s, holder, open_) for s in col] for col in side.field],
+        "discard_top": side.discard[-1].notation(holder) if side.discard else None,
+        "discard_height": len(side.discard),
+        "figure": "field" if side.has_figure() else "supply",
+    }
+    if open_:  # D21: only the owner (and the judge) looks through a pile
+        out["discard"] = [c.notation(holder) for c in side.discard]
+    return out
+
+
+def view_for(st: GameState, seat: str) -> dict[str, Any]:
+    """The position as ``seat`` may see it. Raises ValueError for an unknown seat."""
+    if seat not in (*PLAYERS, "judge", "public"):
+        raise ValueError(f"unknown seat {seat!r} (seats: hera, zeus, judge, public)")
+    rs = st.ruleset
+    return {
+        "seat": seat,
+        "phase": st.phase.value,
+        "profile": rs.profile.value,
+        "switches": rs.switches.to_json(),
+        "turn": {"player": st.player.key, "first": st.first, "ap": st.ap, "used": st.used},
+        "winner": st.winner.key if st.winner is not None else None,
+        "reason": st.reason.value if st.reason is not None else None,
+        "hera": side_view(st, Player.HERA, seat),
+        "zeus": side_view(st, Player.ZEUS, seat),
+        "provisional_catalogue": rs.catalogue.provisional,
+    }
+
+
+def project(st: GameState, seat: str) -> GameState:
+    """The state as ``seat`` knows it: every card hidden from him unknown (D22). The judge's
+    projection is the state itself. Piles stay whole: every card on them was seen face up.
+    Decks are unknown to everyone and stay as they are (the referee does not know them either,
+    or knows them only in a simulation)."""
+    if sees_all(seat):
+        return st
+    sides = list(st.sides)
+    for p in (Player.HERA, Player.ZEUS):
+        if seat == p.key:
+            continue
+        side = st.sides[p]
+        hand = tuple(unknown(c.origin) for c in side.hand)
+        fld = tuple(
+            tuple(s if s.card is None or s.up else slot(unknown(s.card.origin), False) for s in col)
+            for col in side.field
+        )
+        deck = tuple(unknown(c.origin) for c in side.deck)
+        sides[p] = side.evolve(hand=hand, field=fld, deck=deck)
+    return st.evolve(sides=(sides[0], sides[1]))
+
+
+def legal_for(actions: Iterable[Action], seat: str) -> list[str]:
+    """The legal actions as text. A player draws blind (D2): one ``pegasus hand`` that names
+    nothing of the opponent's hand."""
+    out: list[str] = []
+    for a in actions:
+        if isinstance(a, PegasusHand) and not sees_all(seat):
+            a = PegasusHand(by=a.by)
+        text = a.text()
+        if text not in out:
+            out.append(text)
+    return out
+
+
+# ---- statements (D22) ----------------------------------------------------------------------
+
+
+def stated_hidden(st: GameState, action: Action, seat: str) -> str | None:
+    """D22: the field of ``action`` in which player ``seat`` states a card hidden from him, or
+    None. Decided from the action's form and what the seat sees (faces up or down), never from
+    what the hidden card is."""
+    if seat not in PLAYERS:
+        return None
+    me = Player.parse(seat)
+    opp = me.other
+    for who, names in getattr(action, "order", ()):
+        if who is opp and names:
+            return f"order.{opp.key}"
+    if isinstance(action, PegasusHand):
+        if action.pick is not None:
+            return "pick"
+    elif isinstance(action, Challenge):
+        if action.defender is not None and not _face_up(st, opp, action.column, 1):
+            return "reveal.defender"
+    elif isinstance(action, PegasusField):
+        if action.target is not None and not _face_up(st, opp, action.column, 1):
+            return "reveal.target"
+    elif isinstance(action, PythiaSpy):
+        if action.hand:
+            return "reveal.hand"
+    elif isinstance(action, PythiaReveal) and action.cards:
+        return "reveal.cards"
+    return None
+
+
+def _face_up(st: GameState, p: Player, column: int, position: int) -> bool:
+    col = st.sides[p].field[column - 1] if 1 <= column <= 3 else ()
+    return len(col) >= position and col[position - 1].up
+
+
+def _all_known_cards(st: GameState) -> list[Card]:
+    out: list[Card] = []
+    for p in (Player.HERA, Player.ZEUS):
+        side = st.sides[p]
+        out += [c for c in side.hand if not c.is_unknown]
+        out += [s.card for col in side.field for s in col if s.card and not s.card.is_unknown]
+        out += list(side.discard)
+    return out
+
+
+def apply_patch(st: GameState, p: Patch) -> GameState:
+    """The state with one unknown card identified. Raises ValueError when nothing is unknown
+    there."""
+    side = st.sides[p.player]
+    if p.zone == "hand":
+        hand = list(side.hand)
+        u = next((i for i, c in enumerate(hand) if c.is_unknown), None)
+        if u is None:
+            raise ValueError("no unknown card in that hand")
+        hand[u] = p.card
+        side = side.evolve(hand=tuple(hand))
+    else:
+        cols = [list(c) for c in side.field]
+        s = cols[p.column - 1][p.position - 1]
+        if s.card is None or not s.card.is_unknown:
+            raise ValueError("that field card is not unknown")
+        cols[p.column - 1][p.position - 1] = slot(p.card, s.up)
+        side = side.evolve(field=(tuple(cols[0]), tuple(cols[1]), tuple(cols[2])))
+    return st.evolve(sides=st.with_side(p.player, side))
+
+
+def patch_from_body(st: GameState, body: Mapping[str, Any]) -> Patch:
+    """The patch an identifying observation carries. Raises NotationError."""
+    who = Player.parse(str(body.get("player")))
+    c = parse_card_name(str(body.get("card")), who, st, "card")
+    zone = body.get("zone")
+    if zone not in ("hand", "field"):
+        raise NotationError("zone must be 'hand' or 'field'", "zone")
+    return Patch(who, zone, int(body.get("column", 0) or 0), int(body.get("position", 0) or 0), c)
+
+
+def _illegal(e: IllegalActionError) -> Illegal:
+    return Illegal(e.reason, e.rule, contradiction=e.rule == "D20")
+
+
+class HeraZeus:
+    """The Hera & Zeus module: see the module's docstring."""
+
+    name: str = NAME
+    title: str = "Hera & Zeus"
+    players: tuple[str, ...] = PLAYERS
+    hold_rule: str = "HZ-P11"
+
+    # ---- a game's rules --------------------------------------------------------------------
+
+    def setup(
+        self,
+        profile: str,
+        switches: Mapping[str, Any],
+        players: Mapping[str, str],
+        starting: str | None,
+        catalogue: Mapping[str, Any] | None,
+    ) -> Setup:
+        body: dict[str, Any] = {
+            "profile": profile,
+            "switches": {str(k): v for k, v in switches.items()},
+            "players": {"hera": "Hera", "zeus": "Zeus", **players},
+        }
+        if catalogue:
+            body["catalogue"] = dict(catalogue)
+        try:
+            rs = ruleset_from_create(body)
+        except NotationError as e:
+            raise Malformed(str(e)) from None
+        first: str | None
+        fixed = rs.fixed_starting_player()
+        if starting == "table":
+            first = fixed.key if fixed else None
+        elif starting is not None:
+            try:
+                chosen = Player.parse(starting)
+            except ValueError as e:
+                raise Illegal(str(e), "D19") from None
+            if fixed is not None and chosen is not fixed:
+                raise Illegal(f"under the {profile} profile {fixed.title} always starts", "D19")
+            first = chosen.key
+        else:
+            first = fixed.key if fixed else "hera"  # D19: Hera by default
+        body["rules"] = self.rules_version(body)
+        moves = ((first, {"do": "starter", "player": first}),) if first is not None else ()
+        return Setup(body, moves)
+
+    def rules(self, create: Mapping[str, Any]) -> Ruleset:
+        try:
+            return ruleset_from_create(create)
+        except NotationError as e:
+            raise Malformed(str(e)) from None
+
+    def rules_version(self, create: Mapping[str, Any]) -> str:
+        return f"{RULES_VERSION}+{rules_digest(self.rules(create))}"
+
+    def new_state(self, rules: Ruleset) -> GameState:
+        return new_game(rules)
+
+    # ---- actions ---------------------------------------------------------------------------
+
+    def parse_action(self, raw: Any, where: str) -> Action:
+        try:
+            return parse_action(raw, where)
+        except NotationError as e:
+            raise Malformed(str(e)) from None
+
+    def action_json(self, action: Action) -> dict[str, Any]:
+        return action.to_json()
+
+    def check(self, state: GameState, action: Action) -> None:
+        try:
+            engine.check(state, action)
+        except IllegalActionError as e:
+            raise _illegal(e) from None
+        except NeedsInputError as e:
+            raise Missing(e.reason, e.rule, e.needs, e.asked) from None
+        except NotationError as e:
+            raise Malformed(str(e)) from None
+
+    def apply(self, state: GameState, action: Action) -> Outcome:
+        try:
+            out = engine.apply(state, action)
+        except IllegalActionError as e:
+            raise _illegal(e) from None
+        except NeedsInputError as e:
+            raise Missing(e.reason, e.rule, e.needs, e.asked) from None
+        except NotationError as e:
+            raise Malformed(str(e)) from None
+        return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
+
+    def actor(self, state: GameState, action: Action, seat: str) -> str:
+        if isinstance(action, Starter):
+            if seat not in ("judge", *PLAYERS):
+                raise NotYours("only the players or the judge choose the starting player")
+            return action.player.key
+        if isinstance(action, Deal | FirstRow | Redraw | Redeal):
+            if seat not in ("judge", action.player.key):
+                raise NotYours(
+                    f"only {action.player.title}'s seat records {action.player.title}'s cards"
+                )
+            return action.player.key
+        if isinstance(action, DeclareStuck) and seat != "judge":
+            raise NotYours(
+                "a player declares at the table that he cannot use his points; the "
+                "judge confirms it from the judge's seat (D8, HZ-P6)",
+                "D8",
+            )
+        actor = action.actor(state.player)
+        if seat != "judge" and seat != actor.key:
+            raise NotYours(
+                f"it is {state.player.title}'s turn; the {seat} seat cannot act for {actor.title}",
+                "HZ-TURN",
+            )
+        return actor.key
+
+    def refuse_statement(self, state: GameState, action: Action, seat: str) -> Illegal | None:
+        hidden = stated_hidden(state, action, seat)
+        if hidden is not None:
+            return Illegal(
+                f"{hidden}: a card hidden from you is stated by its holder, the judge or a scan, "
+                "never by you",
+                "D22",
+            )
+        if seat in PLAYERS and isinstance(action, PegasusHand) and action.place is not None:
+            return Illegal(
+                "place: the column is chosen once the drawn card is known; the referee asks for "
+                "it then",
+                "D2",
+            )
+        return None
+
+    def asked(self, missing: Missing, actor: str) -> tuple[str, ...]:
+        # The pick of a Pegasus from the hand is stated by the hand's owner (D2, D22).
+        if missing.needs == "pick":
+            return (Player.parse(actor).other.key,)
+        return missing.asked or (actor,)
+
+    # ---- seats -----------------------------------------------------------------------------
+
+    def project(self, state: GameState, seat: str) -> GameState:
+        return project(state, seat)
+
+    def view(self, state: GameState, seat: str) -> dict[str, Any]:
+        return view_for(state, seat)
+
+    def legal(self, state: GameState, seat: str) -> list[str] | None:
+        if state.phase is not Phase.PLAY or seat not in (state.player.key, "judge"):
+            return None
+        return legal_for(legal_actions(project(state, seat)), seat)
+
+    def in_play(self, state: GameState) -> bool:
+        return state.phase is Phase.PLAY
+
+    def summary(self, state: GameState) -> Summary:
+        return Summary(
+            state.phase.value,
+            {"player": state.player.key, "ap": state.ap, "used": state.used},
+            state.winner.key if state.winner else None,
+            state.reason.value if state.reason else None,
+        )
+
+    def action_hidden(self, action: Mapping[str, Any], actor: str, seat: str) -> set[str]:
+        if seat == actor or sees_all(seat):
+            return set()
+        do = action.get("do")
+        out: set[str] = set()
+        if do in PRIVATE_CARD_ACTIONS and "card" in action:
+            out.add("card")
+        if do in PRIVATE_LIST_ACTIONS and action.get("player") != seat and "cards" in action:
+            out.add("cards")
+        if do == "redeal" and action.get("player") != seat and "deck" in action:
+            out.add("deck")  # the shown old hand stays visible: both players saw it (D19)
+        if do == "redraw" and action.get("player") != seat and "card" in action:
+            out.add("card")
+        spy = do == "pythia" and action.get("mode") == "spy"
+        if spy and seat not in PLAYERS and "reveal" in action:
+            out.add("reveal")
+        return out
+
+    def event_hidden(self, event: Mapping[str, Any], seat: str) -> set[str]:
+        if sees_all(seat) or event.get("public", True):
+            return set()
+        if event.get("kind") == "shown":
+            visible = seat in (event.get("player"), event.get("to"))
+        else:
+            visible = event.get("player") == seat
+        return set() if visible else {k for k in ("card", "cards", "hand") if k in event}
+
+    # ---- what people saw -------------------------------------------------------------------
+
+    def observe(self, state: GameState, seat: str, obs: Mapping[str, Any]) -> Observed:
+        """An observation ``{"player", "zone": "hand"|"field", "column", "position", "card",
+        "source"}`` from ``seat``, already checked for its fields' types by the service."""
+        try:
+            who = Player.parse(str(obs.get("player")))
+            c = parse_card_name(str(obs.get("card")), who, state, "observation.card")
+        except (NotationError, ValueError) as e:
+            raise Malformed(str(e)) from None
+        if c.is_unknown:
+            raise Malformed("observation.card: an observation names a card, not '?'")
+        zone = obs.get("zone")
+        # every observation carries both flags, so a copy that seals them (the opponent's)
+        # shows the same fields whether it identified a card, contradicted one or neither
+        body: dict[str, Any] = {
+            "player": who.key,
+            "zone": zone,
+            "card": c.notation(who),
+            "source": obs.get("source", "manual"),
+            "identifies": False,
+            "irregularity": None,
+        }
+        side = state.sides[who]
+        cat = state.ruleset.catalogue
+        recorded: Card | None
+        if zone == "field":
+            col, pos = obs.get("column"), obs.get("position")
+            if not (
+                isinstance(col, int)
+                and not isinstance(col, bool)
+                and isinstance(pos, int)
+                and not isinstance(pos, bool)
+                and 1 <= col <= 3
+                and 1 <= pos <= len(side.field[col - 1])
+            ):
+                raise Malformed("observation: no card at that column and position")
+            s = side.field[col - 1][pos - 1]
+            if s.card is None:
+                raise Malformed("observation: the figure stands there, not a card")
+            body.update(column=col, position=pos, face_up=s.up)
+            if seat not in ("judge", who.key) and not s.up:
+                raise NotYours(
+                    "only its owner or the judge may report a face-down card (D22)", "D22"
+                )
+            if cat.strength(c) is None and cat.kind(c) is not Kind.HOSTAGE:
+                raise Illegal(f"observation.card: {c.name} cannot stand on the field (D10)", "D10")
+            recorded = s.card
+        else:
+            if seat not in ("judge", who.key):
+                raise NotYours("only its owner or the judge may report a hand card (D22)", "D22")
+            if c in side.hand:
+                recorded = c
+            elif any(x.is_unknown for x in side.hand):
+                if c.origin is not who:
+                    raise Illegal(
+                        f"observation.card: a card of {c.origin.title}'s deck reaches "
+                        f"{who.title}'s hand only by Sirens, face up (D13); it cannot be "
+                        "an unseen card",
+                        "D13",
+                    )
+                recorded = next(x for x in side.hand if x.is_unknown)
+            else:
+                recorded = None  # not in the hand as recorded
+        if recorded is not None and recorded.is_unknown:
+            known = sum(1 for x in _all_known_cards(state) if x == c)
+            if known >= cat.info(c.name, c.origin).copies:
+                raise Illegal(
+                    f"observation.card: {c.origin.title}'s deck holds "
+                    f"{cat.info(c.name, c.origin).copies} {c.name}, all accounted for "
+                    "elsewhere (catalogue)",
+                    "D20",
+                )
+            body["identifies"] = True
+            try:
+                patch = patch_from_body(state, body)
+            except (NotationError, ValueError) as e:
+                raise Malformed(f"observation: {e}") from None
+            return Observed(body, patch)
+        if recorded != c:
+            was = recorded.notation(who) if recorded is not None else "not in the hand"
+            body["irregularity"] = {
+                "rule": "D20",
+                "recorded": was,
+                "seen": c.notation(who),
+                "problem": f"{who.title}'s card was recorded as {was} but seen as "
+                f"{c.notation(who)}",
+            }
+        return Observed(body)
+
+    def patch(self, state: GameState, body: Mapping[str, Any]) -> Patch:
+        try:
+            return patch_from_body(state, body)
+        except (NotationError, ValueError) as e:
+            raise Malformed(str(e)) from None
+
+    def apply_patch(self, state: GameState, patch: Patch) -> GameState:
+        try:
+            return apply_patch(state, patch)
+        except (ValueError, IndexError) as e:
+            raise Illegal(str(e)) from None
+
+    # ---- rulings ---------------------------------------------------------------------------
+
+    def ruling(self, state: GameState, action: Action) -> dict[str, Any]:
+        try:
+            r = rule_on(state, [action])
+        except NeedsInputError as e:
+            reason = f"{e.needs}: cannot rule without it: {e.reason}"
+            raise Missing(reason, e.rule, e.needs) from None
+        except (NotationError, IllegalActionError, HeraZeusError) as e:
+            raise Malformed(str(e)) from None
+        result = render_json(r)
+        return {
+            "legal": result["legal"],
+            "rules": result["rules"],
+            "ruling": render_text(r),
+            "citations": result["citations"],
+            "other_profiles": result["others"],
+            "result": result,
+        }
+
+
+HERA_ZEUS = HeraZeus()
+
+SEATS = seats_of(HERA_ZEUS)
+may_cut = cutter(HERA_ZEUS)  # what a Hera & Zeus log's cut copy may hide (for verify)

@@ -1,0 +1,146 @@
+"""What the service returns: one typed definition of each value that crosses into the pages,
+the API and the CLI (the marshmallow schemas in ``web/schemas.py`` follow these).
+
+Views and table rows are ``TypedDict``s: JSON-ready as they are, checked by mypy where they are
+read. A seat's view holds the service's part (below) and the game's part (its board: for Hera &
+Zeus :class:`referee.herazeus.HZView`); everything in it is already cut for that seat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NotRequired, TypedDict
+
+
+class Head(TypedDict):
+    """The game's last record: what the players write down to verify an export."""
+
+    seq: int
+    hash: str
+
+
+class Turn(TypedDict):
+    player: str
+    first: NotRequired[bool]
+    ap: int
+    used: int
+
+
+class Question(TypedDict):
+    """The open question, as a seat concerned by it reads it (the seat asked, the judge, or
+    the seat whose action waits on it)."""
+
+    needs: str  # the dotted path of the value asked for, in the action
+    by: str  # the seat whose action waits
+    asked: list[str]  # the seats that may give it
+    rule: str
+    reason: str  # worded for the reader (D22: never a count of cards hidden from him)
+    seq: int  # the question's record
+    pick: NotRequired[Any]  # Hera & Zeus: the card Pegasus drew (both saw it, D2)
+
+
+Waiting = TypedDict("Waiting", {"for": list[str], "needs": str})
+"""What a seat not concerned by the open question learns: whom the table waits for."""
+
+
+class OpenItem(TypedDict):
+    """An open irregularity or judge call (for the judge)."""
+
+    seq: int
+    kind: str  # "call", "observation" (with an irregularity) or "irregularity"
+    seat: str
+    time: str
+    body: dict[str, Any]
+
+
+class SeatView(TypedDict):
+    """The table as one seat may see it: the game's position (``phase``, ``turn`` and the
+    game's own keys) with the service's facts. Keys marked NotRequired appear when they
+    apply: ``legal`` when the seat may act, ``asked``/``waiting`` while a question is open,
+    the judge's keys for the judge only."""
+
+    game: str
+    seat: str
+    seq: int
+    head: Head
+    players: dict[str, str]
+    kit: str  # "kit" (cards carry stickers) or "manual"
+    kit_id: NotRequired[str | None]
+    phase: str
+    profile: str
+    switches: dict[str, Any]
+    turn: Turn
+    winner: str | None
+    reason: str | None
+    legal: NotRequired[list[str]]
+    asked: NotRequired[Question]
+    waiting: NotRequired[Waiting]
+    calls_open: int
+    irregularities: NotRequired[list[dict[str, Any]]]  # judge: every one, settled or not
+    open: NotRequired[list[OpenItem]]  # judge: irregularities and calls not yet settled
+    broken: NotRequired[str | None]  # judge: why the record is held after a correction
+
+
+class TableRow(TypedDict):
+    """One table in the judge's overview. ``held`` alone (with ``game``) when the game's record
+    failed verification."""
+
+    game: str
+    held: NotRequired[str]
+    players: NotRequired[dict[str, str]]
+    phase: NotRequired[str]
+    turn: NotRequired[dict[str, Any]]
+    winner: NotRequired[str | None]
+    reason: NotRequired[str | None]
+    open_calls: NotRequired[int]
+    open_irregularities: NotRequired[int]
+    calls: NotRequired[list[OpenItem]]  # the open calls themselves, with their notes
+    waiting: NotRequired[bool]
+    broken: NotRequired[str | None]
+    last_time: NotRequired[str]
+    head: NotRequired[Head]
+
+
+class RulingResult(TypedDict):
+    """The ruling tool's answer on a posed action (the game is not changed)."""
+
+    legal: bool
+    rules: list[str]
+    ruling: str
+    citations: list[Any]
+    other_profiles: dict[str, Any]
+    result: dict[str, Any]
+
+
+class ReplayStep(TypedDict):
+    """One record of a replay as a seat may see it, the table after it, its action's rules."""
+
+    record: dict[str, Any]
+    view: SeatView
+    rules: list[str]
+
+
+@dataclass(frozen=True)
+class Created:
+    game: str
+    codes: dict[str, str]  # seat -> secret join code (the players and the judge)
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a submitter gets back: the event number, its events as he may see them, the view."""
+
+    seq: int
+    events: list[dict[str, Any]]
+    view: SeatView
+    rules: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "events": self.events,
+            "rules": self.rules,
+            "notes": self.notes,
+            "view": self.view,
+        }

@@ -1,0 +1,194 @@
+"""Read models: what each seat reads of a game, already cut for it.
+
+A seat's view (:class:`referee.models.SeatView`), the judge's overview, the log and its export,
+a replay event by event. Everything here reads a folded snapshot and the records; nothing
+writes. What a seat may see of the position is the game module's; which records' parts it may
+read is :mod:`referee.views`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, cast
+
+from referee.errors import Forbidden, Held, Refused
+from referee.fold import Folded, fold, step
+from referee.games import GAMES
+from referee.log import Record, export_text
+from referee.models import Head, OpenItem, Question, ReplayStep, SeatView, TableRow, Waiting
+from referee.repository import Repository, checked_game_id
+from referee.validate import InputError, integer
+from referee.views import JUDGE, redact, seats_of
+
+# Every seat of every game the referee runs (a seat name is checked before a game is read).
+ALL_SEATS = frozenset(s for g in GAMES.values() for s in seats_of(g))
+
+
+def short(v: Any) -> str:
+    """A value quoted in a message: text cut short, anything else by its type."""
+    return v[:20] if isinstance(v, str) else f"<{type(v).__name__}>"
+
+
+def open_item(r: Record) -> OpenItem:
+    return {"seq": r.seq, "kind": r.kind, "seat": r.seat, "time": r.time, "body": dict(r.body)}
+
+
+class Reading:
+    """The read side of the service."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    def seat_of(self, game: str, seat: Any) -> str:
+        """Checks a seat name and a game id before anything is read. Raises Forbidden for an
+        unknown seat, Refused for a malformed game id."""
+        if not isinstance(seat, str) or seat not in ALL_SEATS:
+            raise Forbidden(f"unknown seat {short(seat)!r}")
+        checked_game_id(game)
+        return seat
+
+    def judge_only(self, seat: str) -> None:
+        if seat != JUDGE:
+            raise Forbidden("only the judge may do that")
+
+    def head(self, game: str) -> Head:
+        f = self.repo.folded(game)
+        return {"seq": f.last_seq, "hash": f.last_hash}
+
+    def view(self, game: str, seat: str) -> SeatView:
+        """The table as ``seat`` sees it, with its legal actions when it may act. Board and
+        sequence come from one snapshot."""
+        self.seat_of(game, seat)
+        return self.seat_view(self.repo.folded(game), seat)
+
+    def seat_view(self, f: Folded, seat: str) -> SeatView:
+        g = f.module
+        if seat not in seats_of(g):
+            raise Forbidden(f"unknown seat {short(seat)!r} in {g.title}")
+        out = cast(SeatView, g.view(f.state, seat))
+        out["game"] = f.game
+        out["seq"] = f.last_seq
+        out["head"] = {"seq": f.last_seq, "hash": f.last_hash}
+        out["players"] = dict(f.create.get("players", {}))
+        kit = f.create.get("kit")
+        out["kit"] = "kit" if kit or f.create.get("catalogue") else "manual"
+        if isinstance(kit, Mapping):
+            out["kit_id"] = kit.get("id")
+        if f.broken is None:
+            legal = g.legal(f.state, seat)
+            if legal is not None:
+                out["legal"] = legal
+        q = f.question
+        if q is not None:
+            asked = [str(a) for a in q.body.get("asked", ())]
+            by = str(q.body.get("by"))
+            if seat in asked or seat in (JUDGE, by):
+                told = q.body.get("detail" if seat in asked or seat == JUDGE else "reason")
+                question: Question = {
+                    "needs": str(q.body.get("needs")),
+                    "by": by,
+                    "asked": asked,
+                    "rule": str(q.body.get("rule")),
+                    "reason": str(told if told is not None else q.body.get("reason")),
+                    "seq": q.seq,
+                }
+                pick = q.body.get("action", {}).get("pick")
+                if pick is not None:  # the drawn card: both saw it come out (D2, D22)
+                    question["pick"] = pick
+                out["asked"] = question
+            else:
+                waiting: Waiting = {"for": asked, "needs": str(q.body.get("needs"))}
+                out["waiting"] = waiting
+        if seat == JUDGE:
+            out["irregularities"] = [r.to_json() for r in f.irregularities]
+            out["open"] = [open_item(r) for r in f.open_items()]
+            out["broken"] = f.broken
+        out["calls_open"] = sum(1 for r in f.calls if r.seq not in f.resolved)
+        return out
+
+    def overview(self, seat: str) -> list[TableRow]:
+        """All tables at a glance, for the judge, with the open calls themselves."""
+        self.judge_only(seat)
+        out: list[TableRow] = []
+        for game in self.repo.games():
+            try:
+                f = self.repo.folded(game)
+            except Held as e:
+                out.append({"game": game, "held": e.message})
+                continue
+            s = f.module.summary(f.state)
+            items = f.open_items()
+            out.append(
+                {
+                    "game": game,
+                    "players": dict(f.create.get("players", {})),
+                    "phase": s.phase,
+                    "turn": dict(s.turn),
+                    "winner": s.winner,
+                    "reason": s.reason,
+                    "open_calls": sum(1 for r in items if r.kind == "call"),
+                    "open_irregularities": sum(1 for r in items if r.kind != "call"),
+                    "calls": [open_item(r) for r in items if r.kind == "call"],
+                    "waiting": f.question is not None,
+                    "broken": f.broken,
+                    "last_time": f.last_time,
+                    "head": {"seq": f.last_seq, "hash": f.last_hash},
+                }
+            )
+        return out
+
+    def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
+        """The game's records as ``seat`` may read them (cut copies for everyone but the
+        judge)."""
+        self.seat_of(game, seat)
+        if upto is not None:
+            try:
+                integer(upto, "upto", -1, 10**9)
+            except InputError as e:
+                raise Refused(str(e)) from None
+        f = self.repo.folded(game)  # checked, fresh
+        return [redact(r, seat, f.module) for r in self.repo.records(game, upto=upto)]
+
+    def export(self, game: str, seat: str) -> str:
+        """JSON lines: a header (seat, the signing key and its fingerprint), then the records as
+        ``seat`` may read them. Verifies with ``referee verify``."""
+        records = self.log(game, seat)
+        return export_text(self.repo.header(game, seat), records)
+
+    def replay(self, game: str, seat: str) -> list[ReplayStep]:
+        """Event by event as ``seat`` may see it: each cut record (JSON), the table after it
+        as that seat saw it, and the rules its action applied."""
+        self.seat_of(game, seat)
+        self.repo.folded(game)
+        records = self.repo.records(game)
+        f = fold(records[:1])
+        out: list[ReplayStep] = []
+        for i, r in enumerate(records):
+            if i:
+                step(f, r)
+            o = f.outcomes.get(r.seq) if r.kind == "action" else None
+            out.append(
+                {
+                    "record": redact(r, seat, f.module).to_json(),
+                    "view": self.seat_view(f, seat),
+                    "rules": list(o.rules) if o is not None else [],
+                }
+            )
+        return out
+
+    def wait(self, game: str, seq: int, timeout: float) -> int:
+        """Blocks until the game's last seq passes ``seq`` or ``timeout`` seconds pass; returns
+        the last seq. Raises Refused for a malformed argument, NotFound or Unavailable."""
+        try:
+            checked_game_id(game)
+            integer(seq, "seq", -1, 10**9)
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+                raise InputError(
+                    f"timeout: must be a number of seconds, not {type(timeout).__name__}"
+                )
+        except InputError as e:
+            raise Refused(str(e)) from None
+        t = float(timeout)
+        t = 0.0 if math.isnan(t) else min(max(t, 0.0), 600.0)
+        return self.repo.wait(game, seq, t)

@@ -1,0 +1,352 @@
+"""The game repository: the log of every game over one store, folded and kept fresh.
+
+Its one job is records: read a game's head and fold what is new (other processes may append to
+the same database), keep the folded games in a bounded cache, seal and sign new records, append
+them in one transaction, and wake whoever waits on a game. It knows no game's rules (the game
+module folds its actions) and no seat's rights (the callers decide).
+
+**Loading is fast, verifying is whole.** Loading a game checks the whole hash chain (every
+record's content against its hash, each against the one before it) and the head record's
+signature: the head's signed hash commits to every record before it. ``referee verify``,
+imports and every seat's cut still check every record's signature (:func:`referee.log.verify`).
+Records another process appended are each checked (chain, hash, signature) before they are
+folded in.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets as _secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from referee.errors import Held, NotFound, Refused, Stale, Unavailable
+from referee.fold import Folded, FoldError, fold, step
+from referee.game import Game, Outcome
+from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
+from referee.log import GENESIS, Header, Record
+from referee.store import Conflict, Store, StoreError
+from referee.validate import InputError, game_id
+from referee.views import sealed_paths
+
+CACHE_GAMES = 256  # games kept folded in memory; the least recently used leave first
+POLL = 0.25  # seconds between looks at the store while waiting (other processes' appends)
+
+
+class Clock(Protocol):
+    def now(self) -> str: ...
+
+
+class SystemClock:
+    def now(self) -> str:
+        return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+class FixedClock:
+    """A clock for tests: starts at a fixed instant and ticks one second per reading."""
+
+    def __init__(self, start: str = "2026-01-01T00:00:00+00:00") -> None:
+        self._t = datetime.fromisoformat(start)
+        self._n = 0
+        self._lock = threading.Lock()
+
+    def now(self) -> str:
+        with self._lock:
+            self._n += 1
+            n = self._n
+        return (self._t + timedelta(seconds=n)).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A record to be written: who writes it, its kind and body, the events of its action,
+    the writer's idempotency key, and (for an action) the outcome already computed on the
+    snapshot, so the fold does not run the engine again."""
+
+    seat: str
+    kind: str
+    body: Mapping[str, Any]
+    events: Sequence[Mapping[str, Any]] = ()
+    key: str | None = None
+    outcome: Outcome | None = None
+
+
+def checked_game_id(game: str) -> None:
+    """Raises Refused for a malformed game id."""
+    try:
+        game_id(game)
+    except InputError as e:
+        raise Refused(str(e)) from None
+
+
+def store_call(fn: Callable[[], Any]) -> Any:
+    """Runs a store call, turning a storage fault into Unavailable."""
+    try:
+        return fn()
+    except StoreError as e:
+        raise Unavailable(str(e)) from None
+
+
+class Repository:
+    """Games over one store. Thread-safe: one lock per game for writers; readers take an
+    immutable snapshot (:class:`~referee.fold.Folded`) and never wait."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock | None = None,
+        token: Callable[[], str] | None = None,
+        signer: Signer | None = None,
+        cache_games: int = CACHE_GAMES,
+    ) -> None:
+        self.store = store
+        self.clock = clock or SystemClock()
+        self.token = token or (lambda: _secrets.token_urlsafe(16))  # 128 random bits
+        self.signer = signer or Signer.generate()
+        self._locks: dict[str, threading.Lock] = {}
+        self._cache: OrderedDict[str, Folded] = OrderedDict()
+        self._cache_games = max(1, cache_games)
+        self._guard = threading.Lock()
+        self._changed: dict[str, threading.Condition] = {}
+
+    # ---- locks and waiting -------------------------------------------------------------------
+
+    def lock(self, game: str) -> threading.Lock:
+        """The writers' lock of one game."""
+        with self._guard:
+            return self._locks.setdefault(game, threading.Lock())
+
+    def _cond(self, game: str) -> threading.Condition:
+        with self._guard:
+            return self._changed.setdefault(game, threading.Condition())
+
+    def notify(self, game: str) -> None:
+        c = self._cond(game)
+        with c:
+            c.notify_all()
+
+    def wait(self, game: str, seq: int, timeout: float) -> int:
+        """Blocks until the game's last seq passes ``seq`` or ``timeout`` seconds pass; returns
+        the last seq. Notices other processes' appends within ``POLL`` seconds."""
+        deadline = time.monotonic() + timeout
+        c = self._cond(game)
+        while True:
+            h = self.head(game)
+            left = deadline - time.monotonic()
+            if h[0] > seq or left <= 0:
+                return h[0]
+            with c:
+                c.wait(min(left, POLL))
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    def head(self, game: str) -> tuple[int, str]:
+        """The stored head. Raises NotFound, Unavailable."""
+        h: tuple[int, str] | None = store_call(lambda: self.store.head(game))
+        if h is None:
+            raise NotFound(f"no game {game!r}")
+        return h
+
+    def exists(self, game: str) -> bool:
+        return store_call(lambda: self.store.head(game)) is not None
+
+    def secrets(self, game: str) -> dict[str, str]:
+        out: dict[str, str] = store_call(lambda: self.store.secrets(game))
+        return out
+
+    def records(self, game: str, after: int = -1, upto: int | None = None) -> list[Record]:
+        out: list[Record] = store_call(lambda: self.store.records(game, after=after, upto=upto))
+        return out
+
+    def by_key(self, game: str, seat: str, key: str) -> Record | None:
+        out: Record | None = store_call(lambda: self.store.by_key(game, seat, key))
+        return out
+
+    def games(self) -> list[str]:
+        out: list[str] = store_call(self.store.games)
+        return out
+
+    def public_key(self, game: str) -> str:
+        """The key a game's records are signed with: this server's, or an imported log's."""
+        return self.secrets(game).get("key:public", self.signer.public_b64)
+
+    def header(self, game: str, seat: str) -> Header:
+        pk = self.public_key(game)
+        return Header(game, seat, pk, fingerprint_of(parse_public_key(pk)))
+
+    def _remember(self, f: Folded) -> None:
+        with self._guard:
+            self._cache[f.game] = f
+            self._cache.move_to_end(f.game)
+            while len(self._cache) > self._cache_games:
+                self._cache.popitem(last=False)
+
+    def _load(self, game: str, records: list[Record]) -> Folded:
+        """Checks a game's whole chain and its head's signature, and folds it. Raises Held."""
+        prev = GENESIS
+        for i, r in enumerate(records):
+            if r.game != game or r.seq != i or r.prev != prev or r.redacted:
+                raise Held(f"game {game!r} failed verification: record {i} does not chain")
+            try:
+                ok = r.compute_hash() == r.hash
+            except ValueError:
+                ok = False
+            if not ok:
+                raise Held(
+                    f"game {game!r} failed verification: record {i}'s content does not match "
+                    "its hash (edited)"
+                )
+            prev = r.hash
+        last = records[-1]
+        if not signature_ok(parse_public_key(self.public_key(game)), last.hash, last.sig):
+            raise Held(
+                f"game {game!r} failed verification: the head's signature does not verify "
+                "(re-hashed or signed by another key)"
+            )
+        try:
+            return fold(records)
+        except FoldError as e:
+            raise Held(f"game {game!r} cannot be replayed: {e}") from None
+
+    def folded(self, game: str) -> Folded:
+        """The game as the log says it is now, fresh: what other processes appended is folded in
+        first. Raises NotFound, Held (failed verification), Unavailable, or Refused for a
+        malformed game id."""
+        checked_game_id(game)
+        with self._guard:
+            f = self._cache.get(game)
+            if f is not None:
+                self._cache.move_to_end(game)
+        head = self.head(game)
+        if f is not None and head == (f.last_seq, f.last_hash):
+            return f
+        if f is not None and head[0] > f.last_seq:
+            g = self._extend(f, self.records(game, after=f.last_seq))
+            if g is not None:
+                return g
+        records = self.records(game)
+        if not records:
+            raise NotFound(f"no game {game!r}")
+        f = self._load(game, records)
+        self._remember(f)
+        return f
+
+    def _extend(self, f: Folded, newer: list[Record]) -> Folded | None:
+        """``f`` with records appended by another process folded in, each checked (chain,
+        hash, signature); None when they do not follow on (then the game is reloaded whole)."""
+        pk = parse_public_key(self.public_key(f.game))
+        g = f.copy()
+        prev = f.last_hash
+        for r in newer:
+            if (
+                r.game != f.game
+                or r.seq != g.last_seq + 1
+                or r.prev != prev
+                or r.compute_hash() != r.hash
+                or not signature_ok(pk, r.hash, r.sig)
+            ):
+                return None
+            try:
+                step(g, r)
+            except FoldError:
+                return None
+            prev = r.hash
+        self._remember(g)
+        return g
+
+    # ---- writing -----------------------------------------------------------------------------
+
+    def seal(self, game: str, seq: int, prev: str, d: Draft, module: Game) -> Record:
+        """A signed record from a draft; its sealed paths are those some seat of the game may
+        not see."""
+        r = Record(
+            game,
+            seq,
+            self.clock.now(),
+            d.seat,
+            d.kind,
+            dict(d.body),
+            tuple(d.events),
+            d.key,
+            prev,
+            "",
+            self.token() + self.token(),
+        )
+        r = replace(r, sealed=sealed_paths(r, module))
+        return r.sealed_with(self.signer.sign)
+
+    def write(
+        self,
+        game: str,
+        build: Callable[[Folded], list[Draft]],
+        secrets: Mapping[str, str] | None = None,
+        fresh: Folded | None = None,
+    ) -> tuple[list[Record], Folded]:
+        """Builds records on the fresh game and appends them in one transaction; when another
+        process appended first, builds again on the new head (a few times). Returns the records
+        and the game after them. ``build`` may raise a ServiceError: then nothing is written.
+        ``fresh``: the snapshot the caller just read under the game's lock (saves a read; the
+        store still refuses the append if another process wrote since)."""
+        for _ in range(5):
+            f = fresh if fresh is not None else self.folded(game)
+            fresh = None
+            drafts = build(f)
+            recs: list[Record] = []
+            seq, prev = f.last_seq, f.last_hash
+            for d in drafts:
+                seq += 1
+                r = self.seal(game, seq, prev, d, f.module)
+                recs.append(r)
+                prev = r.hash
+            try:
+                self.store.append(recs, secrets)
+            except Conflict as e:
+                if e.existing is not None:
+                    raise Stale(
+                        f"already applied as event {e.existing.seq} (same key)", e.existing.seq
+                    ) from None
+                continue  # another process wrote first: build again on its head
+            except StoreError as e:
+                raise Unavailable(str(e)) from None
+            g = f.copy()
+            for r, d in zip(recs, drafts, strict=True):
+                step(g, r, d.outcome)
+            self._remember(g)
+            self.notify(game)
+            return recs, g
+        raise Stale("the game kept changing under this request; reload and try again")
+
+    def write_on(self, seen: Folded, drafts: list[Draft]) -> tuple[list[Record], Folded]:
+        """Writes records decided on the snapshot ``seen`` the caller checked; if another
+        process wrote since, the request is stale (decided on an old table)."""
+
+        def build(f: Folded) -> list[Draft]:
+            if f.last_seq != seen.last_seq:
+                raise Stale(
+                    f"the game moved on to event {f.last_seq}; reload and try again",
+                    seq=f.last_seq,
+                )
+            return drafts
+
+        return self.write(seen.game, build, fresh=seen)
+
+    def append_new(self, records: list[Record], secrets: Mapping[str, str]) -> None:
+        """Appends a new game's first records (or an imported log). Raises Refused when the
+        game exists already, Unavailable on a storage fault."""
+        try:
+            self.store.append(records, secrets)
+        except Conflict:
+            raise Refused(f"game {records[0].game!r} exists already") from None
+        except StoreError as e:
+            raise Unavailable(str(e)) from None
+
+    def kit(self, game: str) -> dict[str, Any] | None:
+        """The sticker kit the game was created with (secret included), or None."""
+        raw = self.secrets(game).get("kit")
+        out: dict[str, Any] | None = json.loads(raw) if raw else None
+        return out
