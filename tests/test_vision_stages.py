@@ -11,11 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
+from printables.kit import KitError
 from referee.cli import main
 from vision.deckcheck import check_deck
 from vision.decode import Detection
 from vision.diff import ViewError, parse_entry, propose
-from vision.kit import CardRef, KitError, Side, VisionKit, load_kit
+from vision.kit import CardRef, Side, VisionKit, load_kit
 from vision.markers import MatPose
 from vision.sources import (
     FakeCapture,
