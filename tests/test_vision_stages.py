@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from printables.kit import KitError
-from referee.cli import main
 from vision.deckcheck import check_deck
 from vision.decode import Detection
 from vision.diff import ViewError, parse_entry, propose
@@ -28,6 +27,7 @@ from vision.sources import (
     decode_image,
 )
 from vision.table import CellReading, Snapshot
+from web.cli import main
 
 DATA = Path(__file__).resolve().parent / "data" / "vision"
 POSE = MatPose(np.eye(3), (0, 1, 2, 3), 0.1, 1.0)
