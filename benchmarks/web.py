@@ -326,7 +326,7 @@ def start_server(db: Path, port: int, threads: int, log: Path) -> subprocess.Pop
     cmd = [
         sys.executable,
         "-c",
-        "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))",
+        "import sys; from web.cli import main; sys.exit(main(sys.argv[1:]))",
         "serve",
         "--db",
         str(db),

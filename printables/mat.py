@@ -1,8 +1,9 @@
 """The play mat's geometry, in millimetres: where the corner markers and the card cells are.
 
-Pure data, shared by the printer (:mod:`printables.sheets` draws it) and the camera
-(:mod:`vision` rectifies a frame with the corner markers and cuts the cells). It is written into
-``kit.json`` under ``"mat"`` so that a kit printed today is read correctly by later versions.
+Pure data, and the one definition of the mat: the printer (:mod:`printables.sheets` draws it)
+and the camera (:mod:`vision` rectifies a frame with the corner markers and cuts the cells) both
+read this :class:`MatGeometry`. It is written into ``kit.json`` under ``"mat"`` so that a kit
+printed today is read correctly by later versions.
 
 Coordinates: origin at the mat's top-left corner **as Hera sees it** (Hera sits at the bottom
 edge, Zeus at the top edge), x to the right, y downwards, millimetres.
@@ -23,12 +24,18 @@ Column ``k`` of Hera faces column ``k`` of Zeus (a challenge is between opposite
 cards, RULES.md D11), so Hera's columns count 1-3 from her left and Zeus's, seen from his
 seat, from his right. Every cell is a full card place (cards never overlap: the rulebook lays the
 cards of a column next to each other, without gaps), sized for a sleeved 59 x 92 mm card.
+
+A kit whose mat numbers the cells otherwise is read by its own numbers: nothing in vision
+assumes this layout beyond the corner marker ids (:data:`printables.payload.MAT_CORNER_IDS`,
+printed upright for Hera).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from printables.payload import MAT_CORNER_IDS, Deck
 
@@ -47,9 +54,8 @@ ROWS = 4
 SIDES: tuple[Deck, Deck] = ("zeus", "hera")  # top half, bottom half
 
 
-@dataclass(frozen=True, slots=True)
-class Rect:
-    """An axis-aligned rectangle in mat millimetres."""
+class Rect(NamedTuple):
+    """An axis-aligned rectangle in mat millimetres (also the tuple ``(x, y, w, h)``)."""
 
     x: float
     y: float
@@ -61,33 +67,53 @@ class Rect:
         return (self.x + self.w / 2, self.y + self.h / 2)
 
 
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """One card place: ``side``'s column (1-3) and row (1 = front, next to the centre band)."""
-
-    side: Deck
-    column: int
-    row: int
-    rect: Rect
+CellKey = tuple[Deck, int, int]  # (side, column 1-3, row 1-4; row 1 = front, at the band)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MatGeometry:
-    """The printed mat: size, corner markers (id, centre) and the 24 cells."""
+    """The printed mat: size, corner markers (id, centre) and the 24 cells.
+
+    ``cells`` maps ``(side, column, row)`` to the rectangle where that card lies, in the order
+    the mat lists them (Zeus's side, then Hera's). Every corner marker is ``marker_size`` wide
+    and printed upright; ``corners`` gives each one's id and centre, and ``markers`` (derived
+    from them) each id's top-left corner on the mat.
+    """
 
     width: float
     height: float
     marker_size: float
     corners: tuple[tuple[int, float, float], ...]  # (ArUco id, centre x, centre y)
-    cells: tuple[Cell, ...]
+    cells: Mapping[CellKey, Rect]
     centre_band: Rect
+    markers: Mapping[int, tuple[float, float]] = field(init=False, repr=False, compare=False)
 
-    def cell(self, side: Deck, column: int, row: int) -> Cell:
-        """The cell of ``side``, ``column`` (1-3), ``row`` (1-4). Raises KeyError otherwise."""
-        for c in self.cells:
-            if (c.side, c.column, c.row) == (side, column, row):
-                return c
-        raise KeyError(f"no cell {side} column {column} row {row}")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cells", MappingProxyType(dict(self.cells)))
+        s = self.marker_size
+        origins = {i: (x - s / 2, y - s / 2) for i, x, y in self.corners}
+        object.__setattr__(self, "markers", MappingProxyType(origins))
+
+    def marker_corners(self, marker_id: int) -> list[tuple[float, float]]:
+        """The four corners of a corner marker in mat mm, in ArUco's order (TL, TR, BR, BL).
+        Raises KeyError for an id that is not a corner marker of this mat."""
+        x, y = self.markers[marker_id]
+        s = self.marker_size
+        return [(x, y), (x + s, y), (x + s, y + s), (x, y + s)]
+
+    def cell_at(self, x: float, y: float) -> CellKey | None:
+        """The cell whose rectangle holds the mat point (x, y), or None."""
+        for key, (cx, cy, w, h) in self.cells.items():
+            if cx <= x < cx + w and cy <= y < cy + h:
+                return key
+        return None
+
+    def iter_cells(self) -> Iterator[CellKey]:
+        """Every cell: Hera then Zeus, columns 1-3, rows 1-4."""
+        for side in reversed(SIDES):
+            for col in range(1, COLUMNS + 1):
+                for row in range(1, ROWS + 1):
+                    yield (side, col, row)
 
     def to_json(self) -> dict[str, Any]:
         """The ``"mat"`` object of ``kit.json``."""
@@ -101,12 +127,12 @@ class MatGeometry:
             "corner_markers": [{"id": i, "centre": [x, y]} for i, x, y in self.corners],
             "cells": [
                 {
-                    "side": c.side,
-                    "column": c.column,
-                    "row": c.row,
-                    "rect": [c.rect.x, c.rect.y, c.rect.w, c.rect.h],
+                    "side": side,
+                    "column": column,
+                    "row": row,
+                    "rect": [r.x, r.y, r.w, r.h],
                 }
-                for c in self.cells
+                for (side, column, row), r in self.cells.items()
             ],
         }
 
@@ -124,7 +150,7 @@ def standard_mat() -> MatGeometry:
     width = grid_x * 2 + grid_w
     height = MARGIN * 2 + side_h * 2 + CENTRE_BAND
     band = Rect(_r(grid_x), _r(grid_y + side_h), _r(grid_w), CENTRE_BAND)
-    cells: list[Cell] = []
+    cells: dict[CellKey, Rect] = {}
     for side in SIDES:
         for col in range(1, COLUMNS + 1):
             for row in range(1, ROWS + 1):
@@ -134,7 +160,7 @@ def standard_mat() -> MatGeometry:
                 else:  # column 1 opposite Hera's column 1; row 1 just above the band
                     x = grid_x + (col - 1) * (CELL_W + COLUMN_GAP)
                     y = grid_y + side_h - row * CELL_H - (row - 1) * ROW_GAP
-                cells.append(Cell(side, col, row, Rect(_r(x), _r(y), CELL_W, CELL_H)))
+                cells[(side, col, row)] = Rect(_r(x), _r(y), CELL_W, CELL_H)
     half = MARGIN + MARKER_MM / 2
     tl, tr, br, bl = MAT_CORNER_IDS
     corners = (
@@ -143,7 +169,7 @@ def standard_mat() -> MatGeometry:
         (br, _r(width - half), _r(height - half)),
         (bl, half, _r(height - half)),
     )
-    return MatGeometry(_r(width), _r(height), MARKER_MM, corners, tuple(cells), band)
+    return MatGeometry(_r(width), _r(height), MARKER_MM, corners, cells, band)
 
 
 def parse_mat(data: object, where: str = "mat") -> MatGeometry:
@@ -184,8 +210,7 @@ def parse_mat(data: object, where: str = "mat") -> MatGeometry:
     raw = data["cells"]
     if not isinstance(raw, list) or len(raw) != len(SIDES) * COLUMNS * ROWS:
         raise ValueError(f"{where}.cells: must list the {len(SIDES) * COLUMNS * ROWS} cells")
-    cells: list[Cell] = []
-    seen: set[tuple[str, int, int]] = set()
+    cells: dict[CellKey, Rect] = {}
     for i, c in enumerate(raw):
         w = f"{where}.cells[{i}]"
         if not isinstance(c, dict):
@@ -194,23 +219,22 @@ def parse_mat(data: object, where: str = "mat") -> MatGeometry:
         side, col, row = c["side"], c["column"], c["row"]
         if side not in SIDES or col not in range(1, COLUMNS + 1) or row not in range(1, ROWS + 1):
             raise ValueError(f"{w}: side must be hera/zeus, column 1-3, row 1-4")
-        if isinstance(col, bool) or isinstance(row, bool) or (side, col, row) in seen:
+        if isinstance(col, bool) or isinstance(row, bool) or (side, col, row) in cells:
             raise ValueError(f"{w}: cell {side} {col}/{row} is listed twice or malformed")
-        seen.add((side, col, row))
         r = c["rect"]
         if not isinstance(r, list) or len(r) != 4:
             raise ValueError(f"{w}.rect: must be [x, y, width, height]")
         x, y, rw, rh = (_mm(v, f"{w}.rect") for v in r)
-        cells.append(Cell(side, col, row, Rect(x, y, rw, rh)))
-    return MatGeometry(width, height, marker, tuple(corners), tuple(cells), _band(cells))
+        cells[(side, col, row)] = Rect(x, y, rw, rh)
+    return MatGeometry(width, height, marker, tuple(corners), cells, _band(cells))
 
 
-def _band(cells: list[Cell]) -> Rect:
+def _band(cells: Mapping[CellKey, Rect]) -> Rect:
     """The strip between Zeus's and Hera's first rows."""
-    top = max(c.rect.y + c.rect.h for c in cells if c.side == "zeus" and c.row == 1)
-    bottom = min(c.rect.y for c in cells if c.side == "hera" and c.row == 1)
-    left = min(c.rect.x for c in cells)
-    right = max(c.rect.x + c.rect.w for c in cells)
+    top = max(r.y + r.h for (side, _, row), r in cells.items() if side == "zeus" and row == 1)
+    bottom = min(r.y for (side, _, row), r in cells.items() if side == "hera" and row == 1)
+    left = min(r.x for r in cells.values())
+    right = max(r.x + r.w for r in cells.values())
     return Rect(left, top, right - left, max(0.0, bottom - top))
 
 

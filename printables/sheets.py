@@ -429,25 +429,20 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
         cell = mat.marker_size / ARUCO_CELLS
         x0, y0 = ox + cx - mat.marker_size / 2, oy + cy - mat.marker_size / 2
         draw_cells(pdf, aruco_cells(marker_id), x0, y0, cell)
-    for cellinfo in mat.cells:
-        rx, ry, rw, rh = (
-            cellinfo.rect.x + ox,
-            cellinfo.rect.y + oy,
-            cellinfo.rect.w,
-            cellinfo.rect.h,
-        )
-        r, g, b = DECK_RGB[cellinfo.side]
+    for (owner, column, row), rect in mat.cells.items():
+        rx, ry, rw, rh = rect.x + ox, rect.y + oy, rect.w, rect.h
+        r, g, b = DECK_RGB[owner]
         pdf.set_draw_color(r, g, b)
         pdf.set_line_width(0.5)
         pdf.rect(rx, ry, rw, rh)
         pdf.set_text_color(*GREY)
-        label = f"{DECK_TITLE[cellinfo.side]}  column {cellinfo.column}  row {cellinfo.row}"
-        if cellinfo.row == 1:
+        label = f"{DECK_TITLE[owner]}  column {column}  row {row}"
+        if row == 1:
             label += " (front)"
         pdf.set_font("Helvetica", "", 7)
         lw = pdf.get_string_width(label)
         cx, cy = rx + rw / 2, ry + rh / 2
-        if cellinfo.side == "hera":
+        if owner == "hera":
             pdf.text(cx - lw / 2, cy + 1, label)
         else:
             with pdf.rotation(180, cx, cy):
@@ -460,7 +455,7 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
     pdf.line(bx, by + band.h / 2, bx + band.w, by + band.h / 2)
     pdf.set_dash_pattern()
     for col in range(1, COLUMNS + 1):
-        cell_rect = mat.cell("hera", col, 1).rect
+        cell_rect = mat.cells[("hera", col, 1)]
         cx = cell_rect.x + ox + cell_rect.w / 2
         pdf.set_font("Helvetica", "B", 14)
         label = str(col)
@@ -479,7 +474,7 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
         pdf.set_text_color(r, g, b)
         text = f"{DECK_TITLE[side].upper()}'S SIDE   (row 1 at the centre, row {ROWS} at the edge)"
         tw = pdf.get_string_width(text)
-        rows_span = [c.rect for c in mat.cells if c.side == side]
+        rows_span = [rect for (s, _, _), rect in mat.cells.items() if s == side]
         top = min(c.y for c in rows_span) + oy
         bottom = max(c.y + c.h for c in rows_span) + oy
         mid = (top + bottom) / 2

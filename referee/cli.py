@@ -1,4 +1,5 @@
-"""The ``referee`` command.
+"""The referee package's commands of ``referee`` (the command itself is :mod:`web.cli`,
+which adds these with :func:`add_commands`, beside those of printables, vision and web).
 
     referee rule [--json] FILE               rule on a ruling file (POSITIONS.md)
     referee verify [--redacted] [--key FP] [--head SEQ:HASH] LOG
@@ -17,11 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from engine import HeraZeusError, NeedsInputError, parse_action, write_position
-from printables.cli import add_kit_command
 from referee.board import board_text, describe_event_json
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
@@ -33,12 +33,8 @@ from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import SQLiteStore, StoreError
 from referee.views import cutter
-from vision.cli import add_vision_commands
-from web.serve import add_serve_command
 
 DEFAULT_DB = "referee.sqlite3"
-
-Command = Callable[[argparse.Namespace], int]
 
 
 def _fail(message: str) -> int:
@@ -253,9 +249,9 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="referee", description="The Hera & Zeus referee.")
-    sub = ap.add_subparsers(dest="command", required=True)
+def add_commands(sub: Any) -> None:
+    """Adds ``rule``, ``verify``, ``replay``, ``export``, ``import`` and ``games`` to the
+    ``referee`` command's subparsers ``sub`` (from ``add_subparsers``)."""
     p = sub.add_parser("rule", help="rule on a ruling file (position + actions)")
     p.add_argument("file", help="the ruling file (JSON, POSITIONS.md); - reads stdin")
     p.add_argument("--json", action="store_true", help="print the result object")
@@ -298,23 +294,3 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("games", help="list the games in a database")
     p.add_argument("--db", default=DEFAULT_DB)
     p.set_defaults(func=cmd_games)
-    add_serve_command(sub)
-    add_kit_command(sub)
-    add_vision_commands(sub)
-    return ap
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    func: Command = args.func
-    try:
-        return func(args)
-    except BrokenPipeError:  # the reader went away (e.g. piped into head)
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

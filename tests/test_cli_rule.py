@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from helpers import position
 
-from referee.cli import main
+from web.cli import main
 
 RESULT_KEYS = {"legal", "failed_at", "winner", "reason", "rules", "ruling", "position"}
 
@@ -218,7 +218,7 @@ def test_the_installed_command_never_shows_a_traceback(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys; from referee.cli import main; sys.exit(main())",
+            "import sys; from web.cli import main; sys.exit(main())",
             "rule",
             "--json",
             str(path),

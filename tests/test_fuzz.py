@@ -39,11 +39,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from service_helpers import SIGNER, Table, header, make_referee
 
-from referee import cli
 from referee.herazeus import may_cut
 from referee.log import MAX_LINE, Record, verify
 from referee.service import NeedsInput, Referee, Refused, ServiceError, Unavailable
 from referee.store import MemoryStore, SQLiteStore, Store
+from web import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FUZZ = settings(
@@ -607,8 +607,7 @@ def test_every_cli_command_answers_bad_input_without_a_traceback(
 )
 def test_every_command_has_help(command: str) -> None:
     usage = cli.build_parser().format_usage()
-    if command not in usage.split("{", 1)[1].split("}", 1)[0].split(","):
-        pytest.skip(f"no {command} command")
+    assert command in usage.split("{", 1)[1].split("}", 1)[0].split(","), usage
     rc, out, err = run_main([command, "--help"])
     assert rc == 0 and "usage:" in out and not err
 
@@ -649,7 +648,7 @@ def test_the_cli_in_a_real_process_prints_one_line_not_a_traceback(
     argv: list[str], text: str
 ) -> None:
     p = subprocess.run(
-        [sys.executable, "-m", "referee.cli", *argv],
+        [sys.executable, "-m", "web.cli", *argv],
         input=text,
         capture_output=True,
         text=True,

@@ -19,11 +19,11 @@ import pytest
 from service_helpers import SIGNER, header, make_referee
 from test_service import first_turns, new_game
 
-from referee.cli import main
 from referee.herazeus import may_cut
 from referee.keys import Signer
 from referee.log import GENESIS, SEALED, Record, commit, read_lines, verify
 from referee.service import Held, Referee, Refused, open_referee
+from web.cli import main
 
 Line = dict[str, Any]
 

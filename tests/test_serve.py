@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import build_parser
 from web import serve
+from web.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -134,7 +134,7 @@ class Server:
         cmd = [
             sys.executable,
             "-c",
-            "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))",
+            "import sys; from web.cli import main; sys.exit(main(sys.argv[1:]))",
             "serve",
             "--db",
             str(db),
@@ -256,7 +256,7 @@ def test_a_taken_port_is_a_clear_error(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-c",
-                "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))",
+                "import sys; from web.cli import main; sys.exit(main(sys.argv[1:]))",
                 "serve",
                 "--db",
                 str(tmp_path / "x.sqlite3"),

@@ -16,13 +16,13 @@ import pytest
 from service_helpers import SIGNER, header, make_referee
 
 from engine import Player, write_position
-from referee.cli import main
 from referee.fold import fold
 from referee.herazeus import may_cut
 from referee.keys import Signer
 from referee.log import GENESIS, Record, export_text, is_sealed_marker, read_lines, verify
 from referee.service import Forbidden, NeedsInput, NotFound, Referee, Refused, Stale
 from referee.store import Conflict, MemoryStore, SQLiteStore, Store
+from web.cli import main
 
 HERA_HAND = [
     "Hydra",

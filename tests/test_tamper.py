@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from service_helpers import SIGNER, Table, header, make_referee
 
-from referee.cli import main
 from referee.herazeus import may_cut
 from referee.log import Record, Verification, read_lines, verify
+from web.cli import main
 
 Line = dict[str, Any]
 
@@ -357,7 +357,7 @@ def test_the_installed_command_detects_tampering(exports: dict[str, str], tmp_pa
     path = tmp_path / "game.jsonl"
     path.write_text(text_of(rows), "utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "verify", str(path)],
+        [sys.executable, "-m", "web.cli", "verify", str(path)],
         capture_output=True,
         text=True,
         timeout=60,

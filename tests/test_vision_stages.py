@@ -11,11 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cli import main
+from printables.kit import KitError
 from vision.deckcheck import check_deck
 from vision.decode import Detection
 from vision.diff import ViewError, parse_entry, propose
-from vision.kit import CardRef, KitError, Side, VisionKit, load_kit
+from vision.kit import CardRef, Side, VisionKit, load_kit
 from vision.markers import MatPose
 from vision.sources import (
     FakeCapture,
@@ -27,6 +27,7 @@ from vision.sources import (
     decode_image,
 )
 from vision.table import CellReading, Snapshot
+from web.cli import main
 
 DATA = Path(__file__).resolve().parent / "data" / "vision"
 POSE = MatPose(np.eye(3), (0, 1, 2, 3), 0.1, 1.0)

@@ -11,7 +11,8 @@ A pipeline of pure stages (frame in, data out; the camera and the clock stay out
 - :mod:`vision.diff`: proposals that explain how a snapshot differs from the referee's view.
 - :mod:`vision.deckcheck`: missing, doubled and foreign stickers of a deck.
 - :mod:`vision.sources`: image files, uploaded bytes, a webcam, and fakes.
-- :mod:`vision.kit`: what vision needs of a kit (:func:`vision.kit.load_kit` reads kit.json).
+- :mod:`vision.kit`: what vision needs of a kit (:func:`vision.kit.load_kit` reads kit.json;
+  the kit itself, its errors and the mat are defined once, in :mod:`printables`).
 - :mod:`vision.synth`: seeded synthetic photos for tests and benchmarks.
 
 Entry points for the web app and the CLI (``kit`` is a :class:`printables.kit.Kit` or a
@@ -36,11 +37,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from printables.kit import Kit
     from vision.decode import Detection
+    from vision.kit import VisionKit
     from vision.table import Snapshot
 
 
-def read_cards(image_bgr: Any, kit: Any) -> list[Detection]:
+def read_cards(image_bgr: Any, kit: Kit | VisionKit) -> list[Detection]:
     """Every face code in a photo, checked against ``kit`` (see :mod:`vision.decode`)."""
     from vision.decode import read_cards as _read_cards
     from vision.kit import as_vision_kit
@@ -48,7 +51,7 @@ def read_cards(image_bgr: Any, kit: Any) -> list[Detection]:
     return _read_cards(image_bgr, as_vision_kit(kit))
 
 
-def read_table(image_bgr: Any, kit: Any) -> Snapshot:
+def read_table(image_bgr: Any, kit: Kit | VisionKit) -> Snapshot:
     """The table snapshot of one frame of the mat (see :mod:`vision.table`)."""
     from vision.kit import as_vision_kit
     from vision.table import read_table as _read_table

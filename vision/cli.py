@@ -16,7 +16,8 @@ import json
 import sys
 from typing import Any
 
-from vision.kit import SIDES, KitError, VisionKit, load_kit
+from printables.kit import KitError
+from vision.kit import SIDES, VisionKit, load_kit
 
 # OpenCV and zxing-cpp are imported inside the commands: ``referee rule`` stays quick to start.
 

@@ -18,8 +18,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from printables.mat import MatGeometry
 from printables.payload import BACK_MARKER_IDS, MAT_CORNER_IDS
-from vision.kit import MatGeometry, Side
+from vision.kit import Side
 
 Point = tuple[float, float]
 MIN_MARKER_PERIMETER_RATE = 0.015  # OpenCV's default 0.03 misses markers under ~15 px
@@ -199,7 +200,7 @@ def rectify(
         raise ValueError("px_per_mm must be positive")
     S = np.diag([px_per_mm, px_per_mm, 1.0])
     M = S @ pose.inverse
-    size = (round(geometry.width_mm * px_per_mm), round(geometry.height_mm * px_per_mm))
+    size = (round(geometry.width * px_per_mm), round(geometry.height * px_per_mm))
     out: NDArray[Any] = cv2.warpPerspective(image, M, size, flags=cv2.INTER_LINEAR)
     return out
 

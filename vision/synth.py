@@ -194,7 +194,7 @@ def render_mat(
     """The mat seen straight from above at ``ppm`` px/mm with the cards of ``layout`` on it.
     Returns the image and, per occupied cell, the quad (mat px) of its code or back marker."""
     geo = kit.mat
-    W, H = round(geo.width_mm * ppm), round(geo.height_mm * ppm)
+    W, H = round(geo.width * ppm), round(geo.height * ppm)
     paper = rng.random() < 0.5  # printed on white paper, or a dark cloth mat
     base = (228, 230, 232) if paper else tuple(int(v) for v in rng.integers(40, 120, 3))
     mat = _texture(rng, H, W, base)  # type: ignore[arg-type]
@@ -218,7 +218,7 @@ def render_mat(
                 max(1, round(ppm / 3)),
             )
     for mid, (mx, my) in geo.markers.items():
-        s = round(geo.marker_mm * ppm)
+        s = round(geo.marker_size * ppm)
         pad = round(3 * ppm)
         cv2.rectangle(
             mat,
@@ -449,7 +449,7 @@ def table_scene(
     geo = kit.mat
     corners = (
         np.array(
-            [(0, 0), (geo.width_mm, 0), (geo.width_mm, geo.height_mm), (0, geo.height_mm)],
+            [(0, 0), (geo.width, 0), (geo.width, geo.height), (0, geo.height)],
             np.float32,
         )
         * ppm

@@ -1,7 +1,7 @@
 """Stage: one frame of the mat -> a table snapshot.
 
 For each side (hera, zeus), column 1-3 and row 1-4 (numbered as the owner sees them; see
-:mod:`vision.kit` for the geometry) a cell reads:
+:mod:`printables.mat` for the geometry) a cell reads:
 
 - ``up``: a face-up card; its face code was read and checked, so ``card`` names it;
 - ``down``: a face-down card; its back marker tells the deck and nothing more;
@@ -24,8 +24,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from printables.mat import MatGeometry
 from vision.decode import Detection, RawCode, as_gray, check_code, decode_crop, decode_qr
-from vision.kit import COLUMNS, ROWS, SIDES, CardRef, KitLike, MatGeometry, Side
+from vision.kit import COLUMNS, ROWS, SIDES, CardRef, KitLike, Side
 from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, rectify
 
 State = Literal["empty", "down", "up", "unknown"]
@@ -162,10 +163,10 @@ def _reference_rects(geo: MatGeometry) -> list[tuple[float, float, float, float]
         w = (x_right - x_left) / 3
         for i in range(3):
             out.append((x_left + i * w + 4, zeus_bottom + 2, w - 8, gap - 4))
-    m = geo.marker_mm + 10
-    for x0, x1 in ((2.0, x_left - 2), (x_right + 2, geo.width_mm - 2)):
+    m = geo.marker_size + 10
+    for x0, x1 in ((2.0, x_left - 2), (x_right + 2, geo.width - 2)):
         if x1 - x0 > 6:
-            span = geo.height_mm - 2 * m
+            span = geo.height - 2 * m
             for i in range(4):
                 out.append((x0, m + i * span / 4, x1 - x0, span / 4))
     return out

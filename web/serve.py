@@ -296,7 +296,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise SystemExit(f"referee serve: cannot open the database {db}: {e}") from None
     kit = None
     if args.kit:
-        from vision.kit import KitError, load_kit
+        from printables.kit import KitError
+        from vision.kit import load_kit
 
         try:
             kit = load_kit(args.kit)
