@@ -22,7 +22,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 import engine
 from engine import (
@@ -53,12 +53,13 @@ from engine.actions import (
     Redraw,
     Starter,
 )
-from engine.cards import Card, Kind, default_catalogue, unknown
+from engine.cards import Card, Catalogue, Kind, default_catalogue, unknown
 from engine.errors import CatalogueError
 from engine.game import parse_card_name
 from engine.profiles import parse_profile, parse_switches
 from engine.state import Slot, slot
 from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
+from referee.models import SeatView
 from referee.ruling import render_json, render_text, rule_on
 from referee.views import cutter, seats_of
 
@@ -69,6 +70,45 @@ PRIVATE_CARD_ACTIONS = frozenset({"draw", "play", "hades"})
 PRIVATE_LIST_ACTIONS = frozenset({"deal", "first_row", "redeal"})
 # Bumped whenever a rules fix would decide a recorded action differently (replays pin it).
 RULES_VERSION = "hz-engine/1"
+
+
+class SideView(TypedDict):
+    """One player's side as a seat sees it (``?`` a back of his own deck, ``?/hera`` of
+    another; ``^`` a face-up card; ``@`` the figure)."""
+
+    hand: list[str]
+    hand_size: int
+    deck: int
+    field: list[list[str]]
+    discard_top: str | None
+    discard_height: int
+    figure: str  # "field" or "supply"
+    discard: NotRequired[list[str]]  # D21: the owner's own pile (and the judge's view)
+
+
+class SetupFacts(TypedDict):
+    starting: str | None
+    dealt: dict[str, bool]
+    placed: dict[str, bool]
+
+
+class HZView(SeatView):
+    """A seat's view of a Hera & Zeus table."""
+
+    hera: SideView
+    zeus: SideView
+    provisional_catalogue: bool
+    setup: SetupFacts
+    names: dict[str, list[str]]  # each deck's printed names
+    playable: NotRequired[list[str]]  # a player's own hand cards that may go to the field
+
+
+def hz_view(view: SeatView) -> HZView:
+    """A seat's view of a Hera & Zeus game, typed as such. Raises ValueError for another
+    game's view."""
+    if "hera" not in view or "zeus" not in view:
+        raise ValueError("not a Hera & Zeus view")
+    return cast(HZView, view)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,12 +197,37 @@ def side_view(st: GameState, holder: Player, seat: str) -> dict[str, Any]:
     return out
 
 
+def playable_names(cat: Catalogue, hand: Iterable[str], p: Player) -> list[str]:
+    """The cards of ``p``'s hand (as his own view writes them) that may go to the field (D10);
+    an unknown card may be anything, so it is listed too."""
+    out = []
+    for text in hand:
+        name, _, deck = text.partition("/")
+        origin = Player.parse(deck) if deck else p
+        if text == "?" or (cat.has(name, origin) and cat.info(name, origin).can_be_played):
+            out.append(text)
+    return out
+
+
+def setup_facts(st: GameState) -> SetupFacts:
+    """Where setup stands (D19): public facts only (who starts, whose hand and first row are
+    recorded)."""
+    return {
+        "starting": st.starting.key if st.starting is not None else None,
+        "dealt": {p.key: bool(st.dealt[p]) for p in Player},
+        "placed": {p.key: bool(st.placed[p]) for p in Player},
+    }
+
+
 def view_for(st: GameState, seat: str) -> dict[str, Any]:
-    """The position as ``seat`` may see it. Raises ValueError for an unknown seat."""
+    """The position as ``seat`` may see it: the board cut for the seat, where setup stands,
+    the printed names of each deck (for the pickers) and, for a player, the cards of his hand
+    that may go to the field. Raises ValueError for an unknown seat."""
     if seat not in (*PLAYERS, "judge", "public"):
         raise ValueError(f"unknown seat {seat!r} (seats: hera, zeus, judge, public)")
     rs = st.ruleset
-    return {
+    cat = rs.catalogue
+    out: dict[str, Any] = {
         "seat": seat,
         "phase": st.phase.value,
         "profile": rs.profile.value,
@@ -172,8 +237,14 @@ def view_for(st: GameState, seat: str) -> dict[str, Any]:
         "reason": st.reason.value if st.reason is not None else None,
         "hera": side_view(st, Player.HERA, seat),
         "zeus": side_view(st, Player.ZEUS, seat),
-        "provisional_catalogue": rs.catalogue.provisional,
+        "provisional_catalogue": cat.provisional,
+        "setup": setup_facts(st),
+        "names": {p.key: sorted(cat.names(p)) for p in Player},
     }
+    if seat in PLAYERS:
+        me = Player.parse(seat)
+        out["playable"] = playable_names(cat, out[seat]["hand"], me)
+    return out
 
 
 def project(st: GameState, seat: str) -> GameState:

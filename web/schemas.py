@@ -255,6 +255,16 @@ class ViewSchema(Schema):
     zeus = fields.Nested(SideSchema)
     players = fields.Dict(keys=fields.String(), values=fields.String())
     provisional_catalogue = fields.Boolean()
+    setup = fields.Dict(metadata={"description": "where setup stands (D19): public facts"})
+    names = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.String()),
+        metadata={"description": "each deck's printed card names"},
+    )
+    playable = fields.List(
+        fields.String(), metadata={"description": "a player's hand cards that may be played"}
+    )
+    kit_id = fields.String(allow_none=True, metadata={"description": "the sticker kit's id"})
     legal = fields.List(fields.String(), metadata={"description": "when this seat may act"})
     kit = fields.String(metadata={"description": "'kit' (sticker kit) or 'manual' entry"})
     asked = fields.Nested(AskedSchema, metadata={"description": "when the referee waits on you"})
