@@ -306,7 +306,7 @@ class Form:
 def forms_of(html: str, cls: str) -> list[Form]:
     """The forms of ``html`` whose class names ``cls``."""
     out = []
-    for m in re.finditer(r'<form([^>]*)>(.*?)</form>', html, re.S):
+    for m in re.finditer(r"<form([^>]*)>(.*?)</form>", html, re.S):
         attrs, inner = m.group(1), m.group(2)
         classes = re.search(r'class="([^"]*)"', attrs)
         if classes is None or cls not in classes.group(1).split():
@@ -315,7 +315,9 @@ def forms_of(html: str, cls: str) -> list[Form]:
         hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', inner))
         buttons = re.findall(r'<button[^>]*type="submit"[^>]*>(.*?)</button>', inner, re.S)
         words = re.sub(r"<[^>]+>", " ", inner)
-        out.append(Form(action.group(1) if action else "", hidden, " ".join(words.split()), buttons))
+        out.append(
+            Form(action.group(1) if action else "", hidden, " ".join(words.split()), buttons)
+        )
     return out
 
 
