@@ -15,7 +15,8 @@ from service_helpers import make_referee
 
 from referee.service import Referee
 from web.app import create_app
-from web.pages import controls_for, parse_answer
+from web.forms import parse_answer
+from web.present import controls_for
 
 HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
 HERA_HAND.append("Hades")
