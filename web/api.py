@@ -40,7 +40,7 @@ from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
 from referee.views import redact
 from web import images, schemas
-from web.errors import error_response, service_error_response
+from web.errors import KeyReused, error_response, service_error_response, status_of
 from web.links import join_path, remember_codes
 from web.request import (
     CSRF_HEADER,
@@ -277,11 +277,11 @@ def _once(game: str, call: Callable[[str | None], Response]) -> Response:
         hit = replies.get(game, seat, key)
         if hit is not None:
             if hit.digest != digest:
-                return error_response(
-                    422,
-                    "IdempotencyKeyReused",
-                    "this Idempotency-Key was used for another request; use a new key for "
-                    "a new request",
+                return service_error_response(
+                    KeyReused(
+                        "this Idempotency-Key was used for another request; use a new key for "
+                        "a new request"
+                    )
                 )
             resp = Response(hit.body, hit.status, mimetype="application/json")
             for k, v in hit.headers:
@@ -302,7 +302,7 @@ def _answer(game: str, call: Callable[[str | None], Response], key: str | None) 
         if e.existing_seq is not None:  # the key was used before (and has left our cache)
             return service_error_response(e)
         seq = _seq(game)
-        resp = error_response(409, "Stale", e.message, e.rule, seq=seq)
+        resp = error_response(status_of(e), "Stale", e.message, e.rule, seq=seq)
         resp.set_etag(str(seq))
         return resp
     except ServiceError as e:

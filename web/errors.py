@@ -12,6 +12,7 @@ The refusals the web app meets, and their statuses (:data:`STATUS`, read through
     ├── Held                    423  the game's record failed verification
     ├── Stale                   409  the game moved on (If-Match), or the key was used
     ├── Unavailable             503  storage failed; nothing was written
+    ├── KeyReused               422  an Idempotency-Key sent again with another request (web)
     ├── NoKit                   409  a game without a sticker kit gets a photo or frame (web)
     ├── TooFast                      frames come too fast (web; ``retry`` seconds)
     │   ├── TooManyFrames       429  this seat sends more than the gate lets through
@@ -57,6 +58,13 @@ class CsrfError(Forbidden):
 
     def to_json(self) -> dict[str, Any]:
         return {"error": "Csrf", "rule": None, "message": self.message}
+
+
+class KeyReused(ServiceError):
+    """An Idempotency-Key sent again with another request than the first."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": "IdempotencyKeyReused", "rule": None, "message": self.message}
 
 
 class NoKit(ServiceError):
@@ -137,6 +145,7 @@ STATUS: dict[type[ServiceError], int] = {
     Held: 423,
     Stale: 409,
     Unavailable: 503,
+    KeyReused: 422,
     NoKit: 409,
     TooManyFrames: 429,
     Busy: 503,

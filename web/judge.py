@@ -1,27 +1,18 @@
-"""The judge's desk: the open calls and irregularities of a table, the ruling tool, the
-corrections (undo, amend), a dead end confirmed, an action recorded for a player, seat links
-reissued, and all the tables he judges at a glance (``/judge``).
-
-Everything here comes from the judge's own view (``Referee.view(game, "judge")``: ``open`` lists
-the calls and irregularities not settled yet) and the service's judge tools; every tool refuses
-any other seat before the service is asked.
+"""The judge's tools: settling calls and irregularities, the corrections (undo, amend), a dead
+end confirmed, an action recorded for a player, seat links reissued; and all the tables he
+judges at a glance (``/judge``). His desk at ``/g/<game>`` is the seat page's (:mod:`web.desk`
+says what it shows). Every tool refuses any other seat before the service is asked.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from flask import Blueprint, abort, flash, render_template, request, session
 from werkzeug.wrappers import Response
 
 from engine import NotationError, parse_action_text
-from referee.log import Record
-from referee.service import Referee, ServiceError
+from referee.service import ServiceError
 from web.acting import back, submit
 from web.forms import form_int
-from web.fullstate import starting_seat
 from web.links import join_path
 from web.present import SEAT_TITLE, qr_svg
 from web.request import (
@@ -36,91 +27,6 @@ from web.request import (
 bp = Blueprint("judge", __name__)
 
 REISSUED = "hz_reissued"  # the session key of a reissued link, shown once
-
-
-@dataclass(frozen=True)
-class OpenCall:
-    """A player's call for the judge, not settled yet."""
-
-    seq: int
-    seat: str
-    time: str
-    note: str
-
-
-@dataclass(frozen=True)
-class OpenIrregularity:
-    """An irregularity (e.g. a card seen as another than recorded, D20), not settled yet."""
-
-    seq: int
-    seat: str
-    time: str
-    rule: str | None
-    problem: str
-
-
-def open_items(
-    items: Sequence[Mapping[str, Any]],
-) -> tuple[list[OpenCall], list[OpenIrregularity]]:
-    """The judge view's ``open`` list (``{"seq", "kind", "seat", "time", "body"}``), split into
-    calls and irregularities. An irregularity's rule and problem are in its body, or in its
-    body's ``irregularity`` when an observation raised it."""
-    calls: list[OpenCall] = []
-    irregularities: list[OpenIrregularity] = []
-    for item in items:
-        body: Mapping[str, Any] = item.get("body") or {}
-        seq, seat, time = int(item["seq"]), str(item.get("seat")), str(item.get("time", ""))
-        if item.get("kind") == "call":
-            calls.append(OpenCall(seq, seat, time, str(body.get("note") or "")))
-            continue
-        inner = body.get("irregularity")
-        facts: Mapping[str, Any] = inner if isinstance(inner, Mapping) else body
-        rule = facts.get("rule")
-        problem = str(facts.get("problem") or "irregularity")
-        irregularities.append(
-            OpenIrregularity(seq, seat, time, str(rule) if rule else None, problem)
-        )
-    return calls, irregularities
-
-
-def judge_context(
-    ref: Referee, game: str, view: Mapping[str, Any], records: list[Record]
-) -> dict[str, Any]:
-    """What the judge's desk shows beyond the table: open calls and irregularities, the
-    ruling asked for (``?pose=...&at=...``), the actions he may amend."""
-    ruling = None
-    pose = request.args.get("pose", "").strip()
-    at_text = request.args.get("at", "").strip()
-    if pose:
-        ruling = rule_on(ref, game, pose, at_text)
-    calls, irregularities = open_items(view.get("open", []))
-    return {
-        "irregularities": irregularities,
-        "broken": view.get("broken"),
-        "calls": calls,
-        "ruling": ruling,
-        "pose": pose,
-        "pose_at": at_text,
-        "actions": [r for r in records if r.kind == "action"],
-        "setup_starting": starting_seat(ref, game),
-        "legal": view.get("legal", []),
-    }
-
-
-def rule_on(ref: Referee, game: str, pose: str, at_text: str) -> dict[str, Any]:
-    """The ruling on an action posed on the position after event ``at`` (default: now),
-    without changing the game. Errors come back as ``{"error": ..., "rule": ...}``."""
-    try:
-        action = parse_action_text(pose)
-        at = int(at_text) if at_text else None
-    except NotationError as e:
-        return {"error": f"the action does not read: {e}"}
-    except ValueError:
-        return {"error": f"'at' must be an event number, not {at_text!r}"}
-    try:
-        return dict(ref.ruling(game, "judge", action.to_json(), at=at))
-    except ServiceError as e:
-        return {"error": e.message, "rule": e.rule}
 
 
 @bp.post("/g/<game>/judge/<what>")

@@ -25,11 +25,11 @@ from engine.cards import HOSTAGE_NAME
 from referee.jsonin import loads_strict
 from referee.service import NeedsInput, ServiceError, fill_input
 from web.acting import back, forget_own_question, own_question, submit
+from web.desk import judge_context
 from web.drawing import table_svg
 from web.forms import form_action, form_int, parse_answer
 from web.fullstate import catalogue_of, setup_facts
 from web.images import has_kit, photo_context
-from web.judge import judge_context
 from web.present import (
     GROUPS,
     NEEDS_TEXT,
