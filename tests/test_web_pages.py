@@ -1,5 +1,6 @@
-"""The pages (web/pages.py) through the Flask test client: every seat gets its own cut, forms
-work without JavaScript, refusals carry the rule, the judge's tools and reasons stay his."""
+"""The pages (web/home.py, seat.py, judge.py, replay.py) through the Flask test client: every
+seat gets its own cut, forms work without JavaScript, refusals carry the rule, the judge's tools
+and reasons stay his."""
 
 from __future__ import annotations
 
