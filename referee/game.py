@@ -137,6 +137,10 @@ class Game(Protocol):
 
     def new_state(self, rules: Any) -> Any: ...
 
+    def card_names(self, rules: Any) -> dict[str, list[str]]:
+        """Each player's deck: the printed card names (public; for the pickers)."""
+        ...
+
     # ---- actions -----------------------------------------------------------------------------
 
     def parse_action(self, raw: Any, where: str) -> Any:

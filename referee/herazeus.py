@@ -99,16 +99,20 @@ class HZView(SeatView):
     zeus: SideView
     provisional_catalogue: bool
     setup: SetupFacts
-    names: dict[str, list[str]]  # each deck's printed names
     playable: NotRequired[list[str]]  # a player's own hand cards that may go to the field
 
 
-def hz_view(view: SeatView) -> HZView:
+def hz_view(view: SeatView | Mapping[str, Any]) -> HZView:
     """A seat's view of a Hera & Zeus game, typed as such. Raises ValueError for another
     game's view."""
     if "hera" not in view or "zeus" not in view:
         raise ValueError("not a Hera & Zeus view")
     return cast(HZView, view)
+
+
+def side_of(view: HZView, player: str) -> SideView:
+    """One player's side in a view (``hera`` or ``zeus``)."""
+    return view["hera"] if player == "hera" else view["zeus"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,8 +225,7 @@ def setup_facts(st: GameState) -> SetupFacts:
 
 def view_for(st: GameState, seat: str) -> dict[str, Any]:
     """The position as ``seat`` may see it: the board cut for the seat, where setup stands,
-    the printed names of each deck (for the pickers) and, for a player, the cards of his hand
-    that may go to the field. Raises ValueError for an unknown seat."""
+ and, for a player, the cards of his hand that may go to the field. Raises ValueError for an unknown seat."""
     if seat not in (*PLAYERS, "judge", "public"):
         raise ValueError(f"unknown seat {seat!r} (seats: hera, zeus, judge, public)")
     rs = st.ruleset
@@ -239,7 +242,6 @@ def view_for(st: GameState, seat: str) -> dict[str, Any]:
         "zeus": side_view(st, Player.ZEUS, seat),
         "provisional_catalogue": cat.provisional,
         "setup": setup_facts(st),
-        "names": {p.key: sorted(cat.names(p)) for p in Player},
     }
     if seat in PLAYERS:
         me = Player.parse(seat)
@@ -421,6 +423,9 @@ class HeraZeus:
 
     def new_state(self, rules: Ruleset) -> GameState:
         return new_game(rules)
+
+    def card_names(self, rules: Ruleset) -> dict[str, list[str]]:
+        return {p.key: sorted(rules.catalogue.names(p)) for p in Player}
 
     # ---- actions ---------------------------------------------------------------------------
 

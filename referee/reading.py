@@ -56,6 +56,11 @@ class Reading:
         f = self.repo.folded(game)
         return {"seq": f.last_seq, "hash": f.last_hash}
 
+    def card_names(self, game: str) -> dict[str, list[str]]:
+        """Each player's deck as printed (the same for every seat)."""
+        f = self.repo.folded(game)
+        return f.module.card_names(f.rules)
+
     def view(self, game: str, seat: str) -> SeatView:
         """The table as ``seat`` sees it, with its legal actions when it may act. Board and
         sequence come from one snapshot."""

@@ -140,6 +140,9 @@ class Referee:
     def head(self, game: str) -> Head:
         return self.reading.head(game)
 
+    def card_names(self, game: str) -> dict[str, list[str]]:
+        return self.reading.card_names(game)
+
     def view(self, game: str, seat: str) -> SeatView:
         return self.reading.view(game, seat)
 

@@ -265,6 +265,7 @@ CALLS: dict[str, Callable[[st.DataObject], tuple[tuple[Any, ...], dict[str, Any]
     "fingerprint": lambda d: ((), {}),
     "folded": lambda d: ((d.draw(game),), {}),
     "kit": lambda d: ((d.draw(game),), {}),
+    "card_names": lambda d: ((d.draw(game),), {}),
 }
 
 

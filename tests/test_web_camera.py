@@ -559,19 +559,20 @@ def test_frames_are_bounded_per_seat_and_refuse_bad_uploads() -> None:
 
 
 def test_the_frame_gate_refills_and_caps_frames_read_at_once() -> None:
-    from web.camera import FrameGate, TooFast
+    from web.errors import Busy, TooManyFrames, status_of
+    from web.images import FrameGate
 
     gate = FrameGate(burst=2, rate=1.0, workers=1)
     gate.take("g", "hera", now=0.0)
     gate.take("g", "hera", now=0.0)
-    with pytest.raises(TooFast) as e:
+    with pytest.raises(TooManyFrames) as e:
         gate.take("g", "hera", now=0.5)
-    assert e.value.status == 429 and 0 < e.value.retry <= 0.5
+    assert status_of(e.value) == 429 and 0 < e.value.retry <= 0.5
     gate.take("g", "hera", now=1.5)  # a token came back
     gate.enter()
-    with pytest.raises(TooFast) as busy:
+    with pytest.raises(Busy) as busy:
         gate.enter()
-    assert busy.value.status == 503
+    assert status_of(busy.value) == 503
     gate.leave()
     gate.enter()
     gate.leave()
@@ -658,19 +659,19 @@ def test_the_openapi_document_describes_photo_and_frame_uploads(app: Flask) -> N
 def test_a_pegasus_placement_seen_by_the_camera_is_confirmed_in_the_tables_order() -> None:
     """D2, D22: the Pegasus player never names the drawn card; the hand's owner states it when
     asked, then the Pegasus player names the column."""
-    from web.camera import _confirm_for
+    from web.images import confirm_for
 
     seen = {
         "kind": "pegasus_place",
         "raw": {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 3, "by": "hera"},
     }
-    start = _confirm_for(seen, "hera", {"game": "g"})
+    start = confirm_for(seen, "hera", {"game": "g"})
     assert start["endpoint"] == "actions"
     assert start["body"] == {"action": {"do": "pegasus", "target": "hand"}}
     pick = {"asked": {"needs": "pick", "asked": ["zeus"], "by": "hera"}}
-    assert _confirm_for(seen, "zeus", pick)["body"] == {"value": "Apollo"}
-    waiting = _confirm_for(seen, "hera", {"waiting": {"for": ["zeus"], "needs": "pick"}})
+    assert confirm_for(seen, "zeus", pick)["body"] == {"value": "Apollo"}
+    waiting = confirm_for(seen, "hera", {"waiting": {"for": ["zeus"], "needs": "pick"}})
     assert waiting["endpoint"] is None and waiting["by"] == "zeus"  # Zeus answers on his page
     place = {"asked": {"needs": "place", "asked": ["hera"], "by": "hera", "pick": "Apollo"}}
-    assert _confirm_for(seen, "hera", place)["body"] == {"value": 3}
-    assert _confirm_for(seen, "zeus", {})["endpoint"] is None  # Zeus does not start Hera's action
+    assert confirm_for(seen, "hera", place)["body"] == {"value": 3}
+    assert confirm_for(seen, "zeus", {})["endpoint"] is None  # Zeus does not start Hera's action

@@ -1,10 +1,12 @@
-"""The pages (web/pages.py) through the Flask test client: every seat gets its own cut, forms
-work without JavaScript, refusals carry the rule, the judge's tools and reasons stay his."""
+"""The pages (web/home.py, seat.py, judge.py, replay.py) through the Flask test client: every
+seat gets its own cut, forms work without JavaScript, refusals carry the rule, the judge's tools
+and reasons stay his."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -14,7 +16,8 @@ from service_helpers import make_referee
 
 from referee.service import Referee
 from web.app import create_app
-from web.pages import controls_for, parse_answer
+from web.forms import parse_answer
+from web.present import controls_for
 
 HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
 HERA_HAND.append("Hades")
@@ -287,3 +290,93 @@ def test_every_page_shows_the_log_head(table: Table) -> None:
     for seat in ("hera", "zeus", "judge", "public"):
         assert head in table.page(seat), seat
     assert head in table.page("hera", "/replay")
+
+
+# ---- the judge's open calls and irregularities -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Form:
+    """A form of a page: where it posts, its hidden fields, its words and its buttons."""
+
+    action: str
+    hidden: dict[str, str]
+    text: str
+    buttons: list[str]
+
+
+def forms_of(html: str, cls: str) -> list[Form]:
+    """The forms of ``html`` whose class names ``cls``."""
+    out = []
+    for m in re.finditer(r"<form([^>]*)>(.*?)</form>", html, re.S):
+        attrs, inner = m.group(1), m.group(2)
+        classes = re.search(r'class="([^"]*)"', attrs)
+        if classes is None or cls not in classes.group(1).split():
+            continue
+        action = re.search(r'action="([^"]*)"', attrs)
+        hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', inner))
+        buttons = re.findall(r'<button[^>]*type="submit"[^>]*>(.*?)</button>', inner, re.S)
+        words = re.sub(r"<[^>]+>", " ", inner)
+        out.append(
+            Form(action.group(1) if action else "", hidden, " ".join(words.split()), buttons)
+        )
+    return out
+
+
+def settle(table: Table, form: Form, note: str) -> str:
+    """Submits ``form`` of the judge's page with ``note``, as the judge's browser does."""
+    cl = table.c["judge"]
+    r = cl.post(form.action, data={**form.hidden, "reason": note})
+    assert r.status_code == 303, r.data[:300]
+    return cl.get(r.headers["Location"]).data.decode()
+
+
+def misreport(table: Table, column: int, card: str) -> None:
+    """Hera reports the front card of her column as ``card`` (the record says another): an
+    irregularity for the judge (D20)."""
+    html = table.post(
+        "hera", "/observe", player="hera", zone="field", column=column, position=1, card=card
+    )
+    assert flash(html).startswith("ok"), flash(html)
+
+
+def test_a_judge_call_shows_on_the_judges_page_with_its_note_and_a_settle_control(
+    table: Table,
+) -> None:
+    table.setup()
+    table.post("hera", "/call", note="Zeus looked at my hand")
+    seq = table.ref.head(table.game)["seq"]
+    calls = forms_of(table.page("judge"), "call")
+    assert len(calls) == 1
+    assert f"#{seq}" in calls[0].text and "Zeus looked at my hand" in calls[0].text
+    assert calls[0].action == f"/g/{table.game}/judge/resolve"
+    assert calls[0].hidden["event"] == str(seq)
+    assert calls[0].buttons == ["Settle"]
+
+
+def test_the_judge_settles_a_call_from_his_page_and_it_leaves_the_page(table: Table) -> None:
+    table.setup()
+    table.post("zeus", "/call", note="we disagree on Pegasus")
+    (call,) = forms_of(table.page("judge"), "call")
+    html = settle(table, call, "explained D5")
+    assert flash(html).startswith("ok"), flash(html)
+    assert forms_of(html, "call") == []
+    assert "we disagree on Pegasus" not in html.split('id="log"')[0]
+    assert table.ref.view(table.game, "judge")["open"] == []
+
+
+def test_an_open_irregularity_shows_resolve_and_a_settled_one_does_not(table: Table) -> None:
+    table.setup()
+    misreport(table, 1, "Harpy")  # recorded: Hydra
+    first = table.ref.head(table.game)["seq"]
+    misreport(table, 2, "Hydra")  # recorded: Harpy
+    second = table.ref.head(table.game)["seq"]
+    open_ = forms_of(table.page("judge"), "irregularity")
+    assert [f.hidden["event"] for f in open_] == [str(first), str(second)]
+    assert all(f.buttons == ["Resolve"] for f in open_)
+    assert "recorded as Hydra but seen as Harpy" in open_[0].text
+    html = settle(table, open_[0], "Hera misread her card")
+    assert flash(html).startswith("ok"), flash(html)
+    left = forms_of(html, "irregularity")
+    assert [f.hidden["event"] for f in left] == [str(second)]
+    assert left[0].buttons == ["Resolve"]

@@ -16,7 +16,7 @@ from web_helpers import Browser, make_app, new_game, referee_of
 
 from referee import service, tables
 from referee.store import MemoryStore
-from web import auth
+from web.middleware import loggable_path
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def test_the_access_log_never_holds_a_join_code(
     ],
 )
 def test_loggable_path_cuts_the_secret(path: str, logged: str) -> None:
-    assert auth.loggable_path(path) == logged
+    assert loggable_path(path) == logged
 
 
 def test_a_server_error_is_logged_without_the_code(

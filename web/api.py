@@ -1,9 +1,9 @@
 """The JSON API under ``/api/v1``: everything a page does, for machines.
 
-Every endpoint finds the caller's seat on the server (:func:`web.auth.seat_of`: cookie or
+Every endpoint finds the caller's seat on the server (:func:`web.request.seat_of`: cookie or
 bearer code) and lets the service decide what that seat may do; the judge's endpoints refuse any
 other seat before the service is asked. Every state-changing request needs the CSRF token
-(:func:`web.auth.check_csrf`). Bodies are JSON (``Content-Type: application/json``, at most
+(:func:`web.request.check_csrf`). Bodies are JSON (``Content-Type: application/json``, at most
 ``JSON_LIMIT`` bytes), validated by :mod:`web.schemas`; responses are dumped by them too.
 
 HTTP conventions:
@@ -37,9 +37,24 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
 from referee.jsonin import loads_strict
+from referee.models import Head
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
-from web import auth, schemas
-from web.app import error_response, get_referee, service_error_response
+from web import images, schemas
+from web.errors import KeyReused, error_response, service_error_response, status_of
+from web.links import join_path, remember_codes
+from web.request import (
+    CSRF_HEADER,
+    cookie_name,
+    csrf_protected,
+    csrf_token,
+    get_referee,
+    is_tournament_judge,
+    judge_only,
+    judged_games,
+    seat_of,
+    set_seat_cookie,
+    with_known_game,
+)
 
 bp = Blueprint("api", __name__)
 
@@ -130,32 +145,14 @@ def _ref() -> Referee:
     return get_referee()
 
 
-def _game(game: str) -> str:
-    """Checks that ``game`` names a game. Raises NotFound."""
-    if not auth.is_game_id(game):
-        raise NotFound(f"no game {game[:64]!r}")
-    _ref().folded(game)
-    return game
-
-
 def _seq(game: str) -> int:
-    return int(_ref().folded(game).last_seq)
+    """The game's last event number. Raises NotFound."""
+    return int(_ref().head(game)["seq"])
 
 
-def _head(game: str) -> dict[str, Any]:
-    ref = _ref()
-    head = getattr(ref, "head", None)
-    if head is not None:
-        h = head(game)
-        return {"seq": int(h["seq"]), "hash": str(h["hash"])}
-    f = ref.folded(game)
-    return {"seq": f.last_seq, "hash": f.last_hash}
-
-
-def _judge(game: str) -> None:
-    """Raises Forbidden unless the caller holds the judge's seat at ``game``."""
-    if auth.seat_of(game) != "judge":
-        raise Forbidden("only the judge may do this")
+def _head(game: str) -> Head:
+    """The log's head ``{"seq", "hash"}``. Raises NotFound."""
+    return _ref().head(game)
 
 
 _SCHEMAS: dict[type[Schema], Schema] = {}
@@ -193,7 +190,7 @@ def _if_match() -> int | None:
 def _view(game: str, seat: str) -> dict[str, Any]:
     v = dict(_ref().view(game, seat))
     v.setdefault("head", _head(game))
-    v["csrf"] = auth.csrf_token(game)
+    v["csrf"] = csrf_token(game)
     return v
 
 
@@ -201,7 +198,7 @@ def _receipt(game: str, r: Receipt) -> Response:
     body = r.to_json()
     body["view"] = dict(body["view"])
     body["view"].setdefault("head", _head(game))
-    body["view"]["csrf"] = auth.csrf_token(game)
+    body["view"]["csrf"] = csrf_token(game)
     return _json(schemas.ReceiptSchema, body, 200, r.seq)
 
 
@@ -268,7 +265,7 @@ def _once(game: str, call: Callable[[str | None], Response]) -> Response:
         return _answer(game, call, None)
     if not _KEY_RE.match(key):
         raise BadRequest("Idempotency-Key must be 1 to 100 visible ASCII characters")
-    seat = auth.seat_of(game)
+    seat = seat_of(game)
     h = hashlib.sha256()
     for part in (request.method, request.path, request.headers.get("If-Match", "")):
         h.update(part.encode() + b"\0")
@@ -279,11 +276,11 @@ def _once(game: str, call: Callable[[str | None], Response]) -> Response:
         hit = replies.get(game, seat, key)
         if hit is not None:
             if hit.digest != digest:
-                return error_response(
-                    422,
-                    "IdempotencyKeyReused",
-                    "this Idempotency-Key was used for another request; use a new key for "
-                    "a new request",
+                return service_error_response(
+                    KeyReused(
+                        "this Idempotency-Key was used for another request; use a new key for "
+                        "a new request"
+                    )
                 )
             resp = Response(hit.body, hit.status, mimetype="application/json")
             for k, v in hit.headers:
@@ -304,7 +301,7 @@ def _answer(game: str, call: Callable[[str | None], Response], key: str | None) 
         if e.existing_seq is not None:  # the key was used before (and has left our cache)
             return service_error_response(e)
         seq = _seq(game)
-        resp = error_response(409, "Stale", e.message, e.rule, seq=seq)
+        resp = error_response(status_of(e), "Stale", e.message, e.rule, seq=seq)
         resp.set_etag(str(seq))
         return resp
     except ServiceError as e:
@@ -323,7 +320,7 @@ def _answer(game: str, call: Callable[[str | None], Response], key: str | None) 
 )
 def session() -> Response:
     """Sets the browser-id cookie when missing; send the token as X-CSRF-Token on POST /games."""
-    return _json(schemas.SessionSchema, {"csrf": auth.csrf_token("")})
+    return _json(schemas.SessionSchema, {"csrf": csrf_token("")})
 
 
 @route(
@@ -336,18 +333,16 @@ def session() -> Response:
     errors=(400, 403, 413, 415, 422),
     headers=("X-CSRF-Token",),
 )
+@csrf_protected
 def create_game() -> Response:
     """Returns the three seats' secret join codes and links: hand each to its holder only."""
-    auth.check_csrf("")
     body = _load(schemas.CreateGameSchema)
     kit = None
     if body["kit"] is not None:
-        from web.camera import parse_kit
-
         if body["catalogue"] is not None:
             raise ValidationError({"kit": ["give a kit or a catalogue, not both"]})
         try:
-            kit = parse_kit(body["kit"])
+            kit = images.parse_kit(body["kit"])
         except ValueError as e:
             raise ValidationError({"kit": [str(e)]}) from None
     created = _ref().create_game(
@@ -358,14 +353,14 @@ def create_game() -> Response:
         catalogue=kit.catalogue_for_game() if kit is not None else body["catalogue"],
         kit=kit.to_json() if kit is not None else None,
     )
-    auth.remember_codes(created.game, created.codes)
+    remember_codes(created.game, created.codes)
     base = request.host_url.rstrip("/")
     out = {
         "game": created.game,
         "codes": created.codes,
-        "links": {s: base + auth.join_path(created.game, c) for s, c in created.codes.items()},
+        "links": {s: base + join_path(created.game, c) for s, c in created.codes.items()},
         "public": f"{base}/g/{created.game}",
-        "csrf": auth.csrf_token(created.game),
+        "csrf": csrf_token(created.game),
     }
     resp = _json(schemas.CreatedSchema, out, 201, _seq(created.game))
     resp.headers["Location"] = f"/api/v1/games/{created.game}"
@@ -380,13 +375,13 @@ def create_game() -> Response:
     errors=(404,),
     headers=("If-None-Match",),
 )
+@with_known_game
 def view(game: str) -> Response:
     """ETag is the last event's number; If-None-Match with it gives 304."""
-    _game(game)
-    seat = auth.seat_of(game)
+    seat = seat_of(game)
     v = _view(game, seat)
     resp = _json(schemas.ViewSchema, v, 200, int(v["seq"]))
-    resp.headers[auth.CSRF_HEADER] = v["csrf"]
+    resp.headers[CSRF_HEADER] = v["csrf"]
     resp.make_conditional(request)
     return resp
 
@@ -400,15 +395,15 @@ def view(game: str) -> Response:
     errors=(202, 400, 403, 404, 409, 413, 415, 422),
     headers=("X-CSRF-Token", "If-Match", "Idempotency-Key"),
 )
+@with_known_game
+@csrf_protected
 def submit(game: str) -> Response:
     """An illegal action is 422 with its rule; 202 NeedsInput when an input is missing (the
     seats named in ``asked`` answer it at /answer); 409 Stale when If-Match is not the last
     event."""
-    _game(game)
-    auth.check_csrf(game)
     body = _load(schemas.ActionBodySchema)
     expected = _if_match()
-    seat = auth.seat_of(game)
+    seat = seat_of(game)
 
     def call(key: str | None) -> Response:
         r = _ref().submit(game, seat, body["action"], expected_seq=expected, key=key)
@@ -426,12 +421,12 @@ def submit(game: str) -> Response:
     errors=(202, 400, 403, 404, 409, 413, 415, 422),
     headers=("X-CSRF-Token", "Idempotency-Key"),
 )
+@with_known_game
+@csrf_protected
 def answer(game: str) -> Response:
     """Gives the input named by the view's ``asked.needs``; 404 when nothing waits on you."""
-    _game(game)
-    auth.check_csrf(game)
     body = _load(schemas.AnswerSchema)
-    seat = auth.seat_of(game)
+    seat = seat_of(game)
     if seat == "public":
         raise Forbidden("the public seat answers nothing")
 
@@ -451,25 +446,17 @@ def answer(game: str) -> Response:
     errors=(400, 403, 404, 413, 415, 422),
     headers=("X-CSRF-Token", "Idempotency-Key"),
 )
+@with_known_game
+@csrf_protected
 def observe(game: str) -> Response:
     """A card recorded as another becomes an irregularity for the judge (D20)."""
-    _game(game)
-    auth.check_csrf(game)
     body = _load(schemas.ObservationSchema)
-    seat = auth.seat_of(game)
+    seat = seat_of(game)
 
     def call(key: str | None) -> Response:
         return _record(game, seat, _ref().observe(game, seat, body))
 
     return _once(game, call)
-
-
-def _needs(name: str) -> Callable[..., Any]:
-    """The service's method ``name``. Raises ServiceError 501 while the service lacks it."""
-    fn = getattr(_ref(), name, None)
-    if fn is None:
-        raise ServiceError(f"this server's referee does not offer {name!r} yet")
-    return fn  # type: ignore[no-any-return]
 
 
 @route(
@@ -482,17 +469,17 @@ def _needs(name: str) -> Callable[..., Any]:
     errors=(400, 403, 404, 413, 415, 422),
     headers=("X-CSRF-Token", "Idempotency-Key"),
 )
+@with_known_game
+@csrf_protected
 def call_judge(game: str) -> Response:
     """A player (or the judge) asks for the judge; the note is optional."""
-    _game(game)
-    auth.check_csrf(game)
     body = _load(schemas.CallSchema, required=False)
-    seat = auth.seat_of(game)
+    seat = seat_of(game)
     if seat == "public":
         raise Forbidden("the public seat cannot call the judge; a player can")
 
     def call(key: str | None) -> Response:
-        return _record(game, seat, _needs("call_judge")(game, seat, body["note"]))
+        return _record(game, seat, _ref().call_judge(game, seat, body["note"]))
 
     return _once(game, call)
 
@@ -509,12 +496,12 @@ def call_judge(game: str) -> Response:
     headers=("X-CSRF-Token", "Idempotency-Key"),
     tags=("judge",),
 )
+@with_known_game
+@csrf_protected
+@judge_only
 def undo(game: str) -> Response:
     """Nothing is deleted: the undo is an event with the judge's reason."""
-    _game(game)
-    auth.check_csrf(game)
     body = _load(schemas.UndoSchema)
-    _judge(game)
 
     def call(key: str | None) -> Response:
         return _record(game, "judge", _ref().undo(game, "judge", body["to"], body["reason"]))
@@ -534,12 +521,12 @@ def undo(game: str) -> Response:
     headers=("X-CSRF-Token", "Idempotency-Key"),
     tags=("judge",),
 )
+@with_known_game
+@csrf_protected
+@judge_only
 def amend(game: str) -> Response:
     """The amended action must be legal on the position before that event."""
-    _game(game)
-    auth.check_csrf(game)
     body = _load(schemas.AmendSchema)
-    _judge(game)
 
     def call(key: str | None) -> Response:
         rec = _ref().amend(game, "judge", body["event"], body["action"], body["reason"])
@@ -555,20 +542,20 @@ def amend(game: str) -> Response:
     body=schemas.ResolveSchema,
     response=schemas.RecordSchema,
     ok=201,
-    errors=(400, 403, 404, 413, 415, 422, 501),
+    errors=(400, 403, 404, 413, 415, 422),
     seat="judge",
     headers=("X-CSRF-Token", "Idempotency-Key"),
     tags=("judge",),
 )
+@with_known_game
+@csrf_protected
+@judge_only
 def resolve(game: str) -> Response:
     """The judge's note stays on the judge's page."""
-    _game(game)
-    auth.check_csrf(game)
     body = _load(schemas.ResolveSchema)
-    _judge(game)
 
     def call(key: str | None) -> Response:
-        rec = _needs("resolve")(game, "judge", body["event"], body["note"])
+        rec = _ref().resolve(game, "judge", body["event"], body["note"])
         return _record(game, "judge", rec)
 
     return _once(game, call)
@@ -580,18 +567,18 @@ def resolve(game: str) -> Response:
     "Judge: rule on an action without changing the game",
     body=schemas.RulingRequestSchema,
     response=schemas.RulingSchema,
-    errors=(400, 403, 404, 413, 415, 422, 501),
+    errors=(400, 403, 404, 413, 415, 422),
     seat="judge",
     headers=("X-CSRF-Token",),
     tags=("judge",),
 )
+@with_known_game
+@csrf_protected
+@judge_only
 def ruling(game: str) -> Response:
     """Poses the action on the position after event ``at`` (default: now); records nothing."""
-    _game(game)
-    auth.check_csrf(game)
     body = _load(schemas.RulingRequestSchema)
-    _judge(game)
-    out = _needs("ruling")(game, "judge", body["action"], at=body["at"])
+    out = _ref().ruling(game, "judge", body["action"], at=body["at"])
     return _json(schemas.RulingSchema, out, 200, _seq(game))
 
 
@@ -600,28 +587,28 @@ def ruling(game: str) -> Response:
     "POST",
     "Judge: revoke a seat's join link and issue a new one",
     response=schemas.ReissuedSchema,
-    errors=(403, 404, 501),
+    errors=(403, 404),
     seat="judge",
     headers=("X-CSRF-Token",),
     tags=("judge",),
 )
+@with_known_game
+@csrf_protected
+@judge_only
 def reissue(game: str, seat: str) -> Response:
     """The old link and every cookie made from it open nothing any more (a lost phone)."""
-    _game(game)
-    auth.check_csrf(game)
-    _judge(game)
     if seat not in ("hera", "zeus", "judge"):
         raise NotFound(f"no seat {seat[:20]!r} (seats: hera, zeus, judge)")
-    holder_cookie = request.cookies.get(auth.cookie_name(game))
-    own = seat == "judge" and holder_cookie is not None and not auth.is_tournament_judge()
-    code = str(_needs("reissue")(game, "judge", seat))
+    holder_cookie = request.cookies.get(cookie_name(game))
+    own = seat == "judge" and holder_cookie is not None and not is_tournament_judge()
+    code = _ref().reissue(game, "judge", seat)
     base = request.host_url.rstrip("/")
     resp = _json(
         schemas.ReissuedSchema,
-        {"seat": seat, "code": code, "link": base + auth.join_path(game, code)},
+        {"seat": seat, "code": code, "link": base + join_path(game, code)},
     )
     if own:  # the judge revoked his own link: this browser keeps the judge's seat
-        auth.set_seat_cookie(resp, game, code)
+        set_seat_cookie(resp, game, code)
     return resp
 
 
@@ -636,35 +623,11 @@ def reissue(game: str, seat: str) -> Response:
 )
 def tables() -> Response:
     """Every table for the tournament judge; otherwise those you hold a judge link for."""
-    games = set(auth.judged_games())
-    if not games and not auth.is_tournament_judge():
+    games = set(judged_games())
+    if not games and not is_tournament_judge():
         raise Forbidden("only a judge sees the tables; open your judge link first")
-    ref = _ref()
-    overview = getattr(ref, "overview", None)
-    if overview is not None:
-        rows = [r for r in overview("judge") if r.get("game") in games]
-    else:
-        rows = [_table_row(g) for g in sorted(games)]
+    rows = [r for r in _ref().overview("judge") if r.get("game") in games]
     return _json(schemas.TablesSchema, {"tables": rows})
-
-
-def _table_row(game: str) -> dict[str, Any]:
-    """One table of the overview, from the judge's view (until the service has ``overview``)."""
-    ref = _ref()
-    v = ref.view(game, "judge")
-    records = ref.log(game, "judge")
-    return {
-        "game": game,
-        "players": v.get("players", {}),
-        "phase": v.get("phase"),
-        "turn": v.get("turn"),
-        "winner": v.get("winner"),
-        "reason": v.get("reason"),
-        "open_calls": 0,
-        "open_irregularities": len(v.get("irregularities", [])),
-        "last_time": records[-1].time if records else None,
-        "head": _head(game),
-    }
 
 
 @route(
@@ -674,10 +637,10 @@ def _table_row(game: str) -> dict[str, Any]:
     response=schemas.LogSchema,
     errors=(404,),
 )
+@with_known_game
 def game_log(game: str) -> Response:
     """Hidden cards are cut for every seat but the judge (records marked ``redacted``)."""
-    _game(game)
-    seat = auth.seat_of(game)
+    seat = seat_of(game)
     records = [r.to_json() for r in _ref().log(game, seat)]
     return _json(schemas.LogSchema, {"game": game, "records": records}, 200, _seq(game))
 
@@ -689,11 +652,11 @@ def game_log(game: str) -> Response:
     errors=(404,),
     content="application/x-ndjson",
 )
+@with_known_game
 def export(game: str) -> Response:
     """The judge's export is the whole log (``referee verify`` checks it); anyone else's is
     redacted."""
-    _game(game)
-    seat = auth.seat_of(game)
+    seat = seat_of(game)
     text = _ref().export(game, seat)
     resp = Response(text, 200, mimetype="application/x-ndjson")
     resp.headers["Content-Disposition"] = f'attachment; filename="{game}-{seat}.jsonl"'
@@ -710,6 +673,8 @@ def export(game: str) -> Response:
     headers=("X-CSRF-Token",),
     upload=("multipart/form-data", "image/jpeg", "image/png", "image/webp"),
 )
+@with_known_game
+@csrf_protected
 def photo(game: str) -> Response:
     """The photo (multipart field 'photo', or the whole body as image/jpeg, image/png or
     image/webp) is read with the game's sticker kit. Records nothing: enter the cards with
@@ -717,12 +682,8 @@ def photo(game: str) -> Response:
     checked code (``own``: your deck, the cards you may enter; ``name``: as you write it);
     ``refused`` the codes of another kit, misprints and fakes with the reason. 409 NoKit for
     a game created without a kit; 403 for the public seat."""
-    from web import camera
-
-    _game(game)
-    auth.check_csrf(game)
-    data = camera.upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
-    return _json(schemas.PhotoSchema, camera.read_photo(game, data))
+    data = images.upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
+    return _json(schemas.PhotoSchema, images.read_photo(game, data))
 
 
 @route(
@@ -734,6 +695,8 @@ def photo(game: str) -> Response:
     headers=("X-CSRF-Token",),
     upload=("image/jpeg", "image/png", "image/webp", "multipart/form-data"),
 )
+@with_known_game
+@csrf_protected
 def frame(game: str) -> Response:
     """The frame (an image/jpeg body, or multipart field 'frame', at most 4 MB) is read with
     the game's kit; proposals are computed against your seat's view at ``seq``. Each proposal's
@@ -742,17 +705,8 @@ def frame(game: str) -> Response:
     read drawn over it, a JPEG data URL) goes to you only. ``found: false`` with a message when
     the mat is not in the frame. 429 when a seat sends frames faster than 2 a second (3 at
     once), 503 while the server reads other frames (both with Retry-After)."""
-    from web import camera
-
-    _game(game)
-    auth.check_csrf(game)
-    try:
-        data = camera.upload_bytes("frame", camera.FRAME_LIMIT)
-        out = camera.read_frame(game, data)
-    except camera.TooFast as e:
-        resp = service_error_response(e)
-        resp.headers["Retry-After"] = str(max(1, round(e.retry)))
-        return resp
+    data = images.upload_bytes("frame", images.FRAME_LIMIT)
+    out = images.read_frame(game, data)
     return _json(schemas.FrameSchema, out, 200, out["seq"])
 
 
@@ -798,7 +752,6 @@ _STATUS_TEXT = {
     422: "Invalid body, illegal action (with its rule), or an Idempotency-Key reused",
     429: "Too many frames from this seat (Retry-After)",
     503: "Busy reading other frames (Retry-After)",
-    501: "Not available on this server yet",
 }
 
 _HEADER_DOC = {

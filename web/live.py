@@ -16,20 +16,18 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from referee.service import NotFound, Referee
-from web import auth
-from web.app import get_referee
+from referee.models import Head
+from referee.service import Referee
+from web.request import get_referee, seat_of, with_game
 
 bp = Blueprint("live", __name__)
 
 HEARTBEAT = 15.0
 STREAM_SECONDS = 300.0
 RETRY_MS = 2000
-POLL = 0.1  # the fallback poll interval while the service has no ``wait``
 TICK = 1.0  # a stream checks at least this often whether the server is stopping
 
 STOPPING = threading.Event()  # set by ``referee serve`` on shutdown: every stream ends
@@ -64,8 +62,7 @@ def _watch(ref: Referee, game: str) -> _Watch:
 def wait_for(ref: Referee, game: str, seq: int, timeout: float) -> int:
     """Blocks until ``game``'s last event number is above ``seq`` or ``timeout`` seconds pass;
     returns the last event number known. The waiting is :meth:`Referee.wait` (which also
-    notices appends by other processes), done by one stream per game for all of them; a
-    service without ``wait`` is polled through its fold every :data:`POLL` seconds."""
+    notices appends by other processes), done by one stream per game for all of them."""
     w = _watch(ref, game)
     deadline = time.monotonic() + timeout
     with w.cond:
@@ -81,7 +78,7 @@ def wait_for(ref: Referee, game: str, seq: int, timeout: float) -> int:
             w.leading = True
             w.cond.release()
             try:
-                got = _service_wait(ref, game, seq, left)
+                got = ref.wait(game, seq, left)
             finally:
                 w.cond.acquire()
                 w.leading = False
@@ -92,30 +89,7 @@ def wait_for(ref: Referee, game: str, seq: int, timeout: float) -> int:
                 return got
 
 
-def _service_wait(ref: Referee, game: str, seq: int, timeout: float) -> int:
-    wait = getattr(ref, "wait", None)
-    if wait is not None:
-        return int(wait(game, seq, timeout))
-    deadline = time.monotonic() + timeout
-    while True:
-        now = ref.folded(game).last_seq
-        left = deadline - time.monotonic()
-        if now > seq or left <= 0:
-            return int(now)
-        time.sleep(min(POLL, left))
-
-
-def head_of(ref: Referee, game: str) -> dict[str, Any]:
-    """The log's head ``{"seq", "hash"}``. Raises NotFound for an unknown game."""
-    head = getattr(ref, "head", None)
-    if head is not None:
-        h = head(game)
-        return {"seq": int(h["seq"]), "hash": str(h["hash"])}
-    f = ref.folded(game)
-    return {"seq": int(f.last_seq), "hash": str(f.last_hash)}
-
-
-def _event(head: dict[str, Any]) -> str:
+def _event(head: Head) -> str:
     return f"event: head\nid: {head['seq']}\ndata: {json.dumps(head)}\n\n"
 
 
@@ -131,7 +105,7 @@ def events(
     event per change and heartbeats, for ``duration`` seconds."""
     end = time.monotonic() + duration
     yield f"retry: {RETRY_MS}\n\n"
-    head = head_of(ref, game)
+    head = ref.head(game)
     if since is None or head["seq"] != since:
         yield _event(head)
     seen = head["seq"]
@@ -144,7 +118,7 @@ def events(
         beat = quiet_since + heartbeat - now
         seq = wait_for(ref, game, seen, max(0.0, min(TICK, left, beat)))
         if seq != seen:  # a shorter chain is never expected: sent too, the page warns loudly
-            head = head_of(ref, game)
+            head = ref.head(game)
             seen = head["seq"]
             quiet_since = time.monotonic()
             yield _event(head)
@@ -154,13 +128,12 @@ def events(
 
 
 @bp.get("/api/v1/games/<game>/stream")
+@with_game
 def stream(game: str) -> Response:
     """Server-sent events for ``game`` (any seat: the head is public). Raises NotFound."""
-    if not auth.is_game_id(game):
-        raise NotFound(f"no game {game[:64]!r}")
-    auth.seat_of(game)
+    seat_of(game)
     ref = get_referee()
-    head_of(ref, game)  # 404 before the stream starts
+    ref.head(game)  # 404 before the stream starts
     since: int | None = None
     last = request.headers.get("Last-Event-ID", "").strip()
     if last.isdigit() and len(last) <= 12:

@@ -15,6 +15,7 @@ from typing import Any
 from engine import RULES
 from referee.service import Referee
 from web.drawing import SVG_CSS, table_svg
+from web.present import replay_frames
 
 CSS = (
     """
@@ -43,10 +44,8 @@ def _hand_lines(view: dict[str, Any]) -> str:
 def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None = None) -> str:
     """The report of ``game`` as ``seat`` may read it. Raises ServiceError (NotFound) for an
     unknown game, Forbidden for an unknown seat."""
-    from web.pages import head_of, replay_frames
-
     frames = replay_frames(ref, game, seat)
-    head = head_of(ref, game, seat)
+    head = ref.head(game)
     players = ref.view(game, seat).get("players", {})
     last = frames[-1]["view"]
     parts = [

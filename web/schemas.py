@@ -256,11 +256,6 @@ class ViewSchema(Schema):
     players = fields.Dict(keys=fields.String(), values=fields.String())
     provisional_catalogue = fields.Boolean()
     setup = fields.Dict(metadata={"description": "where setup stands (D19): public facts"})
-    names = fields.Dict(
-        keys=fields.String(),
-        values=fields.List(fields.String()),
-        metadata={"description": "each deck's printed card names"},
-    )
     playable = fields.List(
         fields.String(), metadata={"description": "a player's hand cards that may be played"}
     )

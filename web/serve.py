@@ -286,8 +286,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Runs until SIGINT or SIGTERM. Returns 0, or raises SystemExit with a message for a
     taken port or an unusable database."""
     from referee.service import ServiceError
-    from web import auth, live
-    from web.app import create_app, open_db
+    from web import live
+    from web.app import create_app
+    from web.links import join_path
+    from web.request import open_db
 
     db = Path(args.db).resolve()
     try:
@@ -331,7 +333,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             created = ref.create_game(players={"hera": "Hera", "zeus": "Zeus"})
         except ServiceError as e:
             raise SystemExit(f"referee serve: the demo game could not be made: {e}") from None
-        demo = {s: base + auth.join_path(created.game, c) for s, c in created.codes.items()}
+        demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
         demo["public"] = f"{base}/g/{created.game}"
     server = make_server(app, args.host, port, args.threads)
     if args.https:

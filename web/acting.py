@@ -1,0 +1,62 @@
+"""Acting from a page: a form's action goes to the service, its outcome comes back as a flashed
+message, and the browser goes back to the table (post/redirect/get). Shared by the seat pages,
+the judge's desk and the camera pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import flash, redirect, request, session, url_for
+from werkzeug.wrappers import Response
+
+from referee.service import NeedsInput, ServiceError
+from web.present import SEAT_TITLE, said
+from web.request import get_referee, refusal
+
+OWN_QUESTION = "hz_need"  # the session key of a question for the submitter himself
+
+
+def back(game: str, anchor: str = "") -> Response:
+    """Back to the game's page (at ``anchor``), after a post."""
+    target = url_for("seat.seat_page", game=game)
+    return redirect(target + (f"#{anchor}" if anchor else ""), 303)
+
+
+def submit(game: str, seat: str, raw: dict[str, Any]) -> None:
+    """Submits one action from a form and flashes the outcome. A question for the submitter
+    himself (his own unknown card) is kept in the session so the page asks it at once."""
+    ref = get_referee()
+    expected = request.form.get("seq", type=int)
+    try:
+        receipt = ref.submit(game, seat, raw, expected_seq=expected)
+    except NeedsInput as e:
+        if seat in e.asked and len(e.asked) == 1 and "asked" not in ref.view(game, seat):
+            session[OWN_QUESTION] = {
+                "game": game,
+                "raw": raw,
+                "needs": e.needs,
+                "text": e.message,
+            }
+        else:
+            who = " and ".join(SEAT_TITLE.get(s, s) for s in e.asked if s != seat)
+            flash(f"Waiting for {who or 'an answer'}: {e.message} [{e.rule}]", "info")
+        return
+    except ServiceError as e:
+        flash(refusal(e), "error")
+        return
+    session.pop(OWN_QUESTION, None)
+    flash(said(receipt), "ok")
+
+
+def own_question(game: str) -> dict[str, Any] | None:
+    """The question this browser's own submission raised at ``game``, if one waits."""
+    need = session.get(OWN_QUESTION)
+    if isinstance(need, dict) and need.get("game") == game:
+        return need
+    return None
+
+
+def forget_own_question() -> None:
+    """Drops the question kept by :func:`submit` (the player cancelled it)."""
+    session.pop(OWN_QUESTION, None)

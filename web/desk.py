@@ -1,0 +1,105 @@
+"""What the judge's desk at ``/g/<game>`` shows beyond the table: the open calls and
+irregularities, the ruling asked for, the actions he may amend.
+
+Everything comes from the judge's own view (``Referee.view(game, "judge")``: ``open`` lists the
+calls and irregularities not settled yet, each ``{"seq", "kind", "seat", "time", "body"}``) and
+the service's ruling tool; who starts comes from the judge's view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from flask import request
+
+from engine import NotationError, parse_action_text
+from referee.herazeus import hz_view
+from referee.log import Record
+from referee.service import Referee, ServiceError
+
+
+@dataclass(frozen=True)
+class OpenCall:
+    """A player's call for the judge, not settled yet."""
+
+    seq: int
+    seat: str
+    time: str
+    note: str
+
+
+@dataclass(frozen=True)
+class OpenIrregularity:
+    """An irregularity (e.g. a card seen as another than recorded, D20), not settled yet."""
+
+    seq: int
+    seat: str
+    time: str
+    rule: str | None
+    problem: str
+
+
+def open_items(
+    items: Sequence[Mapping[str, Any]],
+) -> tuple[list[OpenCall], list[OpenIrregularity]]:
+    """The judge view's ``open`` list (``{"seq", "kind", "seat", "time", "body"}``), split into
+    calls and irregularities. An irregularity's rule and problem are in its body, or in its
+    body's ``irregularity`` when an observation raised it."""
+    calls: list[OpenCall] = []
+    irregularities: list[OpenIrregularity] = []
+    for item in items:
+        body: Mapping[str, Any] = item.get("body") or {}
+        seq, seat, time = int(item["seq"]), str(item.get("seat")), str(item.get("time", ""))
+        if item.get("kind") == "call":
+            calls.append(OpenCall(seq, seat, time, str(body.get("note") or "")))
+            continue
+        inner = body.get("irregularity")
+        facts: Mapping[str, Any] = inner if isinstance(inner, Mapping) else body
+        rule = facts.get("rule")
+        problem = str(facts.get("problem") or "irregularity")
+        irregularities.append(
+            OpenIrregularity(seq, seat, time, str(rule) if rule else None, problem)
+        )
+    return calls, irregularities
+
+
+def judge_context(
+    ref: Referee, game: str, view: Mapping[str, Any], records: list[Record]
+) -> dict[str, Any]:
+    """What the judge's desk shows beyond the table: open calls and irregularities, the
+    ruling asked for (``?pose=...&at=...``), the actions he may amend."""
+    ruling = None
+    pose = request.args.get("pose", "").strip()
+    at_text = request.args.get("at", "").strip()
+    if pose:
+        ruling = rule_on(ref, game, pose, at_text)
+    calls, irregularities = open_items(view.get("open", []))
+    return {
+        "irregularities": irregularities,
+        "broken": view.get("broken"),
+        "calls": calls,
+        "ruling": ruling,
+        "pose": pose,
+        "pose_at": at_text,
+        "actions": [r for r in records if r.kind == "action"],
+        "setup_starting": hz_view(view)["setup"]["starting"],
+        "legal": view.get("legal", []),
+    }
+
+
+def rule_on(ref: Referee, game: str, pose: str, at_text: str) -> dict[str, Any]:
+    """The ruling on an action posed on the position after event ``at`` (default: now),
+    without changing the game. Errors come back as ``{"error": ..., "rule": ...}``."""
+    try:
+        action = parse_action_text(pose)
+        at = int(at_text) if at_text else None
+    except NotationError as e:
+        return {"error": f"the action does not read: {e}"}
+    except ValueError:
+        return {"error": f"'at' must be an event number, not {at_text!r}"}
+    try:
+        return dict(ref.ruling(game, "judge", action.to_json(), at=at))
+    except ServiceError as e:
+        return {"error": e.message, "rule": e.rule}

@@ -1,0 +1,573 @@
+"""What the camera reads in the web app (issue 8): the game's kit, photos of cards, frames of
+the mat. The pages that send them are :mod:`web.camera`; the API's are in :mod:`web.api`.
+
+Two ways in, both read with the game's own sticker kit (``Referee.kit``: kept on the server,
+secret included, never sent to a page):
+
+- **A photo of cards** (the seat page's file input, ``capture=environment``, which works over
+  plain HTTP; or ``POST /api/v1/games/<g>/photos``): :func:`read_photo` hands it to
+  ``vision.read_cards``. Nothing is recorded: the seat page lists the cards read (its own deck,
+  with their confidence; the other deck's and refused codes with the reason) and the player
+  confirms them with the same actions tapping names makes (:func:`entry_raw`): the setup deal's
+  nine cards, the hostage's replacement, a drawn card, or an observation of an unknown hand
+  card. What was read stays in this browser's session for this seat; no other seat sees it.
+- **A frame of the mat** (the camera page ``/g/<game>/camera``, or
+  ``POST /api/v1/games/<g>/frames``): :func:`read_frame` runs ``vision.read_table`` and
+  ``vision.propose`` against the view of the seat that sent it, and returns the snapshot, the
+  proposals (each with the request that confirms it) and the rectified mat with what was read
+  drawn over it, as a small JPEG data URL in the same response: the image goes back to the
+  uploader only and is never stored. Frames are bounded: :data:`FRAME_LIMIT` bytes, a token
+  bucket per seat (:data:`FRAME_BURST`, ``FRAME_RATE`` per second) and at most
+  ``FRAME_WORKERS`` frames read at once on the server (429 and 503 with ``Retry-After``).
+
+A game created without a kit refuses both with 409 ``NoKit`` (unless the server was started
+with ``referee serve --kit``, whose kit then reads for every such game). The public seat sends
+neither (403).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app, request, session
+
+from engine.cards import HOSTAGE_NAME, Player
+from referee.herazeus import hz_view
+from referee.service import Forbidden
+from web.errors import (
+    BadImage,
+    Busy,
+    ImageTooLarge,
+    NoImage,
+    NoKit,
+    TooManyFrames,
+    WrongImageType,
+)
+from web.request import get_referee, seat_of
+
+FRAME_LIMIT = 4 * 1024 * 1024  # a 1080p JPEG from a canvas is 0.2-0.8 MB
+FRAME_BURST = 3  # frames a seat may send back to back
+FRAME_RATE = 2.0  # frames per second a seat may send on average (the page sends one a second)
+FRAME_WORKERS = 2  # frames read at once on the whole server (OpenCV work is CPU bound)
+MAT_PX_PER_MM = 1.25  # the annotated mat: 320 x 1022 px for the standard 256 x 818 mm mat
+MAT_JPEG_QUALITY = 70
+PHOTO_KEEP = 24  # cards remembered per seat from its photos (a hand is at most ~15)
+KITS_CACHED = 64
+PHOTO_SESSION = "hz_photo"
+UPLOAD_TYPES = ("image/jpeg", "image/png", "image/webp")
+PLAYER_SEATS = ("hera", "zeus")
+
+
+# ---- the game's kit ----------------------------------------------------------------------------
+
+
+def game_kit(game: str) -> Any:
+    """The game's kit as vision reads it (a :class:`vision.kit.VisionKit`), else the server's
+    ``VISION_KIT``. Raises NoKit when there is neither, and NoKit too when the stored kit no
+    longer reads (it was checked when the game was created, so that is a damaged store)."""
+    ref = get_referee()
+    raw = ref.kit(game)
+    if raw is None:
+        fallback = current_app.config.get("VISION_KIT")
+        if fallback is not None:
+            return fallback
+        raise NoKit(
+            "this game was created without a sticker kit, so the camera cannot check card "
+            "codes; tap the card names instead (or create the game with the kit.json from "
+            "'referee kit')"
+        )
+    digest = hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()
+    cache: OrderedDict[str, Any] = current_app.extensions.setdefault("hz_kits", OrderedDict())
+    hit = cache.get(digest)
+    if hit is not None:
+        cache.move_to_end(digest)
+        return hit
+    from printables.kit import Kit
+    from vision.kit import as_vision_kit
+
+    try:
+        vk = as_vision_kit(Kit.from_json(raw, "the game's kit"))
+    except ValueError as e:
+        raise NoKit(f"the game's stored kit cannot be read ({e}); call the judge") from None
+    cache[digest] = vk
+    while len(cache) > KITS_CACHED:
+        cache.popitem(last=False)
+    return vk
+
+
+def has_kit(game: str) -> bool:
+    """True when photos and frames of ``game`` can be read (its own kit, or the server's)."""
+    return get_referee().kit(game) is not None or current_app.config.get("VISION_KIT") is not None
+
+
+def parse_kit(data: object, where: str = "kit.json") -> Any:
+    """A :class:`printables.kit.Kit` from a parsed ``kit.json``. Raises ValueError (KitError)
+    naming ``where`` and the field."""
+    from printables.kit import Kit
+
+    return Kit.from_json(data, where)
+
+
+def parse_kit_upload(raw: bytes, where: str) -> Any:
+    """A :class:`printables.kit.Kit` from an uploaded ``kit.json`` file, read strictly
+    (:func:`referee.jsonin.loads_strict`: no duplicate keys, bounded size and depth). Raises
+    ValueError naming ``where`` and the problem (not UTF-8, not JSON, or the field)."""
+    from printables.kit import MAX_KIT_JSON_BYTES
+    from referee.jsonin import loads_strict
+
+    if len(raw) > MAX_KIT_JSON_BYTES:
+        raise ValueError(f"{where}: larger than {MAX_KIT_JSON_BYTES // 1024} kB; not a kit file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: not UTF-8 text; not a kit file") from None
+    return parse_kit(loads_strict(text, where, max_bytes=MAX_KIT_JSON_BYTES), where)
+
+
+def camera_seat(game: str) -> str:
+    """The seat sending an image. Raises Forbidden for the public seat."""
+    seat = seat_of(game)
+    if seat == "public":
+        raise Forbidden(
+            "the public seat cannot send photos or frames; open your seat's join link first"
+        )
+    return seat
+
+
+def upload_bytes(field: str, limit: int) -> bytes:
+    """The image of this request: the multipart field ``field``, or the whole body sent as
+    ``image/jpeg``, ``image/png`` or ``image/webp``. Raises NoImage naming the field
+    when there is none, WrongImageType for another type, ImageTooLarge above ``limit`` bytes."""
+    if request.mimetype == "multipart/form-data":
+        f = request.files.get(field)
+        if f is None or (not f.filename and not f.mimetype):
+            raise NoImage(f"send the image as the multipart field {field!r}", field)
+        if f.mimetype not in UPLOAD_TYPES:
+            raise WrongImageType(
+                f"{field}: a JPEG, PNG or WebP image is needed, not {f.mimetype!r}", field
+            )
+        data = f.read(limit + 1)
+    elif request.mimetype in UPLOAD_TYPES:
+        if request.content_length is not None and request.content_length > limit:
+            data = b"x" * (limit + 1)
+        else:
+            data = request.get_data(cache=False)
+    else:
+        raise WrongImageType(
+            f"send the {field} as multipart/form-data (field {field!r}) or as an image/jpeg "
+            f"body, not {request.mimetype or 'nothing'!r}",
+            field,
+        )
+    if len(data) > limit:
+        raise ImageTooLarge(f"{field}: larger than {limit // (1024 * 1024)} MB", field)
+    if not data:
+        raise NoImage(f"{field}: empty, not an image", field)
+    return bytes(data)
+
+
+def _decode(data: bytes, name: str) -> Any:
+    from vision.sources import SourceError, decode_image
+
+    try:
+        return decode_image(data, name)
+    except SourceError as e:
+        raise BadImage(str(e)[:300], name) from None
+
+
+# ---- photos of cards ----------------------------------------------------------------------------
+
+
+def _card_entry(d: Any, seat: str) -> dict[str, Any]:
+    """One checked card of a photo, as the seat enters it."""
+    c = d.card
+    holder = seat if seat in PLAYER_SEATS else c.deck
+    return {
+        "name": c.notation(holder),
+        "card": c.name,
+        "deck": c.deck,
+        "serial": c.serial,
+        "own": seat == "judge" or c.deck == seat,
+        "confidence": round(float(d.confidence), 3),
+        "payload": d.payload,
+        "corners": [[round(x, 1), round(y, 1)] for x, y in d.corners],
+        "upscaled": bool(d.upscaled),
+    }
+
+
+def sort_detections(dets: Sequence[Any], seat: str) -> dict[str, Any]:
+    """The detections of a photo for ``seat``: ``cards`` (checked codes; ``own`` tells the
+    seat's deck, the ones it may enter; the judge's are all his) and ``refused`` (codes of
+    another kit, misprints, fakes, with the reason). Each physical card once (its serial)."""
+    cards: dict[tuple[str, int], dict[str, Any]] = {}
+    refused: list[dict[str, Any]] = []
+    for d in dets:
+        if d.card is not None:
+            e = _card_entry(d, seat)
+            cards.setdefault((e["deck"], e["serial"]), e)
+        else:
+            refused.append(
+                {
+                    "payload": str(d.payload)[:64],
+                    "reason": str(d.refused or "not a code of this kit"),
+                    "corners": [[round(x, 1), round(y, 1)] for x, y in d.corners],
+                }
+            )
+    ordered = sorted(cards.values(), key=lambda e: (not e["own"], e["deck"], e["serial"]))
+    return {"cards": ordered, "refused": refused}
+
+
+def read_photo(game: str, data: bytes) -> dict[str, Any]:
+    """The cards in a photo for the requesting seat (see :func:`sort_detections`); records
+    nothing. Raises Forbidden (public seat), NoKit, BadImage."""
+    seat = camera_seat(game)
+    kit = game_kit(game)
+    image = _decode(data, "photo")
+    from vision import read_cards
+
+    t0 = time.perf_counter()
+    try:
+        dets = read_cards(image, kit)
+    except ValueError as e:  # ImageError: a shape OpenCV decoded but vision cannot use
+        raise BadImage(f"photo: {e}"[:300], "photo") from None
+    out = sort_detections(dets, seat)
+    out["ms"] = round((time.perf_counter() - t0) * 1000, 1)
+    return out
+
+
+def remember_photo(game: str, seat: str, read: Mapping[str, Any]) -> dict[str, Any]:
+    """Adds what a photo read to this browser's list for ``game`` (the session; the same
+    physical card read twice counts once) and returns the list."""
+    old = session.get(PHOTO_SESSION)
+    keep: dict[str, Any] = (
+        dict(old)
+        if isinstance(old, dict) and old.get("game") == game and old.get("seat") == seat
+        else {"game": game, "seat": seat, "cards": [], "refused": []}
+    )
+    have = {(c["deck"], c["serial"]) for c in keep["cards"]}
+    for c in read.get("cards", []):
+        if (c["deck"], c["serial"]) not in have and len(keep["cards"]) < PHOTO_KEEP:
+            have.add((c["deck"], c["serial"]))
+            keep["cards"].append(
+                {k: c[k] for k in ("name", "card", "deck", "serial", "own", "confidence")}
+            )
+    keep["refused"] = [str(r["reason"])[:120] for r in read.get("refused", [])][:6]
+    keep["photos"] = int(keep.get("photos", 0)) + 1
+    session[PHOTO_SESSION] = keep
+    return keep
+
+
+def remembered(game: str, seat: str) -> dict[str, Any] | None:
+    """What this browser's photos read for ``seat`` at ``game``, or None."""
+    got = session.get(PHOTO_SESSION)
+    if isinstance(got, dict) and got.get("game") == game and got.get("seat") == seat:
+        return got
+    return None
+
+
+@dataclass(frozen=True)
+class PhotoUses:
+    """What the cards a seat photographed can be entered as, now."""
+
+    deal: bool = False
+    redraw: bool = False
+    draw: bool = False
+    hand: bool = False
+
+
+def photo_uses(view: Mapping[str, Any], seat: str, legal: Sequence[str]) -> PhotoUses:
+    """The entries open to ``seat`` in its own view: the nine dealt cards (setup, not dealt
+    yet), the hostage's replacement (the hostage is in the hand in setup), a drawn card (a
+    draw is legal), or a card of the hand the referee does not know yet (``?`` in the hand)."""
+    if seat not in PLAYER_SEATS:
+        return PhotoUses()
+    mine = view.get(seat, {})
+    hand = list(mine.get("hand", []))
+    setup = view.get("phase") == "setup"
+    hostage = HOSTAGE_NAME[Player.parse(seat)]
+    return PhotoUses(
+        deal=setup and not hand and not any(mine.get("field", [])),
+        redraw=setup and hostage in hand,
+        draw="draw" in legal,
+        hand="?" in hand,
+    )
+
+
+def entry_raw(use: str, seat: str, names: Sequence[str]) -> dict[str, Any]:
+    """The action that enters ``names`` as ``use`` (what tapping the names would submit).
+    Raises ValueError naming the problem (wrong count, unknown use)."""
+    if use == "deal":
+        if not names or len(names) > 9:
+            raise ValueError(f"the deal is nine cards: choose 1 to 9 of them, not {len(names)}")
+        return {"do": "deal", "player": seat, "cards": [*names, *["?"] * (9 - len(names))]}
+    if use in ("draw", "redraw"):
+        if len(names) != 1:
+            raise ValueError(f"choose the one card you drew, not {len(names)}")
+        if use == "draw":
+            return {"do": "draw", "card": names[0]}
+        return {"do": "redraw", "player": seat, "card": names[0]}
+    raise ValueError(f"use: unknown entry {use[:20]!r} (deal, redraw, draw or hand)")
+
+
+def hand_observation(seat: str, name: str) -> dict[str, Any]:
+    """The observation that names an unknown card of ``seat``'s hand from a photo."""
+    return {"player": seat, "zone": "hand", "card": name, "source": "camera"}
+
+
+# ---- frames of the table -------------------------------------------------------------------------
+
+
+class FrameGate:
+    """Bounds frame reading: a token bucket per (game, seat) and a cap on frames read at
+    once. Thread safe."""
+
+    def __init__(self, burst: int, rate: float, workers: int) -> None:
+        self.burst, self.rate = float(burst), float(rate)
+        self._workers = threading.BoundedSemaphore(max(1, workers))
+        self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, game: str, seat: str, now: float | None = None) -> None:
+        """Spends one token of the seat's bucket. Raises TooManyFrames when it is empty."""
+        t = time.monotonic() if now is None else now
+        with self._lock:
+            tokens, last = self._buckets.get((game, seat), (self.burst, t))
+            tokens = min(self.burst, tokens + (t - last) * self.rate)
+            if tokens < 1.0:
+                self._buckets[(game, seat)] = (tokens, t)
+                wait = (1.0 - tokens) / self.rate if self.rate > 0 else 60.0
+                raise TooManyFrames(
+                    f"frames come faster than {self.rate:g} a second from this seat; "
+                    "wait for the answer to the last one",
+                    wait,
+                )
+            self._buckets[(game, seat)] = (tokens - 1.0, t)
+            self._buckets.move_to_end((game, seat))
+            while len(self._buckets) > 4096:
+                self._buckets.popitem(last=False)
+
+    def enter(self) -> None:
+        """Takes a worker slot. Raises Busy when all are busy."""
+        if not self._workers.acquire(blocking=False):
+            raise Busy("the server is reading other frames; try again in a moment", 1.0)
+
+    def leave(self) -> None:
+        self._workers.release()
+
+
+def _gate() -> FrameGate:
+    g = current_app.extensions.get("hz_frame_gate")
+    if g is None:
+        cfg = current_app.config
+        g = current_app.extensions.setdefault(
+            "hz_frame_gate",
+            FrameGate(
+                int(cfg.get("FRAME_BURST", FRAME_BURST)),
+                float(cfg.get("FRAME_RATE", FRAME_RATE)),
+                int(cfg.get("FRAME_WORKERS", FRAME_WORKERS)),
+            ),
+        )
+    assert isinstance(g, FrameGate)
+    return g
+
+
+def confirm_for(p: Mapping[str, Any], seat: str, view: Mapping[str, Any]) -> dict[str, Any]:
+    """How ``seat`` confirms a proposal: ``endpoint`` (``actions`` or ``observations``, None
+    when a person decides what to record), ``body`` (the request body), ``choices`` (the cards
+    the seat may name for a play the camera saw face down; ``?`` leaves it unnamed), and
+    ``by`` when the other player must confirm it on his own page."""
+    raw = p.get("raw")
+    out: dict[str, Any] = {"endpoint": None, "body": None, "choices": [], "by": None}
+    if not isinstance(raw, Mapping):
+        return out
+    if "do" in raw and raw.get("do") == "pegasus" and raw.get("target") == "hand":
+        return _confirm_pegasus(raw, seat, view, out)
+    if "do" in raw:
+        action = dict(raw)
+        actor = action.get("by")
+        if seat in PLAYER_SEATS and actor in PLAYER_SEATS and actor != seat:
+            out["by"] = actor
+            return out
+        if action.get("do") == "play" and "card" not in action:
+            action["card"] = "?"
+            if seat in PLAYER_SEATS:
+                playable = hz_view(view).get("playable", [])
+                out["choices"] = [n for n in dict.fromkeys(playable) if n != "?"]
+        out.update(endpoint="actions", body={"action": action})
+    elif "zone" in raw:
+        out.update(endpoint="observations", body=dict(raw))
+    return out
+
+
+def _confirm_pegasus(
+    raw: Mapping[str, Any], seat: str, view: Mapping[str, Any], out: dict[str, Any]
+) -> dict[str, Any]:
+    """A Pegasus placement the camera saw follows the table's order (D2, D22): the hand's
+    owner (or the judge) states the card drawn when the referee asks for it, then the Pegasus
+    player names the column; before anyone said "Pegasus", its player starts the action, naming
+    nothing of the opponent's hand."""
+    asked = view.get("asked") or {}
+    needs = asked.get("needs")
+    mine = seat == "judge" or seat in asked.get("asked", [])
+    if needs == "pick" and mine:
+        out.update(endpoint="answer", body={"value": raw.get("pick")})
+    elif needs == "place" and mine:
+        out.update(endpoint="answer", body={"value": raw.get("place")})
+    elif needs is None and "waiting" not in view and seat in (raw.get("by"), "judge"):
+        out.update(endpoint="actions", body={"action": {"do": "pegasus", "target": "hand"}})
+    elif seat in PLAYER_SEATS:
+        waiting = (view.get("waiting") or {}).get("for", [])
+        others = [a for a in [*asked.get("asked", []), *waiting] if a != seat]
+        out["by"] = others[0] if others else raw.get("by")
+    return out
+
+
+def read_frame(game: str, data: bytes) -> dict[str, Any]:
+    """One frame of the mat for the requesting seat: ``found`` (the mat), ``message`` when it
+    was not found, else ``snapshot``, ``table`` (text), ``proposals`` (each with ``confirm``),
+    ``seq`` (the view they were computed on) and ``image`` (the annotated mat as a JPEG data
+    URL). Records nothing. Raises Forbidden, NoKit, BadImage, TooFast."""
+    seat = camera_seat(game)
+    kit = game_kit(game)
+    gate = _gate()
+    gate.take(game, seat)
+    gate.enter()
+    try:
+        return _read_frame(game, seat, kit, data)
+    finally:
+        gate.leave()
+
+
+def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
+    from vision import propose, read_table
+    from vision.markers import MatNotFound
+
+    t0 = time.perf_counter()
+    image = _decode(data, "frame")
+    view = get_referee().view(game, seat)
+    seq = int(view.get("seq", 0))
+    try:
+        snap = read_table(image, kit)
+    except MatNotFound as e:
+        return {
+            "found": False,
+            "message": f"{e}. Hold the camera so that the mat's four corner squares show.",
+            "seq": seq,
+            "proposals": [],
+            "ms": round((time.perf_counter() - t0) * 1000, 1),
+        }
+    except ValueError as e:  # ImageError
+        raise BadImage(f"frame: {e}"[:300], "frame") from None
+    proposals = []
+    for p in propose(snap, view):
+        q = dict(p)
+        q["confirm"] = confirm_for(p, seat, view)
+        proposals.append(q)
+    snap_json = snap.to_json()
+    jpeg = annotate(image, snap, kit.mat, proposals, seat)
+    return {
+        "found": True,
+        "seq": seq,
+        "snapshot": snap_json,
+        "table": snap.text(),
+        "proposals": proposals,
+        "image": "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii"),
+        "ms": round((time.perf_counter() - t0) * 1000, 1),
+    }
+
+
+_COLOURS = {  # BGR
+    "up": (40, 150, 40),
+    "down": (170, 90, 40),
+    "unknown": (0, 140, 230),
+    "empty": (150, 150, 150),
+}
+
+
+def annotate(
+    image: Any,
+    snap: Any,
+    geo: Any,
+    proposals: Sequence[Mapping[str, Any]],
+    seat: str,
+    px_per_mm: float = MAT_PX_PER_MM,
+) -> bytes:
+    """The mat seen from above with each cell's reading drawn over it (green: a card face up,
+    with its name; blue: a back, with its deck; orange: unknown; grey: empty) and the cells
+    of proposals outlined in magenta; Zeus's copy is turned so that his side is at the
+    bottom. Returns JPEG bytes."""
+    import cv2
+
+    from vision.markers import rectify
+
+    mat = rectify(image, snap.pose, geo, px_per_mm)
+    H, W = mat.shape[:2]
+    flip = seat == "zeus"
+    if flip:
+        mat = cv2.rotate(mat, cv2.ROTATE_180)
+    marked = {(p.get("side"), p.get("column"), p.get("position")) for p in proposals}
+
+    def box(rect: Sequence[float]) -> tuple[int, int, int, int]:
+        x, y, w, h = (float(v) * px_per_mm for v in rect)
+        if flip:
+            x, y = W - x - w, H - y - h
+        return round(x), round(y), round(x + w), round(y + h)
+
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for key, cell in snap.cells.items():
+        x0, y0, x1, y1 = box(geo.cells[key])
+        colour = _COLOURS.get(cell.state, (150, 150, 150))
+        cv2.rectangle(mat, (x0, y0), (x1, y1), colour, 1 if cell.state == "empty" else 3)
+        if key in marked:
+            cv2.rectangle(mat, (x0 + 4, y0 + 4), (x1 - 4, y1 - 4), (200, 0, 200), 3)
+        if cell.state == "up" and cell.card is not None:
+            label = cell.card.notation(cell.side)
+        elif cell.state == "down":
+            label = f"back {str(cell.deck or '')[:1].upper()}"
+        elif cell.state == "unknown":
+            label = "?"
+        else:
+            continue
+        _label(mat, label, (x0 + 4, y0 + 4), x1 - x0 - 8, colour, font)
+    ok, buf = cv2.imencode(".jpg", mat, [cv2.IMWRITE_JPEG_QUALITY, MAT_JPEG_QUALITY])
+    if not ok:  # pragma: no cover - OpenCV encodes any 8-bit BGR image
+        raise BadImage("frame: the annotated mat could not be encoded", "frame")
+    return bytes(buf.tobytes())
+
+
+def _label(
+    img: Any, text: str, at: tuple[int, int], width: int, colour: tuple[int, int, int], font: int
+) -> None:
+    """``text`` on a filled box at ``at``, shrunk to fit ``width`` px."""
+    import cv2
+
+    scale = 0.5
+    (tw, th), base = cv2.getTextSize(text, font, scale, 1)
+    while tw > width and scale > 0.3:
+        scale -= 0.05
+        (tw, th), base = cv2.getTextSize(text, font, scale, 1)
+    x, y = at
+    cv2.rectangle(img, (x, y), (x + min(tw, width) + 4, y + th + base + 4), colour, -1)
+    cv2.putText(img, text, (x + 2, y + th + 2), font, scale, (255, 255, 255), 1, cv2.LINE_AA)
+
+
+def photo_context(
+    game: str, seat: str, view: Mapping[str, Any], legal: Sequence[str]
+) -> dict[str, Any] | None:
+    """What the seat page shows of this browser's photos: the cards and the entries open."""
+    kept = remembered(game, seat)
+    if kept is None:
+        return None
+    return {
+        "cards": kept["cards"],
+        "refused": kept.get("refused", []),
+        "photos": kept.get("photos", 1),
+        "uses": photo_uses(view, seat, legal),
+    }

@@ -1,0 +1,316 @@
+"""The request's plumbing, for every view: the referee, who is asking, the game or 404,
+judge-only and CSRF as decorators, and the words of a refusal.
+
+Who is asking: a seat's join link (:mod:`web.auth`) leaves an HttpOnly, SameSite=Strict cookie
+``hz_<game>`` holding the seat's secret code. Every request is checked again on the server: the
+cookie's code goes to :meth:`Referee.seat_for_code` (constant-time compare in the service); a
+code the judge revoked (:meth:`Referee.reissue`) opens nothing any more, so the cookie falls back
+to "public". A tournament judge (``referee serve`` prints his link ``/judge/join/<code>``) holds
+the cookie ``hzjudge`` and is the judge of every table. Machine clients may send
+``Authorization: Bearer <code>`` instead of a cookie.
+
+CSRF: every state-changing request (form or API) must carry :func:`csrf_token` for its game, as
+the form field ``csrf`` or the header ``X-CSRF-Token``; :func:`check_csrf` refuses otherwise with
+403. The token is an HMAC, under the app's ``SECRET_KEY``, of the game and a random per-browser
+id kept in the HttpOnly cookie ``hzid``; requests authenticated by an ``Authorization`` header
+carry no ambient credential and need no token. A request whose ``Origin`` names another site is
+refused as well.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+from urllib.parse import urlsplit
+
+from flask import current_app, g, get_flashed_messages, request
+from werkzeug.wrappers import Response
+
+from referee.service import Forbidden, NotFound, Referee, ServiceError, open_referee
+from web.errors import CsrfError
+
+COOKIE_PREFIX = "hz_"
+JUDGE_COOKIE = "hzjudge"
+BROWSER_COOKIE = "hzid"
+CSRF_FIELD = "csrf"
+CSRF_HEADER = "X-CSRF-Token"
+COOKIE_MAX_AGE = 14 * 24 * 3600  # a tournament weekend and then some
+
+_GAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_CODE_RE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+# ---- the referee -------------------------------------------------------------------------
+
+
+def get_referee() -> Referee:
+    """The app's referee (``REFEREE``), or one opened on ``REFEREE_DB`` at first use."""
+    ext = current_app.extensions
+    ref = ext.get("referee")
+    if ref is None:
+        ref = open_db(current_app.config["REFEREE_DB"])
+        ext["referee"] = ref
+    assert isinstance(ref, Referee)
+    return ref
+
+
+def open_db(path: str) -> Referee:
+    """A referee over the SQLite file ``path``, signing with the key beside it."""
+    return open_referee(path)
+
+
+# ---- who is asking -----------------------------------------------------------------------
+
+
+def cookie_name(game: str) -> str:
+    """The seat cookie of ``game``."""
+    return COOKIE_PREFIX + game
+
+
+def is_game_id(game: str) -> bool:
+    """True for a string that can be a game id (and so a cookie name)."""
+    return bool(_GAME_RE.match(game))
+
+
+def bearer() -> str | None:
+    """The code of an ``Authorization: Bearer`` header, else None."""
+    auth = request.headers.get("Authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    return None
+
+
+def seat_for_code(game: str, code: str | None) -> str:
+    """The seat ``code`` opens at ``game``; "public" for a malformed, unknown or revoked one."""
+    if not code or not _CODE_RE.match(code):
+        return "public"
+    try:
+        seat: str = get_referee().seat_for_code(game, code)
+    except ServiceError:
+        return "public"
+    return seat
+
+
+def is_tournament_judge() -> bool:
+    """True when the request holds the tournament judge's cookie (or bearer code)."""
+    expected = current_app.config.get("JUDGE_CODE")
+    if not expected:
+        return False
+    for got in (request.cookies.get(JUDGE_COOKIE), bearer()):
+        if got and hmac.compare_digest(got.encode(), str(expected).encode()):
+            return True
+    return False
+
+
+def seat_of(game: str) -> str:
+    """The seat this request holds at ``game``: "hera", "zeus", "judge" or "public".
+
+    The code comes from the ``Authorization: Bearer`` header, else the ``hz_<game>`` cookie; it
+    is checked by the service on every request (a revoked code is the public). The tournament
+    judge is the judge everywhere. Never raises."""
+    cache: dict[str, str] = g.setdefault("_hz_seats", {})
+    if game in cache:
+        return cache[game]
+    seat = "public"
+    if is_game_id(game):
+        seat = seat_for_code(game, bearer())
+        if seat == "public":
+            seat = seat_for_code(game, request.cookies.get(cookie_name(game)))
+        if seat == "public" and is_tournament_judge():
+            seat = "judge"
+    cache[game] = seat
+    return seat
+
+
+def judged_games() -> list[str]:
+    """The games this browser judges: every game for the tournament judge, otherwise those
+    whose ``hz_<game>`` cookie is a judge's code."""
+    if is_tournament_judge():
+        return list(get_referee().games())
+    out = []
+    for name in request.cookies:
+        if name.startswith(COOKIE_PREFIX):
+            game = name[len(COOKIE_PREFIX) :]
+            if is_game_id(game) and seat_of(game) == "judge":
+                out.append(game)
+    return sorted(out)
+
+
+# ---- the game or 404 ---------------------------------------------------------------------
+
+
+def game_or_404(game: str) -> str:
+    """``game`` when it can be a game id. Raises NotFound."""
+    if not is_game_id(game):
+        raise NotFound(f"no game {game[:64]!r}")
+    return game
+
+
+def known_game_or_404(game: str) -> str:
+    """``game`` when it names a stored game. Raises NotFound (or Held, Unavailable)."""
+    get_referee().head(game_or_404(game))
+    return game
+
+
+# ---- CSRF --------------------------------------------------------------------------------
+
+
+def browser_id() -> str:
+    """The per-browser random id behind the CSRF tokens; made (and set as a cookie by
+    :func:`set_cookies`) when the browser has none yet."""
+    bid = g.get("_hz_bid")
+    if bid is None:
+        got = request.cookies.get(BROWSER_COOKIE, "")
+        if _CODE_RE.match(got):
+            bid = got
+        else:
+            bid = secrets.token_urlsafe(16)
+            g._hz_new_bid = bid
+        g._hz_bid = bid
+    return str(bid)
+
+
+def csrf_token(game: str = "") -> str:
+    """The token a state-changing request about ``game`` must carry ("" for requests that
+    name no game, such as creating one). Stable for one browser and game."""
+    key = str(current_app.config["SECRET_KEY"]).encode()
+    msg = f"csrf\0{game}\0{browser_id()}".encode()
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()[:32]
+
+
+def _same_origin() -> bool:
+    origin = request.headers.get("Origin")
+    if not origin or origin == "null":
+        # Chromium sends "Origin: null" on our own form posts under Referrer-Policy:
+        # no-referrer; the CSRF token still decides (FRONTEND's browser test found it).
+        return True
+    return urlsplit(origin).netloc.lower() == request.host.lower()
+
+
+def check_csrf(game: str = "") -> None:
+    """Refuses a state-changing request that does not prove it comes from our own page.
+
+    Raises CsrfError (403) when the ``Origin`` header names another site, or when the request
+    carries cookies and neither the form field ``csrf`` nor the header ``X-CSRF-Token`` holds
+    :func:`csrf_token` of ``game``. Requests authenticated only by ``Authorization: Bearer`` (no
+    ambient credential to abuse) pass on the token."""
+    if not _same_origin():
+        raise CsrfError("this request comes from another site's page; it was refused")
+    if bearer() is not None and not request.cookies:
+        return
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and request.mimetype in (
+        "application/x-www-form-urlencoded",
+        "multipart/form-data",
+    ):
+        sent = request.form.get(CSRF_FIELD)
+    if not sent or not request.cookies.get(BROWSER_COOKIE):
+        raise CsrfError(
+            "this request carries no CSRF token (form field 'csrf' or header 'X-CSRF-Token'); "
+            "reload the page and try again"
+        )
+    if not hmac.compare_digest(sent.encode(), csrf_token(game).encode()):
+        raise CsrfError("the CSRF token does not match; reload the page and try again")
+
+
+# ---- cookies -----------------------------------------------------------------------------
+
+
+def keep_cookie(response: Response, name: str, value: str) -> None:
+    """Sets one of the app's cookies: HttpOnly, SameSite=Strict, Secure over HTTPS, kept for
+    ``COOKIE_MAX_AGE``."""
+    response.set_cookie(
+        name,
+        value,
+        max_age=COOKIE_MAX_AGE,
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure,
+        path="/",
+    )
+
+
+def set_seat_cookie(resp: Response, game: str, code: str) -> None:
+    """Gives this browser the seat that ``code`` opens at ``game`` (HttpOnly, SameSite=Strict,
+    Secure over HTTPS)."""
+    keep_cookie(resp, cookie_name(game), code)
+
+
+def set_cookies(response: Response) -> Response:
+    """The app's after_request hook: sets the browser id cookie when this request made one."""
+    bid = g.get("_hz_new_bid")
+    if bid is not None:
+        keep_cookie(response, BROWSER_COOKIE, bid)
+    return response
+
+
+# ---- decorators --------------------------------------------------------------------------
+
+
+def with_game(view: Callable[P, R]) -> Callable[P, R]:
+    """The view's ``game`` must be able to name a game. Raises NotFound."""
+
+    @functools.wraps(view)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        game_or_404(str(kwargs["game"]))
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def with_known_game(view: Callable[P, R]) -> Callable[P, R]:
+    """The view's ``game`` must name a stored game. Raises NotFound."""
+
+    @functools.wraps(view)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        known_game_or_404(str(kwargs["game"]))
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def csrf_protected(view: Callable[P, R]) -> Callable[P, R]:
+    """The request must carry the CSRF token of the view's ``game`` (of "" when it names
+    none). Raises CsrfError."""
+
+    @functools.wraps(view)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        check_csrf(str(kwargs.get("game", "")))
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def judge_only(view: Callable[P, R]) -> Callable[P, R]:
+    """Only the judge of the view's ``game`` may call it. Raises Forbidden."""
+
+    @functools.wraps(view)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if seat_of(str(kwargs["game"])) != "judge":
+            raise Forbidden("only the judge may do this")
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+# ---- words for people --------------------------------------------------------------------
+
+
+def refusal(e: ServiceError, about: str = "") -> str:
+    """A refusal as a page says it: ``Refused [rule]: about: message``."""
+    rule = f" [{e.rule}]" if e.rule else ""
+    prefix = f"{about}: " if about else ""
+    return f"Refused{rule}: {prefix}{e.message}"
+
+
+def page_globals() -> dict[str, Any]:
+    """What every template may call: ``messages()`` (the flashed messages with categories)."""
+    return {"messages": lambda: get_flashed_messages(with_categories=True)}
