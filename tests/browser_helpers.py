@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import in_ci
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -56,7 +57,7 @@ def require_browser() -> None:
     why = _missing()
     if why is None:
         return
-    if os.environ.get("CI"):
+    if in_ci():
         pytest.fail(f"the browser test must run in CI: {why}", pytrace=False)
     pytest.skip(why, allow_module_level=True)
 

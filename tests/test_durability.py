@@ -29,6 +29,8 @@ from referee.log import verify
 from referee.service import Referee
 from referee.store import SQLiteStore
 
+pytestmark = pytest.mark.process  # each test runs a writer process and kills it
+
 WRITER = Path(__file__).with_name("service_helpers.py")
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -30,6 +30,7 @@ import pytest
 from browser_helpers import artifacts, chrome, new_profile, require_browser, serving
 from service_helpers import make_referee
 
+pytestmark = pytest.mark.browser
 ARTIFACTS = artifacts("browser")
 require_browser()
 

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from browser_helpers import artifacts, chrome, new_profile, require_browser, serving
 
+pytestmark = pytest.mark.browser
 ARTIFACTS = artifacts("camera")
 require_browser()
 

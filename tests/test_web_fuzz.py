@@ -9,6 +9,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,8 @@ from service_helpers import Table
 from web_helpers import Browser, HttpReferee, make_app, referee_of
 
 from engine.state import Phase
+
+pytestmark = pytest.mark.fuzz
 
 SEATS = ("hera", "zeus", "judge", "public")
 CARDS = ["Hydra", "Pegasus", "Pythia", "Zeus", "Hera", "Cyclops", "?", "Pandora", "x" * 50]
