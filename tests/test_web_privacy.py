@@ -20,7 +20,7 @@ import pytest
 import test_privacy
 from service_helpers import Table
 from test_privacy import Watch, event_audience, hidden_names
-from web_helpers import Browser, HttpReferee, make_app, referee_of, sse_events
+from web_helpers import Browser, HttpReferee, make_app, sse_events
 
 from engine import GameState, Player
 from engine.actions import PegasusHand, parse_action_text
@@ -286,12 +286,13 @@ def test_a_revoked_link_reads_as_the_public() -> None:
     app = make_app()
     http = HttpReferee(app)
     created = http.create_game()
-    ref = referee_of(app)
-    reissue = getattr(ref, "reissue", None)
-    if reissue is None:  # the service's reissue lands with issue 6
-        return
-    hera = http.browser(created.game, "hera")
-    reissue(created.game, "judge", "hera")
-    r = hera.get(f"/api/v1/games/{created.game}")
+    g = created.game
+    hera, judge = http.browser(g, "hera"), http.browser(g, "judge")
+    assert hera.get(f"/api/v1/games/{g}").json["seat"] == "hera"  # type: ignore[index]
+    r = judge.post(f"/api/v1/games/{g}/seats/hera/reissue", game=g)
+    assert r.status_code == 200, r.data
+    assert r.json["code"] != created.codes["hera"]  # type: ignore[index]
+    r = hera.get(f"/api/v1/games/{g}")
     assert r.json["seat"] == "public"  # type: ignore[index]
     assert all(c == "?" for c in r.json["hera"]["hand"])  # type: ignore[index]
+    assert hera.join(g, created.codes["hera"]).status_code == 404  # the old link opens nothing
