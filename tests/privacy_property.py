@@ -56,7 +56,7 @@ import contextlib
 import json
 import random
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
@@ -653,7 +653,7 @@ def check_record(full: Record, cut: Record, seat: str) -> None:
     assert set(cut.cut) == may_cut(full, seat), where
 
 
-def check_events(full: Record, events: Any, seat: str) -> None:
+def check_events(full: Record, events: Sequence[Mapping[str, Any]], seat: str) -> None:
     """The events of ``full`` as ``seat`` gets them carry no card hidden from it."""
     where = f"{seat} reading the events of {full.seq} ({full.kind})"
     assert len(events) == len(full.events), where
@@ -682,7 +682,7 @@ def hidden_names(st: GameState, seat: str) -> set[str]:
     return hidden - seen - {"?", "Hera", "Zeus"}
 
 
-def check_message(st: GameState, seat: str, err: ServiceError, said: Any = None) -> None:
+def check_message(st: GameState, seat: str, err: ServiceError, said: object = None) -> None:
     """A refusal or a question given to ``seat`` names no card hidden from it (except what the
     seat itself entered)."""
     mine = set(re.findall(r"[A-Z][a-z]+", str(said))) if said is not None else set()
@@ -691,7 +691,7 @@ def check_message(st: GameState, seat: str, err: ServiceError, said: Any = None)
         assert not re.search(rf"\b{name}\b", text), f"{seat} was told {name!r}: {text!r}"
 
 
-def revealed_by(st: GameState, raw: Any) -> list[str]:
+def revealed_by(st: GameState, raw: object) -> list[str]:
     """Names an action turns face up at the table: a challenge or Pegasus shows both front cards
     of its column (all of it when one is Pandora, D1); Pythia's reveal a whole column."""
     if not isinstance(raw, dict) or "column" not in raw:
@@ -740,7 +740,7 @@ class Watch:
             check_events(full, r.events, seat)
         self.cover.checks += 1
 
-    def asked(self, seat: str, e: NeedsInput, said: Any) -> None:
+    def asked(self, seat: str, e: NeedsInput, said: object) -> None:
         st = self.state()
         check_message(st, seat, e, [said, *revealed_by(st, said)])
         self.cover.checks += 1

@@ -25,10 +25,10 @@ def app() -> Flask:
     return make_app()
 
 
-def playing(app: Flask, seed: int = 3) -> tuple[Table, HttpReferee]:
+def playing(app: Flask, seed: int = 3) -> tuple[Table[HttpReferee], HttpReferee]:
     """A game set up through the API (deals, redraws, first rows), now in play."""
     http = HttpReferee(app)
-    t = Table(http, random.Random(seed))  # type: ignore[arg-type]
+    t = Table(http, random.Random(seed))
     t.setup()
     assert t.service.phase is Phase.PLAY
     return t, http
@@ -37,7 +37,7 @@ def playing(app: Flask, seed: int = 3) -> tuple[Table, HttpReferee]:
 ILLEGAL_CANDIDATES = ["god 1", "god 2", "god 3", "remove-figure", "sirens", "persephone"]
 
 
-def an_illegal_action(http: HttpReferee, t: Table) -> str:
+def an_illegal_action(http: HttpReferee, t: Table[HttpReferee]) -> str:
     """An action the engine refuses now (with a rule): one the view does not list as legal."""
     legal = http.ref.view(t.game, "judge")["legal"]
     return next(a for a in ILLEGAL_CANDIDATES if a not in legal)

@@ -105,13 +105,13 @@ headers = st.fixed_dictionaries(
 _GAME: dict[str, Any] = {}
 
 
-def table() -> tuple[Flask, Table, HttpReferee]:
+def table() -> tuple[Flask, Table[HttpReferee], HttpReferee]:
     """One game in play, shared by the examples (a refusal leaves it as it was; an accepted
     action just moves it on)."""
     if not _GAME:
         app = make_app()
         http = HttpReferee(app)
-        t = Table(http, random.Random(11))  # type: ignore[arg-type]
+        t = Table(http, random.Random(11))
         t.setup()
         for _ in range(6):
             t.step()
