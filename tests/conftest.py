@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+# the property and helper modules assert too: their failures explain themselves like a test's
+pytest.register_assert_rewrite("privacy_property", "service_helpers", "web_helpers", "helpers")
+
 REPO = Path(__file__).resolve().parent.parent
 
 

@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +130,7 @@ def all_or_nothing(
     pristine: Path,
     op: str,
     arg: Mapping[str, Any],
-    check: Any,
+    check: Callable[[Path, bool], None],
 ) -> None:
     """Runs the call once in full (to count its write statements), then once per kill point
     on a fresh copy; ``check(db, done)`` asserts the database holds the whole call (``done``)
