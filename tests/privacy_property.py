@@ -329,7 +329,6 @@ class HttpDriver:
         self.tokens: dict[tuple[str, str], str] = {}
         self.codes: dict[str, dict[str, str]] = {}
         self.last: TestResponse | None = None
-        self.responses = 0
 
     @classmethod
     def new(cls, seed: int) -> HttpDriver:
@@ -352,7 +351,6 @@ class HttpDriver:
     def _get(self, game: str, reader: str, path: str) -> TestResponse:
         r = self.browser(game, reader).get(path)
         self.last = r
-        self.responses += 1
         return r
 
     def _post(
@@ -364,7 +362,6 @@ class HttpDriver:
             token = self.tokens[(game, reader)] = b.csrf(game)
         r = b.post(path, body, game=game, headers={"X-CSRF-Token": token, **headers})
         self.last = r
-        self.responses += 1
         return r
 
     def _refusal(self, r: TestResponse) -> None:
