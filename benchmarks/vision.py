@@ -129,7 +129,7 @@ def table_pipeline(label: str, scenes: list[Scene]) -> None:
         corners_found += len({i for i in ids if i < 4})
         for key, c in s.truth["cells"].items():
             side, col, row = key.split("/")
-            got = snap.cell(side, int(col), int(row))  # type: ignore[arg-type]
+            got = snap.cell(side, int(col), int(row))
             if c["expect"] == "up":
                 up_total += 1
                 up_read += got.state == "up" and got.payload == c["payload"]

@@ -60,7 +60,7 @@ def free_port() -> int:
 def scripts(games: int, seed: int) -> list[list[dict[str, Any]]]:
     """The actions of ``games`` games played at a simulated table (the judge's log), without
     the starter (the create records it) and without observations."""
-    from service_helpers import Table as SimTable  # type: ignore[import-not-found]
+    from service_helpers import Table as SimTable
     from service_helpers import make_referee
 
     out = []

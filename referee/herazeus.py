@@ -225,7 +225,8 @@ def setup_facts(st: GameState) -> SetupFacts:
 
 def view_for(st: GameState, seat: str) -> dict[str, Any]:
     """The position as ``seat`` may see it: the board cut for the seat, where setup stands,
- and, for a player, the cards of his hand that may go to the field. Raises ValueError for an unknown seat."""
+    and, for a player, the cards of his hand that may go to the field. Raises ValueError for
+    an unknown seat."""
     if seat not in (*PLAYERS, "judge", "public"):
         raise ValueError(f"unknown seat {seat!r} (seats: hera, zeus, judge, public)")
     rs = st.ruleset

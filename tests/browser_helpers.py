@@ -15,9 +15,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
+from conftest import in_ci
+from flask import Flask
+
+if TYPE_CHECKING:  # selenium is imported only once the browser is known to be there
+    from selenium.webdriver import Chrome
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -56,12 +61,12 @@ def require_browser() -> None:
     why = _missing()
     if why is None:
         return
-    if os.environ.get("CI"):
+    if in_ci():
         pytest.fail(f"the browser test must run in CI: {why}", pytrace=False)
     pytest.skip(why, allow_module_level=True)
 
 
-def chrome(profile: str, *extra: str) -> Any:
+def chrome(profile: str, *extra: str) -> Chrome:
     """A headless Chromium at 360 x 740 with its own profile directory (its own cookies) and
     its console log kept (for JavaScript errors)."""
     from selenium import webdriver
@@ -82,7 +87,7 @@ def new_profile(name: str) -> str:
 
 
 @contextmanager
-def serving(app: Any) -> Iterator[str]:
+def serving(app: Flask) -> Iterator[str]:
     """The app on a free loopback port, in this process, on a threaded WSGI server."""
     from werkzeug.serving import make_server
 

@@ -1,27 +1,64 @@
 """Shared fixtures. The position builder lives in ``helpers.py`` (import it: ``from helpers
-import pos``); this file only makes the shared folders available to the tests that need them."""
+import pos``); this file only makes the shared folders available to the tests that need them.
+
+The shared folder (``scenarios/``, ``spec/``, ``tools/``) is found from the environment variable
+``REFEREE_SHARED`` when it is set, else beside the checkout (``<repo>/../shared``). Where it is
+missing, the tests that need it are skipped with the reason, except under CI (``CI`` set to a
+true value, as ``.ci/run`` sets it), where they fail: in CI they always run.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-SHARED = Path("/work/shared")
+# the property and helper modules assert too: their failures explain themselves like a test's
+pytest.register_assert_rewrite("privacy_property", "service_helpers", "web_helpers", "helpers")
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shared_folder() -> Path:
+    """Where the shared folder is: ``$REFEREE_SHARED``, else ``<repo>/../shared``."""
+    named = os.environ.get("REFEREE_SHARED", "").strip()
+    return Path(named).expanduser().resolve() if named else REPO.parent / "shared"
+
+
+def in_ci() -> bool:
+    """Whether the tests run under CI (``CI`` set to anything but empty, 0, false or no)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def missing(why: str) -> None:
+    """Skips the calling test with ``why``, or fails it under CI (where nothing may skip for
+    want of the shared folder)."""
+    if in_ci():
+        pytest.fail(f"{why} (under CI this test must run; set REFEREE_SHARED)", pytrace=False)
+    pytest.skip(f"{why}; set REFEREE_SHARED to the shared folder to run it")
+
+
+SHARED = shared_folder()
 SCENARIOS = SHARED / "scenarios"
-EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+EXAMPLES = REPO / "docs" / "examples"
+
+
+def scenario_files() -> list[Path]:
+    """The shared ruling files (none where the folder is missing)."""
+    return sorted(SCENARIOS.glob("*.json")) if SCENARIOS.is_dir() else []
 
 
 @pytest.fixture
 def scenarios_dir() -> Path:
-    """The shared ruling files; the test is skipped where the folder is missing."""
-    if not SCENARIOS.is_dir() or not any(SCENARIOS.glob("*.json")):
-        pytest.skip(f"no shared scenarios at {SCENARIOS}")
+    """The shared ruling files; skipped where the folder is missing, failed under CI."""
+    if not scenario_files():
+        missing(f"no shared ruling files at {SCENARIOS}")
     return SCENARIOS
 
 
 @pytest.fixture
 def examples_dir() -> Path:
-    if not EXAMPLES.is_dir():
-        pytest.skip(f"no shipped examples at {EXAMPLES}")
+    """The ruling files shipped in ``docs/examples`` (part of the checkout: never skipped)."""
+    assert EXAMPLES.is_dir(), f"no shipped examples at {EXAMPLES}"
     return EXAMPLES

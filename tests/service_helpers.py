@@ -20,7 +20,9 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Generic, Protocol, cast
+
+from typing_extensions import TypeVar
 
 from engine import Action, GameState, Player, apply, legal_actions, new_game
 from engine.actions import (
@@ -43,10 +45,11 @@ from engine.actions import (
 )
 from engine.cards import HOSTAGE_NAME, Card, card
 from engine.state import EndReason, Phase
+from referee.fold import Folded
 from referee.herazeus import ruleset_from_create
 from referee.keys import Signer
 from referee.log import Header, Record
-from referee.service import FixedClock, NeedsInput, Receipt, Referee, fill_input
+from referee.service import Created, FixedClock, NeedsInput, Receipt, Referee, fill_input
 from referee.store import MemoryStore, Store
 
 SIGNER = Signer.from_seed("tests")  # the test server's key: every test log is signed with it
@@ -139,7 +142,44 @@ def consistent(truth: GameState, service: GameState) -> None:
                 assert b.card == a.card or (b.card is not None and b.card.is_unknown)
 
 
-class Table:
+class Seats(Protocol):
+    """What :class:`Table` needs of a referee: the service itself, or a driver that reaches it
+    another way (``privacy_property.HttpDriver``: through the web app)."""
+
+    def create_game(
+        self,
+        *,
+        profile: str = ...,
+        switches: Mapping[str, str] | None = ...,
+        starting: str | None = ...,
+        game: str | None = ...,
+    ) -> Created: ...
+
+    def folded(self, game: str) -> Folded: ...
+
+    def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]: ...
+
+    def view(self, game: str, seat: str) -> Mapping[str, Any]: ...
+
+    def submit(
+        self,
+        game: str,
+        seat: str,
+        raw: Mapping[str, Any],
+        *,
+        expected_seq: int | None = None,
+        key: str | None = None,
+    ) -> Receipt: ...
+
+    def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt: ...
+
+    def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record: ...
+
+
+R = TypeVar("R", bound=Seats, default=Referee)  # the service itself unless named
+
+
+class Table(Generic[R]):
     """One game at a simulated table, driven through the referee from the players' seats.
 
     ``unknown_draw`` is the chance that a drawn card is not scanned (entered as unknown);
@@ -154,7 +194,7 @@ class Table:
 
     def __init__(
         self,
-        ref: Referee,
+        ref: R,
         rng: random.Random,
         *,
         profile: str = "rio-grande",
@@ -195,7 +235,7 @@ class Table:
 
     @property
     def service(self) -> GameState:
-        return self.ref.folded(self.game).state
+        return cast(GameState, self.ref.folded(self.game).state)
 
     @property
     def seq(self) -> int:

@@ -212,6 +212,7 @@ def test_actions_after_the_game_ended_are_not_applied(
     assert result["position"]["turn"]["used"] == 1
 
 
+@pytest.mark.process
 def test_the_installed_command_never_shows_a_traceback(tmp_path: Path) -> None:
     path = write(tmp_path, MALFORMED["two-figures"])
     run = subprocess.run(

@@ -8,6 +8,7 @@ card lower and what is on top now, never which card left; nor does his copy of t
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from service_helpers import Table, make_referee
@@ -19,7 +20,7 @@ from referee.log import is_sealed_marker
 GAMES = 30
 
 
-def pile(view: dict[str, Any], holder: str) -> tuple[Any, Any, Any]:
+def pile(view: Mapping[str, Any], holder: str) -> tuple[Any, Any, Any]:
     side = view[holder]
     return side["discard_top"], side["discard_height"], side.get("discard")
 

@@ -1,297 +1,55 @@
 """No seat can learn a card hidden from it by asking the referee (D22; issue 6, section 1).
 
-The property, over many random tables: take a reachable position, and an opponent's card the
-player to move cannot see (in the opponent's hand, or face down on his field) that the referee
-does not know yet. Make twin referees from there that differ only in what that card is: the
-opponent scans it as X at one table and as Y at the other (and, third twin, does not scan it).
-Then every reply the player gets — refusals (message and rule), questions, receipts, his view,
-his legal list — is the same byte for byte at both tables, whatever card he names, and his
-copy of the log and his export are the same record for record.
+The property, over many random tables, is written once in ``privacy_property`` (part 2, twin
+tables) and run here against the service's own methods (``test_web_privacy`` runs it against
+the web app): take a reachable position, and an opponent's card the player to move cannot see
+that the referee does not know yet; make twin tables from there that differ only in what that
+card is (the opponent scans it as X at one table, as Y at the other). Then every reply the
+player gets (refusals with message and rule, questions, receipts, his view, his legal list)
+is the same byte for byte at both tables, whatever card he names and whatever he plays, his
+copy of the log and his export are the same record for record, and so is the public's copy.
+An action on the hidden card's own column is judged alike at both tables; what it turns face
+up may then differ. Hashes, signatures and the commitments that stand for sealed values
+(``{"$sealed": hex}``) differ by construction and are blanked before comparing.
 
-Hashes, signatures and the commitments that stand for sealed values (``{"$sealed": hex}``)
-are the one place where twins differ: each commits to the hidden value with a secret salt, so
-it tells nothing about it; they are blanked before comparing. Replies that the rules let depend
-on the card — an action that turns it face up at the table — are not compared.
+Then the cases one by one.
 """
 
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import pytest
-from service_helpers import Table, fork, make_referee
+from privacy_property import (
+    ServiceDriver,
+    a_scan_changes_no_refusal,
+    no_reply_depends_on_hidden,
+    said,
+)
+from service_helpers import make_referee
 from test_service import ZEUS_HAND, first_turns, new_game
 
 from engine import Player
-from engine.actions import parse_action_text
-from engine.cards import Kind
-from engine.state import Phase
-from referee.log import SEALED, is_sealed_marker, read_lines
+from referee.herazeus import hz_view
+from referee.log import is_sealed_marker
 from referee.service import NeedsInput, Referee, Refused, ServiceError
 
-GAMES = 16  # random tables; each gives a few positions (about 15 s in all)
-BLANK = "·"
-
-
-# ---- comparing what a seat is told --------------------------------------------------------
-
-
-def blank(x: Any) -> Any:
-    """``x`` with hashes, signatures and commitments blanked (they differ between twins by
-    construction and tell nothing about the value they stand for)."""
-    if isinstance(x, dict):
-        if is_sealed_marker(x):
-            return {SEALED: BLANK}
-        return {
-            k: BLANK if k in ("hash", "prev", "sig") and isinstance(v, str) else blank(v)
-            for k, v in x.items()
-        }
-    if isinstance(x, list | tuple):
-        return [blank(v) for v in x]
-    return x
-
-
-def said(x: Any) -> str:
-    """What a seat is told, as bytes to compare."""
-    return json.dumps(blank(x), sort_keys=True, ensure_ascii=False)
-
-
-def reply(call: Callable[[], Any]) -> str:
-    """The reply to one call: its result, or the refusal it raised (type, message, rule)."""
-    try:
-        out = call()
-    except ServiceError as e:
-        return said(e.to_json())
-    return said(out.to_json() if hasattr(out, "to_json") else out)
-
-
-def log_of(ref: Referee, game: str, seat: str) -> list[str]:
-    return [said(r.to_json()) for r in ref.log(game, seat)]
-
-
-# ---- the twins --------------------------------------------------------------------------------
-
-
-@dataclass
-class Secret:
-    """An opponent's card the player cannot see and the referee does not know yet."""
-
-    owner: Player
-    zone: str  # hand | field
-    column: int = 0
-    position: int = 0
-
-    def observation(self, name: str) -> dict[str, Any]:
-        obs: dict[str, Any] = {"player": self.owner.key, "zone": self.zone, "card": name}
-        if self.zone == "field":
-            obs.update(column=self.column, position=self.position)
-        return obs
-
-
-def secrets_of(ref: Referee, game: str, owner: Player) -> list[Secret]:
-    side = ref.folded(game).state.sides[owner]
-    out = [Secret(owner, "hand")] if any(c.is_unknown for c in side.hand) else []
-    for ci, col in enumerate(side.field):
-        for pi, s in enumerate(col):
-            if s.card is not None and s.card.is_unknown and not s.up:
-                out.append(Secret(owner, "field", ci + 1, pi + 1))
-    return out
-
-
-def scanned_as(ref: Referee, game: str, secret: Secret, name: str, seed: int) -> Referee | None:
-    """A twin of the table where the owner scans the secret card as ``name``; None when that
-    card could not be there (the referee refuses the scan)."""
-    twin = fork(ref, game, seed)
-    try:
-        twin.observe(game, secret.owner.key, secret.observation(name))
-    except ServiceError:
-        return None
-    return twin
-
-
-def possible_names(ref: Referee, game: str, secret: Secret) -> list[str]:
-    cat = ref.folded(game).rules.catalogue
-    names = []
-    for info in cat.cards(secret.owner):
-        if secret.zone == "field" and info.strength is None and info.kind is not Kind.HOSTAGE:
-            continue
-        names.append(info.name)
-    return names
-
-
-# ---- what the player tries ------------------------------------------------------------------
-
-
-def face_down_fronts(ref: Referee, game: str, seat: str) -> list[int]:
-    """The columns whose opponent's front card ``seat`` sees face down (a back: ``?``)."""
-    opp = Player.parse(seat).other.key
-    field = ref.view(game, seat)[opp]["field"]
-    return [i + 1 for i, col in enumerate(field) if col and col[0].startswith("?")]
-
-
-def naming_probes(names: list[str], columns: list[int]) -> list[dict[str, Any]]:
-    """Submissions that name a card hidden from the player (the opponent's hand, the face-down
-    fronts of ``columns``, any card Pythia turns over): D22 refuses each the same way."""
-    out: list[dict[str, Any]] = []
-    for n in names:
-        out.append({"do": "pegasus", "target": "hand", "pick": n})
-        out.append({"do": "pegasus", "target": "hand", "pick": n, "place": 1})
-        out.append({"do": "pythia", "mode": "spy", "reveal": {"hand": [n]}})
-        for c in (1, 2, 3):
-            out.append({"do": "pythia", "mode": "reveal", "column": c, "reveal": {"cards": [n]}})
-        for c in columns:
-            out.append({"do": "challenge", "column": c, "reveal": {"defender": n}})
-            out.append({"do": "pegasus", "target": "field", "column": c, "reveal": {"target": n}})
-    return out
-
-
-def touches(raw: dict[str, Any], secret: Secret) -> bool:
-    """Whether an action turns the secret card face up at the table (or may: a Pandora in a
-    challenged column shows all of it, D1), so that the rules let the reply depend on it."""
-    if secret.zone == "hand":
-        return False
-    return raw.get("column") == secret.column and raw.get("do") != "play"
-
-
-def probe_twins(
-    twins: list[Referee], game: str, seat: str, secret: Secret, names: list[str]
-) -> int:
-    """Submits the same inputs from ``seat`` at every twin and compares every reply. Returns
-    the number of replies compared."""
-    n = 0
-
-    def same(what: str, call: Callable[[Referee], Any]) -> None:
-        nonlocal n
-        got = [reply(partial(call, t)) for t in twins]
-        assert len(set(got)) == 1, f"{what}: the replies differ:\n" + "\n".join(got)
-        n += 1
-
-    def view(t: Referee) -> Any:
-        return t.view(game, seat)
-
-    def submit(raw: dict[str, Any]) -> Callable[[Referee], Any]:
-        return lambda t: t.submit(game, seat, raw)
-
-    same("view", view)
-    for raw in naming_probes(names, face_down_fronts(twins[0], game, seat)):
-        before = twins[0].folded(game).last_seq
-        same(json.dumps(raw), submit(raw))
-        assert twins[0].folded(game).last_seq == before, f"{raw} was recorded"
-    start = twins[0].folded(game).last_seq
-    for text in twins[0].view(game, seat).get("legal", []):
-        raw = parse_action_text(text).to_json()
-        if touches(raw, secret):
-            continue
-        same(text, submit(raw))
-        same(f"view after {text}", view)
-        for t in twins:  # back to the position under test, at every twin alike
-            if t.folded(game).last_seq != start:
-                t.undo(game, "judge", start, "probe: back to the position under test")
-    return n
-
-
-@dataclass
-class Sample:
-    ref: Referee
-    game: str
-    seat: str  # the player to move
-    secret: Secret
-
-
-def positions(seed: int, rng: random.Random) -> Iterator[Sample]:
-    """Random reachable positions of one table, the player to move to probe, and a card of
-    the opponent he cannot see and the referee does not know (both players leave many cards
-    unscanned)."""
-    ref = make_referee(seed=seed)
-    t = Table(
-        ref,
-        rng,
-        profile=rng.choice(["rio-grande", "kosmos", "translations"]),
-        blind=("hera", "zeus"),
-        omit=0.3,
-        game=f"oracle{seed}",
-    )
-    t.setup()
-    taken = 0
-    while t.step() and taken < 3:
-        f = ref.folded(t.game)
-        if f.state.phase is not Phase.PLAY or f.question is not None or rng.random() > 0.25:
-            continue
-        mover = f.state.player
-        secrets = secrets_of(ref, t.game, mover.other)
-        if secrets:
-            taken += 1
-            yield Sample(ref, t.game, mover.key, rng.choice(secrets))
+GAMES = 16  # random tables; each gives a few positions
 
 
 def test_no_reply_depends_on_a_card_hidden_from_the_player() -> None:
-    compared = samples = 0
-    zones: set[str] = set()
-    for seed in range(GAMES):
-        rng = random.Random(seed)
-        for s in positions(seed, rng):
-            names = possible_names(s.ref, s.game, s.secret)
-            rng.shuffle(names)
-            twins = []
-            for name in names:
-                twin = scanned_as(s.ref, s.game, s.secret, name, seed)
-                if twin is not None:
-                    twins.append(twin)
-                if len(twins) == 2:
-                    break
-            if len(twins) < 2:
-                continue
-            try:
-                compared += probe_twins(twins, s.game, s.seat, s.secret, names)
-                logs = [log_of(t, s.game, s.seat) for t in twins]
-                assert logs[0] == logs[1], "the player's copies of the log differ"
-                exports = [read_lines(t.export(s.game, s.seat)) for t in twins]
-                assert [said([r.to_json() for r in e[1]]) for e in exports] == [
-                    said([r.to_json() for r in exports[0][1]])
-                ] * 2
-                assert exports[0][0] == exports[1][0]
-                public = [log_of(t, s.game, "public") for t in twins]
-                assert public[0] == public[1], "the public's copies of the log differ"
-            except AssertionError as e:
-                e.add_note(f"seed {seed}, {s.seat} to move, opponent's card {s.secret}")
-                raise
-            samples += 1
-            zones.add(s.secret.zone)
-    assert samples >= 30 and compared > 5_000, (samples, compared)
-    assert zones == {"hand", "field"}
+    cover = no_reply_depends_on_hidden(ServiceDriver.new, GAMES)
+    assert cover.samples >= 30 and cover.compared.replies > 5_000, cover
+    assert cover.compared.on_the_column > 0, cover  # actions on the hidden card's column
+    assert cover.zones == {"hand", "field"}
 
 
 def test_a_scan_of_the_opponents_cards_changes_no_refusal_and_no_legal_list() -> None:
     """Scanned or not, the opponent's cards give the player the same D22 refusals and the same
     legal list ("pegasus hand" is offered by the same rule), and no refusal counts the
     opponent's unknown cards."""
-    samples = 0
-    for seed in range(GAMES // 2):
-        rng = random.Random(1000 + seed)
-        for s in positions(1000 + seed, rng):
-            names = possible_names(s.ref, s.game, s.secret)
-            scanned = None
-            for name in rng.sample(names, len(names)):
-                scanned = scanned_as(s.ref, s.game, s.secret, name, seed)
-                if scanned is not None:
-                    break
-            if scanned is None:
-                continue
-            unscanned = fork(s.ref, s.game, seed)
-            for raw in naming_probes(names, face_down_fronts(unscanned, s.game, s.seat)):
-                a = reply(partial(scanned.submit, s.game, s.seat, raw))
-                b = reply(partial(unscanned.submit, s.game, s.seat, raw))
-                assert a == b, (seed, raw, a, b)
-                assert json.loads(a)["rule"] == "D22"
-            legal = [t.view(s.game, s.seat).get("legal") for t in (scanned, unscanned)]
-            assert legal[0] == legal[1], (seed, legal)
-            samples += 1
-    assert samples >= 10
+    assert a_scan_changes_no_refusal(ServiceDriver.new, GAMES // 2) >= 10
 
 
 # ---- the cases, one by one --------------------------------------------------------------------
@@ -313,7 +71,7 @@ def test_pegasus_hand_pick_is_refused_the_same_for_every_name(ref: Referee) -> N
     """The oracle of issue 6: with Zeus's hand scanned, ``pegasus hand pick=X`` told whether
     Zeus held X. Now every name gets one answer (D22) and nothing is recorded."""
     g = scanned_table(ref)
-    held = set(ref.view(g, "zeus")["zeus"]["hand"])
+    held = set(hz_view(ref.view(g, "zeus"))["zeus"]["hand"])
     cat = ref.folded(g).rules.catalogue
     names = sorted(
         {i.name for i in cat.cards(Player.ZEUS)} | {i.name for i in cat.cards(Player.HERA)}
@@ -392,7 +150,7 @@ def test_pegasus_against_the_hand_follows_the_table(ref: Referee) -> None:
     rec = ref.log(g, "judge")[receipt.seq]
     assert rec.kind == "action" and rec.body["actor"] == "hera"
     assert rec.body["action"] == {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 3}
-    assert ref.view(g, "zeus")["zeus"]["field"][2][0] == "^Apollo"
+    assert hz_view(ref.view(g, "zeus"))["zeus"]["field"][2][0] == "^Apollo"
     assert "asked" not in ref.view(g, "hera") and "asked" not in ref.view(g, "zeus")
 
 
@@ -419,7 +177,7 @@ def test_a_column_that_cannot_take_the_drawn_card_is_refused_and_the_question_st
     assert len(ref.log(g, "judge")) == n and not ref.view(g, "judge")["irregularities"]
     assert ref.view(g, "hera")["asked"]["needs"] == "place"
     ref.answer(g, "hera", 2)
-    assert ref.view(g, "hera")["zeus"]["field"][1][0] == "^Apollo"
+    assert hz_view(ref.view(g, "hera"))["zeus"]["field"][1][0] == "^Apollo"
 
 
 def test_a_column_before_the_card_is_drawn_is_refused(ref: Referee) -> None:

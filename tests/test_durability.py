@@ -29,6 +29,8 @@ from referee.log import verify
 from referee.service import Referee
 from referee.store import SQLiteStore
 
+pytestmark = pytest.mark.process  # each test runs a writer process and kills it
+
 WRITER = Path(__file__).with_name("service_helpers.py")
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,10 +121,12 @@ def test_a_restarted_referee_continues_the_interrupted_game(tmp_path: Path) -> N
     store = SQLiteStore(db)
     try:
         ref = Referee(store, signer=SIGNER)  # the restarted server keeps its key
+        continued = 0
         for game in store.games():
             f = ref.folded(game)
             if f.state.phase is not Phase.PLAY:
-                continue
+                continue  # a game the writer finished: nothing to continue
+            continued += 1
             last = f.last_seq
             assert last >= max(acked.get(game, {0}))
             action = legal_actions(f.state)[0]
@@ -132,5 +136,6 @@ def test_a_restarted_referee_continues_the_interrupted_game(tmp_path: Path) -> N
             records = store.records(game)
             assert verify(header(game), records).ok and records[-1].seq == last + 1
             assert replay_with_engine(records) == ref.folded(game).state
+        assert continued, "the writer was killed with no game in play: nothing was continued"
     finally:
         store.close()

@@ -381,6 +381,7 @@ def test_the_fuzz_covers_every_public_method() -> None:
     assert named <= set(CALLS) and set(CALLS) <= public_methods(), set(CALLS) ^ public_methods()
 
 
+@pytest.mark.fuzz
 @FUZZ
 @given(st.data())
 def test_the_api_answers_every_input_with_a_service_error_and_refusals_change_nothing(
@@ -570,6 +571,7 @@ def cli_args(d: Path) -> st.SearchStrategy[list[str]]:
     )
 
 
+@pytest.mark.fuzz
 @FUZZ
 @given(st.data())
 def test_every_cli_command_answers_bad_input_without_a_traceback(
@@ -636,6 +638,7 @@ def test_a_directory_or_a_non_database_as_db_is_one_line(workdir: Path) -> None:
             assert rc == 2 and len(err.splitlines()) == 1, (argv, err)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "argv,text",
     [

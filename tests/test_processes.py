@@ -23,6 +23,7 @@ import textwrap
 import threading
 import time
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,7 @@ def intact(t: Table) -> None:
     assert v.ok, v.message()
 
 
+@pytest.mark.process
 def test_a_process_sees_another_process_appends_before_it_answers(
     tmp_path: Path, table: Table
 ) -> None:
@@ -135,6 +137,7 @@ def test_a_process_sees_another_process_appends_before_it_answers(
     assert report["seq"] == after["seq"] + 1
 
 
+@pytest.mark.process
 def test_racing_processes_append_to_one_chain_without_a_fork(tmp_path: Path, table: Table) -> None:
     seq0 = table.seq
     jobs = [
@@ -155,6 +158,7 @@ def test_racing_processes_append_to_one_chain_without_a_fork(tmp_path: Path, tab
     assert len({r.body["note"] for r in calls}) == len(calls)  # each call recorded once
 
 
+@pytest.mark.process
 def test_one_key_raced_by_several_processes_is_applied_once(tmp_path: Path, table: Table) -> None:
     seat = table.service.player.key
     before = table.seq
@@ -170,6 +174,7 @@ def test_one_key_raced_by_several_processes_is_applied_once(tmp_path: Path, tabl
     assert sum(1 for r in records if r.key == "tap-once") == 1
 
 
+@pytest.mark.process
 def test_of_submissions_made_on_one_seen_event_one_wins_the_rest_are_stale(
     tmp_path: Path, table: Table
 ) -> None:
@@ -191,7 +196,7 @@ def test_every_view_shows_the_board_of_its_own_seq_while_another_thread_plays(
     table: Table,
 ) -> None:
     ref = table.ref
-    seen: list[tuple[str, dict[str, Any]]] = []
+    seen: list[tuple[str, Mapping[str, Any]]] = []
     done = threading.Event()
     errors: list[BaseException] = []
 

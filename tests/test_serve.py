@@ -53,6 +53,7 @@ def test_the_lan_address_is_an_ipv4_address() -> None:
     assert ip.version == 4 and not ip.is_unspecified
 
 
+@pytest.mark.process
 def test_a_busy_default_port_gives_a_free_one_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -192,6 +193,7 @@ def join(port: int, link: str, tls: bool = False) -> str:
     return r.headers["Set-Cookie"].split(";")[0]
 
 
+@pytest.mark.process
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 def test_serve_demo_runs_stops_cleanly_and_continues_after_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "games.sqlite3"
@@ -230,6 +232,7 @@ def test_serve_demo_runs_stops_cleanly_and_continues_after_a_restart(tmp_path: P
             again.proc.kill()
 
 
+@pytest.mark.process
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 def test_serve_https_uses_its_own_certificate(tmp_path: Path) -> None:
     db = tmp_path / "games.sqlite3"
@@ -247,6 +250,7 @@ def test_serve_https_uses_its_own_certificate(tmp_path: Path) -> None:
         s.stop()
 
 
+@pytest.mark.process
 def test_a_taken_port_is_a_clear_error(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -17,7 +17,7 @@ from service_helpers import SIGNER, header, make_referee
 
 from engine import Player, write_position
 from referee.fold import fold
-from referee.herazeus import may_cut
+from referee.herazeus import hz_view, may_cut
 from referee.keys import Signer
 from referee.log import GENESIS, Record, export_text, is_sealed_marker, read_lines, verify
 from referee.service import Forbidden, NeedsInput, NotFound, Referee, Refused, Stale
@@ -108,15 +108,15 @@ def test_each_player_records_nine_cards_and_the_first_row_from_his_seat(ref: Ref
         ref.submit(g, "hera", {"do": "deal", "player": "hera", "cards": HERA_HAND[:8]})
     assert info.value.rule == "D19" and "9" in info.value.message
     ref.submit(g, "hera", {"do": "deal", "player": "hera", "cards": HERA_HAND})
-    assert ref.view(g, "hera")["hera"]["hand"] == HERA_HAND
-    assert ref.view(g, "zeus")["hera"]["hand"] == ["?"] * 9
-    assert ref.view(g, "hera")["hera"]["deck"] == 43 - 9
+    assert hz_view(ref.view(g, "hera"))["hera"]["hand"] == HERA_HAND
+    assert hz_view(ref.view(g, "zeus"))["hera"]["hand"] == ["?"] * 9
+    assert hz_view(ref.view(g, "hera"))["hera"]["deck"] == 43 - 9
     ref.submit(g, "hera", {"do": "first_row", "player": "hera", "cards": HERA_ROW})
-    assert ref.view(g, "hera")["hera"]["field"] == [["Hydra"], ["Harpy"], ["Furies"]]
-    assert ref.view(g, "zeus")["hera"]["field"] == [["?"], ["?"], ["?"]]
+    assert hz_view(ref.view(g, "hera"))["hera"]["field"] == [["Hydra"], ["Harpy"], ["Furies"]]
+    assert hz_view(ref.view(g, "zeus"))["hera"]["field"] == [["?"], ["?"], ["?"]]
     ref.submit(g, "zeus", {"do": "deal", "player": "zeus", "cards": ZEUS_HAND})
     ref.submit(g, "zeus", {"do": "first_row", "player": "zeus", "cards": ZEUS_ROW})
-    v = ref.view(g, "hera")
+    v = hz_view(ref.view(g, "hera"))
     assert v["phase"] == "play"
     assert v["turn"] == {"player": "hera", "first": True, "ap": 3, "used": 0}
 
@@ -134,8 +134,8 @@ def test_a_hand_without_three_strength_cards_is_shown_and_dealt_again(ref: Refer
         ref.submit(g, "zeus", {"do": "redeal", "player": "hera", "cards": new})
     r = ref.submit(g, "hera", {"do": "redeal", "player": "hera", "cards": new})
     assert [e["kind"] for e in r.events] == ["redealt"] + ["drawn"] * 9
-    assert sorted(ref.view(g, "hera")["hera"]["hand"]) == sorted(new)
-    assert ref.view(g, "zeus")["hera"]["hand"] == ["?"] * 9
+    assert sorted(hz_view(ref.view(g, "hera"))["hera"]["hand"]) == sorted(new)
+    assert hz_view(ref.view(g, "zeus"))["hera"]["hand"] == ["?"] * 9
     zeus_copy = ref.log(g, "zeus")[-1]
     assert is_sealed_marker(zeus_copy.body["action"]["cards"])
     assert zeus_copy.events[0]["kind"] == "redealt" and "Sirens" in zeus_copy.events[0]["cards"]
@@ -154,7 +154,7 @@ def test_a_player_who_drew_his_hostage_shows_it_and_redraws(ref: Referee) -> Non
     r = ref.submit(g, "hera", {"do": "redraw", "player": "hera", "card": "Hydra"})
     kinds = [e["kind"] for e in r.events]
     assert kinds[0] == "hostage_shown" and "reshuffled" in kinds
-    v = ref.view(g, "hera")
+    v = hz_view(ref.view(g, "hera"))
     assert "Io" not in v["hera"]["hand"] and "Hydra" in v["hera"]["hand"]
     assert v["hera"]["hand_size"] == 9 and v["hera"]["deck"] == 43 - 9
     # the hostage is shown to the table: the opponent reads it, but not the replacement
@@ -263,7 +263,7 @@ def test_the_judge_may_act_for_the_player_to_move(ref: Referee) -> None:
     g = new_game(ref)
     r = ref.submit(g, "judge", {"do": "draw", "card": "Pythia"})
     assert ref.log(g, "judge")[r.seq].body["actor"] == "hera"
-    assert "Pythia" in ref.view(g, "hera")["hera"]["hand"]
+    assert "Pythia" in hz_view(ref.view(g, "hera"))["hera"]["hand"]
 
 
 # ---- exactly once ------------------------------------------------------------------------------
@@ -293,7 +293,7 @@ def test_a_repeated_key_is_refused_and_not_applied_twice(ref: Referee) -> None:
     with pytest.raises(Stale):  # a key names one submission, whatever it carries
         ref.submit(g, "hera", {"do": "draw", "card": "Medusa"}, key="tap-1")
     assert length(ref, g) == n and state(ref, g) == before
-    assert ref.view(g, "hera")["hera"]["hand"].count("Pythia") == 1
+    assert hz_view(ref.view(g, "hera"))["hera"]["hand"].count("Pythia") == 1
 
 
 @pytest.mark.parametrize(
@@ -417,7 +417,7 @@ def test_a_challenge_against_an_unknown_card_asks_the_defenders_seat(ref: Refere
     assert (rec.seat, rec.body["actor"]) == ("zeus", "hera")
     assert rec.body["action"]["reveal"] == {"defender": "Centaur"}
     # Hydra (5) beats Centaur (3): the defender is discarded, the attacker stays face up
-    v = ref.view(g, "hera")
+    v = hz_view(ref.view(g, "hera"))
     assert (v["zeus"]["discard_top"], v["zeus"]["discard_height"]) == ("Centaur", 1)  # D21
     assert v["hera"]["field"][0] == ["^Hydra"]
     assert "asked" not in ref.view(g, "zeus")
@@ -436,7 +436,7 @@ def test_the_attacker_names_his_own_unknown_card_himself(ref: Referee) -> None:
     assert (info.value.needs, info.value.asked) == ("reveal.attacker", ("hera",))
     assert "asked" not in ref.view(g, "hera")  # he answers by submitting again
     ref.submit(g, "hera", {"do": "challenge", "column": 2, "reveal": {"attacker": "Artemis"}})
-    v = ref.view(g, "zeus")
+    v = hz_view(ref.view(g, "zeus"))
     assert v["zeus"]["discard"] == ["Giant"] and v["hera"]["field"][1] == ["^Artemis"]  # own pile
 
 
@@ -458,7 +458,7 @@ def test_an_input_given_on_request_is_kept_when_the_next_question_is_for_the_sub
     receipt = ref.answer(g, "hera", 2)
     action = ref.log(g, "judge")[receipt.seq].body["action"]
     assert action == {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 2}
-    assert ref.view(g, "hera")["zeus"]["field"][1] == ["^Apollo", "?"]
+    assert hz_view(ref.view(g, "hera"))["zeus"]["field"][1] == ["^Apollo", "?"]
 
 
 def test_a_pegasus_player_naming_the_pick_is_refused_whatever_he_names(ref: Referee) -> None:
@@ -517,21 +517,21 @@ def test_an_observation_identifies_an_unknown_card(ref: Referee) -> None:
         },
     )
     assert rec.kind == "observation" and rec.body["identifies"] is True
-    assert ref.view(g, "judge")["zeus"]["field"][0] == ["Poseidon"]
-    assert ref.view(g, "hera")["zeus"]["field"][0] == ["?"]  # still face down
+    assert hz_view(ref.view(g, "judge"))["zeus"]["field"][0] == ["Poseidon"]
+    assert hz_view(ref.view(g, "hera"))["zeus"]["field"][0] == ["?"]  # still face down
     cut = ref.log(g, "hera")[rec.seq].body
     assert sealed(cut["card"]) and sealed(cut["identifies"])
     # now the challenge needs no input: Poseidon (7) beats Hydra (5)
     ref.submit(g, "hera", {"do": "challenge", "column": 1})
-    assert ref.view(g, "hera")["hera"]["discard"] == ["Hydra"]
+    assert hz_view(ref.view(g, "hera"))["hera"]["discard"] == ["Hydra"]
 
 
 def test_an_unscanned_draw_is_identified_by_a_later_scan(ref: Referee) -> None:
     g = new_game(ref)
     ref.submit(g, "hera", {"do": "draw"})
-    assert ref.view(g, "hera")["hera"]["hand"].count("?") == 1
+    assert hz_view(ref.view(g, "hera"))["hera"]["hand"].count("?") == 1
     ref.observe(g, "hera", {"player": "hera", "zone": "hand", "card": "Persephone"})
-    hand = ref.view(g, "hera")["hera"]["hand"]
+    hand = hz_view(ref.view(g, "hera"))["hera"]["hand"]
     assert "?" not in hand and "Persephone" in hand
     assert fold(ref.log(g, "judge")).state == state(ref, g)
 
@@ -557,7 +557,7 @@ def test_an_observation_that_contradicts_the_record_goes_to_the_judge(ref: Refer
     irr = records[-1].body["irregularity"]
     assert (irr["recorded"], irr["seen"], irr["rule"]) == ("Hydra", "Harpy", "D20")
     assert state(ref, g) == before  # history is not rewritten
-    assert ref.view(g, "judge")["hera"]["field"][0] == ["Hydra"]
+    assert hz_view(ref.view(g, "judge"))["hera"]["field"][0] == ["Hydra"]
     assert len(ref.view(g, "judge")["irregularities"]) == 1
     assert [i["seq"] for i in ref.view(g, "judge")["open"]] == [n]
     for seat in ("hera", "zeus", "public"):
@@ -611,7 +611,7 @@ def test_undo_continues_from_event_n_and_deletes_nothing(ref: Referee) -> None:
     assert state(ref, g) == fold(records[: to + 1]).state
     assert ref.view(g, "hera")["turn"]["used"] == 1
     ref.submit(g, "hera", {"do": "draw", "card": "Hades"})  # play goes on from there
-    assert ref.view(g, "hera")["hera"]["hand"][-2:] == ["Pythia", "Hades"]
+    assert hz_view(ref.view(g, "hera"))["hera"]["hand"][-2:] == ["Pythia", "Hades"]
 
 
 def test_amend_replaces_a_drawn_card_and_replays_what_follows(ref: Referee) -> None:
@@ -630,7 +630,7 @@ def test_amend_replaces_a_drawn_card_and_replays_what_follows(ref: Referee) -> N
     n = length(ref, g)
     ref.amend(g, "judge", drew, {"do": "draw", "card": "Dionysus"}, "the scan read the wrong card")
     assert length(ref, g) == n + 1
-    v = ref.view(g, "judge")
+    v = hz_view(ref.view(g, "judge"))
     assert "Dionysus" in v["hera"]["hand"] and "Pythia" not in v["hera"]["hand"]
     assert v["hera"]["field"][0] == ["Hydra", "Medusa"] and v["broken"] is None
     # the same game entered right the first time reaches the same position
@@ -654,7 +654,7 @@ def test_an_amend_that_makes_a_later_action_illegal_is_shown_to_the_judge(ref: R
     drew = ref.submit(g, "hera", {"do": "draw", "card": "Medusa"}).seq
     played = ref.submit(g, "hera", {"do": "play", "card": "Medusa", "column": 2}).seq
     ref.amend(g, "judge", drew, {"do": "draw", "card": "Sirens"}, "it was a Sirens")
-    v = ref.view(g, "judge")
+    v = hz_view(ref.view(g, "judge"))
     assert v["broken"] is not None and f"event {played}" in v["broken"]
     assert v["hera"]["field"][1] == ["Harpy"] and "Sirens" in v["hera"]["hand"]
     assert "broken" not in ref.view(g, "hera")
@@ -838,7 +838,7 @@ def test_the_judge_repairs_a_broken_record_by_amending_the_event_that_broke(ref:
         ref.amend(g, "judge", played, {"do": "play", "card": "Sirens", "column": 2}, "the fix")
     assert ref.view(g, "judge")["broken"] is not None
     ref.amend(g, "judge", played, {"do": "play", "card": "Nemesis", "column": 2}, "it was Nemesis")
-    v = ref.view(g, "judge")
+    v = hz_view(ref.view(g, "judge"))
     assert v["broken"] is None
     assert v["hera"]["field"][1] == ["Harpy", "Nemesis"] and "Sirens" in v["hera"]["hand"]
     ref.submit(g, "hera", {"do": "draw", "card": "Hades"})  # play goes on
@@ -848,7 +848,7 @@ def test_the_judge_repairs_a_broken_record_by_amending_the_event_that_broke(ref:
 def test_an_undo_before_the_broken_event_repairs_the_record(ref: Referee) -> None:
     g, drew, _ = broken_game(ref)
     ref.undo(g, "judge", drew, "back to the corrected draw")
-    v = ref.view(g, "judge")
+    v = hz_view(ref.view(g, "judge"))
     assert v["broken"] is None and v["turn"]["used"] == 1
     ref.submit(g, "hera", {"do": "draw", "card": "Hades"})
     assert fold(ref.log(g, "judge")).state == state(ref, g)
@@ -871,10 +871,10 @@ def test_events_after_the_break_wait_for_the_repair(ref: Referee) -> None:
     played = ref.submit(g, "hera", {"do": "play", "card": "Medusa", "column": 2}).seq
     ref.submit(g, "hera", {"do": "draw", "card": "Dionysus"})
     ref.amend(g, "judge", drew, {"do": "draw", "card": "Sirens"}, "it was a Sirens")
-    v = ref.view(g, "judge")
+    v = hz_view(ref.view(g, "judge"))
     assert v["broken"] is not None and "Dionysus" not in v["hera"]["hand"]
     ref.amend(g, "judge", played, {"do": "play", "card": "Nemesis", "column": 2}, "and Nemesis")
-    v = ref.view(g, "judge")
+    v = hz_view(ref.view(g, "judge"))
     assert v["broken"] is None and "Dionysus" in v["hera"]["hand"] and v["turn"]["used"] == 3
     assert fold(ref.log(g, "judge")).state == state(ref, g)
 

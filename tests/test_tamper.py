@@ -351,6 +351,7 @@ def test_cli_verify_names_a_line_that_is_not_json(
     assert rc == 2 and "line 5" in out and "Traceback" not in out
 
 
+@pytest.mark.process
 def test_the_installed_command_detects_tampering(exports: dict[str, str], tmp_path: Path) -> None:
     rows = lines(exports["judge"])
     rows[3]["seat"] = "judge" if rows[3]["seat"] != "judge" else "hera"

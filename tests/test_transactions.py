@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +130,7 @@ def all_or_nothing(
     pristine: Path,
     op: str,
     arg: Mapping[str, Any],
-    check: Any,
+    check: Callable[[Path, bool], None],
 ) -> None:
     """Runs the call once in full (to count its write statements), then once per kill point
     on a fresh copy; ``check(db, done)`` asserts the database holds the whole call (``done``)
@@ -156,6 +156,7 @@ def pristine(tmp_path: Path) -> tuple[Path, Table]:
     return db, game_in_play(db)
 
 
+@pytest.mark.process
 def test_create_game_writes_its_records_and_codes_together_or_not_at_all(
     tmp_path: Path, pristine: tuple[Path, Table]
 ) -> None:
@@ -178,6 +179,7 @@ def test_create_game_writes_its_records_and_codes_together_or_not_at_all(
     all_or_nothing(tmp_path, db0, "create", {"game": "fresh"}, check)
 
 
+@pytest.mark.process
 def test_an_observation_and_its_irregularity_are_one_record(
     tmp_path: Path, pristine: tuple[Path, Table]
 ) -> None:
@@ -204,6 +206,7 @@ def test_an_observation_and_its_irregularity_are_one_record(
     all_or_nothing(tmp_path, db0, "observe", {"game": "g", "seat": "hera", "obs": obs}, check)
 
 
+@pytest.mark.process
 def test_an_import_stores_the_whole_log_or_nothing(
     tmp_path: Path, pristine: tuple[Path, Table]
 ) -> None:
@@ -224,6 +227,7 @@ def test_an_import_stores_the_whole_log_or_nothing(
     all_or_nothing(tmp_path, empty, "import", {"text": text}, check)
 
 
+@pytest.mark.process
 def test_a_reissued_code_and_its_record_are_written_together(
     tmp_path: Path, pristine: tuple[Path, Table]
 ) -> None:
@@ -244,6 +248,7 @@ def test_a_reissued_code_and_its_record_are_written_together(
     all_or_nothing(tmp_path, db0, "reissue", {"game": "g"}, check)
 
 
+@pytest.mark.process
 def test_a_submission_is_appended_whole_or_not_at_all(
     tmp_path: Path, pristine: tuple[Path, Table]
 ) -> None:
@@ -343,6 +348,7 @@ def stop_at_a_question(db: Path) -> tuple[Table, NeedsInput]:
     raise AssertionError("no seeded game asked another seat")
 
 
+@pytest.mark.process
 def test_a_question_survives_a_restart_and_another_process_sees_it(tmp_path: Path) -> None:
     db = tmp_path / "q.sqlite3"
     t, e = stop_at_a_question(db)

@@ -30,6 +30,7 @@ import pytest
 from browser_helpers import artifacts, chrome, new_profile, require_browser, serving
 from service_helpers import make_referee
 
+pytestmark = pytest.mark.browser
 ARTIFACTS = artifacts("browser")
 require_browser()
 
@@ -37,9 +38,9 @@ from selenium.common.exceptions import (  # noqa: E402
     NoSuchElementException,
     StaleElementReferenceException,
 )
+from selenium.webdriver import Chrome  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from referee.service import Referee  # noqa: E402
@@ -68,7 +69,7 @@ class Browser:
         self.name = name
         self.shots = shots
         self.profile = new_profile(name)
-        self.d: WebDriver = chrome(self.profile)
+        self.d: Chrome = chrome(self.profile)
         self.d.implicitly_wait(0)
         self.errors: list[str] = []
 
@@ -79,7 +80,8 @@ class Browser:
     # reading
     def console(self) -> None:
         """Collects JavaScript errors from the console (asserted at the end)."""
-        for entry in self.d.get_log("browser"):
+        # selenium's get_log has no annotations
+        for entry in self.d.get_log("browser"):  # type: ignore[no-untyped-call]
             if entry.get("level") == "SEVERE":
                 self.errors.append(f"{self.name}: {entry.get('message')}")
 
@@ -224,7 +226,7 @@ def test_a_whole_game_through_the_pages(
         zeus.select(f"#deal-form select:nth-of-type({i + 1})", name)
     zeus.press("#deal-form", "Record my nine cards")
     for b, row in ((hera, ("Hydra", "Harpy", "Furies")), (zeus, ("Cyclops", "Giant", "Centaur"))):
-        b.wait(lambda b=b: bool(b.d.find_elements(By.ID, "row-form")), "the first-row step")
+        b.wait(lambda: bool(b.d.find_elements(By.ID, "row-form")), "the first-row step")  # noqa: B023 (waited for at once)
         for col, name in enumerate(row, 1):
             b.select(f"#row-form select[data-column='{col}']", name)
         step(f"{b.name}-first-row", b)
@@ -264,7 +266,7 @@ def test_a_whole_game_through_the_pages(
     for _ in range(2):
         before = server_seq()
         hera.press("#g-draw", "Draw (1 point)")
-        hera.wait(lambda before=before: server_seq() > before, "a draw")
+        hera.wait(lambda: server_seq() > before, "a draw")  # noqa: B023 (waited for at once)
     hera.wait(lambda: bool(hera.d.find_elements(By.CSS_SELECTOR, "#g-end")), "end button")
     hera.press("#g-end", "end")
 

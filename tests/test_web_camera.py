@@ -26,6 +26,7 @@ from web_helpers import Browser, make_app, new_game, referee_of
 from werkzeug.test import TestResponse
 
 from printables.kit import Kit
+from referee.herazeus import hz_view
 from vision.kit import VisionKit, as_vision_kit
 from vision.synth import foreign_payload, render_mat
 
@@ -315,7 +316,7 @@ def test_a_photo_on_the_seat_page_is_listed_then_confirmed_as_the_nine_dealt_car
     assert log_len(app, g) == n  # nothing is recorded before the player confirms
     picks = re.findall(r'name="pick" value="([a-z]+:\d+)"', section)
     html = confirm(b["hera"], g, "deal", picks)
-    hand = ref.view(g, "hera")["hera"]["hand"]
+    hand = hz_view(ref.view(g, "hera"))["hera"]["hand"]
     assert sorted(hand) == sorted(["Amazon", "Amazon", "Hydra", "Io", *["?"] * 5])
     assert 'id="photo-read"' not in html or "<strong>" not in html[html.index('id="photo-read"') :]
 
@@ -328,7 +329,7 @@ def test_a_photo_of_the_drawn_card_enters_the_draw(app: Flask) -> None:
     assert 'value="draw"' in html
     pick = re.findall(r'name="pick" value="([a-z]+:\d+)"', html)
     confirm(b["hera"], g, "draw", pick)
-    v = ref.view(g, "hera")
+    v = hz_view(ref.view(g, "hera"))
     assert v["hera"]["hand"].count("Hades") == 1 and v["turn"]["used"] == 1
     assert ref.log(g, "judge")[-1].body["action"] == {"do": "draw", "card": "Hades"}
 
@@ -347,7 +348,7 @@ def test_a_photo_names_an_unknown_card_of_the_hand_by_an_observation_sealed_from
     rec = ref.log(g, "judge")[-1]
     assert rec.kind == "observation"
     assert rec.body["source"] == "camera" and rec.body["card"] == "Pythia"
-    assert ref.view(g, "hera")["hera"]["hand"].count("Pythia") == 1
+    assert hz_view(ref.view(g, "hera"))["hera"]["hand"].count("Pythia") == 1
     zeus_copy = ref.log(g, "zeus")[-1].body
     assert "$sealed" in json.dumps(zeus_copy["card"])
     records = b["zeus"].get(f"/api/v1/games/{g}/log").json["records"]  # type: ignore[index]
@@ -364,7 +365,7 @@ def test_the_other_seat_never_sees_what_a_photo_read_or_entered(app: Flask) -> N
     html = b["hera"].get(f"/g/{g}").get_data(as_text=True)
     confirm(b["hera"], g, "deal", re.findall(r'name="pick" value="([a-z]+:\d+)"', html))
     ref = referee_of(app)
-    assert sorted(ref.view(g, "hera")["hera"]["hand"]) == sorted(
+    assert sorted(hz_view(ref.view(g, "hera"))["hera"]["hand"]) == sorted(
         ["Hydra", "Io", "Sirens", *["?"] * 6]
     )
     for seat in ("zeus", "public"):
@@ -472,7 +473,7 @@ def test_a_proposed_play_becomes_an_event_only_when_confirmed(app: Flask) -> Non
     )
     assert done.status_code == 200, done.data
     assert log_len(app, g) == n + 1
-    assert ref.view(g, "hera")["hera"]["field"][1] == ["Artemis", "Hydra"]
+    assert hz_view(ref.view(g, "hera"))["hera"]["field"][1] == ["Artemis", "Hydra"]
     again = upload(b["hera"], g, "frames", mat_picture(layout))
     assert again.json["proposals"] == []  # type: ignore[index]
     stale = b["hera"].post(
@@ -634,7 +635,7 @@ def test_a_table_photo_on_the_camera_page_works_without_script_and_confirms(app:
     r = b["hera"].client.post(f"/g/{g}/camera/confirm", data=form2)
     assert r.status_code == 303
     assert log_len(app, g) == n + 1
-    assert ref.view(g, "hera")["hera"]["field"][2] == ["Furies", "Medusa"]
+    assert hz_view(ref.view(g, "hera"))["hera"]["field"][2] == ["Furies", "Medusa"]
     noise = jpeg(np.random.default_rng(1).integers(0, 255, (480, 640, 3), dtype=np.uint8))
     form = {"csrf": b["hera"].csrf(g), "frame": (io.BytesIO(noise), "t.jpg", "image/jpeg")}
     html = (

@@ -9,6 +9,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,8 @@ from service_helpers import Table
 from web_helpers import Browser, HttpReferee, make_app, referee_of
 
 from engine.state import Phase
+
+pytestmark = pytest.mark.fuzz
 
 SEATS = ("hera", "zeus", "judge", "public")
 CARDS = ["Hydra", "Pegasus", "Pythia", "Zeus", "Hera", "Cyclops", "?", "Pandora", "x" * 50]
@@ -102,13 +105,13 @@ headers = st.fixed_dictionaries(
 _GAME: dict[str, Any] = {}
 
 
-def table() -> tuple[Flask, Table, HttpReferee]:
+def table() -> tuple[Flask, Table[HttpReferee], HttpReferee]:
     """One game in play, shared by the examples (a refusal leaves it as it was; an accepted
     action just moves it on)."""
     if not _GAME:
         app = make_app()
         http = HttpReferee(app)
-        t = Table(http, random.Random(11))  # type: ignore[arg-type]
+        t = Table(http, random.Random(11))
         t.setup()
         for _ in range(6):
             t.step()

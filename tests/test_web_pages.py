@@ -76,14 +76,14 @@ class Table:
     def page(self, seat: str, path: str = "") -> str:
         r = self.c[seat].get(f"/g/{self.game}{path}")
         assert r.status_code == 200, r.data[:300]
-        return r.data.decode()
+        return r.get_data(as_text=True)
 
     def post(self, seat: str, path: str, **data: Any) -> str:
         cl = self.c[seat]
         data.setdefault("csrf", csrf_of(cl, f"/g/{self.game}"))
         r = cl.post(f"/g/{self.game}{path}", data=data)
         assert r.status_code == 303, r.data[:300]
-        return cl.get(r.headers["Location"]).data.decode()
+        return cl.get(r.headers["Location"]).get_data(as_text=True)
 
     def setup(self) -> None:
         self.post("hera", "/act", do="deal", cards=HERA_HAND)
@@ -328,7 +328,7 @@ def settle(table: Table, form: Form, note: str) -> str:
     cl = table.c["judge"]
     r = cl.post(form.action, data={**form.hidden, "reason": note})
     assert r.status_code == 303, r.data[:300]
-    return cl.get(r.headers["Location"]).data.decode()
+    return cl.get(r.headers["Location"]).get_data(as_text=True)
 
 
 def misreport(table: Table, column: int, card: str) -> None:

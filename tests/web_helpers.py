@@ -1,7 +1,7 @@
 """Helpers for the web tests: an app over a deterministic referee, browsers holding seats, and
 :class:`HttpReferee`, the service seen through the JSON API.
 
-:class:`HttpReferee` has the service's methods (``submit``, ``supply``, ``observe``, ``view``,
+:class:`HttpReferee` has the service's methods (``submit``, ``answer``, ``observe``, ``view``,
 ``log``, ``export``) but sends each through the Flask test client with the cookie of the seat
 named, and turns the JSON errors back into the service's exceptions; so the simulated table of
 ``service_helpers.Table`` and the checks of ``test_privacy`` run unchanged through HTTP.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -19,6 +19,7 @@ from service_helpers import make_referee
 from werkzeug.test import TestResponse
 
 from referee.log import Record, read_lines
+from referee.models import SeatView
 from referee.service import (
     Created,
     Forbidden,
@@ -157,7 +158,7 @@ class HttpReferee:
         assert isinstance(b, dict)
         assert r.headers["ETag"] == f'"{b["seq"]}"'
         view = {k: v for k, v in b["view"].items() if k not in ("csrf", "head")}
-        return Receipt(b["seq"], b["events"], view, b["rules"], b["notes"])
+        return Receipt(b["seq"], b["events"], cast(SeatView, view), b["rules"], b["notes"])
 
     def submit(
         self,
@@ -177,7 +178,7 @@ class HttpReferee:
         r = b.post(f"/api/v1/games/{game}/actions", {"action": raw}, game=game, headers=headers)
         return self._receipt(r)
 
-    def supply(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:
+    def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:
         headers = {"Idempotency-Key": key} if key else {}
         b = self.browser(game, seat)
         r = b.post(f"/api/v1/games/{game}/answer", {"value": value}, game=game, headers=headers)
