@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.game import Game, Illegal, Malformed, Missing, Outcome, RuleError
+from referee.game import Game, Malformed, Outcome, RuleError
 from referee.games import game_of
 from referee.log import Record
 
@@ -156,43 +156,60 @@ def start(create: Record) -> Folded:
 
 def fold(records: Sequence[Record]) -> Folded:
     """Replays a game's records. Raises FoldError when the log is not a referee log or was
-    made under other rules."""
+    made under other rules.
+
+    Two passes: the first reads every record and settles which operations are in effect
+    (corrections only add, drop or replace operations: an undo keeps those up to its event,
+    an amend replaces one); the second applies those, once each, stopping where one no longer
+    applies (``broken``). That is the state :func:`step` reaches record by record, without
+    running the rules on what a later undo drops."""
     if not records:
         raise FoldError("a game log starts with its create record")
     f = start(records[0])
+    ops: list[Op] = []
     for r in records[1:]:
-        step(f, r)
+        _note(f, r)
+        if r.kind == "action":
+            ops.append((r.seq, _action(f, r.body.get("action"), r.seq)))
+        elif r.kind == "observation" and r.body.get("identifies"):
+            ops.append((r.seq, _patch(f, r)))
+        elif r.kind == "undo":
+            to = int(r.body["to"])
+            ops = [op for op in ops if op[0] <= to]
+        elif r.kind == "amend":
+            target = int(r.body["event"])
+            idx = next((i for i, (s, _) in enumerate(ops) if s == target), None)
+            if idx is not None:
+                ops[idx] = (target, _action(f, r.body.get("action"), r.seq))
+    f.ops = ops
+    _replay(f, 0)
     return f
 
 
-def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
-    """Folds one more record into ``f`` (in place). ``outcome``: the outcome of the record's
-    action, already computed on ``f.state`` by the caller (the engine is not run again).
-    Raises FoldError for a corrupt body."""
+def _action(f: Folded, raw: Any, seq: int) -> Any:
+    try:
+        return f.module.parse_action(raw, f"event {seq}")
+    except Malformed as e:
+        raise FoldError(e.reason) from None
+
+
+def _patch(f: Folded, r: Record) -> Patch:
+    try:
+        return Patch(f.module.patch(f.rules, r.body))
+    except RuleError as e:
+        raise FoldError(f"event {r.seq}: {e.reason}") from None
+
+
+def _note(f: Folded, r: Record) -> None:
+    """What a record tells besides the operations: the head, the open question, calls,
+    irregularities, corrections and what the judge settled. Raises FoldError for a corrupt
+    body."""
     f.last_seq, f.last_hash, f.last_time = r.seq, r.hash, r.time
     if r.kind in ("action", "undo", "amend"):
         f.question = None  # an action settles the question; a correction withdraws it
-    if r.kind == "action":
-        try:
-            action = f.module.parse_action(r.body.get("action"), f"event {r.seq}")
-        except Malformed as e:
-            raise FoldError(e.reason) from None
-        if outcome is not None and f.broken is None:
-            f.ops.append((r.seq, action))
-            f.outcomes[r.seq] = outcome
-            f.states.append(outcome.state)
-            f.state = outcome.state
-        else:
-            _push(f, r.seq, action)
-    elif r.kind == "ask":
+    if r.kind == "ask":
         f.question = r
     elif r.kind == "observation":
-        if r.body.get("identifies"):
-            try:
-                patch = f.module.patch(f.state, r.body)
-            except (Malformed, Illegal, Missing) as e:
-                raise FoldError(f"event {r.seq}: {e.reason}") from None
-            _push(f, r.seq, Patch(patch))
         if r.body.get("irregularity"):
             f.irregularities.append(r)
     elif r.kind == "irregularity":
@@ -203,24 +220,39 @@ def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
         target = r.body.get("event")
         if isinstance(target, int):
             f.resolved[target] = r
-    elif r.kind == "undo":
+    elif r.kind in ("undo", "amend"):
         f.corrections.append(r)
+
+
+def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
+    """Folds one more record into ``f`` (in place). ``outcome``: the outcome of the record's
+    action, already computed on ``f.state`` by the caller (the engine is not run again).
+    Raises FoldError for a corrupt body."""
+    _note(f, r)
+    if r.kind == "action":
+        action = _action(f, r.body.get("action"), r.seq)
+        if outcome is not None and f.broken is None:
+            f.ops.append((r.seq, action))
+            f.outcomes[r.seq] = outcome
+            f.states.append(outcome.state)
+            f.state = outcome.state
+        else:
+            _push(f, r.seq, action)
+    elif r.kind == "observation" and r.body.get("identifies"):
+        _push(f, r.seq, _patch(f, r))
+    elif r.kind == "undo":
         to = int(r.body["to"])
         keep = sum(1 for s, _ in f.ops if s <= to)
         f.ops = [op for op in (*f.ops, *f.suspended) if op[0] <= to]
         f.suspended = []
         _replay(f, keep)
     elif r.kind == "amend":
-        f.corrections.append(r)
         target = int(r.body["event"])
         ops = [*f.ops, *f.suspended]  # an amend may repair the event that broke the replay
         idx = next((i for i, (s, _) in enumerate(ops) if s == target), None)
         if idx is None:
             return
-        try:
-            ops[idx] = (target, f.module.parse_action(r.body.get("action"), f"event {r.seq}"))
-        except Malformed as e:
-            raise FoldError(e.reason) from None
+        ops[idx] = (target, _action(f, r.body.get("action"), r.seq))
         begin = min(idx, len(f.ops))
         f.ops, f.suspended = ops, []
         _replay(f, begin)

@@ -206,8 +206,9 @@ class Game(Protocol):
         Illegal for what could not be there."""
         ...
 
-    def patch(self, state: Any, body: Mapping[str, Any]) -> Any:
-        """The patch an identifying observation's body carries. Raises Malformed."""
+    def patch(self, rules: Any, body: Mapping[str, Any]) -> Any:
+        """The patch an identifying observation's body carries (read under ``rules`` alone,
+        so a log can be read before it is replayed). Raises Malformed."""
         ...
 
     def apply_patch(self, state: Any, patch: Any) -> Any:

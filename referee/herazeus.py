@@ -53,7 +53,7 @@ from engine.actions import (
     Redraw,
     Starter,
 )
-from engine.cards import Card, Catalogue, Kind, default_catalogue, unknown
+from engine.cards import Card, Catalogue, Kind, default_catalogue, parse_card, unknown
 from engine.errors import CatalogueError
 from engine.game import parse_card_name
 from engine.profiles import parse_profile, parse_switches
@@ -354,8 +354,12 @@ def apply_patch(st: GameState, p: Patch) -> GameState:
 
 def patch_from_body(st: GameState, body: Mapping[str, Any]) -> Patch:
     """The patch an identifying observation carries. Raises NotationError."""
+    return _patch(st.ruleset.catalogue, body)
+
+
+def _patch(cat: Catalogue, body: Mapping[str, Any]) -> Patch:
     who = Player.parse(str(body.get("player")))
-    c = parse_card_name(str(body.get("card")), who, st, "card")
+    c = parse_card(cat, str(body.get("card")), who, "card")
     zone = body.get("zone")
     if zone not in ("hand", "field"):
         raise NotationError("zone must be 'hand' or 'field'", "zone")
@@ -648,9 +652,9 @@ class HeraZeus:
             }
         return Observed(body)
 
-    def patch(self, state: GameState, body: Mapping[str, Any]) -> Patch:
+    def patch(self, rules: Ruleset, body: Mapping[str, Any]) -> Patch:
         try:
-            return patch_from_body(state, body)
+            return _patch(rules.catalogue, body)
         except (NotationError, ValueError) as e:
             raise Malformed(str(e)) from None
 

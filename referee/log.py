@@ -94,6 +94,19 @@ def set_path(obj: Any, path: str, value: Any) -> None:
     cur[parts[-1]] = value
 
 
+def _set_copied(obj: dict[str, Any], path: str, value: Any) -> None:
+    """Sets ``value`` at ``path`` in ``obj``, copying (shallowly) each container on the way
+    instead of changing it: ``obj`` shares the rest with the record it was built from."""
+    parts = parse_path(path)
+    cur: Any = obj
+    for p in parts[:-1]:
+        nxt = cur[p]
+        nxt = dict(nxt) if isinstance(nxt, Mapping) else list(nxt)
+        cur[p] = nxt
+        cur = nxt
+    cur[parts[-1]] = value
+
+
 def salt_for(nonce: str, path: str) -> str:
     return hashlib.sha256(f"{nonce}:{path}".encode()).hexdigest()
 
@@ -152,10 +165,22 @@ class Record:
         }
 
     def hashed_content(self) -> dict[str, Any]:
-        """The content with every sealed value replaced by its commitment.
+        """The content with every sealed value replaced by its commitment (the record itself
+        is not copied but where a commitment goes: hashing a long log is the load's main cost).
 
         Raises ValueError when a sealed path is missing or a cut copy lacks a salt."""
-        out = self.content()
+        out = {
+            "game": self.game,
+            "seq": self.seq,
+            "time": self.time,
+            "seat": self.seat,
+            "kind": self.kind,
+            "body": self.body,
+            "events": list(self.events),
+            "key": self.key,
+            "prev": self.prev,
+            "sealed": list(self.sealed),
+        }
         for path in self.sealed:
             try:
                 v = get_path(out, path)
@@ -172,7 +197,7 @@ class Record:
                 if not isinstance(s, str) or len(s) != 64:
                     raise ValueError(f"no salt for the sealed value at {path!r}")
                 salt = s
-            set_path(out, path, {SEALED: commit(salt, v)})
+            _set_copied(out, path, {SEALED: commit(salt, v)})
         return out
 
     def compute_hash(self) -> str:
