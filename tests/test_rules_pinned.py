@@ -1,0 +1,75 @@
+"""Rules are pinned: a game's create record names the rules it runs under, and a log made
+under other rules is never silently decided again by today's."""
+
+from __future__ import annotations
+
+import pytest
+from service_helpers import make_referee
+
+from referee.fold import FoldError, fold
+from referee.herazeus import HERA_ZEUS, RULES_VERSION
+from referee.log import GENESIS, Record, export_text
+from referee.repository import Draft
+from referee.service import Held, Referee, Refused
+from referee.store import MemoryStore
+
+
+def made_under(rules: str | None, game: str = "old") -> tuple[Referee, list[Record]]:
+    """A referee holding a game whose create record names ``rules`` (None: names none, as
+    logs did before versions were recorded), signed by the referee's own key."""
+    ref = make_referee(MemoryStore(), seed=3)
+    body = dict(HERA_ZEUS.setup("rio-grande", {}, {}, "hera", None).body)
+    if rules is None:
+        del body["rules"]
+    else:
+        body["rules"] = rules
+    create = ref.repo.seal(game, 0, GENESIS, Draft("system", "create", body), HERA_ZEUS)
+    ref.repo.append_new([create], {})
+    return ref, [create]
+
+
+def test_a_new_game_names_its_rules_version() -> None:
+    ref = make_referee()
+    g = ref.create_game(game="g").game
+    create = ref.log(g, "judge")[0]
+    assert create.body["rules"] == HERA_ZEUS.rules_version(create.body)
+    assert create.body["rules"].startswith(RULES_VERSION + "+")
+
+
+def test_the_digest_follows_the_catalogue_and_the_profile() -> None:
+    base = HERA_ZEUS.setup("rio-grande", {}, {}, None, None).body["rules"]
+    assert HERA_ZEUS.setup("kosmos", {}, {}, None, None).body["rules"] != base
+    kit = {"strengths": {"Hydra": 2}}
+    assert HERA_ZEUS.setup("rio-grande", {}, {}, None, kit).body["rules"] != base
+
+
+def test_a_log_made_under_other_rules_is_not_replayed_under_these() -> None:
+    _, records = made_under("hz-engine/0+0123456789abcdef")
+    with pytest.raises(FoldError) as e:
+        fold(records)
+    assert "hz-engine/0+0123456789abcdef" in str(e.value)
+    assert HERA_ZEUS.rules_version(records[0].body) in str(e.value)
+
+
+def test_a_game_under_other_rules_is_held_with_both_versions_named() -> None:
+    ref, records = made_under("hz-engine/0+0123456789abcdef")
+    for seat in ("judge", "hera"):
+        with pytest.raises(Held) as e:
+            ref.view("old", seat)
+        assert "hz-engine/0" in e.value.message and RULES_VERSION in e.value.message
+
+
+def test_importing_a_log_under_other_rules_is_refused_naming_both() -> None:
+    ref, records = made_under("hz-engine/0+0123456789abcdef")
+    text = export_text(ref.repo.header("old", "judge"), records)
+    other = make_referee(MemoryStore(), seed=4)
+    with pytest.raises(Refused) as e:
+        other.import_log(text)
+    assert "hz-engine/0" in e.value.message and RULES_VERSION in e.value.message
+
+
+def test_a_log_that_names_no_rules_replays_as_before() -> None:
+    ref, _ = made_under(None)
+    assert ref.view("old", "judge")["phase"] == "setup"
+    ref.submit("old", "judge", {"do": "starter", "player": "hera"})
+    assert ref.view("old", "hera")["turn"]["player"] == "hera"
