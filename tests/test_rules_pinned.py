@@ -52,7 +52,7 @@ def test_a_log_made_under_other_rules_is_not_replayed_under_these() -> None:
 
 
 def test_a_game_under_other_rules_is_held_with_both_versions_named() -> None:
-    ref, records = made_under("hz-engine/0+0123456789abcdef")
+    ref, _ = made_under("hz-engine/0+0123456789abcdef")
     for seat in ("judge", "hera"):
         with pytest.raises(Held) as e:
             ref.view("old", seat)
