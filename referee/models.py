@@ -60,6 +60,7 @@ class SeatView(TypedDict):
     the judge's keys for the judge only."""
 
     game: str
+    game_module: str  # which game this is: the name of its module ("hera-zeus")
     seat: str
     seq: int
     head: Head
@@ -87,6 +88,7 @@ class TableRow(TypedDict):
 
     game: str
     held: NotRequired[str]
+    game_module: NotRequired[str]
     players: NotRequired[dict[str, str]]
     phase: NotRequired[str]
     turn: NotRequired[dict[str, Any]]

@@ -73,6 +73,7 @@ class Reading:
             raise Forbidden(f"unknown seat {short(seat)!r} in {g.title}")
         out = cast(SeatView, g.view(f.state, seat))
         out["game"] = f.game
+        out["game_module"] = g.name
         out["seq"] = f.last_seq
         out["head"] = {"seq": f.last_seq, "hash": f.last_hash}
         out["players"] = dict(f.create.get("players", {}))
@@ -127,6 +128,7 @@ class Reading:
             out.append(
                 {
                     "game": game,
+                    "game_module": f.module.name,
                     "players": dict(f.create.get("players", {})),
                     "phase": s.phase,
                     "turn": dict(s.turn),

@@ -242,6 +242,7 @@ class ViewSchema(Schema):
     """The table as the requesting seat may see it (``referee.views.view_for``)."""
 
     game = fields.String()
+    game_module = fields.String(metadata={"description": "which game: its module's name"})
     seat = fields.String()
     seq = fields.Integer()
     head = fields.Nested(HeadSchema)
@@ -328,6 +329,7 @@ class ReissuedSchema(Schema):
 
 class TableSchema(Schema):
     game = fields.String()
+    game_module = fields.String(metadata={"description": "which game: its module's name"})
     players = fields.Dict()
     phase = fields.String()
     turn = fields.Nested(TurnSchema)
