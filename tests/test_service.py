@@ -895,3 +895,31 @@ def test_a_scan_recorded_after_the_break_does_not_hide_it(ref: Referee) -> None:
     ).sealed_with(SIGNER.sign)  # fmt: skip
     f = fold([*records, scan])
     assert f.broken is not None and f.state == fold(records).state
+
+
+# ---- the judge's overview and the error tree ---------------------------------------------------
+
+
+def test_the_overview_lists_each_tables_open_calls_with_their_notes() -> None:
+    ref = make_referee()
+    g = new_game(ref)
+    call = ref.call_judge(g, "zeus", "Hera drew four cards")
+    ref.call_judge(g, "hera", "settled already")
+    settled = ref.log(g, "judge")[-1].seq
+    ref.resolve(g, "judge", settled, "talked it through")
+    (row,) = ref.overview("judge")
+    assert row["game"] == g and row["game_module"] == "hera-zeus"
+    assert row["open_calls"] == 1
+    assert [(c["seq"], c["seat"], c["body"]["note"]) for c in row["calls"]] == [
+        (call.seq, "zeus", "Hera drew four cards")
+    ]
+
+
+def test_the_services_errors_carry_no_transport() -> None:
+    """The domain knows no HTTP: web/errors.py maps each error class to its status."""
+    from referee import errors
+
+    for name in dir(errors):
+        cls = getattr(errors, name)
+        if isinstance(cls, type) and issubclass(cls, errors.ServiceError):
+            assert not hasattr(cls, "status") and not hasattr(cls, "code"), name
