@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -380,7 +381,58 @@ def serial_section(logs: list[list[Record]], args: argparse.Namespace) -> None:
             f"cold view      {secs * 1e3:.1f} ms (a restarted server reads, verifies and folds "
             "the log)"
         )
+        read = best(lambda: store.records("long"), args.repeat)
+        chain = best(lambda: [r.compute_hash() for r in records], args.repeat)
+        print(
+            f"  of which     read {read * 1e3:.1f} ms, hash chain {chain * 1e3:.1f} ms "
+            "(the fold is the rest, with one signature)"
+        )
         store.close()
+    runs, statements, heads = costs_per_action(logs)
+    print(
+        f"per action     the rules run {runs} times, {statements} SQL statements "
+        f"({heads} read the head): one accepted action on SQLite"
+    )
+
+
+def costs_per_action(logs: list[list[Record]]) -> tuple[int, int, int]:
+    """What one accepted action costs: how often the rules engine runs (its one entry point,
+    ``engine.game._resolve``) and the SQL statements the store sends, counted on a game of
+    ``logs`` entered again on SQLite."""
+    import engine.game as rules
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLiteStore(Path(tmp) / "costs.sqlite3")
+        ref = Referee(store, signer=Signer.generate())
+        game = "costs"
+        played = min(logs, key=len)
+        at = next(
+            i
+            for i, r in enumerate(played)
+            if i > len(played) // 2 and r.kind == "action" and r.seat in ("hera", "zeus")
+        )
+        resubmit(ref, played[:at], game)
+        seat, action = played[at].seat, played[at].body["action"]
+        ref.view(game, "judge")  # warm: the cost of a load is measured above
+        statements: list[str] = []
+        store._db().set_trace_callback(statements.append)
+        real = rules._resolve
+        runs = 0
+
+        def counted(*a: Any, **kw: Any) -> Any:
+            nonlocal runs
+            runs += 1
+            return real(*a, **kw)
+
+        rules._resolve = counted
+        try:
+            ref.submit(game, seat, action)  # a player's: checked on his projection first
+        finally:
+            rules._resolve = real
+            store._db().set_trace_callback(None)
+            store.close()
+    heads = sum(1 for s in statements if "ORDER BY seq DESC LIMIT 1" in s)
+    return runs, len(statements), heads
 
 
 def main(argv: list[str] | None = None) -> int:
