@@ -111,19 +111,17 @@ class Game(Protocol):
     name: str  # the id in a create record ("hera-zeus")
     title: str  # for people ("Hera & Zeus")
     players: tuple[str, ...]  # the player seats, in seat order
+    profiles: tuple[str, ...]  # the rule profiles a game may be created under; the first is
+    # the default
     hold_rule: str  # the rule id of "an open question holds the game"
 
     # ---- a game's rules --------------------------------------------------------------------
 
-    def setup(
-        self,
-        profile: str,
-        switches: Mapping[str, Any],
-        players: Mapping[str, str],
-        starting: str | None,
-        catalogue: Mapping[str, Any] | None,
-    ) -> Setup:
-        """The create body for these choices. Raises Malformed or Illegal (with the rule)."""
+    def setup(self, options: Mapping[str, Any], players: Mapping[str, str]) -> Setup:
+        """The create body for a new game: ``options`` are the game's own choices (Hera &
+        Zeus: ``profile``, ``switches``, ``starting``, ``catalogue``; a game with deck lists
+        takes them here), already checked for their JSON types; ``players`` the players'
+        names by seat. Raises Malformed or Illegal (with the rule)."""
         ...
 
     def rules(self, create: Mapping[str, Any]) -> Any:

@@ -376,18 +376,19 @@ class HeraZeus:
     name: str = NAME
     title: str = "Hera & Zeus"
     players: tuple[str, ...] = PLAYERS
+    profiles: tuple[str, ...] = tuple(p.value for p in Profile)
     hold_rule: str = "HZ-P11"
 
     # ---- a game's rules --------------------------------------------------------------------
 
-    def setup(
-        self,
-        profile: str,
-        switches: Mapping[str, Any],
-        players: Mapping[str, str],
-        starting: str | None,
-        catalogue: Mapping[str, Any] | None,
-    ) -> Setup:
+    def setup(self, options: Mapping[str, Any], players: Mapping[str, str]) -> Setup:
+        """Options: ``profile`` (default rio-grande), ``switches``, ``starting`` (a player,
+        ``"table"`` to decide at the table, None for D19's default), ``catalogue`` (a kit's
+        copies and strengths)."""
+        profile = str(options.get("profile", Profile.RIO_GRANDE.value))
+        switches: Mapping[str, Any] = options.get("switches") or {}
+        starting = options.get("starting")
+        catalogue = options.get("catalogue")
         body: dict[str, Any] = {
             "profile": profile,
             "switches": {str(k): v for k, v in switches.items()},

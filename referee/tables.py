@@ -79,7 +79,13 @@ class Tables:
             raise Refused(str(e)) from None
         try:
             names = {str(k): str(v) for k, v in pl.items()}
-            setup = module.setup(profile, sw, names, starting, catalogue)
+            options = {
+                "profile": profile,
+                "switches": sw,
+                "starting": starting,
+                "catalogue": catalogue,
+            }
+            setup = module.setup(options, names)
         except Illegal as e:
             raise Refused(e.reason, e.rule) from None
         except RuleError as e:

@@ -18,7 +18,7 @@ def made_under(rules: str | None, game: str = "old") -> tuple[Referee, list[Reco
     """A referee holding a game whose create record names ``rules`` (None: names none, as
     logs did before versions were recorded), signed by the referee's own key."""
     ref = make_referee(MemoryStore(), seed=3)
-    body = dict(HERA_ZEUS.setup("rio-grande", {}, {}, "hera", None).body)
+    body = dict(HERA_ZEUS.setup({"starting": "hera"}, {}).body)
     if rules is None:
         del body["rules"]
     else:
@@ -37,10 +37,10 @@ def test_a_new_game_names_its_rules_version() -> None:
 
 
 def test_the_digest_follows_the_catalogue_and_the_profile() -> None:
-    base = HERA_ZEUS.setup("rio-grande", {}, {}, None, None).body["rules"]
-    assert HERA_ZEUS.setup("kosmos", {}, {}, None, None).body["rules"] != base
+    base = HERA_ZEUS.setup({}, {}).body["rules"]
+    assert HERA_ZEUS.setup({"profile": "kosmos"}, {}).body["rules"] != base
     kit = {"strengths": {"Hydra": 2}}
-    assert HERA_ZEUS.setup("rio-grande", {}, {}, None, kit).body["rules"] != base
+    assert HERA_ZEUS.setup({"catalogue": kit}, {}).body["rules"] != base
 
 
 def test_a_log_made_under_other_rules_is_not_replayed_under_these() -> None:
