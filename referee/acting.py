@@ -196,7 +196,7 @@ class Acting:
                 raise Refused(
                     "this does not match what the referee recorded; the judge has been called "
                     "to settle it",
-                    "D20",
+                    g.contradiction_rule,
                 ) from None
             raise refusal(e) from None
         except RuleError as e:
@@ -289,5 +289,5 @@ class Acting:
                 seen = f.module.observe(f.state, seat, {**obs, "source": source})
             except RuleError as e:
                 raise refusal(e) from None
-            recs, _ = self.repo.write(game, lambda g: [Draft(seat, "observation", seen.body)])
+            recs, _ = self.repo.write_on(f, [Draft(seat, "observation", seen.body)])
             return redact(recs[0], seat, f.module)

@@ -12,8 +12,8 @@ earlier one, or an undo) makes them apply again.
 **Rules are pinned.** A create record names its rules version (``rules``: the game module's
 version and a digest of its catalogue and profile). A log made under other rules is not
 re-decided by today's: :func:`fold` stops with a message naming both versions. A log written
-before versions were recorded replays under the rules it was made with, which are those of
-``hz-engine/1`` (``docs/service.md``).
+before versions were recorded was made under the game's ``legacy_rules`` (Hera & Zeus:
+``hz-engine/1``) and replays only while the module still runs that version.
 """
 
 from __future__ import annotations
@@ -138,13 +138,14 @@ def start(create: Record) -> Folded:
         module = game_of(body)
         rules = module.rules(body)
         pinned = body.get("rules")
-        if pinned is not None:
-            current = module.rules_version(body)
-            if pinned != current:
-                raise FoldError(
-                    f"the game was recorded under rules {str(pinned)[:60]}, and this referee "
-                    f"runs {current}: it is not replayed under other rules than its own"
-                )
+        current = module.rules_version(body)
+        if pinned is None:  # written before create records named their rules
+            pinned, current = module.legacy_rules, current.partition("+")[0]
+        if pinned != current:
+            raise FoldError(
+                f"the game was recorded under rules {str(pinned)[:60]}, and this referee "
+                f"runs {current}: it is not replayed under other rules than its own"
+            )
     except Malformed as e:
         raise FoldError(e.reason) from None
     st0 = module.new_state(rules)

@@ -114,6 +114,8 @@ class Game(Protocol):
     profiles: tuple[str, ...]  # the rule profiles a game may be created under; the first is
     # the default
     hold_rule: str  # the rule id of "an open question holds the game"
+    contradiction_rule: str  # the rule id of "a statement contradicts the record" (judge)
+    legacy_rules: str  # the rules a create record naming none was made under
 
     # ---- a game's rules --------------------------------------------------------------------
 
@@ -129,8 +131,9 @@ class Game(Protocol):
         ...
 
     def rules_version(self, create: Mapping[str, Any]) -> str:
-        """The version of the rules a game runs under: the module's version and a digest of
-        its catalogue and profile (pinned in the create record)."""
+        """The version of the rules a game runs under: ``MODULE-VERSION+DIGEST``, the module's
+        version and a digest of its catalogue and profile (the service pins it in the create
+        record)."""
         ...
 
     def new_state(self, rules: Any) -> Any: ...
@@ -167,6 +170,11 @@ class Game(Protocol):
 
     def asked(self, missing: Missing, actor: str) -> tuple[str, ...]:
         """Who states the missing value: a card's holder, never his opponent."""
+        ...
+
+    def shown_while_asked(self, action: Mapping[str, Any]) -> dict[str, Any]:
+        """What both sides of an open question saw at the table (parts of the waiting
+        action's JSON), shown with the question to the seats concerned."""
         ...
 
     # ---- seats -------------------------------------------------------------------------------

@@ -378,6 +378,8 @@ class HeraZeus:
     players: tuple[str, ...] = PLAYERS
     profiles: tuple[str, ...] = tuple(p.value for p in Profile)
     hold_rule: str = "HZ-P11"
+    contradiction_rule: str = "D20"
+    legacy_rules: str = "hz-engine/1"  # logs written before create records named their rules
 
     # ---- a game's rules --------------------------------------------------------------------
 
@@ -414,7 +416,6 @@ class HeraZeus:
             first = chosen.key
         else:
             first = fixed.key if fixed else "hera"  # D19: Hera by default
-        body["rules"] = self.rules_version(body)
         moves = ((first, {"do": "starter", "player": first}),) if first is not None else ()
         return Setup(body, moves)
 
@@ -511,6 +512,11 @@ class HeraZeus:
         if missing.needs == "pick":
             return (Player.parse(actor).other.key,)
         return missing.asked or (actor,)
+
+    def shown_while_asked(self, action: Mapping[str, Any]) -> dict[str, Any]:
+        # the card a Pegasus drew from the hand: both saw it come out (D2, D22)
+        pick = action.get("pick")
+        return {"pick": pick} if pick is not None else {}
 
     # ---- seats -----------------------------------------------------------------------------
 

@@ -20,10 +20,12 @@ class Head(TypedDict):
 
 
 class Turn(TypedDict):
+    """Whose turn it is, and the game's own counts (Hera & Zeus: action points)."""
+
     player: str
     first: NotRequired[bool]
-    ap: int
-    used: int
+    ap: NotRequired[int]
+    used: NotRequired[int]
 
 
 class Question(TypedDict):
@@ -36,7 +38,7 @@ class Question(TypedDict):
     rule: str
     reason: str  # worded for the reader (D22: never a count of cards hidden from him)
     seq: int  # the question's record
-    pick: NotRequired[Any]  # Hera & Zeus: the card Pegasus drew (both saw it, D2)
+    pick: NotRequired[Any]  # what both saw at the table (Hera & Zeus: the card Pegasus drew)
 
 
 Waiting = TypedDict("Waiting", {"for": list[str], "needs": str})

@@ -99,9 +99,9 @@ class Reading:
                     "reason": str(told if told is not None else q.body.get("reason")),
                     "seq": q.seq,
                 }
-                pick = q.body.get("action", {}).get("pick")
-                if pick is not None:  # the drawn card: both saw it come out (D2, D22)
-                    question["pick"] = pick
+                waiting_action = q.body.get("action", {})
+                if isinstance(waiting_action, Mapping):
+                    question.update(g.shown_while_asked(waiting_action))  # type: ignore[typeddict-item]
                 out["asked"] = question
             else:
                 waiting: Waiting = {"for": asked, "needs": str(q.body.get("needs"))}

@@ -93,6 +93,7 @@ class Tables:
         body: dict[str, Any] = {**setup.body}
         if name != DEFAULT:
             body["game"] = name  # a log without one is Hera & Zeus (docs/service.md)
+        body["rules"] = module.rules_version(body)  # pinned: replays run these or stop
         gid = gid or self.repo.token()[:10].replace("_", "x").replace("-", "y")
         if self.repo.exists(gid):
             raise Refused(f"game {gid!r} exists already")

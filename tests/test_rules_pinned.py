@@ -3,6 +3,8 @@ under other rules is never silently decided again by today's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from service_helpers import make_referee
 
@@ -19,9 +21,7 @@ def made_under(rules: str | None, game: str = "old") -> tuple[Referee, list[Reco
     logs did before versions were recorded), signed by the referee's own key."""
     ref = make_referee(MemoryStore(), seed=3)
     body = dict(HERA_ZEUS.setup({"starting": "hera"}, {}).body)
-    if rules is None:
-        del body["rules"]
-    else:
+    if rules is not None:
         body["rules"] = rules
     create = ref.repo.seal(game, 0, GENESIS, Draft("system", "create", body), HERA_ZEUS)
     ref.repo.append_new([create], {})
@@ -37,10 +37,14 @@ def test_a_new_game_names_its_rules_version() -> None:
 
 
 def test_the_digest_follows_the_catalogue_and_the_profile() -> None:
-    base = HERA_ZEUS.setup({}, {}).body["rules"]
-    assert HERA_ZEUS.setup({"profile": "kosmos"}, {}).body["rules"] != base
-    kit = {"strengths": {"Hydra": 2}}
-    assert HERA_ZEUS.setup({"catalogue": kit}, {}).body["rules"] != base
+    def version(options: dict[str, Any]) -> str:
+        return HERA_ZEUS.rules_version(HERA_ZEUS.setup(options, {}).body)
+
+    base = version({})
+    assert version({"profile": "kosmos"}) != base
+    assert version({"catalogue": {"strengths": {"Hydra": 2}}}) != base
+    named = HERA_ZEUS.setup({}, {"hera": "Ann", "zeus": "Bo"}).body
+    assert HERA_ZEUS.rules_version(named) == base  # the players' names are no rule
 
 
 def test_a_log_made_under_other_rules_is_not_replayed_under_these() -> None:
@@ -73,3 +77,15 @@ def test_a_log_that_names_no_rules_replays_as_before() -> None:
     assert ref.view("old", "judge")["phase"] == "setup"
     ref.submit("old", "judge", {"do": "starter", "player": "hera"})
     assert ref.view("old", "hera")["turn"]["player"] == "hera"
+
+
+def test_a_log_that_names_no_rules_is_held_once_the_rules_moved_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Such a log was made under the module's legacy rules; a referee that runs other ones
+    stops rather than deciding it again."""
+    monkeypatch.setattr(HERA_ZEUS, "legacy_rules", "hz-engine/0")
+    ref, _ = made_under(None)
+    with pytest.raises(Held) as e:
+        ref.view("old", "judge")
+    assert "hz-engine/0" in e.value.message and RULES_VERSION in e.value.message
