@@ -36,6 +36,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from referee.jsonin import loads_strict
@@ -69,7 +70,9 @@ def canonical(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+@lru_cache(maxsize=4096)
 def parse_path(path: str) -> Path_:
+    """A dotted path's parts, list indexes as ints (cached: a log repeats few paths)."""
     return tuple(int(p) if p.isdigit() else p for p in path.split("."))
 
 
@@ -251,22 +254,49 @@ class Record:
         field. Raises ValueError naming the field."""
         if not isinstance(raw, dict):
             raise ValueError("a record must be a JSON object")
-        full = {*_FIELDS, "nonce"}
-        cut = {*_FIELDS, "salts", "cut"}
-        keys = set(raw)
-        if keys != full and keys != cut:
-            want = full if "nonce" in keys else cut
+        keys = raw.keys()
+        if keys != _FULL and keys != _CUT:
+            want = _FULL if "nonce" in keys else _CUT
             extra, missing = sorted(keys - want), sorted(want - keys)
             what = f"unknown field {extra[0]!r}" if extra else f"missing field {missing[0]!r}"
             raise ValueError(what)
-        events = _typed(raw, "events", list)
-        if not all(isinstance(e, dict) for e in events):
+        game, seq, time_, seat, kind = (
+            raw["game"],
+            raw["seq"],
+            raw["time"],
+            raw["seat"],
+            raw["kind"],
+        )
+        body, events, prev, hash_, sig = (
+            raw["body"],
+            raw["events"],
+            raw["prev"],
+            raw["hash"],
+            raw["sig"],
+        )
+        sealed = raw["sealed"]
+        # one test for the common case; the field-by-field check names what is wrong
+        if not (
+            type(game) is str
+            and type(seq) is int
+            and type(time_) is str
+            and type(seat) is str
+            and type(kind) is str
+            and type(body) is dict
+            and type(prev) is str
+            and type(hash_) is str
+            and type(sig) is str
+            and type(events) is list
+            and type(sealed) is list
+        ):
+            for name, typ in _TYPES:
+                _typed(raw, name, typ)
+        if not all(type(e) is dict for e in events):
             raise ValueError("field 'events' must be a list of objects")
-        sealed = _typed(raw, "sealed", list)
-        if not all(isinstance(p, str) for p in sealed):
+        if not all(type(p) is str for p in sealed):
             raise ValueError("field 'sealed' must be a list of paths")
         key = raw["key"]
-        if key is not None and not isinstance(key, str) and not is_sealed_marker(key):
+        if key is not None and type(key) is not str and not is_sealed_marker(key):
             raise ValueError("field 'key' must be a string or null")
         salts: dict[str, str] | None = None
         cut_paths: tuple[str, ...] = ()
@@ -283,24 +313,37 @@ class Record:
                 raise ValueError("field 'cut' must list sealed paths")
             cut_paths = tuple(c)
         return cls(
-            game=_typed(raw, "game", str),
-            seq=_typed(raw, "seq", int),
-            time=_typed(raw, "time", str),
-            seat=_typed(raw, "seat", str),
-            kind=_typed(raw, "kind", str),
-            body=_typed(raw, "body", dict),
-            events=tuple(events),
-            key=key,
-            prev=_typed(raw, "prev", str),
-            hash=_typed(raw, "hash", str),
-            nonce=nonce,
-            sealed=tuple(sealed),
-            sig=_typed(raw, "sig", str),
-            salts=salts,
-            cut=cut_paths,
+            game,
+            seq,
+            time_,
+            seat,
+            kind,
+            body,
+            tuple(events),
+            key,
+            prev,
+            hash_,
+            nonce,
+            tuple(sealed),
+            sig,
+            salts,
+            cut_paths,
         )
 
 
+_TYPES = (
+    ("game", str),
+    ("seq", int),
+    ("time", str),
+    ("seat", str),
+    ("kind", str),
+    ("body", dict),
+    ("events", list),
+    ("prev", str),
+    ("hash", str),
+    ("sig", str),
+    ("sealed", list),
+)
 _FIELDS = frozenset(
     {
         "game",
@@ -317,6 +360,10 @@ _FIELDS = frozenset(
         "sig",
     }
 )
+
+
+_FULL = frozenset({*_FIELDS, "nonce"})
+_CUT = frozenset({*_FIELDS, "salts", "cut"})
 
 
 def _replace(r: Record, **kw: Any) -> Record:
