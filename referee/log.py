@@ -65,9 +65,13 @@ MAX_RECORDS = 100_000
 Path_ = tuple[str | int, ...]
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(obj: Any) -> bytes:
-    """The bytes a hash is taken over: sorted keys, no spaces, UTF-8."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """The bytes a hash is taken over: sorted keys, no spaces, UTF-8 (exactly
+    ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``)."""
+    return _CANONICAL.encode(obj).encode()
 
 
 @lru_cache(maxsize=4096)
