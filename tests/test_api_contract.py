@@ -415,3 +415,11 @@ def test_security_schemes_and_who_may_call_each_operation(app: Flask) -> None:
         assert "security" in ops, method
         if {"bearer": []} in ops["security"]:
             assert "401" in ops["responses"], ops["operationId"]
+
+
+def test_the_document_is_valid_openapi(app: Flask) -> None:
+    doc = document(app)
+    schemathesis.openapi.from_dict(doc).validate()  # the OpenAPI 3.0 meta-schema
+    broken = {**doc, "paths": {"/x": {"get": {"responses": "none"}}}}
+    with pytest.raises(Exception, match="none"):
+        schemathesis.openapi.from_dict(broken).validate()
