@@ -281,6 +281,15 @@ def test_a_judge_only_endpoint_refuses_another_seat_before_reading_the_body(
     assert r.status_code == 422 and r.json is not None and r.json["error"] == "Invalid"
 
 
+@pytest.mark.parametrize("endpoint", ["actions", "answer", "observations", "calls"])
+def test_the_public_is_refused_before_its_body_is_read(app: Flask, endpoint: str) -> None:
+    created, b = new_game(app)
+    g = created.game
+    r = b["public"].post(f"/api/v1/games/{g}/{endpoint}", {"nonsense": True}, game=g)
+    assert r.status_code == 403, r.data
+    assert r.json is not None and r.json["error"] == "Forbidden"
+
+
 @pytest.mark.parametrize(
     "body", [{"event": 1}, {"event": 1, "note": ""}, {"event": 1, "note": " "}]
 )

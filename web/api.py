@@ -399,9 +399,11 @@ def submit(game: str) -> Response:
     event."""
     _game(game)
     auth.check_csrf(game)
+    seat = auth.seat_of(game)
+    if seat == "public":
+        raise Forbidden("the public seat cannot act")
     body = _load(schemas.ActionBodySchema)
     expected = _if_match()
-    seat = auth.seat_of(game)
 
     def call(key: str | None) -> Response:
         r = _ref().submit(game, seat, body["action"], expected_seq=expected, key=key)
@@ -452,8 +454,10 @@ def observe(game: str) -> Response:
     """A card recorded as another becomes an irregularity for the judge (D20)."""
     _game(game)
     auth.check_csrf(game)
-    body = _load(schemas.ObservationSchema)
     seat = auth.seat_of(game)
+    if seat == "public":
+        raise Forbidden("the public seat cannot report observations")
+    body = _load(schemas.ObservationSchema)
 
     def call(key: str | None) -> Response:
         return _record(game, seat, _ref().observe(game, seat, body))
