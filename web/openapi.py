@@ -248,7 +248,7 @@ EVENT_STREAM_SCHEMA: dict[str, Any] = {
 
 
 def _responses(d: RouteDoc) -> dict[str, Any]:
-    ok_headers = [h for h in d.replies]
+    ok_headers = list(d.replies)
     if d.etag:
         ok_headers.insert(0, "ETag")
     if "Idempotency-Key" in d.headers:
@@ -267,27 +267,27 @@ def _responses(d: RouteDoc) -> dict[str, Any]:
         ok["headers"] = {h: _header(h, _HEADER_OUT, always=h in _ALWAYS) for h in ok_headers}
     out: dict[str, Any] = {str(d.ok): ok}
     for code in sorted(d.errors):
-        resp: dict[str, Any] = {"description": _STATUS_TEXT[code]}
-        headers: list[str] = []
-        if code == 304:
+        if code == 304:  # no body
             out[str(code)] = {
                 "description": _STATUS_TEXT[code],
                 "headers": {"ETag": _header("ETag", _HEADER_OUT)},
             }
             continue
-        resp["content"] = {"application/json": {"schema": "Error"}}
+        headers: dict[str, Any] = {}
         if code == 401:
-            resp["headers"] = {
-                "WWW-Authenticate": _header("WWW-Authenticate", _HEADER_OUT, always=True)
-            }
-        if code == 409 and d.etag:
-            headers.append("ETag")
+            headers["WWW-Authenticate"] = _header("WWW-Authenticate", _HEADER_OUT, always=True)
+        if code == 409 and d.etag:  # Stale: the current event
+            headers["ETag"] = _header("ETag", _HEADER_OUT)
         if code in (429, 503) and d.upload == "frame":
-            headers.append("Retry-After")
-        if code in (202, 409, 422) and "Idempotency-Key" in d.headers:
-            headers.append("Idempotent-Replayed")
+            headers["Retry-After"] = _header("Retry-After", _HEADER_OUT)
+        if code in (202, 403, 404, 409, 422) and "Idempotency-Key" in d.headers:
+            headers["Idempotent-Replayed"] = _header("Idempotent-Replayed", _HEADER_OUT)
+        resp: dict[str, Any] = {
+            "description": _STATUS_TEXT[code],
+            "content": {"application/json": {"schema": "Error"}},
+        }
         if headers:
-            resp.setdefault("headers", {}).update({h: _header(h, _HEADER_OUT) for h in headers})
+            resp["headers"] = headers
         out[str(code)] = resp
     return out
 
