@@ -200,7 +200,8 @@ def test_a_bearer_client_without_cookies_needs_no_token(app: Flask) -> None:
         json={"note": "from a script"},
         headers={"Authorization": "Bearer wrong-code-0000000000"},
     )
-    assert r.status_code == 403  # the public cannot call the judge
+    assert r.status_code == 401  # a code that opens no seat is refused, not read as the public
+    assert r.headers["WWW-Authenticate"].startswith("Bearer")
 
 
 # ---- headers -------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """The JSON API under ``/api/v1``: everything a page does, for machines.
 
 Every endpoint finds the caller's seat on the server (:func:`web.request.seat_of`: cookie or
-bearer code) and lets the service decide what that seat may do; the judge's endpoints refuse any
-other seat before the service is asked. Every state-changing request needs the CSRF token
-(:func:`web.request.check_csrf`). Bodies are JSON (``Content-Type: application/json``, at most
-``JSON_LIMIT`` bytes), validated by :mod:`web.schemas`; responses are dumped by them too.
+bearer code; a Bearer code that opens no seat is 401) and lets the service decide what that seat
+may do; the judge's endpoints refuse any other seat before the body is read. Every
+state-changing request needs the CSRF token (:func:`web.request.check_csrf`), except one made with
+``Authorization: Bearer``. The OpenAPI document is :mod:`web.openapi`. Bodies are JSON
+(``Content-Type: application/json``, at most ``JSON_LIMIT`` bytes), validated by
+:mod:`web.schemas`; responses are dumped by them too.
 
 HTTP conventions:
 
@@ -29,7 +31,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -42,6 +44,8 @@ from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError,
 from web import images, schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
 from web.links import join_path, remember_codes
+from web.openapi import DOCS, RouteDoc
+from web.openapi import document as _document
 from web.request import (
     CSRF_HEADER,
     cookie_name,
@@ -60,37 +64,18 @@ bp = Blueprint("api", __name__)
 
 REPLIES_PER_SEAT = 64
 REPLY_SEATS = 2000
-_KEY_RE = re.compile(r"^[\x21-\x7e]{1,100}$")
-_ETAG_RE = re.compile(r'^\s*(?:W/)?(?:"(\d{1,12})"|(\d{1,12}))\s*$')
+_KEY_RE = re.compile(schemas.IDEMPOTENCY_KEY_PATTERN)
+_ETAG_RE = re.compile(schemas.ETAG_PATTERN)
 
 
 # ---- the route table (also the OpenAPI document's source) ---------------------------------
 
 
-@dataclass(frozen=True)
-class RouteDoc:
-    rule: str
-    method: str
-    summary: str
-    body: type[Schema] | None = None
-    response: type[Schema] | None = None
-    ok: int = 200
-    errors: tuple[int, ...] = ()
-    seat: str = "any seat"
-    content: str = "application/json"
-    headers: tuple[str, ...] = ()
-    description: str = ""
-    tags: tuple[str, ...] = field(default=("games",))
-    upload: tuple[str, ...] = ()  # request body media types of an upload (an image)
-
-
-DOCS: list[RouteDoc] = []
-
-
 def route(
     rule: str, method: str, summary: str, **doc: Any
 ) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
-    """Registers a view on the API blueprint and documents it for the OpenAPI document."""
+    """Registers a view on the API blueprint and documents it for the OpenAPI document
+    (``doc``: the fields of :class:`web.openapi.RouteDoc`)."""
 
     def deco(fn: Callable[..., Response]) -> Callable[..., Response]:
         d = RouteDoc(rule, method, summary, description=(fn.__doc__ or "").strip(), **doc)
@@ -316,6 +301,7 @@ def _answer(game: str, call: Callable[[str | None], Response], key: str | None) 
     "GET",
     "The CSRF token for creating a game",
     response=schemas.SessionSchema,
+    access="none",
     tags=("session",),
 )
 def session() -> Response:
@@ -330,8 +316,11 @@ def session() -> Response:
     body=schemas.CreateGameSchema,
     response=schemas.CreatedSchema,
     ok=201,
-    errors=(400, 403, 413, 415, 422),
+    errors=(400, 403, 413, 415, 422, 503),
+    access="none",
     headers=("X-CSRF-Token",),
+    etag=True,
+    replies=("Location",),
 )
 @csrf_protected
 def create_game() -> Response:
@@ -372,8 +361,10 @@ def create_game() -> Response:
     "GET",
     "The table as your seat sees it",
     response=schemas.ViewSchema,
-    errors=(404,),
+    errors=(304, 401, 404, 423, 503),
     headers=("If-None-Match",),
+    etag=True,
+    replies=("X-CSRF-Token",),
 )
 @with_known_game
 def view(game: str) -> Response:
@@ -392,8 +383,10 @@ def view(game: str) -> Response:
     "Submit an action",
     body=schemas.ActionBodySchema,
     response=schemas.ReceiptSchema,
-    errors=(202, 400, 403, 404, 409, 413, 415, 422),
+    errors=(202, 400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="seat",
     headers=("X-CSRF-Token", "If-Match", "Idempotency-Key"),
+    etag=True,
 )
 @with_known_game
 @csrf_protected
@@ -401,9 +394,11 @@ def submit(game: str) -> Response:
     """An illegal action is 422 with its rule; 202 NeedsInput when an input is missing (the
     seats named in ``asked`` answer it at /answer); 409 Stale when If-Match is not the last
     event."""
+    seat = seat_of(game)
+    if seat == "public":
+        raise Forbidden("the public seat cannot act")
     body = _load(schemas.ActionBodySchema)
     expected = _if_match()
-    seat = seat_of(game)
 
     def call(key: str | None) -> Response:
         r = _ref().submit(game, seat, body["action"], expected_seq=expected, key=key)
@@ -418,17 +413,19 @@ def submit(game: str) -> Response:
     "Answer what the referee asks of your seat",
     body=schemas.AnswerSchema,
     response=schemas.ReceiptSchema,
-    errors=(202, 400, 403, 404, 409, 413, 415, 422),
+    errors=(202, 400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="seat",
     headers=("X-CSRF-Token", "Idempotency-Key"),
+    etag=True,
 )
 @with_known_game
 @csrf_protected
 def answer(game: str) -> Response:
     """Gives the input named by the view's ``asked.needs``; 404 when nothing waits on you."""
-    body = _load(schemas.AnswerSchema)
     seat = seat_of(game)
     if seat == "public":
         raise Forbidden("the public seat answers nothing")
+    body = _load(schemas.AnswerSchema)
 
     def call(key: str | None) -> Response:
         return _receipt(game, _ref().answer(game, seat, body["value"], key=key))
@@ -443,15 +440,19 @@ def answer(game: str) -> Response:
     body=schemas.ObservationSchema,
     response=schemas.RecordSchema,
     ok=201,
-    errors=(400, 403, 404, 413, 415, 422),
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="seat",
     headers=("X-CSRF-Token", "Idempotency-Key"),
+    etag=True,
 )
 @with_known_game
 @csrf_protected
 def observe(game: str) -> Response:
     """A card recorded as another becomes an irregularity for the judge (D20)."""
-    body = _load(schemas.ObservationSchema)
     seat = seat_of(game)
+    if seat == "public":
+        raise Forbidden("the public seat cannot report observations")
+    body = _load(schemas.ObservationSchema)
 
     def call(key: str | None) -> Response:
         return _record(game, seat, _ref().observe(game, seat, body))
@@ -466,17 +467,20 @@ def observe(game: str) -> Response:
     body=schemas.CallSchema,
     response=schemas.RecordSchema,
     ok=201,
-    errors=(400, 403, 404, 413, 415, 422),
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="player",
     headers=("X-CSRF-Token", "Idempotency-Key"),
+    etag=True,
+    body_optional=True,
 )
 @with_known_game
 @csrf_protected
 def call_judge(game: str) -> Response:
-    """A player (or the judge) asks for the judge; the note is optional."""
-    body = _load(schemas.CallSchema, required=False)
+    """A player (Hera or Zeus) asks for the judge; the note is optional."""
     seat = seat_of(game)
-    if seat == "public":
-        raise Forbidden("the public seat cannot call the judge; a player can")
+    if seat not in schemas.PLAYERS:
+        raise Forbidden(f"the {seat} seat cannot call the judge; a player can")
+    body = _load(schemas.CallSchema, required=False)
 
     def call(key: str | None) -> Response:
         return _record(game, seat, _ref().call_judge(game, seat, body["note"]))
@@ -491,9 +495,10 @@ def call_judge(game: str) -> Response:
     body=schemas.UndoSchema,
     response=schemas.RecordSchema,
     ok=201,
-    errors=(400, 403, 404, 413, 415, 422),
-    seat="judge",
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="judge",
     headers=("X-CSRF-Token", "Idempotency-Key"),
+    etag=True,
     tags=("judge",),
 )
 @with_known_game
@@ -516,9 +521,10 @@ def undo(game: str) -> Response:
     body=schemas.AmendSchema,
     response=schemas.RecordSchema,
     ok=201,
-    errors=(400, 403, 404, 413, 415, 422),
-    seat="judge",
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="judge",
     headers=("X-CSRF-Token", "Idempotency-Key"),
+    etag=True,
     tags=("judge",),
 )
 @with_known_game
@@ -542,9 +548,10 @@ def amend(game: str) -> Response:
     body=schemas.ResolveSchema,
     response=schemas.RecordSchema,
     ok=201,
-    errors=(400, 403, 404, 413, 415, 422),
-    seat="judge",
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="judge",
     headers=("X-CSRF-Token", "Idempotency-Key"),
+    etag=True,
     tags=("judge",),
 )
 @with_known_game
@@ -567,9 +574,10 @@ def resolve(game: str) -> Response:
     "Judge: rule on an action without changing the game",
     body=schemas.RulingRequestSchema,
     response=schemas.RulingSchema,
-    errors=(400, 403, 404, 413, 415, 422),
-    seat="judge",
+    errors=(400, 401, 403, 404, 413, 415, 422, 423, 503),
+    access="judge",
     headers=("X-CSRF-Token",),
+    etag=True,
     tags=("judge",),
 )
 @with_known_game
@@ -587,8 +595,8 @@ def ruling(game: str) -> Response:
     "POST",
     "Judge: revoke a seat's join link and issue a new one",
     response=schemas.ReissuedSchema,
-    errors=(403, 404),
-    seat="judge",
+    errors=(401, 403, 404, 423, 503),
+    access="judge",
     headers=("X-CSRF-Token",),
     tags=("judge",),
 )
@@ -617,8 +625,8 @@ def reissue(game: str, seat: str) -> Response:
     "GET",
     "Judge: all the tables you judge, at a glance",
     response=schemas.TablesSchema,
-    errors=(403,),
-    seat="judge",
+    errors=(401, 403, 503),
+    access="judge",
     tags=("judge",),
 )
 def tables() -> Response:
@@ -635,7 +643,8 @@ def tables() -> Response:
     "GET",
     "The game's log as your seat may read it",
     response=schemas.LogSchema,
-    errors=(404,),
+    errors=(401, 404, 423, 503),
+    etag=True,
 )
 @with_known_game
 def game_log(game: str) -> Response:
@@ -649,8 +658,10 @@ def game_log(game: str) -> Response:
     "/games/<game>/export",
     "GET",
     "The log as JSON lines (a file)",
-    errors=(404,),
+    errors=(401, 404, 423, 503),
     content="application/x-ndjson",
+    etag=True,
+    replies=("Content-Disposition",),
 )
 @with_known_game
 def export(game: str) -> Response:
@@ -669,9 +680,10 @@ def export(game: str) -> Response:
     "POST",
     "Read the cards in a photo",
     response=schemas.PhotoSchema,
-    errors=(400, 403, 404, 409, 413, 415, 422),
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="seat",
     headers=("X-CSRF-Token",),
-    upload=("multipart/form-data", "image/jpeg", "image/png", "image/webp"),
+    upload="photo",
 )
 @with_known_game
 @csrf_protected
@@ -691,9 +703,11 @@ def photo(game: str) -> Response:
     "POST",
     "Read one camera frame of the mat: snapshot, proposals, annotated mat",
     response=schemas.FrameSchema,
-    errors=(400, 403, 404, 409, 413, 415, 422, 429, 503),
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 429, 503),
+    access="seat",
     headers=("X-CSRF-Token",),
-    upload=("image/jpeg", "image/png", "image/webp", "multipart/form-data"),
+    etag=True,
+    upload="frame",
 )
 @with_known_game
 @csrf_protected
@@ -714,6 +728,7 @@ def frame(game: str) -> Response:
     "/openapi.json",
     "GET",
     "This API's OpenAPI 3 document",
+    access="none",
     tags=("session",),
 )
 def openapi() -> Response:
@@ -721,125 +736,6 @@ def openapi() -> Response:
     return jsonify(openapi_document())
 
 
-# The live stream is served by web.live (its own blueprint) under the same prefix.
-DOCS.append(
-    RouteDoc(
-        "/games/<game>/stream",
-        "GET",
-        "Live updates (server-sent events)",
-        errors=(404,),
-        content="text/event-stream",
-        headers=("Last-Event-ID",),
-        description="Each event (type 'head', id = seq) carries the new head {seq, hash} of the "
-        "log; fetch the view again when it comes. A comment line every 15 s keeps the "
-        "connection open; the server closes the stream after 5 minutes and the browser's "
-        "EventSource reconnects (retry 2 s), resuming after Last-Event-ID.",
-    )
-)
-
-_STATUS_TEXT = {
-    200: "OK",
-    201: "Created",
-    202: "NeedsInput: the action waits for an input (see needs, asked)",
-    304: "Not modified (If-None-Match matched the ETag)",
-    400: "Malformed request (JSON, header)",
-    403: "Forbidden: your seat may not do this, or the CSRF token is missing",
-    404: "No such game, seat or pending question",
-    409: "Stale: If-Match is not the last event (seq: the current one), or the key was used; "
-    "NoKit: the game has no sticker kit (photos, frames)",
-    413: "Body too large",
-    415: "Wrong Content-Type",
-    422: "Invalid body, illegal action (with its rule), or an Idempotency-Key reused",
-    429: "Too many frames from this seat (Retry-After)",
-    503: "Busy reading other frames (Retry-After)",
-}
-
-_HEADER_DOC = {
-    "X-CSRF-Token": "the CSRF token (from GET /session or a view's csrf)",
-    "If-Match": "the ETag (event number) of the view you acted on",
-    "Idempotency-Key": "a unique key per request: a retry gets the first answer",
-    "If-None-Match": "the ETag you hold",
-    "Last-Event-ID": "the last event number received",
-}
-
-
 def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3 document of this API, from :data:`DOCS` and :mod:`web.schemas`."""
-    from apispec import APISpec
-    from apispec.ext.marshmallow import MarshmallowPlugin
-
-    spec = APISpec(
-        title="Hera & Zeus referee",
-        version="1",
-        openapi_version="3.0.3",
-        plugins=[MarshmallowPlugin()],
-        info={
-            "description": "The referee's JSON API. Seats are cookies made from join links "
-            "(or 'Authorization: Bearer <join code>'). Errors: {error, rule, message}."
-        },
-        servers=[{"url": "/api/v1"}],
-    )
-    spec.components.schema("Error", schema=schemas.ErrorSchema)
-    paths: dict[str, dict[str, Any]] = {}
-    for d in DOCS:
-        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", d.rule)
-        params: list[dict[str, Any]] = [
-            {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
-            for n in re.findall(r"{(\w+)}", path)
-        ]
-        params += [
-            {
-                "name": h,
-                "in": "header",
-                "required": False,
-                "schema": {"type": "string"},
-                "description": _HEADER_DOC.get(h, ""),
-            }
-            for h in d.headers
-        ]
-        op: dict[str, Any] = {
-            "summary": d.summary,
-            "description": d.description + f"\n\nSeat: {d.seat}.",
-            "operationId": d.method.lower() + "_" + re.sub(r"\W+", "_", path).strip("_"),
-            "tags": list(d.tags),
-            "parameters": params,
-        }
-        if d.body is not None:
-            op["requestBody"] = {
-                "required": True,
-                "content": {"application/json": {"schema": d.body}},
-            }
-        elif d.upload:
-            binary = {"type": "string", "format": "binary"}
-            op["requestBody"] = {
-                "required": True,
-                "content": {
-                    t: {
-                        "schema": {
-                            "type": "object",
-                            "properties": {"photo": binary, "frame": binary},
-                        }
-                    }
-                    if t == "multipart/form-data"
-                    else {"schema": binary}
-                    for t in d.upload
-                },
-            }
-        ok_content: dict[str, Any]
-        if d.response is not None:
-            ok_content = {d.content: {"schema": d.response}}
-        else:
-            ok_content = {d.content: {"schema": {"type": "string"}}}
-        responses: dict[str, Any] = {
-            str(d.ok): {"description": _STATUS_TEXT.get(d.ok, "OK"), "content": ok_content}
-        }
-        for code in d.errors:
-            responses[str(code)] = {
-                "description": _STATUS_TEXT.get(code, "error"),
-                "content": {"application/json": {"schema": "Error"}},
-            }
-        op["responses"] = responses
-        paths.setdefault(path, {})[d.method.lower()] = op
-    for path, ops in paths.items():
-        spec.path(path=path, operations=ops)
-    return spec.to_dict()
+    """The OpenAPI 3 document of this API (:func:`web.openapi.document`)."""
+    return _document()

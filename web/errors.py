@@ -8,6 +8,7 @@ The refusals the web app meets, and their statuses (:data:`STATUS`, read through
     ├── NotFound                404  no such game, seat or question
     ├── Forbidden               403  this seat may not do that
     │   └── CsrfError           403  no valid CSRF token, or another site's page (web)
+    ├── BadBearer               401  a Bearer code that opens no seat (web; WWW-Authenticate)
     ├── Refused                 422  an illegal action or a bad argument, with its rule
     ├── Held                    423  the game's record failed verification
     ├── Stale                   409  the game moved on (If-Match), or the key was used
@@ -58,6 +59,14 @@ class CsrfError(Forbidden):
 
     def to_json(self) -> dict[str, Any]:
         return {"error": "Csrf", "rule": None, "message": self.message}
+
+
+class BadBearer(ServiceError):
+    """An ``Authorization: Bearer`` code that opens no seat (wrong, or revoked by the judge):
+    401, with ``WWW-Authenticate: Bearer`` (set by :func:`web.request.set_cookies`)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": "Unauthorized", "rule": None, "message": self.message}
 
 
 class KeyReused(ServiceError):
@@ -141,6 +150,7 @@ STATUS: dict[type[ServiceError], int] = {
     NeedsInput: 202,
     NotFound: 404,
     Forbidden: 403,
+    BadBearer: 401,
     Refused: 422,
     Held: 423,
     Stale: 409,

@@ -7,14 +7,17 @@ cookie's code goes to :meth:`Referee.seat_for_code` (constant-time compare in th
 code the judge revoked (:meth:`Referee.reissue`) opens nothing any more, so the cookie falls back
 to "public". A tournament judge (``referee serve`` prints his link ``/judge/join/<code>``) holds
 the cookie ``hzjudge`` and is the judge of every table. Machine clients may send
-``Authorization: Bearer <code>`` instead of a cookie.
+``Authorization: Bearer <code>`` (a seat's join code, or the tournament judge's) instead of a
+cookie. A Bearer request is decided by its code alone, whatever cookies it carries; a code that
+opens no seat (wrong or revoked) is refused with 401 (:class:`web.errors.BadBearer`), never read
+as the public.
 
 CSRF: every state-changing request (form or API) must carry :func:`csrf_token` for its game, as
 the form field ``csrf`` or the header ``X-CSRF-Token``; :func:`check_csrf` refuses otherwise with
 403. The token is an HMAC, under the app's ``SECRET_KEY``, of the game and a random per-browser
-id kept in the HttpOnly cookie ``hzid``; requests authenticated by an ``Authorization`` header
-carry no ambient credential and need no token. A request whose ``Origin`` names another site is
-refused as well.
+id kept in the HttpOnly cookie ``hzid``; requests authenticated by an ``Authorization: Bearer``
+header need no token (their seat comes from the header, which another site's page cannot set,
+and never from a cookie). A request whose ``Origin`` names another site is refused as well.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from flask import current_app, g, get_flashed_messages, request
 from werkzeug.wrappers import Response
 
 from referee.service import Forbidden, NotFound, Referee, ServiceError, open_referee
-from web.errors import CsrfError
+from web.errors import BadBearer, CsrfError
 
 COOKIE_PREFIX = "hz_"
 JUDGE_COOKIE = "hzjudge"
@@ -100,41 +103,51 @@ def seat_for_code(game: str, code: str | None) -> str:
 
 
 def is_tournament_judge() -> bool:
-    """True when the request holds the tournament judge's cookie (or bearer code)."""
+    """True when the request holds the tournament judge's code: as its Bearer code, or (in a
+    request without one) as its cookie."""
     expected = current_app.config.get("JUDGE_CODE")
     if not expected:
         return False
-    for got in (request.cookies.get(JUDGE_COOKIE), bearer()):
-        if got and hmac.compare_digest(got.encode(), str(expected).encode()):
-            return True
-    return False
+    code = bearer()
+    got = code if code is not None else request.cookies.get(JUDGE_COOKIE)
+    return bool(got) and hmac.compare_digest(str(got).encode(), str(expected).encode())
 
 
 def seat_of(game: str) -> str:
-    """The seat this request holds at ``game``: "hera", "zeus", "judge" or "public".
+    """The seat this request holds at ``game``: a player's, "judge" or "public".
 
-    The code comes from the ``Authorization: Bearer`` header, else the ``hz_<game>`` cookie; it
-    is checked by the service on every request (a revoked code is the public). The tournament
-    judge is the judge everywhere. Never raises."""
+    The code comes from the ``Authorization: Bearer`` header (then cookies are not read), else
+    the ``hz_<game>`` cookie; it is checked by the service on every request. The tournament
+    judge is the judge everywhere. A cookie with a revoked code is the public; raises BadBearer
+    for a Bearer code that opens no seat at ``game``."""
     cache: dict[str, str] = g.setdefault("_hz_seats", {})
     if game in cache:
         return cache[game]
     seat = "public"
+    code = bearer()
     if is_game_id(game):
-        seat = seat_for_code(game, bearer())
-        if seat == "public":
-            seat = seat_for_code(game, request.cookies.get(cookie_name(game)))
+        held = code if code is not None else request.cookies.get(cookie_name(game))
+        seat = seat_for_code(game, held)
         if seat == "public" and is_tournament_judge():
             seat = "judge"
+    if code is not None and seat == "public":
+        raise BadBearer("the Bearer code opens no seat at this game (wrong, or reissued)")
     cache[game] = seat
     return seat
 
 
 def judged_games() -> list[str]:
     """The games this browser judges: every game for the tournament judge, otherwise those
-    whose ``hz_<game>`` cookie is a judge's code."""
+    whose ``hz_<game>`` cookie is a judge's code, or the game whose judge's code is the Bearer
+    code. Raises BadBearer for a Bearer code that opens no seat at any game."""
     if is_tournament_judge():
         return list(get_referee().games())
+    code = bearer()
+    if code is not None:
+        seats = {game: seat_for_code(game, code) for game in get_referee().games()}
+        if all(seat == "public" for seat in seats.values()):
+            raise BadBearer("the Bearer code opens no seat on this server (wrong, or reissued)")
+        return sorted(game for game, seat in seats.items() if seat == "judge")
     out = []
     for name in request.cookies:
         if name.startswith(COOKIE_PREFIX):
@@ -198,13 +211,16 @@ def _same_origin() -> bool:
 def check_csrf(game: str = "") -> None:
     """Refuses a state-changing request that does not prove it comes from our own page.
 
-    Raises CsrfError (403) when the ``Origin`` header names another site, or when the request
-    carries cookies and neither the form field ``csrf`` nor the header ``X-CSRF-Token`` holds
-    :func:`csrf_token` of ``game``. Requests authenticated only by ``Authorization: Bearer`` (no
-    ambient credential to abuse) pass on the token."""
+    Raises CsrfError (403) when the ``Origin`` header names another site, or when neither the
+    form field ``csrf`` nor the header ``X-CSRF-Token`` holds :func:`csrf_token` of ``game``.
+    A request with ``Authorization: Bearer`` passes on the token whatever cookies it carries:
+    its seat comes from that header alone (no ambient credential to abuse); raises BadBearer
+    when its code opens no seat at ``game``."""
     if not _same_origin():
         raise CsrfError("this request comes from another site's page; it was refused")
-    if bearer() is not None and not request.cookies:
+    if bearer() is not None:
+        if game:
+            seat_of(game)
         return
     sent = request.headers.get(CSRF_HEADER)
     if sent is None and request.mimetype in (
@@ -245,10 +261,13 @@ def set_seat_cookie(resp: Response, game: str, code: str) -> None:
 
 
 def set_cookies(response: Response) -> Response:
-    """The app's after_request hook: sets the browser id cookie when this request made one."""
+    """The app's after_request hook: sets the browser id cookie when this request made one, and
+    names the scheme on a 401 (``WWW-Authenticate: Bearer``)."""
     bid = g.get("_hz_new_bid")
     if bid is not None:
         keep_cookie(response, BROWSER_COOKIE, bid)
+    if response.status_code == 401:
+        response.headers.setdefault("WWW-Authenticate", 'Bearer realm="referee"')
     return response
 
 

@@ -9,6 +9,7 @@ view's ``legal`` list, e.g. ``"play Cyclops 2"``): :class:`ActionField` reads bo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,13 +17,55 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 
 from engine.actions import parse_action_text
 from engine.errors import NotationError
+from engine.profiles import SWITCH_TYPES, Profile
+from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 
-NAME = validate.Length(min=1, max=40)
-NOTE = validate.Length(max=1000)
-REASON = validate.Length(min=1, max=1000)
+# Text the service takes (referee.validate.text): no control characters but tab and newline;
+# a required text also holds something besides white space. The same patterns check the
+# requests here and are stated in the OpenAPI document.
+TEXT_PATTERN = r"^[^\x00-\x08\x0b-\x1f]*$"
+FILLED_PATTERN = r"^[^\x00-\x08\x0b-\x1f]*[^\x00-\x08\x0b-\x1f\s][^\x00-\x08\x0b-\x1f]*$"
+_TEXT = validate.Regexp(TEXT_PATTERN, error="control characters are not allowed")
+_FILLED = validate.Regexp(FILLED_PATTERN, error="must not be empty and hold no control characters")
+
+# Headers the API checks (web.api): the same patterns are stated in the OpenAPI document.
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,100}$"
+ETAG_PATTERN = r'^\s*(?:W/)?(?:"(\d{1,12})"|(\d{1,12}))\s*$'
+IF_MATCH_PATTERN = r'^\s*(?:\*|(?:W/)?(?:"\d{1,12}"|\d{1,12}))\s*$'
+GAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+
+NAME = [validate.Length(min=1, max=MAX_NAME), _FILLED]
+NOTE = [validate.Length(max=MAX_TEXT), _TEXT]
+REASON = [validate.Length(min=1, max=MAX_TEXT), _FILLED]
+EVENT = validate.Range(min=0, max=MAX_SEQ)
 SEATS = ("hera", "zeus", "judge", "public")
 PLAYERS = ("hera", "zeus")
-ACTION_TYPES = [{"type": "object"}, {"type": "string"}]
+PROFILES = [p.value for p in Profile]
+SWITCHES = {name: [str(m.value) for m in typ] for name, typ in SWITCH_TYPES.items()}
+ACTION_TEXT_MAX = 500
+ACTION_TYPES: list[dict[str, Any]] = [
+    {
+        "type": "object",
+        "required": ["do"],
+        "properties": {"do": {"type": "string", "minLength": 1}},
+        "maxProperties": 40,
+        "description": "the action's JSON object (POSITIONS.md)",
+    },
+    {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": ACTION_TEXT_MAX,
+        "pattern": FILLED_PATTERN,
+        "description": "the action's text form, e.g. 'play Cyclops 2'",
+    },
+]
+ANY_VALUE: list[dict[str, Any]] = [  # a bounded JSON value that is not null (AnyJson)
+    {"type": "string", "maxLength": 200},
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "array", "maxItems": 100},
+    {"type": "object", "maxProperties": 40},
+]
 
 
 class Strict(Schema):
@@ -63,8 +106,11 @@ class ActionField(fields.Field):  # type: ignore[type-arg]
         self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
     ) -> dict[str, Any]:
         if isinstance(value, str):
-            if not value.strip() or len(value) > 500:
-                raise ValidationError("an action text is 1 to 500 characters")
+            if len(value) > ACTION_TEXT_MAX or not re.match(FILLED_PATTERN, value):
+                raise ValidationError(
+                    f"an action text is 1 to {ACTION_TEXT_MAX} characters, not blank, "
+                    "without control characters"
+                )
             try:
                 return parse_action_text(value).to_json()
             except NotationError as e:
@@ -97,16 +143,24 @@ class PlayersSchema(Strict):
 
 class CreateGameSchema(Strict):
     profile = fields.String(
-        load_default="rio-grande",
+        load_default=Profile.RIO_GRANDE.value,
         validate=validate.Length(min=1, max=40),
-        metadata={"description": "rule profile: rio-grande, kosmos or translations"},
+        metadata={
+            "description": "rule profile (engine.profiles); another name is refused (422 Refused)",
+            "enum": PROFILES,
+        },
     )
     switches = fields.Dict(
         keys=fields.String(validate=NAME),
         values=fields.String(validate=NAME),
         load_default=dict,
         validate=validate.Length(max=20),
-        metadata={"description": "rule switches (name -> value), see RULES.md"},
+        metadata={
+            "description": "rule switches (name -> value), see RULES.md; another name or "
+            "value is refused (422 Refused)",
+            "properties": {n: {"type": "string", "enum": v} for n, v in SWITCHES.items()},
+            "additionalProperties": False,  # stated last (web.openapi), over the values'
+        },
     )
     players = fields.Nested(PlayersSchema, load_default=dict)
     starting = fields.String(
@@ -139,7 +193,8 @@ class ActionBodySchema(Strict):
         metadata={
             "description": "the action: its JSON object (POSITIONS.md) or its text form, as "
             "listed in the view's 'legal'",
-            "oneOf": ACTION_TYPES,
+            "anyOf": ACTION_TYPES,
+            "example": "draw",
         },
     )
 
@@ -147,7 +202,10 @@ class ActionBodySchema(Strict):
 class AnswerSchema(Strict):
     value = AnyJson(
         required=True,
-        metadata={"description": "what the referee asked for: a card name, a list, a number"},
+        metadata={
+            "description": "what the referee asked for: a card name, a list, a number (not null)",
+            "anyOf": ANY_VALUE,
+        },
     )
 
 
@@ -157,7 +215,9 @@ class ObservationSchema(Strict):
     column = fields.Integer(validate=validate.Range(1, 3), strict=True)
     position = fields.Integer(validate=validate.Range(1, 4), strict=True)
     card = fields.String(required=True, validate=NAME)
-    source = fields.String(load_default="manual", validate=validate.Length(min=1, max=20))
+    source = fields.String(
+        load_default="manual", validate=[validate.Length(min=1, max=20), _FILLED]
+    )
 
 
 class CallSchema(Strict):
@@ -165,32 +225,37 @@ class CallSchema(Strict):
 
 
 class UndoSchema(Strict):
-    to = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    to = fields.Integer(required=True, strict=True, validate=EVENT)
     reason = fields.String(required=True, validate=REASON)
 
 
 class AmendSchema(Strict):
-    event = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
-    action = ActionField(
-        required=True, metadata={"oneOf": [{"type": "object"}, {"type": "string"}]}
-    )
+    event = fields.Integer(required=True, strict=True, validate=EVENT)
+    action = ActionField(required=True, metadata={"anyOf": ACTION_TYPES, "example": "draw"})
     reason = fields.String(required=True, validate=REASON)
 
 
 class ResolveSchema(Strict):
-    event = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
-    note = fields.String(load_default="", validate=NOTE)
+    event = fields.Integer(
+        required=True,
+        strict=True,
+        validate=EVENT,
+        metadata={"description": "the open irregularity's or judge call's event"},
+    )
+    note = fields.String(
+        required=True,
+        validate=REASON,
+        metadata={"description": "how the judge settled it (stays on the judge's page)"},
+    )
 
 
 class RulingRequestSchema(Strict):
-    action = ActionField(
-        required=True, metadata={"oneOf": [{"type": "object"}, {"type": "string"}]}
-    )
+    action = ActionField(required=True, metadata={"anyOf": ACTION_TYPES, "example": "draw"})
     at = fields.Integer(
         load_default=None,
         allow_none=True,
         strict=True,
-        validate=validate.Range(min=0),
+        validate=EVENT,
         metadata={"description": "rule on the position after this event (default: now)"},
     )
 
@@ -429,4 +494,9 @@ class ErrorSchema(Schema):
     fields_ = fields.Dict(data_key="fields", metadata={"description": "per-field problems"})
     needs = fields.String(metadata={"description": "NeedsInput: what is missing"})
     asked = fields.List(fields.String(), metadata={"description": "NeedsInput: who may answer"})
-    seq = fields.Integer(metadata={"description": "Stale: the game's current event"})
+    seq = fields.Integer(
+        metadata={"description": "Stale: the game's current event; NeedsInput: the question's"}
+    )
+    existing_seq = fields.Integer(
+        metadata={"description": "Stale: the event this Idempotency-Key made before"}
+    )
