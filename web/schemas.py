@@ -303,6 +303,16 @@ class WaitingSchema(Schema):
     needs = fields.String()
 
 
+class OpenItemSchema(Schema):
+    """An open irregularity or judge call (``referee.models.OpenItem``)."""
+
+    seq = fields.Integer()
+    kind = fields.String()
+    seat = fields.String()
+    time = fields.String()
+    body = fields.Dict(metadata={"description": "a call's note; an irregularity's problem"})
+
+
 class ViewSchema(Schema):
     """The table as the requesting seat may see it (``referee.views.view_for``)."""
 
@@ -332,7 +342,9 @@ class ViewSchema(Schema):
     waiting = fields.Nested(WaitingSchema, metadata={"description": "when it waits on another"})
     calls_open = fields.Integer(metadata={"description": "judge calls not yet resolved"})
     irregularities = fields.List(fields.Dict(), metadata={"description": "judge only"})
-    open = fields.List(fields.Dict(), metadata={"description": "judge only: open items"})
+    open = fields.List(
+        fields.Nested(OpenItemSchema), metadata={"description": "judge only: open items"}
+    )
     broken = fields.Raw(allow_none=True, metadata={"description": "judge only"})
     csrf = fields.String(metadata={"description": "the token for this game's POST requests"})
 
@@ -402,6 +414,9 @@ class TableSchema(Schema):
     reason = fields.String(allow_none=True)
     open_calls = fields.Integer()
     open_irregularities = fields.Integer()
+    calls = fields.List(
+        fields.Nested(OpenItemSchema), metadata={"description": "the open judge calls"}
+    )
     waiting = fields.Boolean()
     broken = fields.Raw(allow_none=True)
     held = fields.String(metadata={"description": "why the record is held, when it is"})
@@ -417,6 +432,7 @@ class RulingSchema(Schema):
     legal = fields.Boolean()
     rules = fields.List(fields.Raw())
     ruling = fields.String()
+    citations = fields.List(fields.Raw(), metadata={"description": "the rules, cited"})
     other_profiles = fields.Raw()
     result = fields.Raw()
 
