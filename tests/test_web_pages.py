@@ -16,8 +16,8 @@ from service_helpers import make_referee
 
 from referee.service import Referee
 from web.app import create_app
-from web.forms import parse_answer
-from web.present import controls_for
+from web.games.herazeus_forms import parse_answer
+from web.games.herazeus_present import controls_for
 
 HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
 HERA_HAND.append("Hades")
