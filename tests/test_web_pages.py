@@ -172,6 +172,17 @@ def test_each_seat_sees_its_own_cards_and_only_backs_of_the_other(table: Table) 
     assert "Artemis" in judge and "Cyclops" in judge
 
 
+def test_a_card_seen_by_the_other_player_replays_as_a_card_not_its_sealed_value(
+    table: Table,
+) -> None:
+    table.setup()
+    table.post("hera", "/observe", player="hera", zone="hand", card="Artemis")
+    hera, zeus = table.page("hera", "/replay"), table.page("zeus", "/replay")
+    assert "Seen: Hera&#39;s Artemis." in hera
+    assert "Seen: a card of Hera&#39;s." in zeus
+    assert "Artemis" not in zeus and "sealed" not in zeus
+
+
 @pytest.mark.parametrize("path", ["/replay", "/replay?at=5", "/report.html", "/export.jsonl"])
 def test_replay_report_and_export_are_cut_for_the_seat(table: Table, path: str) -> None:
     table.setup()
