@@ -131,6 +131,13 @@ def test_a_new_game_shows_a_qr_code_and_a_link_per_seat_once(table: Table, app: 
     assert "/join/" not in other and "shown only to the browser that created" in other
 
 
+def test_a_games_pages_link_its_page_modules_stylesheet(table: Table) -> None:
+    assert "/static/herazeus.css" in table.created
+    for seat in ("hera", "judge", "public"):
+        assert "/static/herazeus.css" in table.page(seat)
+    assert "/static/herazeus.css" in table.page("hera", "/replay")
+
+
 def test_a_new_game_without_the_token_is_refused(app: Flask) -> None:
     c = app.test_client()
     c.get("/")

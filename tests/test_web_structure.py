@@ -221,9 +221,10 @@ def test_no_shell_module_imports_the_engine_or_a_games_rules_module() -> None:
     assert found == []
 
 
-def test_no_shell_template_names_a_seat_a_card_or_a_rule_of_a_game() -> None:
+def test_no_shell_template_or_static_file_names_a_seat_a_card_or_a_rule_of_a_game() -> None:
     shell = sorted(TEMPLATES.glob("*.html"))  # a page module's templates are in its folder
     assert {p.name for p in shell} >= {"base.html", "seat.html", "judge.html", "public.html"}
+    shell += [WEB / "static" / "app.css", WEB / "static" / "app.js"]
     found = [
         f"{p.name}:{n}: {line.strip()[:80]}"
         for p in shell

@@ -144,11 +144,13 @@ def _camera_page(game: str, result: Mapping[str, Any] | None = None, status: int
     seat = seat_of(game)
     ref = get_referee()
     view = ref.view(game, seat)
+    pm = page_for(view)
     html = render_template(
         "herazeus/camera.html",
         game=game,
         seat=seat,
-        seat_title=seat_title(page_for(view), seat),
+        seat_title=seat_title(pm, seat),
+        pages=pm,
         head=ref.head(game),
         csrf=csrf_token(game),
         has_kit=has_kit(game),

@@ -83,4 +83,5 @@ def created(game: str) -> str:
         public=public,
         public_qr=qr_svg(public),
         players=view.get("players", {}),
+        pages=pm,
     )

@@ -73,6 +73,7 @@ class PageModule(Protocol):
     players: tuple[str, ...]  # the player seats, in seat order
     templates: Mapping[str, str]  # PARTS -> template path
     svg_css: str  # the drawing's styles for a page that stands alone (the offline report)
+    stylesheets: tuple[str, ...]  # its files in web/static/, linked by every page of a game
 
     def seat_title(self, seat: str) -> str:
         """A player seat's title ("Hera")."""

@@ -75,6 +75,7 @@ class HeraZeusPages:
         "create": "herazeus/_create.html",
     }
     svg_css = SVG_CSS
+    stylesheets: tuple[str, ...] = ("herazeus.css",)
 
     def seat_title(self, seat: str) -> str:
         return SEAT_TITLE.get(seat, seat)
