@@ -1,4 +1,5 @@
-"""The table drawing (web/drawing.py): drawn only from a seat's view, tappable, escaped."""
+"""The table drawing (web/games/herazeus_drawing.py): drawn only from a seat's view, tappable,
+escaped."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from web.drawing import describe_cell, discard_facts, table_svg
+from web.games.herazeus_drawing import describe_cell, discard_facts, table_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -16,8 +16,8 @@ from service_helpers import make_referee
 
 from referee.service import Referee
 from web.app import create_app
-from web.forms import parse_answer
-from web.present import controls_for
+from web.games.herazeus_forms import parse_answer
+from web.games.herazeus_present import controls_for
 
 HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
 HERA_HAND.append("Hades")
@@ -131,6 +131,13 @@ def test_a_new_game_shows_a_qr_code_and_a_link_per_seat_once(table: Table, app: 
     assert "/join/" not in other and "shown only to the browser that created" in other
 
 
+def test_a_games_pages_link_its_page_modules_stylesheet(table: Table) -> None:
+    assert "/static/herazeus.css" in table.created
+    for seat in ("hera", "judge", "public"):
+        assert "/static/herazeus.css" in table.page(seat)
+    assert "/static/herazeus.css" in table.page("hera", "/replay")
+
+
 def test_a_new_game_without_the_token_is_refused(app: Flask) -> None:
     c = app.test_client()
     c.get("/")
@@ -170,6 +177,17 @@ def test_each_seat_sees_its_own_cards_and_only_backs_of_the_other(table: Table) 
     assert "Artemis" not in public and "Cyclops" not in public
     judge = table.page("judge")
     assert "Artemis" in judge and "Cyclops" in judge
+
+
+def test_a_card_seen_by_the_other_player_replays_as_a_card_not_its_sealed_value(
+    table: Table,
+) -> None:
+    table.setup()
+    table.post("hera", "/observe", player="hera", zone="hand", card="Artemis")
+    hera, zeus = table.page("hera", "/replay"), table.page("zeus", "/replay")
+    assert "Seen: Hera&#39;s Artemis." in hera
+    assert "Seen: a card of Hera&#39;s." in zeus
+    assert "Artemis" not in zeus and "sealed" not in zeus
 
 
 @pytest.mark.parametrize("path", ["/replay", "/replay?at=5", "/report.html", "/export.jsonl"])

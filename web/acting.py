@@ -11,7 +11,8 @@ from flask import flash, redirect, request, session, url_for
 from werkzeug.wrappers import Response
 
 from referee.service import NeedsInput, ServiceError
-from web.present import SEAT_TITLE, said
+from web.games import page_for, seat_title
+from web.present import said
 from web.request import get_referee, refusal
 
 OWN_QUESTION = "hz_need"  # the session key of a question for the submitter himself
@@ -31,7 +32,8 @@ def submit(game: str, seat: str, raw: dict[str, Any]) -> None:
     try:
         receipt = ref.submit(game, seat, raw, expected_seq=expected)
     except NeedsInput as e:
-        if seat in e.asked and len(e.asked) == 1 and "asked" not in ref.view(game, seat):
+        view = ref.view(game, seat)
+        if seat in e.asked and len(e.asked) == 1 and "asked" not in view:
             session[OWN_QUESTION] = {
                 "game": game,
                 "raw": raw,
@@ -39,7 +41,8 @@ def submit(game: str, seat: str, raw: dict[str, Any]) -> None:
                 "text": e.message,
             }
         else:
-            who = " and ".join(SEAT_TITLE.get(s, s) for s in e.asked if s != seat)
+            pm = page_for(view)
+            who = " and ".join(seat_title(pm, s) for s in e.asked if s != seat)
             flash(f"Waiting for {who or 'an answer'}: {e.message} [{e.rule}]", "info")
         return
     except ServiceError as e:

@@ -7,10 +7,11 @@ beside the database so that open pages survive a restart), ``JUDGE_CODE`` (the t
 code, optional) and ``TESTING``.
 
 The app is assembled from one blueprint per area (joining a seat, home and new game, the seat
-pages, the judge, replay and reports, the camera, the JSON API, the live stream), the request's
-plumbing (:mod:`web.request`), the security headers and access log (:mod:`web.middleware`) and
-the error handlers (:mod:`web.errors`). Request bodies are bounded (``MAX_CONTENT_LENGTH``: the
-largest photo upload; the API bounds JSON bodies further).
+pages, the judge, replay and reports, the JSON API, the live stream), the games' page modules
+(:mod:`web.games`: what each game's pages show, and a game's own pages, such as a camera), the
+request's plumbing (:mod:`web.request`), the security headers and access log
+(:mod:`web.middleware`) and the error handlers (:mod:`web.errors`). Request bodies are bounded
+(``MAX_CONTENT_LENGTH``: the largest photo upload; the API bounds JSON bodies further).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from typing import Any
 
 from flask import Flask
 
-from web import api, auth, camera, errors, home, judge, live, replay, seat
+from web import api, auth, errors, home, judge, live, replay, seat
+from web.games import install
+from web.games.installed import PAGE_MODULES
 from web.middleware import AccessLog, security_headers
 from web.request import page_globals, set_cookies
 
@@ -56,7 +59,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(seat.bp)
     app.register_blueprint(judge.bp)
     app.register_blueprint(replay.bp)
-    app.register_blueprint(camera.bp)
+    install(app, PAGE_MODULES)  # each game's pages (and its own blueprints)
 
     app.context_processor(page_globals)
     app.after_request(set_cookies)

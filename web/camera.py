@@ -1,6 +1,10 @@
 """The camera pages (issue 8): card photos from the seat page, and the camera page over the
 table, with its confirmations. What the camera reads is :mod:`web.images`.
 
+Hera & Zeus only (the sticker kit, the mat and the proposals are that game's): reached through
+its page module (:mod:`web.games.herazeus` registers this blueprint, and its seat page links
+here), never assumed by the page shell.
+
 Both work as plain forms: a photo is read, remembered for this seat (the session) and shown
 for the player to confirm; confirming goes through the same service calls as tapping names.
 Nothing is recorded until a person confirms it.
@@ -28,6 +32,7 @@ from referee.jsonin import loads_strict
 from referee.service import ServiceError
 from web.acting import back, submit
 from web.errors import BadImage
+from web.games import page_for, seat_title
 from web.images import (
     PHOTO_SESSION,
     camera_seat,
@@ -41,7 +46,6 @@ from web.images import (
     remembered,
     upload_bytes,
 )
-from web.present import SEAT_TITLE
 from web.request import csrf_protected, csrf_token, get_referee, refusal, seat_of, with_game
 
 bp = Blueprint("camera", __name__)
@@ -140,11 +144,13 @@ def _camera_page(game: str, result: Mapping[str, Any] | None = None, status: int
     seat = seat_of(game)
     ref = get_referee()
     view = ref.view(game, seat)
+    pm = page_for(view)
     html = render_template(
-        "camera.html",
+        "herazeus/camera.html",
         game=game,
         seat=seat,
-        seat_title=SEAT_TITLE.get(seat, seat),
+        seat_title=seat_title(pm, seat),
+        pages=pm,
         head=ref.head(game),
         csrf=csrf_token(game),
         has_kit=has_kit(game),

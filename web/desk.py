@@ -3,7 +3,8 @@ irregularities, the ruling asked for, the actions he may amend.
 
 Everything comes from the judge's own view (``Referee.view(game, "judge")``: ``open`` lists the
 calls and irregularities not settled yet, each ``{"seq", "kind", "seat", "time", "body"}``) and
-the service's ruling tool; who starts comes from the judge's view.
+the service's ruling tool; an action posed or amended is read in the game's notation by its
+page module.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from typing import Any
 
 from flask import request
 
-from engine import NotationError, parse_action_text
-from referee.herazeus import hz_view
 from referee.log import Record
 from referee.service import Referee, ServiceError
+from web.games import PageModule, Unreadable
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def open_items(
 
 
 def judge_context(
-    ref: Referee, game: str, view: Mapping[str, Any], records: list[Record]
+    ref: Referee, pm: PageModule, game: str, view: Mapping[str, Any], records: list[Record]
 ) -> dict[str, Any]:
     """What the judge's desk shows beyond the table: open calls and irregularities, the
     ruling asked for (``?pose=...&at=...``), the actions he may amend."""
@@ -74,7 +74,7 @@ def judge_context(
     pose = request.args.get("pose", "").strip()
     at_text = request.args.get("at", "").strip()
     if pose:
-        ruling = rule_on(ref, game, pose, at_text)
+        ruling = rule_on(ref, pm, game, pose, at_text)
     calls, irregularities = open_items(view.get("open", []))
     return {
         "irregularities": irregularities,
@@ -84,22 +84,22 @@ def judge_context(
         "pose": pose,
         "pose_at": at_text,
         "actions": [r for r in records if r.kind == "action"],
-        "setup_starting": hz_view(view)["setup"]["starting"],
+        "action_summary": pm.action_summary,
         "legal": view.get("legal", []),
     }
 
 
-def rule_on(ref: Referee, game: str, pose: str, at_text: str) -> dict[str, Any]:
+def rule_on(ref: Referee, pm: PageModule, game: str, pose: str, at_text: str) -> dict[str, Any]:
     """The ruling on an action posed on the position after event ``at`` (default: now),
     without changing the game. Errors come back as ``{"error": ..., "rule": ...}``."""
     try:
-        action = parse_action_text(pose)
+        action = pm.action_from_text(pose)
         at = int(at_text) if at_text else None
-    except NotationError as e:
+    except Unreadable as e:
         return {"error": f"the action does not read: {e}"}
     except ValueError:
         return {"error": f"'at' must be an event number, not {at_text!r}"}
     try:
-        return dict(ref.ruling(game, "judge", action.to_json(), at=at))
+        return dict(ref.ruling(game, "judge", action, at=at))
     except ServiceError as e:
         return {"error": e.message, "rule": e.rule}

@@ -1,75 +1,12 @@
-"""What the pages' forms mean: the action a seat's form describes, the value of an answer,
-a number field. Pure functions of the form's fields; each raises ValueError naming the field.
-"""
+"""What the shell's forms mean: a number field. (A game's own forms are its page module's.)"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from engine import NotationError, parse_action_text
-
-
-def parse_answer(needs: str, form: Mapping[str, str]) -> Any:
-    """The value of an answer form for the input ``needs``. Raises ValueError naming the
-    field when it is empty or malformed."""
-    if needs in ("place", "at"):
-        text = form.get("value", "").strip()
-        try:
-            return int(text)
-        except ValueError:
-            raise ValueError(f"{needs}: a number is needed, not {text!r}") from None
-    if needs in ("reveal.cards", "reveal.hand") or needs.startswith("order."):
-        items = [x.strip() for x in form.get("value", "").replace("\n", ",").split(",")]
-        return [x for x in items if x]
-    text = form.get("value", "").strip()
-    if not text:
-        raise ValueError(f"{needs}: choose a card")
-    return text
-
-
-def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:
-    """The action JSON a seat's form describes. Raises ValueError naming the bad field."""
-    if f.get("action"):
-        try:
-            return parse_action_text(f["action"]).to_json()
-        except NotationError as e:
-            raise ValueError(f"action: {e}") from None
-    do = f.get("do", "")
-    if do == "draw":
-        raw: dict[str, Any] = {"do": "draw"}
-        if f.get("card") and f["card"] != "?":
-            raw["card"] = f["card"]
-        return raw
-    if do == "play":
-        raw = {"do": "play", "card": f.get("card") or "?", "column": form_int(f, "column")}
-        if f.get("position") and f["position"] != "back":
-            raw["position"] = form_int(f, "position")
-        return raw
-    if do == "hades":
-        return {"do": "hades", "card": f.get("card", "")}
-    if do == "dionysus":
-        return {
-            "do": "dionysus",
-            "from": [int(x) for x in f.get("from", "").split(".")],
-            "to": [int(x) for x in f.get("to", "").split(".")],
-        }
-    if do in ("deal", "first_row"):
-        cards = [c.strip() for c in f.getlist("cards") if c.strip()]  # type: ignore[attr-defined]
-        if len(cards) == 1 and "," in cards[0]:
-            cards = [c.strip() for c in cards[0].split(",") if c.strip()]
-        return {"do": do, "player": seat, "cards": cards}
-    if do == "redraw":
-        raw = {"do": "redraw", "player": seat}
-        if f.get("card") and f["card"] != "?":
-            raw["card"] = f["card"]
-        return raw
-    if do == "starter":
-        return {"do": "starter", "player": f.get("player", "")}
-    raise ValueError(f"do: unknown form action {do!r}")
 
 
 def form_int(f: Mapping[str, str], key: str) -> int:
+    """The number in the field ``key``. Raises ValueError naming the field."""
     try:
         return int(f.get(key, ""))
     except ValueError:

@@ -9,12 +9,12 @@ from __future__ import annotations
 from flask import Blueprint, abort, flash, render_template, request, session
 from werkzeug.wrappers import Response
 
-from engine import NotationError, parse_action_text
 from referee.service import ServiceError
 from web.acting import back, submit
 from web.forms import form_int
+from web.games import PageModule, Unreadable, page_for, seat_title, seats
 from web.links import join_path
-from web.present import SEAT_TITLE, qr_svg
+from web.present import qr_svg
 from web.request import (
     csrf_protected,
     get_referee,
@@ -34,8 +34,10 @@ REISSUED = "hz_reissued"  # the session key of a reissued link, shown once
 @csrf_protected
 @judge_only
 def judge_action(game: str, what: str) -> Response:
-    """The judge's tools: ``undo``, ``amend``, ``stuck`` (confirm a declared dead end, D8),
-    ``resolve``, ``reissue``, ``act`` (an action for a player, as text). Raises Forbidden."""
+    """The judge's tools: ``undo``, ``amend``, ``resolve``, ``reissue``, ``act`` (an action for
+    a player, in the game's notation), and the game's own (its page module's
+    :meth:`~web.games.PageModule.judge_action`, e.g. confirming a declared dead end). Raises
+    Forbidden."""
     ref = get_referee()
     f = request.form
     reason = f.get("reason", "").strip()[:500]
@@ -44,13 +46,11 @@ def judge_action(game: str, what: str) -> Response:
             rec = ref.undo(game, "judge", form_int(f, "to"), reason)
             flash(f"Undone: the game continues after event {rec.body['to']}.", "ok")
         elif what == "amend":
-            raw = parse_action_text(f.get("action", "")).to_json()
+            raw = pages(game).action_from_text(f.get("action", ""))
             ref.amend(game, "judge", form_int(f, "event"), raw, reason)
             flash(f"Event {f.get('event')} amended.", "ok")
-        elif what == "stuck":
-            submit(game, "judge", {"do": "declare_stuck"})
         elif what == "act":
-            submit(game, "judge", parse_action_text(f.get("action", "")).to_json())
+            submit(game, "judge", pages(game).action_from_text(f.get("action", "")))
         elif what == "resolve":
             ref.resolve(game, "judge", form_int(f, "event"), reason)
             flash(f"Event {f.get('event')} settled.", "ok")
@@ -59,12 +59,17 @@ def judge_action(game: str, what: str) -> Response:
             code = ref.reissue(game, "judge", seat)
             url = request.host_url.rstrip("/") + join_path(game, code)
             session[REISSUED] = {"game": game, "seat": seat, "url": url}
-            flash(
-                f"A new link for {SEAT_TITLE.get(seat, seat)}; the old one opens nothing now.", "ok"
-            )
+            title = seat_title(pages(game), seat)
+            flash(f"A new link for {title}; the old one opens nothing now.", "ok")
         else:
-            abort(404)
-    except NotationError as e:
+            try:
+                tool = pages(game).judge_action(what)
+            except ServiceError:
+                tool = None
+            if tool is None:  # no such tool (or no such game)
+                abort(404)
+            submit(game, "judge", tool)
+    except Unreadable as e:
         flash(f"Refused: the action does not read: {e}", "error")
     except ValueError as e:
         flash(f"Refused: {e}", "error")
@@ -84,7 +89,7 @@ def reissued(game: str) -> str:
     return render_template(
         "reissued.html",
         game=game,
-        seat=SEAT_TITLE.get(hit["seat"], hit["seat"]),
+        seat=seat_title(pages(game), hit["seat"]),
         url=hit["url"],
         qr=qr_svg(hit["url"]),
     )
@@ -92,8 +97,24 @@ def reissued(game: str) -> str:
 
 @bp.get("/judge")
 def tables() -> str:
-    """All the tables this browser judges, at a glance."""
+    """All the tables this browser judges, at a glance (each table's players and state in
+    its game's words)."""
     games = judged_games()
     by_game = {t["game"]: t for t in get_referee().overview("judge")}
     rows = [by_game[g] for g in games if g in by_game]
-    return render_template("tables.html", rows=rows, seat="judge", head=None)
+    words: dict[str, dict[str, str]] = {}
+    for t in rows:
+        if "held" in t:
+            continue
+        pm = page_for(t)
+        players = t.get("players", {})
+        words[t["game"]] = {
+            "versus": " vs ".join(players.get(s, title) for s, title in seats(pm)),
+            "status": pm.table_status(t),
+        }
+    return render_template("tables.html", rows=rows, words=words, seat="judge", head=None)
+
+
+def pages(game: str) -> PageModule:
+    """The page module of ``game`` (read from the judge's view). Raises NotFound."""
+    return page_for(get_referee().view(game, "judge"))

@@ -7,8 +7,7 @@ from flask import Blueprint, render_template, request
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from engine import RULES
-from web.drawing import table_svg
+from web.games import page_for
 from web.present import replay_frames
 from web.report import render_report
 from web.request import get_referee, seat_of, with_game
@@ -22,7 +21,9 @@ def replay(game: str) -> str:
     """One event at a time, with the table after it (``?at=N``; default the last)."""
     ref = get_referee()
     seat = seat_of(game)
-    frames = replay_frames(ref, game, seat)
+    view = ref.view(game, seat)
+    pm = page_for(view)
+    frames = replay_frames(ref, pm, game, seat)
     at = request.args.get("at", type=int)
     if at is None or not 0 <= at < len(frames):
         at = len(frames) - 1
@@ -34,10 +35,11 @@ def replay(game: str) -> str:
         at=at,
         last=len(frames) - 1,
         frame=fr,
-        svg=Markup(table_svg(fr["view"], seat=seat, tappable=False)),
-        citations=[RULES[x].citation() for x in fr["rules"] if x in RULES],
+        svg=Markup(pm.table_svg(fr["view"], seat=seat, tappable=False)),
+        citations=pm.citations(fr["rules"]),
         head=ref.head(game),
-        players=ref.view(game, seat).get("players", {}),
+        players=view.get("players", {}),
+        pages=pm,
     )
 
 

@@ -10,15 +10,12 @@ player saw at the table; the judge's shows everything.
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
-from engine import RULES
 from referee.service import Referee
-from web.drawing import SVG_CSS, table_svg
+from web.games import page_for, seat_title, seats
 from web.present import replay_frames
 
-CSS = (
-    """
+CSS = """
 body { font: 15px/1.4 system-ui, sans-serif; color: #1d1d1f; margin: 0 auto; max-width: 760px;
   padding: 10px; }
 h1 { font-size: 1.4rem; } .meta { color: #555; }
@@ -28,34 +25,26 @@ section.ev { border-top: 1px solid #ccc; padding: 10px 0; page-break-inside: avo
 .hands { font-size: .9rem; }
 code { font-family: ui-monospace, monospace; }
 """
-    + SVG_CSS
-)
-
-
-def _hand_lines(view: dict[str, Any]) -> str:
-    out = []
-    for p, title in (("hera", "Hera"), ("zeus", "Zeus")):
-        hand = view.get(p, {}).get("hand", [])
-        if hand and any(h != "?" and not str(h).startswith("?/") for h in hand):
-            out.append(f"<li>{title}'s hand: {escape(', '.join(hand))}</li>")
-    return f'<ul class="hands">{"".join(out)}</ul>' if out else ""
 
 
 def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None = None) -> str:
     """The report of ``game`` as ``seat`` may read it. Raises ServiceError (NotFound) for an
     unknown game, Forbidden for an unknown seat."""
-    frames = replay_frames(ref, game, seat)
+    view = ref.view(game, seat)
+    pm = page_for(view)
+    frames = replay_frames(ref, pm, game, seat)
     head = ref.head(game)
-    players = ref.view(game, seat).get("players", {})
+    players = view.get("players", {})
     last = frames[-1]["view"]
+    title = escape(pm.title)
+    who = " · ".join(f"{escape(t)}: {escape(str(players.get(s, t)))}" for s, t in seats(pm))
     parts = [
         "<!doctype html><html lang=en><head><meta charset=utf-8>",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>Hera &amp; Zeus · game {escape(game)} · {escape(seat)}</title>",
-        f"<style>{CSS}</style></head><body>",
-        f"<h1>Hera &amp; Zeus · game {escape(game)}</h1>",
-        f'<p class="meta">Hera: {escape(str(players.get("hera", "Hera")))} · '
-        f"Zeus: {escape(str(players.get('zeus', 'Zeus')))} · profile "
+        f"<title>{title} · game {escape(game)} · {escape(seat)}</title>",
+        f"<style>{CSS}{pm.svg_css}</style></head><body>",
+        f"<h1>{title} · game {escape(game)}</h1>",
+        f'<p class="meta">{who} · profile '
         f"{escape(str(last.get('profile')))} · as seen by the {escape(seat)} seat</p>",
         f'<p class="meta">Log head <strong>#{head["seq"]} · {escape(head["hash"][:8])}</strong>'
         + (f" · server key {escape(fingerprint)}" if fingerprint else "")
@@ -64,12 +53,12 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
     if last.get("phase") == "over":
         w = str(last.get("winner") or "")
         parts.append(
-            f"<p><strong>{escape(w.capitalize())} wins</strong> "
+            f"<p><strong>{escape(seat_title(pm, w) if w else '')} wins</strong> "
             f"({escape(str(last.get('reason')))}).</p>"
         )
     for fr in frames:
         rec = fr["record"]
-        cites = [RULES[x].citation() for x in fr["rules"] if x in RULES]
+        cites = pm.citations(fr["rules"])
         parts.append(f'<section class="ev" id="e{rec["seq"]}">')
         parts.append(
             f'<p><span class="seq">#{rec["seq"]}</span> {escape(rec["stamp"])} '
@@ -79,8 +68,8 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
             parts.append(
                 '<ul class="rules">' + "".join(f"<li>{escape(c)}</li>" for c in cites) + "</ul>"
             )
-        parts.append(table_svg(fr["view"], seat=seat, tappable=False))
-        parts.append(_hand_lines(fr["view"]))
+        parts.append(pm.table_svg(fr["view"], seat=seat, tappable=False))
+        parts.append(pm.extras_html(fr["view"]))
         parts.append("</section>")
     parts.append("</body></html>")
     return "".join(parts)

@@ -19,87 +19,75 @@ from flask import Blueprint, flash, render_template, request
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from engine import Player
-from engine.cards import HOSTAGE_NAME
-from referee.herazeus import hz_view, side_of
 from referee.jsonin import loads_strict
 from referee.service import NeedsInput, ServiceError, fill_input
 from web.acting import back, forget_own_question, own_question, submit
 from web.desk import judge_context
-from web.drawing import table_svg
-from web.forms import form_action, form_int, parse_answer
-from web.images import has_kit, photo_context
-from web.present import (
-    GROUPS,
-    NEEDS_TEXT,
-    PROFILE_HELP,
-    SEAT_TITLE,
-    action_label,
-    controls_for,
-    describe_record,
-    said,
-    setup_of,
-    taken_names,
-)
+from web.games import PageModule, page_for, seat_title, seats
+from web.present import describe_record, said
 from web.request import csrf_protected, csrf_token, get_referee, refusal, seat_of, with_game
 
 bp = Blueprint("seat", __name__)
 
-TEMPLATES = {"hera": "seat.html", "zeus": "seat.html", "judge": "judge.html"}
-
 
 def page_context(game: str, seat: str) -> dict[str, Any]:
-    """What the page of ``seat`` at ``game`` shows. Raises NotFound."""
+    """What the page of ``seat`` at ``game`` shows: the shell's part (status, questions, log,
+    the judge's desk) and the game's (its page module's drawing and context). Raises
+    NotFound."""
     ref = get_referee()
     view = ref.view(game, seat)
+    pm = page_for(view)
     records = ref.log(game, seat)
-    log = [describe_record(r, seat) for r in records]
+    log = [describe_record(pm, r, seat) for r in records]
     ctx: dict[str, Any] = {
         "game": game,
         "seat": seat,
-        "seat_title": SEAT_TITLE[seat],
+        "seat_title": seat_title(pm, seat),
         "view": view,
         "head": ref.head(game),
-        "svg": Markup(table_svg(view, seat=seat)),
+        "svg": Markup(pm.table_svg(view, seat=seat)),
         "log": list(reversed(log[-40:] if seat != "judge" else log)),
         "csrf": csrf_token(game),
         "players": view.get("players", {}),
         "phase": view.get("phase"),
         "fingerprint": ref.fingerprint() if view.get("phase") == "over" else None,
         "corrections": sum(1 for r in records if r.kind in ("undo", "amend")),
-        "profile_help": PROFILE_HELP,
+        **shell_context(pm),
+        **pm.common_context(view),
     }
-    turn = view.get("turn") or {}
-    ctx["points_left"] = int(turn.get("ap", 0)) - int(turn.get("used", 0))
-    if seat in ("hera", "zeus"):
-        p = Player.parse(seat)
-        hz = hz_view(view)
-        names = ref.card_names(game)
-        mine = side_of(hz, p.key)
-        hand = list(mine["hand"])
-        held = [*hand, *(x for col in mine["field"] for x in col)]
+    if seat in pm.players:
         ctx.update(
-            their_names=names[p.other.key],
-            me=p,
-            mine=mine,
-            theirs=side_of(hz, p.other.key),
-            own_names=names[p.key],
-            taken_names=taken_names(p, held),
-            playable=hz.get("playable", []),
-            controls=controls_for(view.get("legal", [])),
-            groups=GROUPS,
-            label=action_label,
             asked=view.get("asked"),
             need=own_question(game),
-            needs_text=NEEDS_TEXT,
-            setup=setup_of(hz, p) if view.get("phase") == "setup" else None,
-            hostage=HOSTAGE_NAME[p],
-            photo=photo_context(game, seat, view, view.get("legal", [])),
-            has_kit=has_kit(game),
+            **pm.seat_context(ref, game, seat, view),
         )
     elif seat == "judge":
-        ctx.update(judge_context(ref, game, view, records))
+        ctx.update(judge_context(ref, pm, game, view, records))
+        ctx.update(pm.judge_context(ref, game, view))
     return ctx
+
+
+def shell_context(pm: PageModule) -> dict[str, Any]:
+    """What the shell's templates ask of the game: its page module (``pages``), the parts
+    its templates fill (``parts``), the seats and their titles."""
+    return {
+        "pages": pm,
+        "parts": pm.templates,
+        "seats": seats(pm),
+        "title": lambda s: seat_title(pm, str(s)),
+        "titles": lambda ss: " and ".join(seat_title(pm, str(s)) for s in ss),
+        "question_text": pm.question_text,
+    }
+
+
+def pages_or_refuse(game: str, seat: str) -> PageModule | None:
+    """The page module of ``game`` for a form posted by ``seat``; None, with the refusal
+    flashed, when the service refuses (an unknown game)."""
+    try:
+        return page_for(get_referee().view(game, seat))
+    except ServiceError as e:
+        flash(refusal(e), "error")
+        return None
 
 
 @bp.get("/g/<game>")
@@ -108,7 +96,10 @@ def seat_page(game: str) -> str:
     """The page of whoever the cookie says: a player's seat, the judge's desk or the public
     table. Raises NotFound for an unknown game."""
     seat = seat_of(game)
-    return render_template(TEMPLATES.get(seat, "public.html"), **page_context(game, seat))
+    ctx = page_context(game, seat)
+    if seat == "judge":
+        return render_template("judge.html", **ctx)
+    return render_template("seat.html" if seat in ctx["pages"].players else "public.html", **ctx)
 
 
 @bp.post("/g/<game>/act")
@@ -118,14 +109,17 @@ def act(game: str) -> Response:
     """Submits the action a seat's form describes. Raises CsrfError, Forbidden."""
     seat = seat_of(game)
     f = request.form
+    pm = pages_or_refuse(game, seat)
+    if pm is None:
+        return back(game)
     try:
         if f.get("raw") and f.get("needs"):  # the answer to a question for the submitter
             raw = loads_strict(f["raw"], "raw", max_bytes=8000, max_depth=8)
             if not isinstance(raw, dict):
                 raise ValueError("raw: not an action")
-            fill_input(raw, f["needs"], parse_answer(f["needs"], f))
+            fill_input(raw, f["needs"], pm.parse_answer(f["needs"], f))
         else:
-            raw = form_action(f, seat)
+            raw = pm.form_action(f, seat)
     except (ValueError, json.JSONDecodeError) as e:
         flash(f"Refused: {e}", "error")
         return back(game)
@@ -143,14 +137,18 @@ def answer(game: str) -> Response:
     """Answers the question the referee asked this seat (``view["asked"]``)."""
     seat = seat_of(game)
     needs = request.form.get("needs", "")
+    ref = get_referee()
+    pm = pages_or_refuse(game, seat)
+    if pm is None:
+        return back(game)
     try:
-        value = parse_answer(needs, request.form)
-        receipt = get_referee().answer(game, seat, value)
+        value = pm.parse_answer(needs, request.form)
+        receipt = ref.answer(game, seat, value)
     except ValueError as e:
         flash(f"Refused: {e}", "error")
         return back(game)
     except NeedsInput as e:
-        who = " and ".join(SEAT_TITLE.get(s, s) for s in e.asked)
+        who = " and ".join(seat_title(pm, s) for s in e.asked)
         flash(f"Thank you. Now waiting for {who}: {e.message}", "info")
         return back(game)
     except ServiceError as e:
@@ -166,21 +164,17 @@ def answer(game: str) -> Response:
 def observe(game: str) -> Response:
     """Records a card this seat sees (a scan by hand: tapping its name)."""
     seat = seat_of(game)
-    f = request.form
-    obs: dict[str, Any] = {
-        "player": f.get("player", seat),
-        "zone": f.get("zone", "hand"),
-        "card": f.get("card", ""),
-        "source": "manual",
-    }
-    if obs["zone"] == "field":
-        try:
-            obs["column"], obs["position"] = form_int(f, "column"), form_int(f, "position")
-        except ValueError as e:
-            flash(f"Refused: {e}", "error")
-            return back(game)
+    ref = get_referee()
+    pm = pages_or_refuse(game, seat)
+    if pm is None:
+        return back(game)
     try:
-        get_referee().observe(game, seat, obs)
+        obs = pm.form_observation(request.form, seat)
+    except ValueError as e:
+        flash(f"Refused: {e}", "error")
+        return back(game)
+    try:
+        ref.observe(game, seat, obs)
         flash(f"Recorded: {obs['card']}.", "ok")
     except ServiceError as e:
         flash(refusal(e), "error")

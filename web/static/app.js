@@ -1,4 +1,4 @@
-/* Hera & Zeus referee: a little script on top of plain forms (no inline scripts, no
+/* The referee's pages: a little script on top of plain forms (no inline scripts, no
    framework, nothing from the internet). It adds: live updates over server-sent events,
    a check of the log head against what this browser saw before, tapping the table drawing
    to choose columns and places, tapping card names into the setup boxes, arrow keys on the

@@ -1,0 +1,241 @@
+"""Hera & Zeus as a page module (:class:`web.games.PageModule`): everything the pages show of
+this game and nowhere else.
+
+- the table: :mod:`web.games.herazeus_drawing` (two sides of three columns, hands, piles);
+- words: :mod:`web.games.herazeus_present` (the actions grouped and labelled, the questions,
+  setup's steps, the log's sentences, the rule profiles and switches);
+- forms: :mod:`web.games.herazeus_forms` (a seat's action, an answer, a card seen);
+- templates: ``web/templates/herazeus/`` (a player's table, setup, actions and card entry;
+  the answer forms; the status line; the judge's hands and dead-end tool; the create form);
+- the camera pages (:mod:`web.camera`, reading with :mod:`web.images`): Hera & Zeus only,
+  reached through this module (its blueprint and the seat page's links).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+from typing import Any
+
+from flask import Blueprint
+
+from engine import RULES, NotationError, Player, parse_action_text
+from engine.cards import HOSTAGE_NAME
+from engine.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
+from referee.herazeus import NAME, PLAYERS, hz_view, side_of
+from referee.log import Record
+from referee.models import SeatView, TableRow
+from referee.service import Referee
+from web import camera
+from web.games import CreateRequest, Unreadable
+from web.games.herazeus_drawing import SVG_CSS
+from web.games.herazeus_drawing import table_svg as draw_table
+from web.games.herazeus_forms import form_action, form_observation, parse_answer
+from web.games.herazeus_present import (
+    GROUPS,
+    NEEDS_TEXT,
+    PROFILE_HELP,
+    SEAT_TITLE,
+    SWITCH_HELP,
+    SWITCH_TITLE,
+    action_label,
+    controls_for,
+    event_lines,
+    record_lines,
+    setup_of,
+    taken_names,
+)
+from web.images import has_kit, parse_kit_upload, photo_context
+
+# Why a game ended (engine.EndReason), with the rule that ended it.
+REASONS = {
+    "hostage_challenged": "The opponent's hostage was challenged in the first row [D11].",
+    "hostage_by_pegasus": "Pegasus drew the opponent's hostage from the hand [D2].",
+    "pandora_hostage": "Pandora cost the opponent his hostage [D1].",
+    "pandora_own_hostage": "The challenger of Pandora lost his own hostage [D1].",
+    "cannot_use_ap": "The player to move could not use all his action points [D8].",
+    "empty_field": "A turn began with no card on the player's side [D9].",
+}
+JUDGE_ACTIONS = {"stuck": {"do": "declare_stuck"}}  # D8: the judge confirms a dead end
+
+
+class HeraZeusPages:
+    """The pages of Hera & Zeus."""
+
+    name = NAME
+    title = "Hera & Zeus"
+    players: tuple[str, ...] = PLAYERS
+    templates: Mapping[str, str] = {
+        "seat": "herazeus/_seat.html",
+        "answer": "herazeus/_answer.html",
+        "need": "herazeus/_need.html",
+        "status": "herazeus/_status.html",
+        "judge_table": "herazeus/_judge_table.html",
+        "judge_tools": "herazeus/_judge_tools.html",
+        "create": "herazeus/_create.html",
+    }
+    svg_css = SVG_CSS
+    stylesheets: tuple[str, ...] = ("herazeus.css",)
+
+    def seat_title(self, seat: str) -> str:
+        return SEAT_TITLE.get(seat, seat)
+
+    def blueprints(self) -> Sequence[Blueprint]:
+        return (camera.bp,)
+
+    # ---- the table ---------------------------------------------------------------------------
+
+    def table_svg(self, view: Mapping[str, Any], *, seat: str, tappable: bool = True) -> str:
+        return draw_table(view, seat=seat, tappable=tappable)
+
+    def extras_html(self, view: Mapping[str, Any]) -> str:
+        """Each hand the reader may see, as a list."""
+        out = []
+        for p in PLAYERS:
+            hand = view.get(p, {}).get("hand", [])
+            if hand and any(h != "?" and not str(h).startswith("?/") for h in hand):
+                out.append(f"<li>{SEAT_TITLE[p]}'s hand: {escape(', '.join(hand))}</li>")
+        return f'<ul class="hands">{"".join(out)}</ul>' if out else ""
+
+    def citations(self, rules: Sequence[str]) -> list[str]:
+        return [RULES[x].citation() for x in rules if x in RULES]
+
+    def reason_text(self, reason: str | None) -> str:
+        return REASONS.get(str(reason), reason or "")
+
+    def table_status(self, row: TableRow) -> str:
+        turn = row.get("turn") or {}
+        phase = row.get("phase")
+        if phase == "play":
+            ap, used = int(turn.get("ap", 0)), int(turn.get("used", 0))
+            who = str(turn.get("player", "")).capitalize()
+            return f"{who} to play, {ap - used} of {ap} left"
+        if phase == "over":
+            return f"{(row.get('winner') or '').capitalize()} won"
+        return "setup"
+
+    # ---- pages -------------------------------------------------------------------------------
+
+    def seat_context(self, ref: Referee, game: str, seat: str, view: SeatView) -> dict[str, Any]:
+        """A player's hand and pickers, his actions grouped, where setup stands for him, the
+        photos his camera read."""
+        p = Player.parse(seat)
+        hz = hz_view(view)
+        names = ref.card_names(game)
+        mine = side_of(hz, p.key)
+        hand = list(mine["hand"])
+        held = [*hand, *(x for col in mine["field"] for x in col)]
+        legal = view.get("legal", [])
+        return {
+            "their_names": names[p.other.key],
+            "me": p,
+            "mine": mine,
+            "theirs": side_of(hz, p.other.key),
+            "own_names": names[p.key],
+            "taken_names": taken_names(p, held),
+            "playable": hz.get("playable", []),
+            "controls": controls_for(legal),
+            "groups": GROUPS,
+            "label": action_label,
+            "setup": setup_of(hz, p) if view.get("phase") == "setup" else None,
+            "hostage": HOSTAGE_NAME[p],
+            "photo": photo_context(game, seat, view, legal),
+            "has_kit": has_kit(game),
+        }
+
+    def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:
+        return {
+            "pose_examples": ["challenge 2", "pegasus field 1"],
+            "amend_example": "draw Artemis",
+        }
+
+    def common_context(self, view: SeatView) -> dict[str, Any]:
+        """The action points left this turn; a provisional card list beside the profile."""
+        turn = view.get("turn") or {}
+        provisional = bool(hz_view(view).get("provisional_catalogue"))
+        return {
+            "points_left": int(turn.get("ap", 0)) - int(turn.get("used", 0)),
+            "status_notes": ["provisional card list"] if provisional else [],
+        }
+
+    def question_text(self, needs: str) -> str | None:
+        return NEEDS_TEXT.get(needs)
+
+    # ---- forms -------------------------------------------------------------------------------
+
+    def form_action(self, form: Mapping[str, str], seat: str) -> dict[str, Any]:
+        return form_action(form, seat)
+
+    def parse_answer(self, needs: str, form: Mapping[str, str]) -> Any:
+        return parse_answer(needs, form)
+
+    def form_observation(self, form: Mapping[str, str], seat: str) -> dict[str, Any]:
+        return form_observation(form, seat)
+
+    def action_from_text(self, text: str) -> dict[str, Any]:
+        try:
+            return parse_action_text(text).to_json()
+        except NotationError as e:
+            raise Unreadable(str(e)) from None
+
+    def action_summary(self, action: Mapping[str, Any]) -> str:
+        card = action.get("card")
+        return f"{action.get('do')}{f' {card}' if card else ''}"
+
+    def judge_action(self, what: str) -> dict[str, Any] | None:
+        raw = JUDGE_ACTIONS.get(what)
+        return dict(raw) if raw is not None else None
+
+    # ---- the log -----------------------------------------------------------------------------
+
+    def describe_record(self, record: Record, seat: str) -> list[str] | None:
+        return record_lines(record)
+
+    def describe_events(self, events: Iterable[Mapping[str, Any]]) -> list[str]:
+        return event_lines(events)
+
+    # ---- a new game --------------------------------------------------------------------------
+
+    def create_context(self) -> dict[str, Any]:
+        """Profiles, switches and their help, each profile's defaults."""
+        return {
+            "profiles": [p.value for p in Profile],
+            "profile_help": PROFILE_HELP,
+            "switches": [
+                (
+                    name,
+                    SWITCH_TITLE[name],
+                    SWITCH_DECISION[name],
+                    [(m.value, SWITCH_HELP[name][m.value]) for m in typ],
+                )
+                for name, typ in SWITCH_TYPES.items()
+            ],
+            "defaults": {p.value: PROFILE_DEFAULTS[p].to_json() for p in Profile},
+        }
+
+    def create_request(self, form: Mapping[str, str], files: Mapping[str, Any]) -> CreateRequest:
+        """Profile, switches, the players' names, who starts, the kit file. Raises ValueError
+        when the kit file does not read."""
+        f = form
+        switches = {n: f[n] for n in SWITCH_TYPES if f.get(n) and f.get(n) != "default"}
+        players = {p: f.get(p, "").strip()[:40] for p in PLAYERS if f.get(p, "").strip()}
+        starting = f.get("starting", "default")
+        catalogue = kit_json = None
+        kit_file = files.get("kit")
+        if kit_file is not None and kit_file.filename:
+            try:  # the kit (secret included) stays on the server, beside the game
+                kit = parse_kit_upload(kit_file.read(1024 * 1024), kit_file.filename[:60])
+                catalogue, kit_json = kit.catalogue_for_game(), kit.to_json()
+            except ValueError as e:
+                raise ValueError(f"the kit file could not be read: {e}") from None
+        return CreateRequest(
+            profile=f.get("profile", "rio-grande"),
+            switches=switches,
+            players=players,
+            starting=starting if starting in (*PLAYERS, "table") else None,
+            catalogue=catalogue,
+            kit=kit_json,
+        )
+
+
+PAGES = HeraZeusPages()

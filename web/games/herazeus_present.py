@@ -1,0 +1,254 @@
+"""What the Hera & Zeus pages show, made from what the service gives a seat: titles and help
+texts, the seat's actions grouped the way a player thinks, the names a seat may enter, where
+setup stands, the sentences of the log. Pure functions of service values (no request, no
+hidden state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import Action, NotationError, Player, parse_action_text
+from engine.actions import (
+    Challenge,
+    Dionysus,
+    Draw,
+    EndTurn,
+    God,
+    Hades,
+    PegasusField,
+    PegasusHand,
+    PegasusOwnFigure,
+    Persephone,
+    Play,
+    PythiaReveal,
+    PythiaSpy,
+    RemoveFigure,
+    Sirens,
+)
+from engine.cards import HOSTAGE_NAME
+from referee.board import describe_event_json
+from referee.herazeus import HZView
+from referee.log import Record
+
+SEAT_TITLE = {"hera": "Hera", "zeus": "Zeus"}
+
+# One line per switch value: what it changes (RULES.md D1, D3, D4, D5), in our own words.
+SWITCH_HELP: dict[str, dict[str, str]] = {
+    "pandora_scope": {
+        "both": "a challenged first-row Pandora empties the column on both sides",
+        "owner": "only Pandora's owner loses the column; the challenger stays face up",
+    },
+    "pythia_defends": {
+        "normal": "a challenged Pythia defends with her printed strength",
+        "always_loses": "a challenged Pythia is always discarded (the translations' reading)",
+    },
+    "own_figure_removal": {
+        "action": "a player removes his own figure for 1 action point",
+        "pegasus": "a player removes his own figure by playing a Pegasus from the hand on it",
+        "both": "either way: 1 action point, or a Pegasus from the hand",
+    },
+    "pegasus_beside_own_figure": {
+        "allowed": "Pegasus may hit the card opposite one's own figure (the designer's answer)",
+        "forbidden": "no Pegasus beside one's own figure, except against the opposing figure",
+    },
+}
+SWITCH_TITLE = {
+    "pandora_scope": "Pandora's reach",
+    "pythia_defends": "Pythia when challenged",
+    "own_figure_removal": "Removing your own figure",
+    "pegasus_beside_own_figure": "Pegasus beside your own figure",
+}
+PROFILE_HELP = {
+    "rio-grande": "the English rules as printed, with the designer's FAQ where they are silent",
+    "kosmos": "as rio-grande, but Hera always starts and a Pegasus removes your own figure",
+    "translations": "as rio-grande, but a challenged Pythia always loses",
+}
+NEEDS_TEXT = {
+    "reveal.attacker": "Which card is your front card in the challenging column?",
+    "reveal.defender": "Your front card is challenged: which card is it?",
+    "reveal.target": "Pegasus turns your front card face up: which card is it?",
+    "reveal.cards": "Pythia turns the face-down cards of your column face up: which are they "
+    "(front to back)?",
+    "reveal.hand": "Pythia looks at your hand: name the cards the referee does not know yet.",
+    "pick": "Pegasus drew a card from the hand: which card came out?",
+    "place": "The card Pegasus drew goes face up to the front of a column: which column?",
+    "at": "Where did the hostage land when the deck was shuffled (0 = on top)?",
+}
+GROUPS = (
+    ("draw", "Draw"),
+    ("play", "Play a card into a column"),
+    ("challenge", "Challenge"),
+    ("pegasus", "Pegasus"),
+    ("pythia", "Pythia"),
+    ("myth", "Other myth cards"),
+    ("god", "God card and figure"),
+    ("end", "End the turn"),
+)
+
+
+# ---- helpers (pure) ------------------------------------------------------------------------
+
+
+def group_of(a: Action) -> str:
+    """The group a player looks for an action in (the page's sections, in order)."""
+    if isinstance(a, Draw):
+        return "draw"
+    if isinstance(a, Play):
+        return "play"
+    if isinstance(a, Challenge):
+        return "challenge"
+    if isinstance(a, PegasusHand | PegasusField | PegasusOwnFigure):
+        return "pegasus"
+    if isinstance(a, PythiaSpy | PythiaReveal):
+        return "pythia"
+    if isinstance(a, Sirens | Hades | Persephone | Dionysus):
+        return "myth"
+    if isinstance(a, God | RemoveFigure):
+        return "god"
+    if isinstance(a, EndTurn):
+        return "end"
+    return "other"
+
+
+@dataclass
+class Controls:
+    """The legal actions of a view, grouped and with the choices the forms need."""
+
+    groups: dict[str, list[Action]] = field(default_factory=dict)
+    play_cards: list[str] = field(default_factory=list)
+    play_columns: list[int] = field(default_factory=list)
+    hades_cards: list[str] = field(default_factory=list)
+    dionysus: list[Dionysus] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+
+    def has(self, group: str) -> bool:
+        return bool(self.groups.get(group))
+
+
+def controls_for(legal: Sequence[str]) -> Controls:
+    """Groups the view's legal action texts (``Referee.view(...)["legal"]``). Texts that do not
+    parse are kept as they are under ``other`` (never dropped silently)."""
+    c = Controls()
+    for text in legal:
+        try:
+            a = parse_action_text(text)
+        except NotationError:
+            c.other.append(text)
+            continue
+        g = group_of(a)
+        if g == "other":
+            c.other.append(text)
+            continue
+        c.groups.setdefault(g, []).append(a)
+        if isinstance(a, Play):
+            if a.card not in c.play_cards:
+                c.play_cards.append(a.card)
+            if a.column not in c.play_columns:
+                c.play_columns.append(a.column)
+        elif isinstance(a, Hades) and a.card not in c.hades_cards:
+            c.hades_cards.append(a.card)
+        elif isinstance(a, Dionysus):
+            c.dionysus.append(a)
+    c.play_columns.sort()
+    return c
+
+
+def action_label(a: Action) -> str:
+    """A button's words for one action."""
+    if isinstance(a, Challenge):
+        return f"Challenge in column {a.column}"
+    if isinstance(a, PegasusHand):
+        return "Pegasus against the hand (draw blind)"
+    if isinstance(a, PegasusField):
+        return f"Pegasus against the first row, column {a.column}"
+    if isinstance(a, PegasusOwnFigure):
+        return "Pegasus on your own figure (removes it)"
+    if isinstance(a, PythiaSpy):
+        return "Pythia: look at the opponent's hand"
+    if isinstance(a, PythiaReveal):
+        return f"Pythia: turn up column {a.column}"
+    if isinstance(a, Sirens):
+        return "Sirens: take the opponent's top discard"
+    if isinstance(a, Persephone):
+        return "Persephone: take back your Pegasus cards"
+    if isinstance(a, God):
+        return f"God card: figure to column {a.column}"
+    if isinstance(a, RemoveFigure):
+        return "Remove your own figure (1 point)"
+    if isinstance(a, EndTurn):
+        return "End the turn"
+    if isinstance(a, Draw):
+        return "Draw a card"
+    return a.text()
+
+
+def taken_names(p: Player, held: Sequence[str]) -> list[str]:
+    """The other deck's cards player ``p`` holds through Sirens (``Name/deck``, as his own
+    view ``held`` writes them): names he may enter for his own cards besides his deck's."""
+    suffix = "/" + p.other.key
+    return sorted({h.lstrip("^") for h in held if h.lstrip("^").endswith(suffix)})
+
+
+def setup_of(view: HZView, p: Player) -> dict[str, Any]:
+    """Where player ``p`` stands in setup (D19), from his view: public facts and his hand."""
+    facts = view["setup"]
+    return {
+        "starting": facts["starting"],
+        "dealt": facts["dealt"][p.key],
+        "placed": facts["placed"][p.key],
+        "other_dealt": facts["dealt"][p.other.key],
+        "other_placed": facts["placed"][p.other.key],
+        "hostage_in_hand": HOSTAGE_NAME[p]
+        in (view["hera"] if p is Player.HERA else view["zeus"])["hand"],
+    }
+
+
+def plain_event(e: Mapping[str, Any]) -> dict[str, Any]:
+    """The event with anything that is not a plain card name (a sealed or masked card, as a
+    redacted log carries it) left out, so that it reads "a card"."""
+    out = dict(e)
+    card = out.get("card")
+    if card is not None and not isinstance(card, str):
+        del out["card"]
+    cards = out.get("cards")
+    if cards is not None and not (
+        isinstance(cards, list) and all(isinstance(c, str) for c in cards)
+    ):
+        del out["cards"]
+    return out
+
+
+def record_lines(r: Record) -> list[str] | None:
+    """The sentences of a game record as its reader's cut holds it (``create``, ``action``,
+    ``observation``); None for the records the shell describes. A sealed card (a value hidden
+    from the reader) reads "a card"."""
+    body = r.body
+    if r.kind == "create":
+        players = body.get("players", {})
+        return [
+            f"Game created: {players.get('hera', 'Hera')} (Hera) against "
+            f"{players.get('zeus', 'Zeus')} (Zeus), profile {body.get('profile')}."
+        ]
+    if r.kind == "action":
+        lines = event_lines(r.events)
+        if not lines:
+            a = body.get("action", {})
+            lines.append(f"{a.get('do', 'action')}".replace("_", " "))
+        return lines
+    if r.kind == "observation":
+        card = body.get("card")
+        who = SEAT_TITLE.get(str(body.get("player")), "")
+        if not card:
+            return [f"A card of {who} was scanned."]
+        if not isinstance(card, str):  # sealed: the card is hidden from this reader
+            return [f"Seen: a card of {who}'s."]
+        return [f"Seen: {who}'s {card}."]
+    return None
+
+
+def event_lines(events: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One sentence per event that says something (a sealed card reads "a card")."""
+    return [t for t in (describe_event_json(plain_event(e)) for e in events) if t]
