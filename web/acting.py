@@ -15,7 +15,7 @@ from web.games import page_for, seat_title
 from web.present import said
 from web.request import get_referee, refusal
 
-OWN_QUESTION = "hz_need"  # the session key of a question for the submitter himself
+OWN_QUESTION = "question"  # the session key of a question for the submitter himself
 
 
 def back(game: str, anchor: str = "") -> Response:

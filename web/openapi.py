@@ -75,7 +75,7 @@ _STATUS_TEXT = {
     401: "Unauthorized: the Bearer code opens no seat here (wrong or revoked)",
     403: "Forbidden: your seat may not do this, or the CSRF token is missing or wrong, or the "
     "request comes from another site's page",
-    404: "No such game, seat or pending question",
+    404: "No such game or seat, or no open question for your seat",
     409: "Stale: If-Match is not the last event (seq: the current one; ETag), or the "
     "Idempotency-Key made an event already; NoKit: the game has no sticker kit",
     413: "Body too large",
