@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict, cast
 
@@ -370,6 +371,20 @@ def _illegal(e: IllegalActionError) -> Illegal:
     return Illegal(e.reason, e.rule, contradiction=e.rule == "D20")
 
 
+@contextmanager
+def _engine_errors() -> Iterator[None]:
+    """The engine's errors as the game interface's: illegal (a D20 refusal contradicts the
+    record), missing input, malformed."""
+    try:
+        yield
+    except IllegalActionError as e:
+        raise _illegal(e) from None
+    except NeedsInputError as e:
+        raise Missing(e.reason, e.rule, e.needs, e.asked) from None
+    except NotationError as e:
+        raise Malformed(str(e)) from None
+
+
 class HeraZeus:
     """The Hera & Zeus module: see the module's docstring."""
 
@@ -446,24 +461,12 @@ class HeraZeus:
         return action.to_json()
 
     def check(self, state: GameState, action: Action) -> None:
-        try:
+        with _engine_errors():
             engine.check(state, action)
-        except IllegalActionError as e:
-            raise _illegal(e) from None
-        except NeedsInputError as e:
-            raise Missing(e.reason, e.rule, e.needs, e.asked) from None
-        except NotationError as e:
-            raise Malformed(str(e)) from None
 
     def apply(self, state: GameState, action: Action) -> Outcome:
-        try:
+        with _engine_errors():
             out = engine.apply(state, action)
-        except IllegalActionError as e:
-            raise _illegal(e) from None
-        except NeedsInputError as e:
-            raise Missing(e.reason, e.rule, e.needs, e.asked) from None
-        except NotationError as e:
-            raise Malformed(str(e)) from None
         return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
 
     def actor(self, state: GameState, action: Action, seat: str) -> str:
