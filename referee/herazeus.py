@@ -62,6 +62,7 @@ from engine.state import Slot, slot
 from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
 from referee.models import SeatView
 from referee.ruling import render_json, render_text, rule_on
+from referee.validate import InputError, mapping, text
 from referee.views import cutter, seats_of
 
 NAME = "hera-zeus"
@@ -206,11 +207,11 @@ def playable_names(cat: Catalogue, hand: Iterable[str], p: Player) -> list[str]:
     """The cards of ``p``'s hand (as his own view writes them) that may go to the field (D10);
     an unknown card may be anything, so it is listed too."""
     out = []
-    for text in hand:
-        name, _, deck = text.partition("/")
+    for written in hand:
+        name, _, deck = written.partition("/")
         origin = Player.parse(deck) if deck else p
-        if text == "?" or (cat.has(name, origin) and cat.info(name, origin).can_be_played):
-            out.append(text)
+        if written == "?" or (cat.has(name, origin) and cat.info(name, origin).can_be_played):
+            out.append(written)
     return out
 
 
@@ -402,10 +403,20 @@ class HeraZeus:
         """Options: ``profile`` (default rio-grande), ``switches``, ``starting`` (a player,
         ``"table"`` to decide at the table, None for D19's default), ``catalogue`` (a kit's
         copies and strengths)."""
-        profile = str(options.get("profile", Profile.RIO_GRANDE.value))
-        switches: Mapping[str, Any] = options.get("switches") or {}
-        starting = options.get("starting")
-        catalogue = options.get("catalogue")
+        try:
+            extra = sorted(set(options) - {"profile", "switches", "starting", "catalogue"})
+            if extra:
+                raise InputError(f"options: unknown option {str(extra[0])[:20]!r}")
+            profile = text(options.get("profile", Profile.RIO_GRANDE.value), "profile", max_len=40)
+            switches = mapping(options.get("switches") or {}, "switches")
+            starting = options.get("starting")
+            if starting is not None:
+                text(starting, "starting", max_len=10)
+            catalogue = options.get("catalogue")
+            if catalogue is not None:
+                mapping(catalogue, "catalogue")
+        except InputError as e:
+            raise Malformed(str(e)) from None
         body: dict[str, Any] = {
             "profile": profile,
             "switches": {str(k): v for k, v in switches.items()},

@@ -35,6 +35,7 @@ from referee.errors import (
     Unavailable,
 )
 from referee.fold import Folded
+from referee.games import DEFAULT
 from referee.judging import Judging
 from referee.keys import Signer
 from referee.log import Record
@@ -98,24 +99,29 @@ class Referee:
     def create_game(
         self,
         *,
-        name: str = "hera-zeus",
-        profile: str = "rio-grande",
-        switches: Mapping[str, str] | None = None,
+        name: str = DEFAULT,
+        options: Mapping[str, Any] | None = None,
         players: Mapping[str, str] | None = None,
-        starting: str | None = None,
-        catalogue: Mapping[str, Any] | None = None,
         game: str | None = None,
         kit: Mapping[str, Any] | None = None,
+        profile: str | None = None,
+        switches: Mapping[str, str] | None = None,
+        starting: str | None = None,
+        catalogue: Mapping[str, Any] | None = None,
     ) -> Created:
+        """A new game of the module ``name`` with its ``options``
+        (:meth:`referee.tables.Tables.create_game`). ``profile``, ``switches``, ``starting``
+        and ``catalogue`` are Hera & Zeus's options by name, as the pages and the API send
+        them."""
+        named = {"profile": profile, "switches": switches, "starting": starting}
+        opts = {k: v for k, v in named.items() if v is not None}
+        if catalogue is not None:
+            opts["catalogue"] = catalogue
+        merged: Any = opts  # malformed options go on to be refused by name
+        if options is not None:
+            merged = {**opts, **options} if isinstance(options, Mapping) else options
         return self.tables.create_game(
-            name=name,
-            profile=profile,
-            switches=switches,
-            players=players,
-            starting=starting,
-            catalogue=catalogue,
-            game=game,
-            kit=kit,
+            name=name, options=merged, players=players, game=game, kit=kit
         )
 
     def import_log(self, text_: str, trust_key: str | None = None) -> str:

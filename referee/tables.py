@@ -46,46 +46,33 @@ class Tables:
         self,
         *,
         name: str = DEFAULT,
-        profile: str = "rio-grande",
-        switches: Mapping[str, str] | None = None,
+        options: Mapping[str, Any] | None = None,
         players: Mapping[str, str] | None = None,
-        starting: str | None = None,
-        catalogue: Mapping[str, Any] | None = None,
         game: str | None = None,
         kit: Mapping[str, Any] | None = None,
     ) -> Created:
         """Starts a game of ``name`` in setup, codes and first records in one transaction.
-        ``starting``: a player's seat, None for the game's default, ``"table"`` to decide at
-        the table. Raises Refused for a bad game, profile, switch, player, kit or id."""
+        ``options`` are the game's own choices, which its module checks (Hera & Zeus:
+        ``profile``, ``switches``, ``starting``, ``catalogue``). Raises Refused for a bad
+        game, option, player, kit or id."""
         try:
             module = game_named(name)
         except Malformed as e:
             raise Refused(e.reason) from None
         try:
-            text(profile, "profile", max_len=40)
-            sw = mapping(switches or {}, "switches")
+            opts = mapping(options or {}, "options")
             pl = mapping(players or {}, "players")
             for k, v in pl.items():
                 if k not in module.players:
                     who = " or ".join(module.players)
                     raise InputError(f"players: {k[:20]!r} is not a player ({who})")
                 text(v, f"players.{k}", max_len=40)
-            if catalogue is not None:
-                mapping(catalogue, "catalogue")
             gid = game_id(game) if game is not None else None
-            if starting is not None:
-                text(starting, "starting", max_len=10)
         except InputError as e:
             raise Refused(str(e)) from None
         try:
             names = {str(k): str(v) for k, v in pl.items()}
-            options = {
-                "profile": profile,
-                "switches": sw,
-                "starting": starting,
-                "catalogue": catalogue,
-            }
-            setup = module.setup(options, names)
+            setup = module.setup(opts, names)
         except Illegal as e:
             raise Refused(e.reason, e.rule) from None
         except RuleError as e:

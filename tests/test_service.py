@@ -923,3 +923,18 @@ def test_the_services_errors_carry_no_transport() -> None:
         cls = getattr(errors, name)
         if isinstance(cls, type) and issubclass(cls, errors.ServiceError):
             assert not hasattr(cls, "status") and not hasattr(cls, "code"), name
+
+
+def test_a_game_is_created_with_its_modules_own_options() -> None:
+    """The service passes a game's options to its module, which checks them; Hera & Zeus's
+    may also come by name."""
+    ref = make_referee()
+    by_options = ref.create_game(game="a", options={"profile": "kosmos", "starting": "hera"})
+    by_name = ref.create_game(game="b", profile="kosmos", starting="hera")
+    a, b = (ref.log(c.game, "judge")[0].body for c in (by_options, by_name))
+    assert a == b and a["profile"] == "kosmos"
+    with pytest.raises(Refused, match="unknown option 'colour'"):
+        ref.create_game(game="c", options={"colour": "red"})
+    with pytest.raises(Refused, match="no game 'chess'"):
+        ref.create_game(game="d", name="chess")
+    assert ref.games() == ["a", "b"]
