@@ -66,12 +66,6 @@ def settled(f: Folded) -> None:
         )
 
 
-def short(v: Any) -> str:
-    """A value quoted in a message: text cut short, anything else by its type (``str`` of a
-    huge int raises, and of a deep list recurses)."""
-    return v[:20] if isinstance(v, str) else f"<{type(v).__name__}>"
-
-
 class Acting:
     """Submit, answer, observe: every change a seat at the table makes."""
 
@@ -104,8 +98,7 @@ class Acting:
             raise Refused(str(e)) from None
         with self.repo.lock(game):
             f = self.repo.folded(game)
-            if key is not None and (hit := self.repo.by_key(game, seat, key)) is not None:
-                raise Stale(f"already applied as event {hit.seq} (same key)", hit.seq, f.last_seq)
+            self.repo.refuse_used_key(f, seat, key)
             if expected_seq is not None and expected_seq != f.last_seq:
                 raise Stale(
                     f"stale: you saw event {expected_seq}, the game is at event "
@@ -248,8 +241,7 @@ class Acting:
             q = f.question
             if q is None or (seat not in q.body.get("asked", ()) and seat != "judge"):
                 raise NotFound("nothing is waiting for this seat's input")
-            if key is not None and (hit := self.repo.by_key(game, seat, key)) is not None:
-                raise Stale(f"already applied as event {hit.seq} (same key)", hit.seq, f.last_seq)
+            self.repo.refuse_used_key(f, seat, key)
             raw = json.loads(json.dumps(q.body["action"]))
             fill_input(raw, str(q.body["needs"]), value)
             try:

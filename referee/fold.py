@@ -175,16 +175,24 @@ def fold(records: Sequence[Record]) -> Folded:
         elif r.kind == "observation" and r.body.get("identifies"):
             ops.append((r.seq, _patch(f, r)))
         elif r.kind == "undo":
-            to = int(r.body["to"])
+            to = _number(r, "to")
             ops = [op for op in ops if op[0] <= to]
         elif r.kind == "amend":
-            target = int(r.body["event"])
+            target = _number(r, "event")
             idx = next((i for i, (s, _) in enumerate(ops) if s == target), None)
             if idx is not None:
                 ops[idx] = (target, _action(f, r.body.get("action"), r.seq))
     f.ops = ops
     _replay(f, 0)
     return f
+
+
+def _number(r: Record, key: str) -> int:
+    """The event number a correction names. Raises FoldError for a corrupt body."""
+    n = r.body.get(key)
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise FoldError(f"event {r.seq}: {r.kind} names no event number in {key!r}")
+    return n
 
 
 def _action(f: Folded, raw: Any, seq: int) -> Any:
@@ -242,13 +250,13 @@ def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
     elif r.kind == "observation" and r.body.get("identifies"):
         _push(f, r.seq, _patch(f, r))
     elif r.kind == "undo":
-        to = int(r.body["to"])
+        to = _number(r, "to")
         keep = sum(1 for s, _ in f.ops if s <= to)
         f.ops = [op for op in (*f.ops, *f.suspended) if op[0] <= to]
         f.suspended = []
         _replay(f, keep)
     elif r.kind == "amend":
-        target = int(r.body["event"])
+        target = _number(r, "event")
         ops = [*f.ops, *f.suspended]  # an amend may repair the event that broke the replay
         idx = next((i for i, (s, _) in enumerate(ops) if s == target), None)
         if idx is None:

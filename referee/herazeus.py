@@ -63,7 +63,7 @@ from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcom
 from referee.models import SeatView
 from referee.ruling import render_json, render_text, rule_on
 from referee.validate import InputError, mapping, text
-from referee.views import cutter, seats_of
+from referee.views import cutter, seats_of, sees_all
 
 NAME = "hera-zeus"
 PLAYERS = ("hera", "zeus")
@@ -167,10 +167,6 @@ def rules_digest(rs: Ruleset) -> str:
 
 
 # ---- seats ---------------------------------------------------------------------------------
-
-
-def sees_all(seat: str) -> bool:
-    return seat == "judge"
 
 
 def back(c: Card, holder: Player) -> str:

@@ -183,6 +183,11 @@ class Repository:
         out: Record | None = store_call(lambda: self.store.by_key(game, seat, key))
         return out
 
+    def refuse_used_key(self, f: Folded, seat: str, key: str | None) -> None:
+        """Raises Stale when ``seat`` already used the idempotency ``key`` in game ``f``."""
+        if key is not None and (hit := self.by_key(f.game, seat, key)) is not None:
+            raise Stale(f"already applied as event {hit.seq} (same key)", hit.seq, f.last_seq)
+
     def games(self) -> list[str]:
         out: list[str] = store_call(self.store.games)
         return out

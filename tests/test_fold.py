@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import random
 
+import pytest
 from service_helpers import Table, make_referee
 
 from engine import legal_actions
@@ -78,3 +79,19 @@ def test_a_whole_log_folds_as_it_did_record_by_record() -> None:
         for cut in range(1, len(records), 7):  # and every prefix: the game as it was then
             same(fold(records[:cut]), stepwise(records[:cut]))
     assert corrections > 30 and broken > 0, (corrections, broken)
+
+
+def test_a_correction_without_an_event_number_is_a_log_that_cannot_be_replayed() -> None:
+    """A corrupt correction stops the replay with a message, never a traceback."""
+    from referee.fold import FoldError
+    from referee.herazeus import HERA_ZEUS
+    from referee.log import GENESIS
+    from referee.repository import Draft
+
+    ref = make_referee()
+    create = ref.repo.seal("g", 0, GENESIS, Draft("system", "create", {}), HERA_ZEUS)
+    for kind, body in (("undo", {"to": "3"}), ("amend", {"event": None, "action": {}})):
+        bad = ref.repo.seal("g", 1, create.hash, Draft("judge", kind, body), HERA_ZEUS)
+        for read in (fold, stepwise):
+            with pytest.raises(FoldError, match="names no event number"):
+                read([create, bad])
