@@ -26,13 +26,14 @@ from referee.board import board_text, describe_event_json
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
 from referee.game import Malformed
-from referee.games import GAMES, game_of
+from referee.games import game_of
 from referee.keys import KeyFileError, Signer
 from referee.log import Header, Record, read_lines, verify
+from referee.reading import ALL_SEATS
 from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import SQLiteStore, StoreError
-from referee.views import cutter, seats_of
+from referee.views import cutter
 
 DEFAULT_DB = "referee.sqlite3"
 
@@ -278,8 +279,7 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("export", help="print a game's log as JSON lines")
     p.add_argument("game")
     p.add_argument("--db", default=DEFAULT_DB)
-    seats = dict.fromkeys(s for g in GAMES.values() for s in seats_of(g))  # every game's
-    p.add_argument("--seat", default="judge", choices=list(seats))
+    p.add_argument("--seat", default="judge", choices=ALL_SEATS)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("import", help="store a verified log (a judge's export)")

@@ -21,13 +21,18 @@ from referee.repository import Repository, checked_game_id
 from referee.validate import InputError, integer
 from referee.views import JUDGE, redact, seats_of
 
-# Every seat of every game the referee runs (a seat name is checked before a game is read).
-ALL_SEATS = frozenset(s for g in GAMES.values() for s in seats_of(g))
+# Every seat of every game the referee runs, in seat order (a seat name is checked before a
+# game is read).
+ALL_SEATS = tuple(dict.fromkeys(s for g in GAMES.values() for s in seats_of(g)))
 
 
 def short(v: Any) -> str:
     """A value quoted in a message: text cut short, anything else by its type."""
     return v[:20] if isinstance(v, str) else f"<{type(v).__name__}>"
+
+
+def head_of(f: Folded) -> Head:
+    return {"seq": f.last_seq, "hash": f.last_hash}
 
 
 def open_item(r: Record) -> OpenItem:
@@ -54,7 +59,7 @@ class Reading:
 
     def head(self, game: str) -> Head:
         f = self.repo.folded(game)
-        return {"seq": f.last_seq, "hash": f.last_hash}
+        return head_of(f)
 
     def card_names(self, game: str) -> dict[str, list[str]]:
         """Each player's deck as printed (the same for every seat)."""
@@ -75,7 +80,7 @@ class Reading:
         out["game"] = f.game
         out["game_module"] = g.name
         out["seq"] = f.last_seq
-        out["head"] = {"seq": f.last_seq, "hash": f.last_hash}
+        out["head"] = head_of(f)
         out["players"] = dict(f.create.get("players", {}))
         kit = f.create.get("kit")
         out["kit"] = "kit" if kit or f.create.get("catalogue") else "manual"
@@ -140,7 +145,7 @@ class Reading:
                     "waiting": f.question is not None,
                     "broken": f.broken,
                     "last_time": f.last_time,
-                    "head": {"seq": f.last_seq, "hash": f.last_hash},
+                    "head": head_of(f),
                 }
             )
         return out
