@@ -50,8 +50,7 @@ class Judging:
 
     def resolve(self, game: str, seat: str, event: int, note: str) -> Record:
         """The judge settles an open irregularity or judge call (the note stays with her)."""
-        self.reading.judge_only(seat)
-        self.reading.seat_of(game, seat)
+        self.reading.judge_of(game, seat)
         try:
             integer(event, "event", 0, 10**9)
             note = text(note, "note")
@@ -70,8 +69,7 @@ class Judging:
     def undo(self, game: str, seat: str, to: int, reason: str) -> Record:
         """The game continues from the state after event ``to``; nothing is deleted. The reason
         is shown to the judge only; players see that a correction happened."""
-        self.reading.judge_only(seat)
-        self.reading.seat_of(game, seat)
+        self.reading.judge_of(game, seat)
         try:
             integer(to, "to", 0, 10**9)
             reason = text(reason, "reason")
@@ -91,8 +89,7 @@ class Judging:
         self, game: str, seat: str, event: int, raw: Mapping[str, Any], reason: str
     ) -> Record:
         """Replaces the action of event ``event`` (e.g. a card identity) and replays after it."""
-        self.reading.judge_only(seat)
-        self.reading.seat_of(game, seat)
+        self.reading.judge_of(game, seat)
         try:
             integer(event, "event", 0, 10**9)
             action_raw = dict(mapping(raw, "action"))
@@ -134,8 +131,7 @@ class Judging:
     ) -> RulingResult:
         """The ruling on an action posed on the position after event ``at`` (default: now),
         with its sources and what the other profiles rule; the game is not changed."""
-        self.reading.judge_only(seat)
-        self.reading.seat_of(game, seat)
+        self.reading.judge_of(game, seat)
         try:
             action_raw = dict(mapping(raw, "action"))
             if at is not None:
@@ -158,8 +154,7 @@ class Judging:
     def reissue(self, game: str, seat: str, target: str) -> str:
         """Revokes ``target``'s join code and returns a new one (a lost phone). Judge only; the
         reissue is recorded (without the code)."""
-        self.reading.judge_only(seat)
-        self.reading.seat_of(game, seat)
+        self.reading.judge_of(game, seat)
         f = self.repo.folded(game)
         if target not in (*f.module.players, "judge"):
             who = ", ".join(f.module.players)

@@ -57,6 +57,11 @@ class Reading:
         if seat != JUDGE:
             raise Forbidden("only the judge may do that")
 
+    def judge_of(self, game: str, seat: str) -> None:
+        """Checks that ``seat`` is the judge, then the game id. Raises Forbidden or Refused."""
+        self.judge_only(seat)
+        self.seat_of(game, seat)
+
     def head(self, game: str) -> Head:
         f = self.repo.folded(game)
         return head_of(f)

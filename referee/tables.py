@@ -98,10 +98,16 @@ class Tables:
             stored["kit"] = kit_text
         create = self.repo.seal(gid, 0, GENESIS, Draft("system", "create", body), module)
         recs = [create]
-        f = start(create)
+        state = start(create).state
         for actor, raw in setup.first:
-            action = module.parse_action(raw, "action")
-            out = module.apply(f.state, action)
+            try:
+                action = module.parse_action(raw, "action")
+                out = module.apply(state, action)
+            except RuleError as e:  # the module's own first actions: a bug in the module
+                raise Refused(
+                    f"the game's first action does not apply: {e.reason}", e.rule
+                ) from None
+            state = out.state
             act = {"action": module.action_json(action), "actor": actor}
             d = Draft("judge", "action", act, out.events)
             recs.append(self.repo.seal(gid, len(recs), recs[-1].hash, d, module))
