@@ -407,10 +407,15 @@ def costs_per_action(logs: list[list[Record]]) -> tuple[int, int, int]:
         game = "costs"
         played = min(logs, key=len)
         at = next(
-            i
-            for i, r in enumerate(played)
-            if i > len(played) // 2 and r.kind == "action" and r.seat in ("hera", "zeus")
+            (
+                i
+                for i, r in enumerate(played)
+                if i > len(played) // 2 and r.kind == "action" and r.seat in ("hera", "zeus")
+            ),
+            None,
         )
+        if at is None:
+            raise SystemExit("costs per action: the shortest game has no player's action left")
         resubmit(ref, played[:at], game)
         seat, action = played[at].seat, played[at].body["action"]
         ref.view(game, "judge")  # warm: the cost of a load is measured above

@@ -84,7 +84,7 @@ class MatGeometry:
     height: float
     marker_size: float
     corners: tuple[tuple[int, float, float], ...]  # (ArUco id, centre x, centre y)
-    cells: Mapping[CellKey, Rect]
+    cells: Mapping[CellKey, Rect] = field(hash=False)  # a read-only mapping: compared, not hashed
     centre_band: Rect
     markers: Mapping[int, tuple[float, float]] = field(init=False, repr=False, compare=False)
 

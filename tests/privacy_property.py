@@ -1301,9 +1301,3 @@ def a_scan_changes_no_refusal(make: Callable[[int], Driver], games: int) -> int:
             assert legal[0] == legal[1], (seed, legal)
             samples += 1
     return samples
-
-
-DRIVERS: dict[str, Callable[[int], Driver]] = {
-    "service": ServiceDriver.new,
-    "http": HttpDriver.new,
-}
