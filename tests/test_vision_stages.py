@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from printables.kit import KitError
+from printables.payload import Deck
 from vision.deckcheck import check_deck
 from vision.decode import Detection
 from vision.diff import ViewError, parse_entry, propose
-from vision.kit import CardRef, Side, VisionKit, load_kit
+from vision.kit import CardRef, VisionKit, load_kit
 from vision.markers import MatPose
 from vision.sources import (
     FakeCapture,
@@ -45,7 +46,7 @@ def kit() -> VisionKit:
 
 def snap(**cells: Any) -> Snapshot:
     """A snapshot: every cell empty except ``hera_2_1="down:hera"``, ``zeus_1_1=GIANT`` ..."""
-    out: dict[tuple[Side, int, int], CellReading] = {}
+    out: dict[tuple[Deck, int, int], CellReading] = {}
     side: Any
     for side in ("hera", "zeus"):
         for c in range(1, 4):

@@ -16,8 +16,8 @@ import json
 import sys
 from typing import Any
 
-from printables.kit import KitError
-from vision.kit import SIDES, VisionKit, load_kit
+from printables.kit import DECKS, KitError
+from vision.kit import VisionKit, load_kit
 
 # OpenCV and zxing-cpp are imported inside the commands: ``referee rule`` stays quick to start.
 
@@ -101,7 +101,7 @@ def cmd_deckcheck(args: argparse.Namespace) -> int:
             photos.append(read_cards(read_image_file(path), kit))
         except (SourceError, ImageError) as e:
             return _fail(str(e))
-    decks = tuple(args.deck) if args.deck else SIDES
+    decks = tuple(args.deck) if args.deck else DECKS
     report = check_deck(photos, kit, decks)
     if args.json:
         print(json.dumps(report.to_json(), indent=1))
@@ -127,6 +127,6 @@ def add_vision_commands(sub: Any) -> None:
     p = sub.add_parser("deckcheck", help="check a deck's stickers from photos of its cards")
     p.add_argument("images", nargs="+", help="photos of single cards or fans of cards")
     p.add_argument("--kit", required=True, help="the kit.json of the stickers")
-    p.add_argument("--deck", action="append", choices=list(SIDES), help="check only this deck")
+    p.add_argument("--deck", action="append", choices=list(DECKS), help="check only this deck")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_deckcheck)

@@ -14,8 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from printables.kit import DECKS
+from printables.payload import Deck
 from vision.decode import Detection
-from vision.kit import SIDES, CardRef, KitLike, Side
+from vision.kit import CardRef, KitLike
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class DeckReport:
     """What a deck check found. ``complete`` is True when every sticker of the checked decks
     was seen once and nothing doubled or foreign turned up."""
 
-    decks: tuple[Side, ...]
+    decks: tuple[Deck, ...]
     seen: dict[str, CardRef]
     missing: list[CardRef]
     doubled: list[CardRef]
@@ -70,14 +72,14 @@ class DeckReport:
 def check_deck(
     photos: Iterable[Sequence[Detection]],
     kit: KitLike,
-    decks: Sequence[Side] = SIDES,
+    decks: Sequence[Deck] = DECKS,
     all_cards: Iterable[CardRef] | None = None,
 ) -> DeckReport:
     """The deck check over the detections of each photo. ``all_cards`` is every sticker of
     the kit (default: taken from a kit with a ``cards`` mapping). Raises ValueError for an
     unknown deck name or a kit that cannot list its stickers."""
     for deck in decks:
-        if deck not in SIDES:
+        if deck not in DECKS:
             raise ValueError(f"deck {deck!r} must be hera or zeus")
     if all_cards is None:
         cards_map = getattr(kit, "cards", None)

@@ -43,7 +43,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from vision.kit import COLUMNS, SIDES, Side
+from printables.kit import DECKS
+from printables.mat import COLUMNS
+from printables.payload import Deck
 from vision.table import CellReading, Snapshot
 
 EntryKind = Literal["figure", "up", "down"]
@@ -58,12 +60,12 @@ class Entry:
     """One recorded entry of a column: the figure, or a card face up or down."""
 
     kind: EntryKind
-    deck: Side | None  # the card's deck (None for the figure)
+    deck: Deck | None  # the card's deck (None for the figure)
     name: str | None  # None for the figure and for an unknown back
     text: str
 
 
-def parse_entry(text: str, holder: Side) -> Entry:
+def parse_entry(text: str, holder: Deck) -> Entry:
     """A view entry on ``holder``'s side. Raises ViewError for a malformed entry."""
     if not isinstance(text, str) or not text:
         raise ViewError(f"field entry {text!r} is not a card, back or figure")
@@ -72,9 +74,9 @@ def parse_entry(text: str, holder: Side) -> Entry:
     up = text.startswith("^")
     body = text[1:] if up else text
     name, _, origin = body.partition("/")
-    if origin and origin not in SIDES:
+    if origin and origin not in DECKS:
         raise ViewError(f"field entry {text!r}: origin must be hera or zeus")
-    deck: Side = origin if origin else holder
+    deck: Deck = origin if origin else holder
     if not name:
         raise ViewError(f"field entry {text!r} names no card")
     if name == "?":
@@ -84,7 +86,7 @@ def parse_entry(text: str, holder: Side) -> Entry:
     return Entry("up" if up else "down", deck, name, text)
 
 
-def parse_field(view: Mapping[str, Any], side: Side) -> list[list[Entry]]:
+def parse_field(view: Mapping[str, Any], side: Deck) -> list[list[Entry]]:
     """The three recorded columns of ``side``. Raises ViewError for a malformed view."""
     s = view.get(side)
     if not isinstance(s, Mapping) or not isinstance(s.get("field"), list):
@@ -95,7 +97,7 @@ def parse_field(view: Mapping[str, Any], side: Side) -> list[list[Entry]]:
     return [[parse_entry(t, side) for t in col] for col in cols]
 
 
-def _other(side: Side) -> Side:
+def _other(side: Deck) -> Deck:
     return "zeus" if side == "hera" else "hera"
 
 
@@ -117,7 +119,7 @@ def _fits(cell: CellReading, e: Entry) -> str:
 
 def _proposal(
     kind: str,
-    side: Side,
+    side: Deck,
     column: int,
     position: int,
     raw: dict[str, Any] | None,
@@ -147,7 +149,7 @@ def _observation(cell: CellReading) -> dict[str, Any]:
     }
 
 
-def _where(side: Side, column: int, position: int) -> str:
+def _where(side: Deck, column: int, position: int) -> str:
     return f"{side.title()}'s column {column}, position {position}"
 
 
@@ -184,7 +186,7 @@ def _reveals(pairs: list[tuple[CellReading, Entry, str]]) -> list[dict[str, Any]
 
 
 def _column(
-    side: Side, col: int, cells: list[CellReading], entries: list[Entry], turn: Side | None
+    side: Deck, col: int, cells: list[CellReading], entries: list[Entry], turn: Deck | None
 ) -> list[dict[str, Any]]:
     """Proposals for one column (see the module docstring)."""
     n = len(entries)
@@ -307,7 +309,7 @@ def _column(
     return []
 
 
-def _challenges(props: list[dict[str, Any]], turn: Side | None) -> list[dict[str, Any]]:
+def _challenges(props: list[dict[str, Any]], turn: Deck | None) -> list[dict[str, Any]]:
     """A first-row reveal on one side with the opposite first-row card removed (D11)."""
     out = []
     for r in props:
@@ -340,9 +342,9 @@ def propose(snapshot: Snapshot, view: Mapping[str, Any]) -> list[dict[str, Any]]
     """The proposals that explain how ``snapshot`` differs from ``view`` (empty when they
     agree). Raises ViewError when ``view`` is not in ``view_for``'s shape."""
     turn_raw = view.get("turn", {}).get("player") if isinstance(view.get("turn"), dict) else None
-    turn: Side | None = turn_raw if turn_raw in SIDES else None
+    turn: Deck | None = turn_raw if turn_raw in DECKS else None
     props: list[dict[str, Any]] = []
-    for side in SIDES:
+    for side in DECKS:
         field = parse_field(view, side)
         for col in range(1, COLUMNS + 1):
             props += _column(side, col, snapshot.column(side, col), field[col - 1], turn)

@@ -16,23 +16,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from printables.kit import DECKS, Kit
-from printables.mat import COLUMNS, ROWS, MatGeometry
+from printables.kit import Kit
+from printables.mat import MatGeometry
 from printables.payload import Deck
-
-Side = Deck
-SIDES: tuple[Side, Side] = DECKS
 
 
 @dataclass(frozen=True, slots=True)
 class CardRef:
     """One physical card of a kit: its deck, the card's name and its serial in the deck."""
 
-    deck: Side
+    deck: Deck
     name: str
     serial: int
 
-    def notation(self, holder: Side) -> str:
+    def notation(self, holder: Deck) -> str:
         """The card as written on ``holder``'s side (POSITIONS.md): ``Name``, or
         ``Name/zeus`` for a card that came from the other deck."""
         return self.name if self.deck == holder else f"{self.name}/{self.deck}"
@@ -101,12 +98,8 @@ def load_kit(path: str | Path) -> VisionKit:
 
 
 __all__ = [
-    "COLUMNS",
-    "ROWS",
-    "SIDES",
     "CardRef",
     "KitLike",
-    "Side",
     "VisionKit",
     "as_vision_kit",
     "load_kit",

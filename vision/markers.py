@@ -19,14 +19,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from printables.mat import MatGeometry
-from printables.payload import BACK_MARKER_IDS, MAT_CORNER_IDS
-from vision.kit import Side
+from printables.payload import BACK_MARKER_IDS, MAT_CORNER_IDS, Deck
 
 Point = tuple[float, float]
 MIN_MARKER_PERIMETER_RATE = 0.015  # OpenCV's default 0.03 misses markers under ~15 px
 DETECT_MAX_SIDE = 2200  # larger frames are searched for markers at this size (then scaled back)
 MIN_CORNER_MARKERS = 3  # measured: 3 place every cell within 3.4 mm, 2 up to 77 mm off
-BACK_IDS: dict[int, Side] = {v: k for k, v in BACK_MARKER_IDS.items()}  # type: ignore[misc]
+BACK_IDS: dict[int, Deck] = {v: k for k, v in BACK_MARKER_IDS.items()}  # type: ignore[misc]
 
 
 class MatNotFound(ValueError):

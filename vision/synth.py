@@ -23,9 +23,9 @@ import qrcode.constants  # type: ignore[import-untyped]
 from numpy.typing import NDArray
 
 from printables.kit import BACK_MARKER_MM as PRINT_BACK_MARKER_MM
-from printables.kit import DEFAULT_CODE_MM, QUIET_MODULES, Kit
-from printables.payload import BACK_MARKER_IDS, face_payload, new_kit_secret
-from vision.kit import SIDES, CardRef, Side, VisionKit, as_vision_kit
+from printables.kit import DECKS, DEFAULT_CODE_MM, QUIET_MODULES, Kit
+from printables.payload import BACK_MARKER_IDS, Deck, face_payload, new_kit_secret
+from vision.kit import CardRef, VisionKit, as_vision_kit
 
 Image = NDArray[Any]
 
@@ -162,7 +162,7 @@ def _card_face(rng: np.random.Generator, payload: str, name: str, serial: int, p
     return card
 
 
-def _card_back(rng: np.random.Generator, deck: Side, ppm: float) -> Image:
+def _card_back(rng: np.random.Generator, deck: Deck, ppm: float) -> Image:
     """A sleeve back: the deck's pattern and its back marker in the middle, on a white field."""
     w, h = round(CARD_MM[0] * ppm), round(CARD_MM[1] * ppm)
     base = (150, 60, 40) if deck == "hera" else (40, 70, 150)
@@ -187,10 +187,10 @@ def _quad(x: float, y: float, w: float, h: float) -> NDArray[Any]:
 
 def render_mat(
     kit: VisionKit,
-    layout: dict[tuple[Side, int, int], dict[str, Any]],
+    layout: dict[tuple[Deck, int, int], dict[str, Any]],
     rng: np.random.Generator,
     ppm: float,
-) -> tuple[Image, dict[tuple[Side, int, int], NDArray[Any]]]:
+) -> tuple[Image, dict[tuple[Deck, int, int], NDArray[Any]]]:
     """The mat seen straight from above at ``ppm`` px/mm with the cards of ``layout`` on it.
     Returns the image and, per occupied cell, the quad (mat px) of its code or back marker."""
     geo = kit.mat
@@ -233,7 +233,7 @@ def render_mat(
             round(mx * ppm),
             round(my * ppm),
         )
-    quads: dict[tuple[Side, int, int], NDArray[Any]] = {}
+    quads: dict[tuple[Deck, int, int], NDArray[Any]] = {}
     for key, item in layout.items():
         side = key[0]
         x, y, w, h = geo.cells[key]
@@ -385,18 +385,18 @@ def _visible(mask: NDArray[Any], quad: NDArray[Any]) -> float:
 
 def random_layout(
     kit: VisionKit, rng: np.random.Generator, foreign: int = 0
-) -> dict[tuple[Side, int, int], dict[str, Any]]:
+) -> dict[tuple[Deck, int, int], dict[str, Any]]:
     """A plausible table: per column a few cards front to back, some face up; now and then a
     card of the other deck (Sirens) face down or up; ``foreign`` codes of another kit."""
-    by_deck: dict[Side, list[tuple[str, CardRef]]] = {"hera": [], "zeus": []}
+    by_deck: dict[Deck, list[tuple[str, CardRef]]] = {"hera": [], "zeus": []}
     for p, c in kit.cards.items():
         by_deck[c.deck].append((p, c))
-    layout: dict[tuple[Side, int, int], dict[str, Any]] = {}
+    layout: dict[tuple[Deck, int, int], dict[str, Any]] = {}
     used: set[str] = set()
-    for side in SIDES:
+    for side in DECKS:
         for col in range(1, 4):
             for row in range(1, int(rng.integers(0, 5)) + 1):
-                deck: Side = side if rng.random() > 0.1 else ("zeus" if side == "hera" else "hera")
+                deck: Deck = side if rng.random() > 0.1 else ("zeus" if side == "hera" else "hera")
                 if rng.random() < 0.45:
                     layout[(side, col, row)] = {"state": "down", "deck": deck}
                     continue

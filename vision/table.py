@@ -24,13 +24,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from printables.mat import MatGeometry
+from printables.kit import DECKS
+from printables.mat import COLUMNS, ROWS, MatGeometry
+from printables.payload import Deck
 from vision.decode import Detection, RawCode, as_gray, check_code, decode_crop, decode_qr
-from vision.kit import COLUMNS, ROWS, SIDES, CardRef, KitLike, Side
+from vision.kit import CardRef, KitLike
 from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, rectify
 
 State = Literal["empty", "down", "up", "unknown"]
-CellKey = tuple[Side, int, int]
+CellKey = tuple[Deck, int, int]
 
 OCCUPANCY_PX_PER_MM = 1.5
 CELL_INSET_MM = 6.0  # the printed outline and a card's slack stay out of the occupancy test
@@ -42,12 +44,12 @@ class CellReading:
     """What one cell of the mat shows. ``deck`` is known for ``up`` and ``down``; ``card`` only
     for ``up``. ``reason`` explains an ``unknown``. ``confidence`` is in [0, 1]."""
 
-    side: Side
+    side: Deck
     column: int
     row: int
     state: State
     confidence: float
-    deck: Side | None = None
+    deck: Deck | None = None
     card: CardRef | None = None
     payload: str | None = None
     reason: str | None = None
@@ -82,11 +84,11 @@ class Snapshot:
     detections: list[Detection] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)
 
-    def cell(self, side: Side, column: int, row: int) -> CellReading:
+    def cell(self, side: Deck, column: int, row: int) -> CellReading:
         """Raises KeyError for a cell outside 2 x 3 x 4."""
         return self.cells[(side, column, row)]
 
-    def column(self, side: Side, column: int) -> list[CellReading]:
+    def column(self, side: Deck, column: int) -> list[CellReading]:
         """The four cells of one column, front (row 1) to back."""
         return [self.cells[(side, column, r)] for r in range(1, ROWS + 1)]
 
@@ -98,7 +100,7 @@ class Snapshot:
         """``{"mat": pose, "hera": [col1, col2, col3], "zeus": [...], "refused": [...]}``;
         each column is its four cells front to back."""
         out: dict[str, Any] = {"mat": self.pose.to_json()}
-        for side in SIDES:
+        for side in DECKS:
             out[side] = [
                 [self.cells[(side, c, r)].to_json() for r in range(1, ROWS + 1)]
                 for c in range(1, COLUMNS + 1)
@@ -236,7 +238,7 @@ def read_table(
     pose = find_mat(markers, geo)
 
     codes: dict[CellKey, list[Detection]] = {}
-    backs: dict[CellKey, list[Side]] = {}
+    backs: dict[CellKey, list[Deck]] = {}
     detections: list[Detection] = []
 
     def place(code: RawCode, upscaled: bool) -> CellKey | None:
@@ -300,7 +302,7 @@ def _cell_of(geo: MatGeometry, x: float, y: float) -> CellKey | None:
     return None
 
 
-def _judge(key: CellKey, dets: list[Detection], backs: list[Side]) -> CellReading:
+def _judge(key: CellKey, dets: list[Detection], backs: list[Deck]) -> CellReading:
     """One cell from what was read in it. Anything contradictory is ``unknown``."""
     cards = {d.payload: d for d in dets if d.card is not None}
     refused = [d for d in dets if d.card is None]
