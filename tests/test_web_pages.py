@@ -398,3 +398,23 @@ def test_an_open_irregularity_shows_resolve_and_a_settled_one_does_not(table: Ta
     left = forms_of(html, "irregularity")
     assert [f.hidden["event"] for f in left] == [str(second)]
     assert left[0].buttons == ["Resolve"]
+
+
+def test_cancel_drops_the_submitters_own_question_even_with_no_answer_chosen(
+    table: Table,
+) -> None:
+    """The "one more thing" form's Cancel works before any card is chosen (it used to read
+    the empty answer first and refuse it, keeping the question)."""
+    table.setup()
+    cl = table.c["hera"]
+    with cl.session_transaction() as s:
+        s["question"] = {
+            "game": table.game,
+            "raw": {"do": "play", "column": 1},
+            "needs": "card",
+            "text": "which card?",
+        }
+    html = table.post("hera", "/act", raw='{"do": "play", "column": 1}', needs="card", cancel="1")
+    assert "Refused" not in flash(html)
+    with cl.session_transaction() as s:
+        assert "question" not in s

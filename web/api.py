@@ -39,7 +39,6 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
 from referee.jsonin import loads_strict
-from referee.models import Head
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
 from web import images, schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
@@ -135,11 +134,6 @@ def _seq(game: str) -> int:
     return int(_ref().head(game)["seq"])
 
 
-def _head(game: str) -> Head:
-    """The log's head ``{"seq", "hash"}``. Raises NotFound."""
-    return _ref().head(game)
-
-
 _SCHEMAS: dict[type[Schema], Schema] = {}
 
 
@@ -173,8 +167,7 @@ def _if_match() -> int | None:
 
 
 def _view(game: str, seat: str) -> dict[str, Any]:
-    v = dict(_ref().view(game, seat))
-    v.setdefault("head", _head(game))
+    v = dict(_ref().view(game, seat))  # it carries its head, from the same snapshot
     v["csrf"] = csrf_token(game)
     return v
 
@@ -182,7 +175,6 @@ def _view(game: str, seat: str) -> dict[str, Any]:
 def _receipt(game: str, r: Receipt) -> Response:
     body = r.to_json()
     body["view"] = dict(body["view"])
-    body["view"].setdefault("head", _head(game))
     body["view"]["csrf"] = csrf_token(game)
     return _json(schemas.ReceiptSchema, body, 200, r.seq)
 

@@ -42,7 +42,7 @@ from typing import Any
 from flask import current_app, request, session
 
 from engine.cards import HOSTAGE_NAME, Player
-from referee.herazeus import hz_view
+from referee.herazeus import PLAYERS, hz_view
 from referee.service import Forbidden
 from web.errors import (
     BadImage,
@@ -65,7 +65,7 @@ PHOTO_KEEP = 24  # cards remembered per seat from its photos (a hand is at most 
 KITS_CACHED = 64
 PHOTO_SESSION = "hz_photo"
 UPLOAD_TYPES = ("image/jpeg", "image/png", "image/webp")
-PLAYER_SEATS = ("hera", "zeus")
+PLAYER_SEATS = PLAYERS  # the camera reads Hera & Zeus's kit
 
 
 # ---- the game's kit ----------------------------------------------------------------------------

@@ -16,32 +16,32 @@ from referee.service import Receipt, Referee
 from web.games import PageModule, page_for, seat_title
 
 
+def _service_line(r: Record, judge: bool) -> str:
+    """A record of the service's own (a correction, a call, an irregularity), in words."""
+    body = r.body
+    if r.kind == "undo":
+        return f"The judge corrected the record: the game continues after event {body.get('to')}."
+    if r.kind == "amend":
+        return f"The judge corrected the record: event {body.get('event')} was amended."
+    if r.kind == "irregularity":
+        if judge:
+            return str(body.get("problem", "irregularity"))
+        return "An irregularity was recorded for the judge."
+    if r.kind in ("call", "judge_call"):
+        return "The judge was called to the table."
+    if r.kind == "resolve":
+        return "The judge settled a call or an irregularity."
+    return r.kind.replace("_", " ")
+
+
 def describe_record(pm: PageModule, r: Record, seat: str) -> dict[str, Any]:
     """One log line for a page: time, who, what (cut for ``seat``; the judge's reasons and
     notes only for the judge). The game's records are worded by its page module ``pm``."""
     judge = seat == "judge"
     body = r.body
     lines = pm.describe_record(r, seat)
-    if lines is not None:
-        pass
-    elif r.kind == "undo":
-        lines = [
-            f"The judge corrected the record: the game continues after event {body.get('to')}."
-        ]
-    elif r.kind == "amend":
-        lines = [f"The judge corrected the record: event {body.get('event')} was amended."]
-    elif r.kind == "irregularity":
-        lines = [
-            str(body.get("problem", "irregularity"))
-            if judge
-            else "An irregularity was recorded for the judge."
-        ]
-    elif r.kind in ("call", "judge_call"):
-        lines = ["The judge was called to the table."]
-    elif r.kind == "resolve":
-        lines = ["The judge settled a call or an irregularity."]
-    else:
-        lines = [r.kind.replace("_", " ")]
+    if lines is None:
+        lines = [_service_line(r, judge)]
     if judge:
         reason = body.get("reason") or body.get("note")
         if reason and r.kind != "irregularity":

@@ -54,7 +54,7 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
         w = str(last.get("winner") or "")
         parts.append(
             f"<p><strong>{escape(seat_title(pm, w) if w else '')} wins</strong> "
-            f"({escape(str(last.get('reason')))}).</p>"
+            f"({escape(pm.reason_text(last.get('reason')))}).</p>"
         )
     for fr in frames:
         rec = fr["record"]

@@ -18,6 +18,7 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 from engine.actions import parse_action_text
 from engine.errors import NotationError
 from engine.profiles import SWITCH_TYPES, Profile
+from referee.herazeus import PLAYERS as HZ_PLAYERS
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 
 # Text the service takes (referee.validate.text): no control characters but tab and newline;
@@ -38,8 +39,7 @@ NAME = [validate.Length(min=1, max=MAX_NAME), _FILLED]
 NOTE = [validate.Length(max=MAX_TEXT), _TEXT]
 REASON = [validate.Length(min=1, max=MAX_TEXT), _FILLED]
 EVENT = validate.Range(min=0, max=MAX_SEQ)
-SEATS = ("hera", "zeus", "judge", "public")
-PLAYERS = ("hera", "zeus")
+PLAYERS = HZ_PLAYERS  # the API's bodies are Hera & Zeus's (docs/architecture.md)
 PROFILES = [p.value for p in Profile]
 SWITCHES = {name: [str(m.value) for m in typ] for name, typ in SWITCH_TYPES.items()}
 ACTION_TEXT_MAX = 500

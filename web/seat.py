@@ -44,7 +44,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "seat": seat,
         "seat_title": seat_title(pm, seat),
         "view": view,
-        "head": ref.head(game),
+        "head": view["head"],  # the view's own: the same snapshot as the table
         "svg": Markup(pm.table_svg(view, seat=seat)),
         "log": list(reversed(log[-40:] if seat != "judge" else log)),
         "csrf": csrf_token(game),
@@ -109,6 +109,9 @@ def act(game: str) -> Response:
     """Submits the action a seat's form describes. Raises CsrfError, Forbidden."""
     seat = seat_of(game)
     f = request.form
+    if f.get("cancel"):  # before the answer is read: an empty one must not keep the question
+        forget_own_question()
+        return back(game)
     pm = pages_or_refuse(game, seat)
     if pm is None:
         return back(game)
@@ -122,9 +125,6 @@ def act(game: str) -> Response:
             raw = pm.form_action(f, seat)
     except (ValueError, json.JSONDecodeError) as e:
         flash(f"Refused: {e}", "error")
-        return back(game)
-    if f.get("cancel"):
-        forget_own_question()
         return back(game)
     submit(game, seat, raw)
     return back(game)
@@ -149,7 +149,7 @@ def answer(game: str) -> Response:
         return back(game)
     except NeedsInput as e:
         who = " and ".join(seat_title(pm, s) for s in e.asked)
-        flash(f"Thank you. Now waiting for {who}: {e.message}", "info")
+        flash(f"Thank you. Now waiting for {who}: {e.message} [{e.rule}]", "info")
         return back(game)
     except ServiceError as e:
         flash(refusal(e), "error")
