@@ -268,7 +268,9 @@ def test_a_whole_game_through_the_pages(
         hera.press("#g-draw", "Draw (1 point)")
         hera.wait(lambda: server_seq() > before, "a draw")  # noqa: B023 (waited for at once)
     hera.wait(lambda: bool(hera.d.find_elements(By.CSS_SELECTOR, "#g-end")), "end button")
+    before = server_seq()
     hera.press("#g-end", "end")
+    hera.wait(lambda: server_seq() > before, "the end of Hera's turn")  # before Zeus looks
 
     # -- Zeus's first turn: draw Argus, play it by tapping the front of column 1 --
     live(zeus)
@@ -291,7 +293,9 @@ def test_a_whole_game_through_the_pages(
     zeus.wait(lambda: "1 of 3" in zeus.text("#status"), "Argus is played")
     zeus.press("#g-draw", "Draw (1 point)")
     zeus.wait(lambda: bool(zeus.d.find_elements(By.CSS_SELECTOR, "#g-end")), "end button")
+    before = server_seq()
     zeus.press("#g-end", "end")
+    zeus.wait(lambda: server_seq() > before, "the end of Zeus's turn")  # before Hera looks
     live(hera)
     step("hera-second-turn")
 
