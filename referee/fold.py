@@ -147,7 +147,7 @@ def start(create: Record) -> Folded:
                 f"runs {current}: it is not replayed under other rules than its own"
             )
     except Malformed as e:
-        raise FoldError(e.reason) from None
+        raise FoldError(f"event 0 (the create record): {e.reason}") from None
     st0 = module.new_state(rules)
     f = Folded(create.game, module, rules, body, st0, states=[st0])
     f.last_hash = create.hash

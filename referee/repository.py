@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from referee.anchors import AnchorError, Anchors
+from referee.anchors import Anchor, AnchorError, Anchors
 from referee.errors import Held, NotFound, Refused, Stale, Unavailable
 from referee.fold import Folded, FoldError, fold, step
 from referee.game import Game, Outcome
@@ -237,10 +237,9 @@ class Repository:
         _log.error("%s", message)
         return Held(message)
 
-    def _check_anchor(self, game: str, head: tuple[int, str]) -> None:
-        """Raises Held when the stored head is before a head this server wrote or read, or
-        differs from it at the same event."""
-        a = self.anchors.journal.get(game)
+    def _check_anchor(self, game: str, head: tuple[int, str], a: Anchor | None) -> None:
+        """Raises Held when the stored head ``head`` is before the head ``a`` this server wrote
+        or read (taken before ``head`` was read), or differs from it at the same event."""
         if a is None:
             return
         if head[0] < a.seq:
@@ -339,8 +338,9 @@ class Repository:
                 self._cache.move_to_end(game)
         if held is not None:
             raise Held(held)
+        anchor = self.anchors.journal.get(game)  # before the head: a write notes it after
         head = self.head(game)
-        self._check_anchor(game, head)
+        self._check_anchor(game, head, anchor)
         if f is not None and head == (f.last_seq, f.last_hash):
             return f
         if f is not None and head[0] > f.last_seq:

@@ -223,10 +223,10 @@ def open_referee(db: str | Path, *, readonly: bool = False, **kw: Any) -> Refere
     from referee.store import SQLiteStore
 
     key = Path(f"{db}.key")
-    if readonly and not key.exists():
-        raise KeyFileError(f"{db}: no signing key beside the database ({key})")
     store = SQLiteStore(db, readonly=readonly)
     try:
+        if readonly and not key.exists():
+            raise KeyFileError(f"{db}: no signing key beside the database ({key})")
         signer = Signer.load_or_create(key)
         anchors = Anchors.beside(db, signer, readonly=readonly)
     except Exception:
