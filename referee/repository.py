@@ -323,7 +323,8 @@ class Repository:
             f = fold(records)
         except FoldError as e:
             raise Held(f"game {game!r} cannot be replayed: {e}") from None
-        self.anchors.journal.seen(game, last.seq, last.hash, fingerprint_of(parse_public_key(pk)))
+        # a verified head is an anchor too (a game from before the journal is adopted here)
+        self._anchor(game, last, fingerprint_of(parse_public_key(pk)))
         return f
 
     def folded(self, game: str) -> Folded:
@@ -468,7 +469,7 @@ class Repository:
             raise Refused(f"game {records[0].game!r} exists already") from None
         except StoreError as e:
             raise Unavailable(str(e)) from None
-        self._anchor(records[0].game, records[-1], fingerprint)
+        self._anchor(records[0].game, records[-1], fingerprint or self.signer.fingerprint)
 
     def _anchor(self, game: str, last: Record, fingerprint: str | None = None) -> None:
         """Notes a head this server wrote in the heads journal. A journal that cannot be

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from service_helpers import SIGNER, make_referee
 from test_log_trust import Line, parts, played, rehashed, tamper, text_of
+from web_helpers import JUDGE_CODE, make_app
 
 from referee.anchors import COMPACT_MIN_LINES, HeadJournal, TrustList, trust_path
 from referee.keys import Signer
@@ -392,3 +393,36 @@ def test_trust_add_list_remove(
     assert rc == 2 and "no trusted key named 'hall-2'" in err
     rc, out, err = run(capsys, "import", "--head", at, "--db", str(db), str(path))
     assert rc == 2 and "nor by a trusted key" in err  # no longer trusted
+
+
+def test_the_judges_tables_page_shows_why_a_game_is_held(server: Any) -> None:
+    db, ref = server
+    app = make_app(ref)
+    judge = app.test_client()
+    assert judge.get(f"/judge/join/{JUDGE_CODE}").status_code in (302, 303)
+    page = judge.get("/judge").get_data(as_text=True)
+    assert "held:" not in page
+    last = ref.head("a")["seq"]
+    tamper(db, "DELETE FROM events WHERE game=? AND seq>?", "a", last - 2)
+    page = judge.get("/judge").get_data(as_text=True)
+    assert "held:" in page and "the log went backwards" in page and f"event {last - 2}" in page
+    assert app.test_client().get("/g/a").status_code == 423  # and served to nobody
+    assert app.test_client().get("/g/b").status_code == 200
+
+
+def test_a_game_from_before_the_journal_is_anchored_when_first_read(server: Any) -> None:
+    db, ref = server
+    ref.store.close()
+    Path(f"{db}.heads").unlink()  # a database from before the journal
+    again = restarted(db)
+    try:
+        served(again, "a")
+    finally:
+        again.store.close()
+    last = rows_of(db, "a")[-1][0]
+    tamper(db, "DELETE FROM events WHERE game=? AND seq=?", "a", last)
+    again = restarted(db)
+    try:
+        held_for_the_judge(again, "a", "went backwards")
+    finally:
+        again.store.close()
