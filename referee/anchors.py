@@ -37,6 +37,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
 
 JOURNAL_DOMAIN = "hera-zeus-referee/heads/1:"  # a journal line's signature covers this prefix
@@ -73,11 +76,14 @@ def _owner_only(path: Path) -> None:
 class HeadJournal:
     """The heads this server wrote, in memory and (with a ``path``) in an append-only file.
 
-    ``note`` records a head the server wrote (a line in the file); ``seen`` a head it read and
-    verified (memory only: another process sharing the database wrote it). ``get`` is the
-    furthest head known for a game. Thread-safe."""
+    ``note`` records a head the server wrote, or read and verified whole (a line in the file);
+    ``seen`` a head it read and verified record by record as another process appended it
+    (memory only: that process notes it). ``get`` is the furthest head known for a game.
+    Thread-safe."""
 
-    def __init__(self, signer: Signer, path: str | Path | None = None, *, readonly: bool = False):
+    def __init__(
+        self, signer: Signer, path: str | Path | None = None, *, readonly: bool = False
+    ) -> None:
         self.signer = signer
         self.path = Path(path) if path is not None else None
         self.readonly = readonly
@@ -195,14 +201,9 @@ def parse_fingerprint(text: str) -> str:
 
 
 def key_from_file(path: str | Path) -> TrustedKey:
-    """The public key in a file: a server's key file (PEM, private or public) or an export
-    (its header names the key). The name is left empty. Raises ValueError naming the file."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-        Ed25519PrivateKey,
-        Ed25519PublicKey,
-    )
-
+    """The public key in a file: a server's key file (PEM, private or public: only the public
+    key is kept) or an export (its header names the key). The name is left empty. Raises
+    ValueError naming the file."""
     p = Path(path)
     try:
         data = p.read_bytes()[:1_000_000]

@@ -4,7 +4,8 @@ which adds these with :func:`add_commands`, beside those of printables, vision a
     referee rule [--json] FILE               rule on a ruling file (POSITIONS.md)
     referee verify [--redacted] [--key FP] [--head SEQ:HASH] LOG
                                              check a log's chain, signatures, cuts and head
-    referee replay [--json] [--at N] LOG     step through a game, or print a position
+    referee replay [--json] [--at N] [--key FP] [--head SEQ:HASH] LOG
+                                             step through a game, or print a position
     referee export [--db DB] [--seat S] GAME print a game's log as JSON lines (redacted per seat)
     referee import [--db DB] [--head SEQ:HASH | --yes] [--trust-key FP] LOG
                                              store a verified log (its end checked, or confirmed)
@@ -263,7 +264,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         else:
             print(f"referee: WARNING: {unproven}.", file=sys.stderr)
             try:
-                answer = input(f"Import it anyway, ending at {v.head}? [y/N] ")
+                end = f"event {v.head[0]} · {v.head[1][:8]}" if v.head else "its last record"
+                answer = input(f"Import it anyway, ending at {end}? [y/N] ")
             except EOFError:
                 answer = ""
             if answer.strip().lower() not in ("y", "yes"):
