@@ -4,13 +4,17 @@ which adds these with :func:`add_commands`, beside those of printables, vision a
     referee rule [--json] FILE               rule on a ruling file (POSITIONS.md)
     referee verify [--redacted] [--key FP] [--head SEQ:HASH] LOG
                                              check a log's chain, signatures, cuts and head
-    referee replay [--json] [--at N] LOG     step through a game, or print a position
+    referee replay [--json] [--at N] [--key FP] [--head SEQ:HASH] LOG
+                                             step through a game, or print a position
     referee export [--db DB] [--seat S] GAME print a game's log as JSON lines (redacted per seat)
-    referee import [--db DB] LOG             store a verified log
+    referee import [--db DB] [--head SEQ:HASH | --yes] [--trust-key FP] LOG
+                                             store a verified log (its end checked, or confirmed)
     referee games [--db DB]                  list the games in a database
+    referee trust add|list|remove [--db DB]  the server keys a tournament trusts (DB.trust)
 
 Exit status: 0 when the file was read and ruled on (legal or not); 2 with one line on stderr
-when the input is malformed or incomplete. Never a traceback for bad input.
+when the input is malformed or incomplete (``replay`` and ``import``: also a log that does not
+verify, naming the record and what is wrong). Never a traceback for bad input.
 """
 
 from __future__ import annotations
@@ -22,17 +26,25 @@ from pathlib import Path
 from typing import Any
 
 from engine import HeraZeusError, NeedsInputError, parse_action, write_position
+from referee.anchors import (
+    AnchorError,
+    TrustedKey,
+    TrustList,
+    key_from_file,
+    parse_fingerprint,
+    trust_path,
+)
 from referee.board import board_text, describe_event_json
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
 from referee.game import Malformed
 from referee.games import game_of
-from referee.keys import KeyFileError, Signer
+from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
 from referee.reading import ALL_SEATS
 from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.service import Referee, ServiceError, open_referee
-from referee.store import SQLiteStore, StoreError
+from referee.store import StoreError
 from referee.views import cutter
 
 DEFAULT_DB = "referee.sqlite3"
@@ -139,21 +151,39 @@ def cmd_replay(args: argparse.Namespace) -> int:
     header, records = got
     if header.seat != "judge":
         return _fail(f"{args.log}: a replay needs the judge's full log, not {header.seat}'s cut")
-    v = verify(header, records)
-    if not v.ok:
-        print(f"referee: warning: {args.log}: {v.message()}", file=sys.stderr)
+    v = verify(header, records, key=args.key, head=args.head)
+    if not v.ok:  # a doctored log is not replayed: it says where and why, once
+        return _fail(_one_line(f"{args.log}: {v.message()}"))
     if args.at is not None and not 0 <= args.at < len(records):
         return _fail(f"--at {args.at}: the log has events 0 to {len(records) - 1}")
     upto = records if args.at is None else records[: args.at + 1]
     try:
         folded = fold(upto)
+        if args.json:
+            print(json.dumps(write_position(folded.state), indent=1, ensure_ascii=False))
+            return 0
+        replay_text(upto, args.step)
     except FoldError as e:
-        return _fail(f"{args.log}: {e}")
-    if args.json:
-        print(json.dumps(write_position(folded.state), indent=1, ensure_ascii=False))
-        return 0
-    replay_text(upto, args.step)
+        return _fail(_one_line(f"{args.log}: {e}"))
+    except Exception as e:  # a log signed by some key may still carry a body no rule expects
+        at = _failing_record(upto)
+        what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        return _fail(_one_line(f"{args.log}: record {at} cannot be replayed ({what})"))
     return 0
+
+
+def _failing_record(records: list[Record]) -> int:
+    """The first record that fails when the log is folded one record at a time (the last
+    when none does that way)."""
+    at = 0
+    try:
+        f = fold(records[:1])
+        for r in records[1:]:
+            at = r.seq
+            fold_step(f, r)
+    except Exception:  # looking for the record, not handling the error
+        return at
+    return at
 
 
 def replay_text(records: list[Record], step: bool) -> None:
@@ -186,18 +216,11 @@ def replay_text(records: list[Record], step: bool) -> None:
 
 
 def _open(db: str, *, readonly: bool) -> Referee | str:
-    """A referee over the database ``db`` (read-only commands never create a file), or an
-    error message."""
+    """A referee over the database ``db``, with its key and anchors (read-only commands never
+    create a file), or an error message."""
     try:
-        if readonly:
-            store = SQLiteStore(db, readonly=True)
-            key = Path(f"{db}.key")
-            if not key.exists():
-                store.close()
-                return f"{db}: no signing key beside the database ({key})"
-            return Referee(store, signer=Signer.load_or_create(key))
-        return open_referee(db)
-    except (StoreError, KeyFileError) as e:
+        return open_referee(db, readonly=readonly)
+    except (StoreError, KeyFileError, AnchorError) as e:
         return str(e)
 
 
@@ -222,17 +245,94 @@ def cmd_import(args: argparse.Namespace) -> int:
         return _fail(f"{args.log}: {'not UTF-8 text' if isinstance(e, UnicodeDecodeError) else e}")
     except OSError as e:
         return _fail(f"{args.log}: cannot read: {e.strerror or e}")
+    try:
+        header, records = read_lines(text)
+    except ValueError as e:
+        return _fail(_one_line(f"{args.log}: the log cannot be read: {e}"))
+    v = verify(header, records, head=args.head)
+    if not v.ok:
+        return _fail(_one_line(f"{args.log}: the log does not verify: {v.message()}"))
+    unproven = (
+        f"{args.log}: the end of this log is unproven (a log cut short verifies as well "
+        "as a whole one): check it against the head on the score sheet with --head SEQ:HASH"
+    )
+    if args.head is None:
+        if args.yes:
+            pass  # warned once it is imported (a refusal stays one line)
+        elif not sys.stdin.isatty():
+            return _fail(f"{unproven}, or import it anyway with --yes; nothing was imported")
+        else:
+            print(f"referee: WARNING: {unproven}.", file=sys.stderr)
+            try:
+                end = f"event {v.head[0]} · {v.head[1][:8]}" if v.head else "its last record"
+                answer = input(f"Import it anyway, ending at {end}? [y/N] ")
+            except EOFError:
+                answer = ""
+            if answer.strip().lower() not in ("y", "yes"):
+                return _fail(f"{args.log}: not imported")
     ref = _open(args.db, readonly=False)
     if isinstance(ref, str):
         return _fail(ref)
     try:
-        gid = ref.import_log(text, args.trust_key)
+        gid = ref.import_log(text, args.trust_key, args.head)
         n = len(ref.store.records(gid))
     except ServiceError as e:
         return _fail(_one_line(f"{args.log}: {e.message}"))
     finally:
         ref.store.close()
     print(f"imported game {gid} ({n} events)")
+    if args.head is None and args.yes:
+        print(f"referee: WARNING: {unproven}; imported anyway (--yes)", file=sys.stderr)
+    return 0
+
+
+def _trust_list(db: str) -> TrustList | str:
+    try:
+        return TrustList(trust_path(db))
+    except AnchorError as e:
+        return str(e)
+
+
+def cmd_trust_add(args: argparse.Namespace) -> int:
+    trust = _trust_list(args.db)
+    if isinstance(trust, str):
+        return _fail(trust)
+    try:
+        if Path(args.key).exists():
+            found = key_from_file(args.key)
+            key = TrustedKey(args.name, found.fingerprint, found.public_key)
+        else:
+            key = TrustedKey(args.name, parse_fingerprint(args.key))
+        trust.add(key)
+    except ValueError as e:
+        return _fail(_one_line(f"trust add: {e}"))
+    except AnchorError as e:
+        return _fail(str(e))
+    print(f"trusted {key.name}: key {key.fingerprint} (in {trust.path})")
+    return 0
+
+
+def cmd_trust_list(args: argparse.Namespace) -> int:
+    trust = _trust_list(args.db)
+    if isinstance(trust, str):
+        return _fail(trust)
+    for k in sorted(trust.keys.values(), key=lambda k: k.name):
+        known = "" if k.public_key else "  (fingerprint only)"
+        print(f"{k.name}  {k.fingerprint}{known}")
+    return 0
+
+
+def cmd_trust_remove(args: argparse.Namespace) -> int:
+    trust = _trust_list(args.db)
+    if isinstance(trust, str):
+        return _fail(trust)
+    try:
+        k = trust.remove(args.name)
+    except KeyError:
+        return _fail(_one_line(f"trust remove: no trusted key named {args.name!r}"))
+    except AnchorError as e:
+        return _fail(str(e))
+    print(f"no longer trusted: {k.name} ({k.fingerprint})")
     return 0
 
 
@@ -251,7 +351,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: Any) -> None:
-    """Adds ``rule``, ``verify``, ``replay``, ``export``, ``import`` and ``games`` to the
+    """Adds ``rule``, ``verify``, ``replay``, ``export``, ``import``, ``games`` and ``trust`` to the
     ``referee`` command's subparsers ``sub`` (from ``add_subparsers``)."""
     p = sub.add_parser("rule", help="rule on a ruling file (position + actions)")
     p.add_argument("file", help="the ruling file (JSON, POSITIONS.md); - reads stdin")
@@ -274,6 +374,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the final position (POSITIONS.md)")
     p.add_argument("--at", type=int, help="stop after event N")
     p.add_argument("--step", action="store_true", help="wait for Enter after each event")
+    p.add_argument("--key", help="the server key's fingerprint the log must be signed with")
+    p.add_argument("--head", help="SEQ:HASH the log must end with (the head on the score sheet)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("export", help="print a game's log as JSON lines")
@@ -287,7 +389,19 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--trust-key",
         metavar="FINGERPRINT",
-        help="accept a log signed by another server's key with this fingerprint",
+        help="accept, this once, a log signed by another server's key with this fingerprint "
+        "(keys the tournament trusts for good: referee trust add)",
+    )
+    p.add_argument(
+        "--head",
+        metavar="SEQ:HASH",
+        help="where the log must end (the head on the score sheet), as verify --head checks it",
+    )
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="import without --head, after a warning that the end is unproven (for scripts; "
+        "without it a terminal asks, anything else is refused)",
     )
     p.add_argument("--db", default=DEFAULT_DB)
     p.set_defaults(func=cmd_import)
@@ -295,3 +409,29 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("games", help="list the games in a database")
     p.add_argument("--db", default=DEFAULT_DB)
     p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser(
+        "trust",
+        help="the server keys this tournament trusts (imports signed by them are accepted)",
+        description="The tournament's trusted server keys, by name, in DB.trust beside the "
+        "database (owner-only). import accepts a log signed by one of them; a game imported "
+        "with one is served.",
+    )
+    tsub = p.add_subparsers(dest="trust_command", metavar="add|list|remove", required=True)
+    q = tsub.add_parser("add", help="trust a server's key under a name")
+    q.add_argument("name", help="a name for the key (letters, digits, '.', '_', '-')")
+    q.add_argument(
+        "key",
+        metavar="KEYFILE|FINGERPRINT",
+        help="that server's key file (DB.key), a log it exported, or its fingerprint "
+        "(from its score sheets)",
+    )
+    q.add_argument("--db", default=DEFAULT_DB)
+    q.set_defaults(func=cmd_trust_add)
+    q = tsub.add_parser("list", help="list the trusted keys")
+    q.add_argument("--db", default=DEFAULT_DB)
+    q.set_defaults(func=cmd_trust_list)
+    q = tsub.add_parser("remove", help="stop trusting a key")
+    q.add_argument("name")
+    q.add_argument("--db", default=DEFAULT_DB)
+    q.set_defaults(func=cmd_trust_remove)

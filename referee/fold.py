@@ -147,7 +147,7 @@ def start(create: Record) -> Folded:
                 f"runs {current}: it is not replayed under other rules than its own"
             )
     except Malformed as e:
-        raise FoldError(e.reason) from None
+        raise FoldError(f"event 0 (the create record): {e.reason}") from None
     st0 = module.new_state(rules)
     f = Folded(create.game, module, rules, body, st0, states=[st0])
     f.last_hash = create.hash
@@ -188,10 +188,13 @@ def fold(records: Sequence[Record]) -> Folded:
 
 
 def _number(r: Record, key: str) -> int:
-    """The event number a correction names. Raises FoldError for a corrupt body."""
+    """The event number a correction names: one before it (an amend: not the create record).
+    Raises FoldError for a corrupt body."""
     n = r.body.get(key)
     if isinstance(n, bool) or not isinstance(n, int):
         raise FoldError(f"event {r.seq}: {r.kind} names no event number in {key!r}")
+    if not (1 if r.kind == "amend" else 0) <= n < r.seq:
+        raise FoldError(f"event {r.seq}: {r.kind} names event {n}, which is not before it")
     return n
 
 

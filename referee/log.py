@@ -513,7 +513,8 @@ def verify(
 
     ``seat`` is the seat the log claims to be cut for (default: the header's); a judge's log
     must be whole. ``may_cut(record, seat)`` gives the sealed paths the rules hide from a seat;
-    a cut copy may hide those and nothing else. ``key`` pins the signing key's fingerprint;
+    a cut copy must hide exactly those: nothing else, and none of them shown (a player's cut
+    relabelled "public" shows his own cards). ``key`` pins the signing key's fingerprint;
     ``head`` (``SEQ:HASH``, the hash or a prefix of at least 8 hex digits) says where the log must
     end. Names the first place that fails.
     """
@@ -565,6 +566,12 @@ def verify(
             extra = sorted(set(r.cut) - allowed)
             if extra:
                 return bad(f"hides {extra[0]!r}, which the rules do not hide from {seat}")
+            shown = sorted(allowed - set(r.cut)) if may_cut is not None else []
+            if shown:  # a cut for another seat, relabelled: it shows what this one may not see
+                return bad(
+                    f"shows {shown[0]!r}, which the rules hide from {seat}: this is not "
+                    f"{seat}'s cut"
+                )
             if r.cut:
                 cut += 1
         elif seat != "judge":

@@ -165,7 +165,7 @@ class Reading:
             except InputError as e:
                 raise Refused(str(e)) from None
         f = self.repo.folded(game)  # checked, fresh
-        return [redact(r, seat, f.module) for r in self.repo.records(game, upto=upto)]
+        return [redact(r, seat, f.module) for r in self.repo.verified(game, f, upto)]
 
     def export(self, game: str, seat: str) -> str:
         """JSON lines: a header (seat, the signing key and its fingerprint), then the records as
@@ -177,8 +177,7 @@ class Reading:
         """Event by event as ``seat`` may see it: each cut record (JSON), the table after it
         as that seat saw it, and the rules its action applied."""
         self.seat_of(game, seat)
-        self.repo.folded(game)
-        records = self.repo.records(game)
+        records = self.repo.verified(game, self.repo.folded(game))
         f = fold(records[:1])
         out: list[ReplayStep] = []
         for i, r in enumerate(records):

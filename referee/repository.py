@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import secrets as _secrets
 import threading
 import time
@@ -27,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
+from referee.anchors import Anchor, AnchorError, Anchors
 from referee.errors import Held, NotFound, Refused, Stale, Unavailable
 from referee.fold import Folded, FoldError, fold, step
 from referee.game import Game, Outcome
@@ -38,6 +40,8 @@ from referee.views import sealed_paths
 
 CACHE_GAMES = 256  # games kept folded in memory; the least recently used leave first
 POLL = 0.25  # seconds between looks at the store while waiting (other processes' appends)
+
+_log = logging.getLogger(__name__)
 
 
 class Clock(Protocol):
@@ -119,11 +123,15 @@ class Repository:
         token: Callable[[], str] | None = None,
         signer: Signer | None = None,
         cache_games: int = CACHE_GAMES,
+        anchors: Anchors | None = None,
     ) -> None:
         self.store = store
         self.clock = clock or SystemClock()
         self.token = token or (lambda: _secrets.token_urlsafe(16))  # 128 random bits
         self.signer = signer or Signer.generate()
+        # the heads this server wrote and the keys it trusts, outside the database
+        self.anchors = anchors or Anchors.in_memory(self.signer)
+        self._held: dict[str, str] = {}  # games held for a change under the server: why
         self._locks: dict[str, threading.Lock] = {}
         self._cache: OrderedDict[str, Folded] = OrderedDict()
         self._cache_games = max(1, cache_games)
@@ -193,8 +201,86 @@ class Repository:
         return out
 
     def public_key(self, game: str) -> str:
-        """The key a game's records are signed with: this server's, or an imported log's."""
-        return self.secrets(game).get("key:public", self.signer.public_b64)
+        """The key a game's records are signed with: this server's, or an imported log's when
+        this server trusts it (the key it imported the game with, in the heads journal, or a
+        key of the tournament's trusted keys). A key stored in the database is never taken on
+        its word. Raises Held for a key this server does not trust."""
+        stored = self.secrets(game).get("key:public")
+        own = self.signer.public_b64
+        anchor = self.anchors.journal.get(game)
+        if anchor is not None and anchor.fingerprint == self.signer.fingerprint:
+            return own  # this server made the game: whatever key the database names
+        if stored is None or stored == own:
+            return own
+        try:
+            fp = fingerprint_of(parse_public_key(stored))
+        except ValueError:
+            raise self.hold(game, "the key stored for it is not a key") from None
+        if (anchor is not None and anchor.fingerprint == fp) or self.anchors.trust.trusts(
+            fp, stored
+        ):
+            return stored
+        raise self.hold(
+            game,
+            f"it is signed by key {fp}, which this server does not trust (not its own key "
+            f"{self.signer.fingerprint}, not a trusted key, not the key it was imported with): "
+            "a key was written into the database",
+        )
+
+    def hold(self, game: str, why: str) -> Held:
+        """Holds ``game`` until the server restarts: it changed under the server. The judge's
+        overview shows ``why``. Returns the error to raise."""
+        message = f"game {game!r} failed verification (held for the judge): {why}"
+        with self._guard:
+            self._held.setdefault(game, message)
+            self._cache.pop(game, None)
+        _log.error("%s", message)
+        return Held(message)
+
+    def _check_anchor(self, game: str, head: tuple[int, str], a: Anchor | None) -> None:
+        """Raises Held when the stored head ``head`` is before the head ``a`` this server wrote
+        or read (taken before ``head`` was read), or differs from it at the same event."""
+        if a is None:
+            return
+        if head[0] < a.seq:
+            raise self.hold(
+                game,
+                f"the log went backwards: the database ends at event {head[0]} · "
+                f"{head[1][:8]}, but this server had the game at event {a.seq} · "
+                f"{a.hash[:8]} (records were deleted)",
+            )
+        if head[0] == a.seq and head[1] != a.hash:
+            raise self.hold(game, self._changed_at(a.seq, head[1], a.hash))
+
+    @staticmethod
+    def _changed_at(seq: int, got: str, want: str) -> str:
+        return (
+            f"event {seq} changed under the server: the database holds {got[:8]}, this "
+            f"server had {want[:8]}"
+        )
+
+    def verified(self, game: str, f: Folded, upto: int | None = None) -> list[Record]:
+        """The game's stored records through ``upto`` (default: all), checked against the
+        folded game ``f`` the caller serves: the chain, each record's content against its hash,
+        and the end against ``f``'s head. Raises Held (the game is then held)."""
+        records = self.records(game, upto=f.last_seq)
+        prev = GENESIS
+        for i, r in enumerate(records):
+            try:
+                ok = r.prev == prev and r.seq == i and r.compute_hash() == r.hash
+            except ValueError:
+                ok = False
+            if not ok:
+                raise self.hold(game, f"event {i} changed under the server (it does not chain)")
+            prev = r.hash
+        if not records or (records[-1].seq, records[-1].hash) != (f.last_seq, f.last_hash):
+            end = f"{records[-1].seq} · {records[-1].hash[:8]}" if records else "nothing"
+            raise self.hold(
+                game,
+                f"the database ends at {end}, but this server had the game at event "
+                f"{f.last_seq} · {f.last_hash[:8]}",
+            )
+        return records if upto is None else records[: upto + 1]
 
     def header(self, game: str, seat: str) -> Header:
         pk = self.public_key(game)
@@ -223,16 +309,23 @@ class Repository:
                     "its hash (edited)"
                 )
             prev = r.hash
+        a = self.anchors.journal.get(game)
+        if a is not None and a.seq < len(records) and records[a.seq].hash != a.hash:
+            raise self.hold(game, self._changed_at(a.seq, records[a.seq].hash, a.hash))
         last = records[-1]
-        if not signature_ok(parse_public_key(self.public_key(game)), last.hash, last.sig):
+        pk = self.public_key(game)
+        if not signature_ok(parse_public_key(pk), last.hash, last.sig):
             raise Held(
                 f"game {game!r} failed verification: the head's signature does not verify "
                 "(re-hashed or signed by another key)"
             )
         try:
-            return fold(records)
+            f = fold(records)
         except FoldError as e:
             raise Held(f"game {game!r} cannot be replayed: {e}") from None
+        # a verified head is an anchor too (a game from before the journal is adopted here)
+        self._anchor(game, last, fingerprint_of(parse_public_key(pk)))
+        return f
 
     def folded(self, game: str) -> Folded:
         """The game as the log says it is now, fresh: what other processes appended is folded in
@@ -240,10 +333,15 @@ class Repository:
         malformed game id."""
         checked_game_id(game)
         with self._guard:
+            held = self._held.get(game)
             f = self._cache.get(game)
             if f is not None:
                 self._cache.move_to_end(game)
+        if held is not None:
+            raise Held(held)
+        anchor = self.anchors.journal.get(game)  # before the head: a write notes it after
         head = self.head(game)
+        self._check_anchor(game, head, anchor)
         if f is not None and head == (f.last_seq, f.last_hash):
             return f
         if f is not None and head[0] > f.last_seq:
@@ -279,6 +377,7 @@ class Repository:
                 return None
             prev = r.hash
         self._remember(g)
+        self.anchors.journal.seen(g.game, g.last_seq, g.last_hash, fingerprint_of(pk))
         return g
 
     # ---- writing -----------------------------------------------------------------------------
@@ -335,6 +434,7 @@ class Repository:
                 continue  # another process wrote first: build again on its head
             except StoreError as e:
                 raise Unavailable(str(e)) from None
+            self._anchor(game, recs[-1])
             g = f.copy()
             for r, d in zip(recs, drafts, strict=True):
                 step(g, r, d.outcome)
@@ -357,15 +457,33 @@ class Repository:
 
         return self.write(seen.game, build, fresh=seen)
 
-    def append_new(self, records: list[Record], secrets: Mapping[str, str]) -> None:
-        """Appends a new game's first records (or an imported log). Raises Refused when the
-        game exists already, Unavailable on a storage fault."""
+    def append_new(
+        self, records: list[Record], secrets: Mapping[str, str], fingerprint: str | None = None
+    ) -> None:
+        """Appends a new game's first records (or an imported log, signed by the key
+        ``fingerprint``; default: this server's). Raises Refused when the game exists already,
+        Unavailable on a storage fault."""
         try:
             self.store.append(records, secrets)
         except Conflict:
             raise Refused(f"game {records[0].game!r} exists already") from None
         except StoreError as e:
             raise Unavailable(str(e)) from None
+        self._anchor(records[0].game, records[-1], fingerprint or self.signer.fingerprint)
+
+    def _anchor(self, game: str, last: Record, fingerprint: str | None = None) -> None:
+        """Notes a head this server wrote in the heads journal. A journal that cannot be
+        written is logged, not raised: the records are stored already."""
+        a = self.anchors.journal.get(game)
+        fp = fingerprint or (
+            a.fingerprint
+            if a is not None
+            else fingerprint_of(parse_public_key(self.public_key(game)))
+        )
+        try:
+            self.anchors.journal.note(game, last.seq, last.hash, fp)
+        except AnchorError as e:
+            _log.error("%s", e)
 
     def kit(self, game: str) -> dict[str, Any] | None:
         """The sticker kit the game was created with (secret included), or None."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.acting import Acting, fill_input
+from referee.anchors import Anchors
 from referee.errors import (
     Forbidden,
     Held,
@@ -75,8 +76,9 @@ class Referee:
         token: Callable[[], str] | None = None,
         signer: Signer | None = None,
         cache_games: int = CACHE_GAMES,
+        anchors: Anchors | None = None,
     ) -> None:
-        self.repo = Repository(store, clock, token, signer, cache_games)
+        self.repo = Repository(store, clock, token, signer, cache_games, anchors)
         self.tables = Tables(self.repo)
         self.reading = Reading(self.repo)
         self.acting = Acting(self.repo, self.reading)
@@ -124,8 +126,8 @@ class Referee:
             name=name, options=merged, players=players, game=game, kit=kit
         )
 
-    def import_log(self, text_: str, trust_key: str | None = None) -> str:
-        return self.tables.import_log(text_, trust_key)
+    def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:
+        return self.tables.import_log(text_, trust_key, head)
 
     def seat_for_code(self, game: str, code: str) -> str:
         return self.tables.seat_for_code(game, code)
@@ -211,11 +213,23 @@ class Referee:
         return self.judging.reissue(game, seat, target)
 
 
-def open_referee(db: str | Path, **kw: Any) -> Referee:
+def open_referee(db: str | Path, *, readonly: bool = False, **kw: Any) -> Referee:
     """A referee over the SQLite file ``db``, signing with the key beside it (``DB.key``,
-    created on first start). Raises StoreError or KeyFileError."""
+    created on first start; never a key from the database), with its anchors beside it too:
+    the heads journal ``DB.heads`` and the trusted keys ``DB.trust``
+    (:mod:`referee.anchors`). ``readonly``: the database, key and journal must exist and are
+    not written. Raises StoreError, KeyFileError or AnchorError."""
+    from referee.keys import KeyFileError
     from referee.store import SQLiteStore
 
-    store = SQLiteStore(db)
-    signer = Signer.load_or_create(Path(f"{db}.key"))
-    return Referee(store, signer=signer, **kw)
+    key = Path(f"{db}.key")
+    store = SQLiteStore(db, readonly=readonly)
+    try:
+        if readonly and not key.exists():
+            raise KeyFileError(f"{db}: no signing key beside the database ({key})")
+        signer = Signer.load_or_create(key)
+        anchors = Anchors.beside(db, signer, readonly=readonly)
+    except Exception:
+        store.close()
+        raise
+    return Referee(store, signer=signer, anchors=anchors, **kw)

@@ -135,11 +135,13 @@ class Tables:
                 seat = name
         return seat
 
-    def import_log(self, text_: str, trust_key: str | None = None) -> str:
+    def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:
         """Stores a complete, verified log (a judge's export), in one transaction. A log signed
-        by another server's key is imported only when ``trust_key`` names that key's
-        fingerprint (anyone can sign a forged log with a key of his own). Raises Refused
-        otherwise."""
+        by another server's key is imported only when that key is one of the tournament's
+        trusted keys (``referee trust``) or ``trust_key`` names its fingerprint (anyone can
+        sign a forged log with a key of his own). ``head`` (``SEQ:HASH``, from the score
+        sheet) is where the log must end, as ``referee verify --head`` checks it; without one
+        the end is unproven (the command line asks first). Raises Refused otherwise."""
         if not isinstance(text_, str):
             raise Refused(f"the log must be text, not {type(text_).__name__}")
         try:
@@ -148,7 +150,7 @@ class Tables:
             raise Refused(f"the log cannot be read: {e}") from None
         if header.seat != "judge":
             raise Refused("only a judge's full log can be imported (this one is cut for a seat)")
-        v = verify(header, lines)  # a judge's log is whole: nothing may be cut
+        v = verify(header, lines, head=head)  # a judge's log is whole: nothing may be cut
         if not v.ok:
             raise Refused(f"the log does not verify: {v.message()}")
         try:
@@ -163,12 +165,15 @@ class Tables:
         extra = {}
         signer = self.repo.signer
         if header.public_key != signer.public_b64:
-            if trust_key is None or trust_key.strip().lower() != header.fingerprint:
+            trusted = self.repo.anchors.trust.trusts(header.fingerprint, header.public_key)
+            named = trust_key is not None and trust_key.strip().lower() == header.fingerprint
+            if trusted is None and not named:
                 raise Refused(
                     f"the log is signed by key {header.fingerprint}, not by this server "
-                    f"({signer.fingerprint}); to import a log from another server, name "
-                    "its key (--trust-key FINGERPRINT, from that server's score sheets)"
+                    f"({signer.fingerprint}) nor by a trusted key; to import a log from "
+                    "another server, trust its key (referee trust add NAME KEY) or name it "
+                    "once (--trust-key FINGERPRINT, from that server's score sheets)"
                 )
             extra["key:public"] = header.public_key
-        self.repo.append_new(lines, extra)
+        self.repo.append_new(lines, extra, header.fingerprint)
         return gid

@@ -566,7 +566,12 @@ def cli_args(d: Path) -> st.SearchStrategy[list[str]]:
             db,
             st.sampled_from(["hera", "zeus", "judge", "public", "nobody"]),
         ).map(lambda t: [t[0], t[1], "--db", t[2], "--seat", t[3]]),
-        st.tuples(st.just("import"), log, db).map(lambda t: [t[0], t[1], "--db", t[2]]),
+        st.tuples(
+            st.just("import"),
+            log,
+            db,
+            st.sampled_from([[], ["--yes"], ["--head", "3:00000000"], ["--head", "x"]]),
+        ).map(lambda t: [t[0], t[1], "--db", t[2], *t[3]]),
         st.tuples(st.just("games"), db).map(lambda t: [t[0], "--db", t[1]]),
     )
 
@@ -601,6 +606,7 @@ def test_every_cli_command_answers_bad_input_without_a_traceback(
         "export",
         "import",
         "games",
+        "trust",
         "serve",
         "kit",
         "scan",
@@ -631,7 +637,7 @@ def test_a_directory_or_a_non_database_as_db_is_one_line(workdir: Path) -> None:
     for name in ("folder.sqlite3", "garbage.sqlite3"):
         for argv in (
             ["games", "--db", str(workdir / name)],
-            ["import", str(workdir / "in.txt"), "--db", str(workdir / name)],
+            ["import", str(workdir / "in.txt"), "--db", str(workdir / name), "--yes"],
         ):
             (workdir / "in.txt").write_text(GOOD_EXPORT)
             rc, _, err = run_main(argv)

@@ -715,7 +715,14 @@ def test_export_and_import_round_trip_through_sqlite(
     db = tmp_path / "b.sqlite3"
     path = tmp_path / "game.jsonl"
     path.write_text(text, "utf-8")
-    assert main(["import", "--db", str(db), "--trust-key", SIGNER.fingerprint, str(path)]) == 0
+    h = ref.head(g)
+    at = f"{h['seq']}:{h['hash']}"  # the head on the score sheet: the end is proven
+    assert (
+        main(
+            ["import", "--db", str(db), "--trust-key", SIGNER.fingerprint, "--head", at, str(path)]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["export", "--db", str(db), g]) == 0
     assert capsys.readouterr().out == text
