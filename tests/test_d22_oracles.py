@@ -281,3 +281,87 @@ def test_a_judges_reason_is_shown_to_the_judge_only(ref: Referee) -> None:
         assert "secret note" not in ref.export(g, seat)
     assert ref.log(g, "judge")[undo].body["reason"].endswith("secret note 1")
     assert "secret note 2" in ref.export(g, "judge")
+
+
+# ---- issue 12: no reply depends on a hidden card, questions to oneself included ---------------
+
+
+def hera_behind_her_front(ref: Referee, zeus_front: str) -> str:
+    """Zeus's first row starts with ``zeus_front`` (scanned, face down); Hera's column 1 holds
+    her Hydra and, behind it, a card she played unscanned; both first turns are played."""
+    zeus = [zeus_front if c == "Cyclops" else c for c in ZEUS_HAND]
+    g = new_game(ref, zeus=zeus, zeus_row=[zeus_front, "Giant", "Centaur"])
+    ref.submit(g, "hera", {"do": "draw"})  # not scanned
+    ref.submit(g, "hera", {"do": "play", "card": "?", "column": 1, "position": 2})
+    ref.submit(g, "hera", {"do": "draw", "card": "Pegasus"})
+    ref.submit(g, "hera", {"do": "end_turn"})
+    for _ in range(3):
+        ref.submit(g, "zeus", {"do": "draw"})
+    ref.submit(g, "zeus", {"do": "end_turn"})
+    return g
+
+
+ON_THE_FRONT = {
+    "challenge": {"do": "challenge", "column": 1},
+    "pegasus": {"do": "pegasus", "target": "field", "column": 1},
+}
+
+
+@pytest.mark.parametrize("raw", ON_THE_FRONT.values(), ids=ON_THE_FRONT.keys())
+def test_an_action_on_a_face_down_pandora_is_recorded_before_hera_names_her_own_cards(
+    raw: dict[str, Any],
+) -> None:
+    """The Pandora oracle (issue 12, finding 2): with one of Hera's cards unscanned in the
+    column, her challenge (or Pegasus) against Zeus's face-down front was put back to her
+    unrecorded, as a question to herself, exactly when the front was Pandora; she could then
+    draw instead. Now the action is recorded at once at every table, whatever the front is:
+    the question D1 raises for her own cards is that record, it holds the game, and only her
+    answer (or the judge) settles it."""
+    recorded: dict[str, int | None] = {}
+    for front in ("Pandora", "Cyclops"):
+        ref = make_referee()
+        g = hera_behind_her_front(ref, front)
+        n = len(ref.log(g, "judge"))
+        try:
+            recorded[front] = ref.submit(g, "hera", raw).seq
+        except NeedsInput as e:
+            assert (e.needs, e.asked, e.rule) == ("order.hera", ("hera",), "D20")
+            recorded[front] = e.seq
+            assert ref.log(g, "judge")[-1].kind == "ask"
+            with pytest.raises(Refused) as info:  # committed: she cannot draw instead
+                ref.submit(g, "hera", {"do": "draw"})
+            assert info.value.rule == "HZ-P11"
+            assert ref.view(g, "hera")["asked"]["needs"] == "order.hera"
+            seq = ref.answer(g, "hera", ["Hydra", "Artemis"]).seq
+            assert ref.log(g, "judge")[seq].kind == "action"
+            discard = hz_view(ref.view(g, "hera"))["hera"]["discard"]
+            assert discard[-2:] == ["Hydra", "Artemis"]  # D1: in the order she chose
+        assert len(ref.log(g, "judge")) > n
+    assert recorded == {"Pandora": n, "Cyclops": n}
+
+
+@pytest.mark.parametrize("raw", ON_THE_FRONT.values(), ids=ON_THE_FRONT.keys())
+def test_a_wrong_order_for_her_own_column_is_judged_alike_whatever_the_front(
+    raw: dict[str, Any],
+) -> None:
+    """Issue 12, finding 2: in a fully scanned game, an ``order.hera`` that does not list her
+    column was an irregularity only against Pandora (elsewhere it was never read). A statement
+    about her own cards is now checked against her own cards before the front is turned up:
+    the same refusal and the same irregularity at every table (D1, D20)."""
+    told, irregular = set(), set()
+    for front in ("Pandora", "Cyclops", "Medusa"):
+        ref = make_referee()
+        zeus = [front if c == "Cyclops" else c for c in ZEUS_HAND]
+        g = new_game(ref, zeus=zeus, zeus_row=[front, "Giant", "Centaur"])
+        first_turns(ref, g, hera=["Pythia", "Medusa", "Pegasus"], zeus=["Hero", "Hero", "Argus"])
+        n = len(ref.log(g, "judge"))
+        with pytest.raises(Refused) as info:
+            ref.submit(g, "hera", {**raw, "order": {"hera": ["Harpy"]}})  # column 1: Hydra
+        told.add(said(info.value.to_json()))
+        assert len(ref.log(g, "judge")) == n + 1
+        irregular.add(json.dumps(ref.view(g, "judge")["irregularities"][-1]["body"]["problem"]))
+        with pytest.raises(Refused) as info:  # the wrong number of cards: a plain refusal
+            ref.submit(g, "hera", {**raw, "order": {"hera": ["Hydra", "Hydra"]}})
+        told.add(said(info.value.to_json()))
+        assert len(ref.log(g, "judge")) == n + 1
+    assert len(told) == 2 and len(irregular) == 1, (told, irregular)
