@@ -28,7 +28,7 @@ from privacy_property import (
     said,
 )
 from service_helpers import make_referee
-from test_service import ZEUS_HAND, first_turns, new_game
+from test_service import HERA_HAND, ZEUS_HAND, first_turns, new_game
 
 from engine import Player
 from referee.herazeus import hz_view
@@ -365,3 +365,100 @@ def test_a_wrong_order_for_her_own_column_is_judged_alike_whatever_the_front(
         told.add(said(info.value.to_json()))
         assert len(ref.log(g, "judge")) == n + 1
     assert len(told) == 2 and len(irregular) == 1, (told, irregular)
+
+
+OTHER_DECKS_HOSTAGE = [
+    ("hera", "Argus/zeus"),
+    ("hera", "Pandora/zeus"),
+    ("zeus", "Io/hera"),
+    ("zeus", "Pandora/hera"),
+]
+
+
+@pytest.mark.parametrize(("observer", "name"), OTHER_DECKS_HOSTAGE)
+def test_ones_own_face_down_card_observed_as_the_other_decks_card_is_refused_by_D13_alike(
+    observer: str, name: str
+) -> None:
+    """The copies oracle (issue 12, finding 3): ``Argus/zeus`` for Hera's own unscanned card
+    was refused ("all accounted for elsewhere") exactly when Zeus held his Argus, and most
+    other cards of Zeus's deck were accepted. The back tells the deck: a card of the other deck
+    stands on one's side only if it came by Sirens, face up, and then the referee knows it
+    (D13). So it is refused by D13, the same words whoever holds the named card."""
+    told = set()
+    for holds in (True, False):
+        ref = make_referee()
+        card, owner = name.split("/")
+        zeus_row = (
+            ["?", "Giant", "Centaur"] if observer == "zeus" else ["Cyclops", "Giant", "Centaur"]
+        )
+        hera_row = ["?", "Harpy", "Furies"] if observer == "hera" else ["Hydra", "Harpy", "Furies"]
+        hera = ["?" if c == "Hydra" else c for c in HERA_HAND]
+        zeus = ["?" if c == "Cyclops" else c for c in ZEUS_HAND]
+        g = new_game(ref, hera=hera, zeus=zeus, hera_row=hera_row, zeus_row=zeus_row)
+        draws = {"hera": ["Pythia", "Medusa", "Hydra"], "zeus": ["Hero", "Hero", "Apollo"]}
+        if holds:  # the named card's owner holds it, scanned, hidden from the observer
+            draws[owner][2] = card
+        first_turns(ref, g, hera=draws["hera"], zeus=draws["zeus"])
+        n = len(ref.log(g, "judge"))
+        obs = {"player": observer, "zone": "field", "column": 1, "position": 1, "card": name}
+        with pytest.raises(Refused) as info:
+            ref.observe(g, observer, obs)
+        assert info.value.rule == "D13"
+        told.add(said(info.value.to_json()))
+        assert len(ref.log(g, "judge")) == n
+    assert len(told) == 1, told
+
+
+def test_every_card_of_the_other_deck_is_refused_for_an_unscanned_card() -> None:
+    """D13 for all of them (issue 12 found 39 of 44 accepted): each card of Zeus's deck that
+    may stand on the field, for each of Hera's unscanned cards, on the field or in the hand."""
+    ref = make_referee()
+    hera = ["?" if c in ("Hydra", "Harpy") else c for c in HERA_HAND]
+    g = new_game(ref, hera=hera, hera_row=["?", "?", "Furies"])
+    first_turns(ref, g, hera=["Pythia", "Medusa"])  # her third draw is not scanned
+    cat = ref.folded(g).rules.catalogue
+    names = [i.name for i in cat.cards(Player.ZEUS) if i.can_be_played]
+    n = len(ref.log(g, "judge"))
+    for where in (
+        {"zone": "field", "column": 1, "position": 1},
+        {"zone": "field", "column": 2, "position": 1},
+        {"zone": "hand"},
+    ):
+        for name in names:
+            with pytest.raises(Refused) as info:
+                ref.observe(g, "hera", {"player": "hera", "card": f"{name}/zeus", **where})
+            assert info.value.rule == "D13", (where, name)
+    assert len(ref.log(g, "judge")) == n
+
+
+def test_copies_are_counted_on_what_the_observer_may_see(ref: Referee) -> None:
+    """Issue 12, finding 3: the copy count ran over every card the referee knows, hidden ones
+    included. An identity that every copy the observer may see leaves possible is accepted as
+    he states it; when the referee knows the last copy among cards hidden from him (Zeus took
+    her other Nemesis by Sirens, D13), the record carries a sealed irregularity for the judge,
+    and Hera's copy of it and her view are those of an accepted identification (D20, D22)."""
+    hera = ["?", "?", *HERA_HAND[2:]]  # Nemesis in hand; Hydra and Harpy unscanned
+    zeus = ["Sirens" if c == "Medusa" else c for c in ZEUS_HAND]
+    g = new_game(ref, hera=hera, zeus=zeus, hera_row=["?", "?", "Furies"])
+    first_turns(ref, g, hera=["Artemis", "Medusa", "Pandora"])
+    ref.submit(g, "hera", {"do": "draw", "card": "Nemesis"})  # her second Nemesis
+    ref.submit(g, "hera", {"do": "play", "card": "Nemesis", "column": 1, "position": 2})
+    ref.submit(g, "hera", {"do": "draw", "card": "Hydra"})
+    ref.submit(g, "hera", {"do": "end_turn"})
+    # Zeus: Pythia's spy sends Hera's Nemesis to her pile (D12), Sirens takes it (D13)
+    ref.submit(g, "zeus", {"do": "pythia", "mode": "spy"})
+    ref.submit(g, "zeus", {"do": "sirens"})
+    ref.submit(g, "zeus", {"do": "draw", "card": "Apollo"})
+    ref.submit(g, "zeus", {"do": "end_turn"})
+    assert hz_view(ref.view(g, "zeus"))["zeus"]["hand"].count("Nemesis/hera") == 1
+    copies = []
+    for column, name in ((2, "Artemis"), (1, "Nemesis")):
+        obs = {"player": "hera", "zone": "field", "column": column, "position": 1, "card": name}
+        rec = ref.observe(g, "hera", obs)
+        assert rec.body["identifies"] is True and is_sealed_marker(rec.body["irregularity"])
+        copies.append(said({k: v for k, v in rec.body.items() if k not in ("card", "column")}))
+        assert hz_view(ref.view(g, "hera"))["hera"]["field"][column - 1][0] == name
+    assert copies[0] == copies[1]
+    (irregular,) = ref.view(g, "judge")["irregularities"]
+    assert irregular["body"]["irregularity"]["rule"] == "D20"
+    assert "Nemesis" in irregular["body"]["irregularity"]["problem"]
