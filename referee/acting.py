@@ -13,6 +13,10 @@ The protocol, for any game (the game module decides what its rules say):
   the judge as an irregularity and the player learns nothing from it (D20).
 - A statement that contradicts what is recorded becomes an irregularity for the judge (D20),
   inside the same transaction.
+- An action that passed the check on the player's projection is committed before he learns
+  anything that depends on a hidden value: every question it raises afterwards, to either
+  seat, is an ``ask`` record written at once (issue 12). Only a question his own projection
+  raises too is put back to him unrecorded.
 - An accepted action runs the game's rules twice at most: the check on the player's
   projection, then the apply on the truth, whose outcome the fold reuses.
 """

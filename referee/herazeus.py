@@ -11,8 +11,9 @@ Everything the service must know of this game's rules lives here, over the pure 
 - statements: which values a player may state (D22: never a card hidden from him) and who is
   asked for a missing one (the card's holder; the Pegasus pick by the hand's owner);
 - observations: a seen card identifies an unknown one, or contradicts the record (D20); what
-  could not be there is refused (D10 the field, D13 another deck's card, copy counts), decided
-  only from what the observing seat may know (D22);
+  could not be there is refused (D10 the field, D13 another deck's card for an unknown card,
+  copy counts), decided only from what the observing seat may know (D22); a copy count that
+  only cards hidden from him exceed is a sealed irregularity for the judge (D20);
 - rulings (:mod:`referee.ruling`) with citations from the rule catalogue.
 """
 
