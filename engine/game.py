@@ -353,6 +353,24 @@ def identify_all(
                 (p.key,),
             )
         return list(cards)
+    named, identified = _order_named(w, p, cards, given, needs, rule, what)
+    for c in identified:
+        w.emit(EventKind.IDENTIFIED, p, c)
+    return named
+
+
+def _order_named(
+    w: _Work,
+    p: Player,
+    cards: list[Card],
+    given: tuple[str, ...],
+    needs: str,
+    rule: str,
+    what: str,
+) -> tuple[list[Card], list[Card]]:
+    """The cards ``given`` names, checked to be exactly ``cards`` (an unknown card may be any
+    card of its owner's deck), and those it names for the unknown ones. Changes nothing.
+    Raises IllegalActionError (D20 when the list contradicts the record) or NotationError."""
     named = [w.parse_card(t, p, needs) for t in given]
     if len(named) != len(cards):
         raise IllegalActionError(
@@ -365,13 +383,30 @@ def identify_all(
     if any(v < 0 for v in extra.values()) or sum(extra.values()) != unknowns:
         shown = ", ".join(c.notation(p) for c in cards)
         raise IllegalActionError("D20", f"{needs} must list exactly {what} ({shown})")
-    for c in extra.elements():
+    identified = list(extra.elements())
+    for c in identified:
         if c.origin is not p:
             raise IllegalActionError(
                 "D20", f"an unknown card of {p.title} cannot be {c.notation(p)}"
             )
-        w.emit(EventKind.IDENTIFIED, p, c)
-    return named
+    return named, identified
+
+
+def _own_order_first(w: _Work, p: Player, ci: int, a: Challenge | PegasusField) -> None:
+    """D1, D22: the order a challenger gives for his own column (the cards he would lose if
+    the target were Pandora) is a statement about his own cards; it is checked against them
+    before the target is turned up, whatever the target turns out to be, so that neither the
+    check nor its answer depends on a card hidden from him. Changes nothing."""
+    given = a.order_for(p)
+    if given is None or w.st.ruleset.switches.pandora_scope is not PandoraScope.BOTH:
+        return  # under ``owner`` his column is never lost: the order is never read (D1)
+    col = w.field[p][ci]
+    if col and col[0].is_figure:
+        return  # the figure shields his column (D1): the order is never read
+    cards = [s.card for s in col if s.card is not None]
+    if UNKNOWN in given and any(c.is_unknown for c in cards):
+        return  # names nothing yet: asked if Pandora empties the column (D1, D20)
+    _order_named(w, p, cards, given, f"order.{p.key}", "D1", "the cards lost to Pandora")
 
 
 # ---- preconditions ---------------------------------------------------------------------------
@@ -571,6 +606,7 @@ def _challenge(w: _Work, p: Player, a: Challenge) -> None:
     att = w.reveal_slot(p, ci, 0, a.attacker, "reveal.attacker", "D11")
     if not _can_initiate(att, w.cat.kind(att)):
         raise IllegalActionError("D11", f"{att.name} never starts a challenge", a)
+    _own_order_first(w, p, ci, a)
     dfn = w.reveal_slot(o, ci, 0, a.defender, "reveal.defender", "D11")
     _resolve_challenge(w, p, ci, att, dfn, a)
 
@@ -746,6 +782,8 @@ def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
         )
     peg = w.take_named(p, "Pegasus", "D5", "use")
     w.discard_card(p, peg, "hand")
+    if not theirs[0].is_figure:
+        _own_order_first(w, p, ci, a)
     if theirs[0].is_figure:
         theirs.pop(0)
         w.emit(EventKind.FIGURE_REMOVED, o, None, field_loc(ci, 0), "supply")

@@ -13,6 +13,10 @@ The protocol, for any game (the game module decides what its rules say):
   the judge as an irregularity and the player learns nothing from it (D20).
 - A statement that contradicts what is recorded becomes an irregularity for the judge (D20),
   inside the same transaction.
+- An action that passed the check on the player's projection is committed before he learns
+  anything that depends on a hidden value: every question it raises afterwards, to either
+  seat, is an ``ask`` record written at once (issue 12). Only a question his own projection
+  raises too is put back to him unrecorded.
 - An accepted action runs the game's rules twice at most: the check on the player's
   projection, then the apply on the truth, whose outcome the fold reuses.
 """
@@ -117,17 +121,22 @@ class Acting:
             except RuleError as e:
                 raise refusal(e) from None
             player = seat in g.players
+            own: str | None = None  # a value the player himself must give first
             if player:
                 try:
                     g.check(g.project(f.state, seat), action)
                 except Illegal as e:
                     if not e.contradiction:
                         raise refusal(e) from None
-                except Missing:
-                    pass  # the question is asked below, of whoever holds the value
+                except Missing as e:
+                    # the question is asked below, of whoever holds the value; one the player
+                    # must answer himself on the table as he knows it is his before anything
+                    # is recorded (it depends on nothing hidden from him)
+                    if g.asked(e, actor) == (seat,):
+                        own = e.needs
                 except RuleError as e:
                     raise refusal(e) from None
-            return self._resolve(f, seat, seat, action, actor, key, player)
+            return self._resolve(f, seat, seat, action, actor, key, player, own)
 
     def _refuse_while_asked(self, f: Folded, seat: str) -> None:
         q = f.question
@@ -150,18 +159,28 @@ class Acting:
         actor: str,
         key: str | None,
         projected: bool,
+        own: str | None = None,
     ) -> Receipt:
         """Applies ``action`` (by ``submitter``; ``writer`` gave the last part of it) and
-        records the outcome: the action, a question for another seat, or an irregularity.
+        records the outcome: the action, a question, or an irregularity.
         ``projected``: the player's action already passed the check on the table as he knows
         it, so a refusal now could only come from a value hidden from him: it goes to the judge
-        as an irregularity and the player learns nothing from it."""
+        as an irregularity and the player learns nothing from it. ``own``: the value the
+        player must give himself on that table (its path), if any.
+
+        A question for the submitter himself is put back to him unrecorded only when the table
+        as he knows it raised it too (``own``; his own unknown card, say): then it depends on
+        nothing hidden from him. Any other question, to either seat, is recorded (an ``ask``
+        record carrying the action): the action is committed before the player learns
+        anything that depends on a hidden card (issue 12; D1, D22). A committed action is
+        withdrawn only by the judge's correction."""
         g = f.module
         try:
             out = g.apply(f.state, action)
         except Missing as e:
             asked = g.asked(e, actor)
-            if asked == (writer,) and writer == submitter:
+            mine = not projected or own == e.needs
+            if asked == (writer,) and writer == submitter and mine:
                 raise NeedsInput(e.reason, e.rule or "", e.needs, asked) from None
             told = self._told(f, action, submitter, e, asked)
             body = {
@@ -175,7 +194,9 @@ class Acting:
                 "detail": e.reason,  # the exact words: for the seat asked (D22)
             }
             recs, _ = self.repo.write_on(f, [Draft(writer, "ask", body, (), key)])
-            raise NeedsInput(told, e.rule or "", e.needs, asked, recs[0].seq) from None
+            # the seat asked reads the exact words, here as in his view (D22)
+            said = e.reason if asked == (submitter,) else told
+            raise NeedsInput(said, e.rule or "", e.needs, asked, recs[0].seq) from None
         except Illegal as e:
             if e.contradiction or (projected and submitter in g.players):
                 # a statement that contradicts the record (D20); the judge settles it

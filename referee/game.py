@@ -208,8 +208,10 @@ class Game(Protocol):
     # ---- what people saw -------------------------------------------------------------------
 
     def observe(self, state: Any, seat: str, obs: Mapping[str, Any]) -> Observed:
-        """Judges an observation (a card seen in a zone). Raises Malformed, NotYours, or
-        Illegal for what could not be there."""
+        """Judges an observation (a card seen in a zone) from ``seat``. A refusal depends only
+        on what ``seat`` may see (its projection); what only the truth contradicts is an
+        ``irregularity`` in the body, which every seat but the judge's reads sealed. Raises
+        Malformed, NotYours, or Illegal for what could not be there."""
         ...
 
     def patch(self, rules: Any, body: Mapping[str, Any]) -> Any:

@@ -11,8 +11,9 @@ Everything the service must know of this game's rules lives here, over the pure 
 - statements: which values a player may state (D22: never a card hidden from him) and who is
   asked for a missing one (the card's holder; the Pegasus pick by the hand's owner);
 - observations: a seen card identifies an unknown one, or contradicts the record (D20); what
-  could not be there is refused (D10 the field, D13 another deck's card, copy counts), decided
-  only from what the observing seat may know (D22);
+  could not be there is refused (D10 the field, D13 another deck's card for an unknown card,
+  copy counts), decided only from what the observing seat may know (D22); a copy count that
+  only cards hidden from him exceed is a sealed irregularity for the judge (D20);
 - rulings (:mod:`referee.ruling`) with citations from the rule catalogue.
 """
 
@@ -327,6 +328,12 @@ def _all_known_cards(st: GameState) -> list[Card]:
         out += [s.card for col in side.field for s in col if s.card and not s.card.is_unknown]
         out += list(side.discard)
     return out
+
+
+def _copies_known(st: GameState, c: Card) -> int:
+    """How many copies of ``c`` the hands, fields and piles of ``st`` name (a projection
+    names only what its seat may see)."""
+    return sum(1 for x in _all_known_cards(st) if x == c)
 
 
 def apply_patch(st: GameState, p: Patch) -> GameState:
@@ -644,15 +651,35 @@ class HeraZeus:
             else:
                 recorded = None  # not in the hand as recorded
         if recorded is not None and recorded.is_unknown:
-            known = sum(1 for x in _all_known_cards(state) if x == c)
-            if known >= cat.info(c.name, c.origin).copies:
+            if c.origin is not recorded.origin:
+                # the back tells the deck: a card of the other deck on this side came by
+                # Sirens, face up, and the referee knows it (D13)
                 raise Illegal(
-                    f"observation.card: {c.origin.title}'s deck holds "
-                    f"{cat.info(c.name, c.origin).copies} {c.name}, all accounted for "
-                    "elsewhere (catalogue)",
+                    f"observation.card: this card's back is {recorded.origin.title}'s; a card of "
+                    f"{c.origin.title}'s deck is on {who.title}'s side only if it came by Sirens, "
+                    "and then the referee knows it (D13)",
+                    "D13",
+                )
+            copies = cat.info(c.name, c.origin).copies
+            # judged on the observer's projection: a refusal counts only cards he may see (D22)
+            if _copies_known(project(state, seat), c) >= copies:
+                raise Illegal(
+                    f"observation.card: {c.origin.title}'s deck holds {copies} {c.name}, "
+                    "all accounted for elsewhere (catalogue)",
                     "D20",
                 )
             body["identifies"] = True
+            if _copies_known(state, c) >= copies:
+                # the copies the referee knows hide among cards hidden from the observer: a
+                # sealed irregularity for the judge, the same reply as an accepted one (D20)
+                body["irregularity"] = {
+                    "rule": "D20",
+                    "recorded": "?",
+                    "seen": c.notation(who),
+                    "problem": f"{who.title}'s unknown card was identified as "
+                    f"{c.notation(who)}, but {c.origin.title}'s deck holds {copies} {c.name} "
+                    "and the referee knows every one elsewhere (catalogue)",
+                }
             try:
                 patch = patch_from_body(state, body)
             except (NotationError, ValueError) as e:

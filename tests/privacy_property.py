@@ -38,16 +38,21 @@ Two parts:
    opponent's card the player to move cannot see (in the opponent's hand, or face down on his
    field) that the referee does not know yet. Make twin tables from there that differ only in
    that card: the opponent scans it as X at one table and as Y at the other. Then everything the
-   player is told is the same byte for byte at both tables: every refusal, question and receipt
-   for every action he may try (naming any card for a hidden one, and every legal action), his
-   view and legal list before and after each, his log, his export, the public's log, the live
-   stream, and (through the web app) his pages. An action on the hidden card's own column may
-   turn it face up, after which the rules let the replies differ: it is judged alike at both
-   tables (the same refusal or question, or accepted at both as the same event), and what it
-   shows is not compared. Hashes, signatures, CSRF tokens and the commitments that stand for
-   sealed values differ between twins by construction (each commits with a secret salt) and are
-   blanked before comparing. :func:`a_scan_changes_no_refusal` compares a scanned twin with an
-   unscanned one the same way for the D22 refusals and the legal list.
+   player is told is the same byte for byte at every table (status and body through the web
+   app): every refusal, question and receipt for every action he may try (naming any card for
+   a hidden one, every legal action, and every action aimed at a column on every column, with
+   and without an ``order`` for his own column, right or wrong), every answer he may give to a
+   question asked of himself, every observation he may report (his own cards named as cards of
+   either deck, the opponent's cards), his view and legal list before and after each, his log,
+   his export, the public's log, the live stream, and (through the web app) his pages. An
+   action on the hidden card's own column may turn it face up, after which the rules let the
+   replies differ: it is judged alike at every table (the same refusal, the same question put
+   back to him unrecorded, or recorded at once at all of them, as the action or as a question
+   that holds the game: issue 12), and what it shows is not compared. Hashes, signatures, CSRF
+   tokens and the commitments that stand for sealed values differ between twins by
+   construction (each commits with a secret salt) and are blanked before comparing.
+   :func:`a_scan_changes_no_refusal` compares a scanned twin with an unscanned one the same way
+   for the D22 refusals and the legal list.
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ from werkzeug.test import TestResponse
 
 from engine import GameState, Player, legal_actions
 from engine.actions import Challenge, PegasusHand, parse_action_text
-from engine.cards import Card, Kind
+from engine.cards import HOSTAGE_NAME, Card, Kind
 from engine.state import Phase
 from referee.fold import Folded
 from referee.herazeus import may_cut
@@ -84,6 +89,7 @@ from referee.service import (
     Refused,
     ServiceError,
     Stale,
+    fill_input,
 )
 
 SEATS = ("hera", "zeus", "public")
@@ -1087,9 +1093,11 @@ def scanned_as(d: Driver, game: str, secret: Secret, name: str, seed: int) -> Dr
     card could not be there (the referee refuses the scan)."""
     twin = d.twin(game, seed)
     try:
-        twin.observe(game, secret.owner.key, secret.observation(name))
+        rec = twin.observe(game, secret.owner.key, secret.observation(name))
     except ServiceError:
         return None
+    if twin.ref.log(game, "judge")[rec.seq].body.get("irregularity"):
+        return None  # the referee knows every copy elsewhere: not a table that could be
     return twin
 
 
@@ -1101,6 +1109,19 @@ def possible_names(d: Driver, game: str, secret: Secret) -> list[str]:
             continue
         names.append(info.name)
     return names
+
+
+TELLING = ("Pandora", "Io", "Argus", "Medusa")  # the cards whose rules differ most (D1, D11)
+
+
+def twin_names(names: list[str], rng: random.Random) -> list[str]:
+    """The names to scan the secret card as, in the order twins are made: often one of the
+    cards whose rules differ most (Pandora, the hostage, Medusa) first, then the rest."""
+    out = rng.sample(names, len(names))
+    if rng.random() < 0.7:
+        telling = sorted((n for n in out if n in TELLING), key=lambda n: n != "Pandora")
+        out = telling[:1] + [n for n in out if n not in telling[:1]]
+    return out
 
 
 def face_down_fronts(d: Driver, game: str, seat: str) -> list[int]:
@@ -1134,19 +1155,119 @@ def touches(raw: Mapping[str, Any], secret: Secret) -> bool:
     return raw.get("column") == secret.column and raw.get("do") != "play"
 
 
+def written(c: Card, holder: Player) -> str:
+    """A card as its holder writes it; ``?`` for a card the referee does not know."""
+    return "?" if c.is_unknown else c.notation(holder)
+
+
+def column_probes(st: GameState, seat: str) -> list[dict[str, Any]]:
+    """Every action aimed at a column, on every column, legal or not: a challenge and a
+    Pegasus against the first row, each bare and with an ``order`` for the player's own
+    column (D1: the cards he loses if the target is Pandora) that lists it, lists a card that
+    is not there, or lists too many; Pythia's reveal. The player's own statements are checked
+    against his own cards whatever the target is (issue 12, finding 2)."""
+    me = Player.parse(seat)
+    out: list[dict[str, Any]] = []
+    for c in (1, 2, 3):
+        col = [written(s.card, me) for s in st.sides[me].field[c - 1] if s.card is not None]
+        stranger = next(n for n in ("Pegasus", "Hydra", "Cyclops") if n not in col)
+        orders = [col, [stranger, *col[1:]], [*col, col[0] if col else stranger]]
+        for base in (
+            {"do": "challenge", "column": c},
+            {"do": "pegasus", "target": "field", "column": c},
+        ):
+            out.append(base)
+            out += [{**base, "order": {seat: order}} for order in orders]
+        out.append({"do": "pythia", "mode": "reveal", "column": c})
+    return out
+
+
+def answers_to(needs: str, st: GameState, seat: str, raw: Mapping[str, Any]) -> list[Any]:
+    """What a player may answer to a question asked of himself: a statement about his own
+    cards (right or not), or a choice; [] for a question the probe leaves alone."""
+    me = Player.parse(seat)
+    if needs == f"order.{seat}":
+        col = st.sides[me].field[int(raw.get("column", 1)) - 1]
+        cards = [s.card for s in col if s.card is not None]
+        named = [written(c, me).replace("?", "Pegasus") for c in cards]
+        return [named, [*named, "Pegasus"], ["?" for _ in named]]
+    if needs == "reveal.attacker":
+        return ["Pegasus", "Medusa", HOSTAGE_NAME[me]]
+    if needs == "place":
+        return [1, 2, 3]
+    return []
+
+
+def observation_probes(st: GameState, seat: str, rng: random.Random) -> list[dict[str, Any]]:
+    """Observations the player may report of his own cards (each unknown one named as cards
+    of both decks, some known ones confirmed or contradicted), and of the opponent's cards
+    (face up: confirmed or contradicted; face down: not his to report, D22)."""
+    me, opp = Player.parse(seat), Player.parse(seat).other
+    cat = st.ruleset.catalogue
+    mine = sorted(i.name for i in cat.cards(me))
+    theirs = sorted(f"{i.name}/{opp.key}" for i in cat.cards(opp) if i.can_be_played)
+    telling = [f"{HOSTAGE_NAME[opp]}/{opp.key}", f"Pandora/{opp.key}", "Pandora"]
+    places: list[dict[str, Any]] = []
+    side = st.sides[me]
+    if any(c.is_unknown for c in side.hand):
+        places.append({"player": seat, "zone": "hand"})
+    own = [
+        (ci + 1, pi + 1, s)
+        for ci, col in enumerate(side.field)
+        for pi, s in enumerate(col)
+        if s.card is not None
+    ]
+    for c, pos, _ in rng.sample(own, min(3, len(own))):
+        places.append({"player": seat, "zone": "field", "column": c, "position": pos})
+    out = []
+    for place in places:
+        names = [*telling, *rng.sample(mine, 6), *rng.sample(theirs, 2)]
+        out += [{**place, "card": n} for n in names]
+    for ci, col in enumerate(st.sides[opp].field):
+        for pi, s in enumerate(col):
+            if s.card is None:
+                continue
+            at = {"player": opp.key, "zone": "field", "column": ci + 1, "position": pi + 1}
+            shown = written(s.card, opp) if s.up else "Pegasus"
+            out += [
+                {**at, "card": shown},
+                {**at, "card": "Pegasus" if shown != "Pegasus" else "Medusa"},
+            ]
+    return out
+
+
+def recorded(t: Told) -> bool:
+    """Whether a reply says the submission was recorded: a receipt, or a question recorded
+    with the action it holds (``seq``)."""
+    return t.kind == "ok" or (t.kind == "asked" and "seq" in t.body)
+
+
 @dataclass
 class Compared:
     replies: int = 0  # replies compared byte for byte
     on_the_column: int = 0  # actions on the hidden card's own column, judged alike
     pages: int = 0  # pages compared byte for byte
+    answers: int = 0  # answers to questions asked of the player himself
+    observations: int = 0  # observations of his own and the opponent's cards
 
 
 def probe_twins(
-    twins: list[Driver], game: str, seat: str, secret: Secret, names: list[str]
+    twins: list[Driver],
+    game: str,
+    seat: str,
+    secret: Secret,
+    names: list[str],
+    rng: random.Random | None = None,
+    sample: int | None = None,
 ) -> Compared:
-    """Submits the same inputs from ``seat`` at every twin and compares every reply."""
+    """Submits the same inputs from ``seat`` at every twin and compares every reply: the
+    naming probes, every legal action and every action aimed at a column (on every column),
+    the answers to the questions these ask of him, and his observations. ``sample``: how many
+    of the column actions and of the observations to try (all by default; each may cost an
+    undo at every twin)."""
     n = Compared()
     lead = twins[0]
+    rng = rng or random.Random(0)
 
     def same(what: str, call: Callable[[Driver], object]) -> Told:
         got = [t.told(partial(call, t)) for t in twins]
@@ -1155,20 +1276,22 @@ def probe_twins(
         n.replies += 1
         return got[0]
 
-    def alike(what: str, call: Callable[[Driver], object]) -> None:
-        """Judged alike where what the action shows may differ: the same refusal or question,
-        or accepted at both as the same event."""
+    def alike(what: str, call: Callable[[Driver], object]) -> list[Told]:
+        """Judged alike where what the action shows may differ: the same refusal, the same
+        question put back unrecorded, or recorded at both (as the action, or as a question
+        that holds the game) as the same event; before anything depends on the card."""
         got = [t.told(partial(call, t)) for t in twins]
-        assert len({g.kind for g in got}) == 1, f"{what}: judged differently: {got}"
-        if got[0].kind != "ok":
+        assert len({recorded(g) for g in got}) == 1, f"{what}: judged differently: {got}"
+        if not recorded(got[0]):
             assert len({g.text for g in got}) == 1, f"{what}: the replies differ: {got}"
         assert len({t.ref.folded(game).last_seq for t in twins}) == 1, what
         n.on_the_column += 1
+        return got
 
     def pages(paths: list[str]) -> None:
         for path in paths:
             texts = [blank_text(t.page(game, seat, path)) for t in twins]
-            assert texts[0] == texts[1], f"page {path}: differs between the twins"
+            assert len(set(texts)) == 1, f"page {path}: differs between the twins"
             n.pages += 1
 
     def view(t: Driver) -> object:
@@ -1182,6 +1305,35 @@ def probe_twins(
             if t.ref.folded(game).last_seq != seq:
                 t.undo(game, "judge", seq, "probe: back to the position under test")
 
+    def answer_with(t: Driver, value: Any) -> object:
+        return t.answer(game, seat, value)
+
+    def answer_own(what: str, raw: Mapping[str, Any], got: list[Told], on_column: bool) -> None:
+        """Answers a question the action asked of the player himself at every twin, each way
+        he might. (On the hidden card's column the card turned up may ask a question at one
+        twin only: then there is nothing to answer alike.)"""
+        body = got[0].body
+        if any(g.kind != "asked" for g in got) or body.get("asked") != [seat]:
+            return
+        if len({json.dumps([g.body.get(k) for k in ("needs", "seq")]) for g in got}) > 1:
+            return
+        st = lead.ref.folded(game).state
+        for value in answers_to(str(body["needs"]), st, seat, raw):
+            call: Callable[[Driver], object]
+            if "seq" in body:  # recorded: the question holds the game until he answers
+                call = partial(answer_with, value=value)
+            else:  # put back to him: he submits the action again with the value
+                again = json.loads(json.dumps(raw))
+                fill_input(again, str(body["needs"]), value)
+                call = submit(again)
+            (alike if on_column else same)(f"{what}, answered {value!r}", call)
+            n.answers += 1
+            if not on_column:
+                same(f"view after {what}, answered {value!r}", view)
+            back_to(start)
+            if "seq" in body:  # ask again for the next answer
+                (alike if on_column else same)(what, submit(raw))
+
     all_pages = lead.pages(game, seat)
     same("view", view)
     pages(all_pages)
@@ -1191,23 +1343,41 @@ def probe_twins(
         assert lead.ref.folded(game).last_seq == before, f"{raw} was recorded"
     start = lead.ref.folded(game).last_seq
     legal = [(text, parse_action_text(text).to_json()) for text in lead.view(game, seat)["legal"]]
-    for text, raw in legal:
+    aimed = column_probes(lead.ref.folded(game).state, seat)
+    if sample is not None:
+        aimed = rng.sample(aimed, min(sample, len(aimed)))
+    probes = legal + [(json.dumps(raw), raw) for raw in aimed]
+    for i, (text, raw) in enumerate(probes):
         if not touches(raw, secret):
-            same(text, submit(raw))
+            got = same(text, submit(raw))
             same(f"view after {text}", view)
-            pages(all_pages[:1])  # the table's page
+            if i < len(legal):
+                pages(all_pages[:1])  # the table's page
+            answer_own(text, raw, [got], False)
             back_to(start)
+    observed = observation_probes(lead.ref.folded(game).state, seat, rng)
+    if sample is not None:
+        observed = rng.sample(observed, min(sample, len(observed)))
+    for obs in observed:
+        what = f"observation {json.dumps(obs)}"
+        same(what, lambda t: t.observe(game, seat, obs))  # noqa: B023 (called at once)
+        same(f"view after {what}", view)
+        n.observations += 1
+        back_to(start)
     # every read, before anything turns the card face up
     for reader in (seat, "public"):
         same(f"{reader}'s log", lambda t: t.log(game, reader))  # noqa: B023 (called at once)
         same(f"{reader}'s export", lambda t: t.export(game, reader))  # noqa: B023
         same(f"{reader}'s live stream", lambda t: t.heads(game, reader))  # noqa: B023
     pages(all_pages)
-    for text, raw in legal:
+    for text, raw in probes:
         if touches(raw, secret):
-            alike(text, submit(raw))
+            answer_own(text, raw, alike(text, submit(raw)), True)
             back_to(start)
     return n
+
+
+TWINS = 3  # tables that differ only in the secret card
 
 
 @dataclass
@@ -1227,41 +1397,47 @@ def positions(d: Driver, rng: random.Random) -> Iterator[Sample]:
     taken = 0
     while t.step() and taken < 3:
         f = d.ref.folded(t.game)
-        if f.state.phase is not Phase.PLAY or f.question is not None or rng.random() > 0.25:
+        if f.state.phase is not Phase.PLAY or f.question is not None:
             continue
         mover = f.state.player
         secrets = secrets_of(d, t.game, mover.other)
-        if secrets:
+        # most often a face-down front: what a challenge or a Pegasus turns up (D1, D5, D11)
+        fronts = [s for s in secrets if s.position == 1]
+        if secrets and rng.random() < (0.5 if fronts and not f.state.first else 0.1):
             taken += 1
-            yield Sample(d, t.game, mover.key, rng.choice(secrets))
+            yield Sample(d, t.game, mover.key, rng.choice(fronts or secrets))
 
 
 @dataclass
 class TwinCoverage:
     samples: int = 0
+    fronts: int = 0  # samples whose secret card is a face-down front
     zones: set[str] = field(default_factory=set)
     compared: Compared = field(default_factory=Compared)
 
 
-def no_reply_depends_on_hidden(make: Callable[[int], Driver], games: int) -> TwinCoverage:
-    """Part 2 over the positions of ``games`` seeded random tables."""
+def no_reply_depends_on_hidden(
+    make: Callable[[int], Driver], games: int, sample: int | None = None, twins: int = TWINS
+) -> TwinCoverage:
+    """Part 2 over the positions of ``games`` seeded random tables; ``sample``: how many of
+    the column actions and of the observations each position tries (all by default);
+    ``twins``: how many tables differ in the secret card."""
     cover = TwinCoverage()
     for seed in range(games):
         rng = random.Random(seed)
         for s in positions(make(seed), rng):
-            names = possible_names(s.d, s.game, s.secret)
-            rng.shuffle(names)
-            twins = []
+            names = twin_names(possible_names(s.d, s.game, s.secret), rng)
+            made = []
             for name in names:
                 twin = scanned_as(s.d, s.game, s.secret, name, seed)
                 if twin is not None:
-                    twins.append(twin)
-                if len(twins) == 2:
+                    made.append(twin)
+                if len(made) == twins:
                     break
-            if len(twins) < 2:
+            if len(made) < 2:
                 continue  # counted: enough positions must give twins (see the test)
             try:
-                c = probe_twins(twins, s.game, s.seat, s.secret, names)
+                c = probe_twins(made, s.game, s.seat, s.secret, names, rng, sample)
             except AssertionError as e:
                 e.add_note(f"seed {seed}, {s.seat} to move, opponent's card {s.secret}")
                 e.add_note(f"through the {s.d.name} driver")
@@ -1269,7 +1445,10 @@ def no_reply_depends_on_hidden(make: Callable[[int], Driver], games: int) -> Twi
             cover.compared.replies += c.replies
             cover.compared.on_the_column += c.on_the_column
             cover.compared.pages += c.pages
+            cover.compared.answers += c.answers
+            cover.compared.observations += c.observations
             cover.samples += 1
+            cover.fronts += s.secret.position == 1
             cover.zones.add(s.secret.zone)
     return cover
 

@@ -8,9 +8,14 @@ card is (the opponent scans it as X at one table, as Y at the other). Then every
 player gets (refusals with message and rule, questions, receipts, his view, his legal list)
 is the same byte for byte at both tables, whatever card he names and whatever he plays, his
 copy of the log and his export are the same record for record, and so is the public's copy.
-An action on the hidden card's own column is judged alike at both tables; what it turns face
-up may then differ. Hashes, signatures and the commitments that stand for sealed values
-(``{"$sealed": hex}``) differ by construction and are blanked before comparing.
+Every action aimed at a column is tried on every column (with and without an ``order`` for
+the player's own column, right or wrong), and every question it asks of the player himself is
+answered each way he might; the player's observations of his own cards and of the opponent's
+are compared too (issue 12). An action on the hidden card's own column is judged alike at every
+table (the same refusal, the same question put back to him, or recorded at once at all of them,
+as the action or as a question that holds the game); what it turns face up may then differ.
+Hashes, signatures and the commitments that stand for sealed values (``{"$sealed": hex}``)
+differ by construction and are blanked before comparing.
 
 Then the cases one by one.
 """
@@ -28,7 +33,7 @@ from privacy_property import (
     said,
 )
 from service_helpers import make_referee
-from test_service import ZEUS_HAND, first_turns, new_game
+from test_service import HERA_HAND, ZEUS_HAND, first_turns, new_game
 
 from engine import Player
 from referee.herazeus import hz_view
@@ -41,7 +46,11 @@ GAMES = 16  # random tables; each gives a few positions
 def test_no_reply_depends_on_a_card_hidden_from_the_player() -> None:
     cover = no_reply_depends_on_hidden(ServiceDriver.new, GAMES)
     assert cover.samples >= 30 and cover.compared.replies > 5_000, cover
-    assert cover.compared.on_the_column > 0, cover  # actions on the hidden card's column
+    # actions on every column, the hidden card's own included (issue 12): most samples hide
+    # a face-down front, what a challenge or a Pegasus turns up
+    assert cover.fronts >= 10 and cover.compared.on_the_column >= 100, cover
+    assert cover.compared.answers >= 10, cover  # questions asked of the player himself
+    assert cover.compared.observations >= 1_000, cover
     assert cover.zones == {"hand", "field"}
 
 
@@ -281,3 +290,184 @@ def test_a_judges_reason_is_shown_to_the_judge_only(ref: Referee) -> None:
         assert "secret note" not in ref.export(g, seat)
     assert ref.log(g, "judge")[undo].body["reason"].endswith("secret note 1")
     assert "secret note 2" in ref.export(g, "judge")
+
+
+# ---- issue 12: no reply depends on a hidden card, questions to oneself included ---------------
+
+
+def hera_behind_her_front(ref: Referee, zeus_front: str) -> str:
+    """Zeus's first row starts with ``zeus_front`` (scanned, face down); Hera's column 1 holds
+    her Hydra and, behind it, a card she played unscanned; both first turns are played."""
+    zeus = [zeus_front if c == "Cyclops" else c for c in ZEUS_HAND]
+    g = new_game(ref, zeus=zeus, zeus_row=[zeus_front, "Giant", "Centaur"])
+    ref.submit(g, "hera", {"do": "draw"})  # not scanned
+    ref.submit(g, "hera", {"do": "play", "card": "?", "column": 1, "position": 2})
+    ref.submit(g, "hera", {"do": "draw", "card": "Pegasus"})
+    ref.submit(g, "hera", {"do": "end_turn"})
+    for _ in range(3):
+        ref.submit(g, "zeus", {"do": "draw"})
+    ref.submit(g, "zeus", {"do": "end_turn"})
+    return g
+
+
+ON_THE_FRONT = {
+    "challenge": {"do": "challenge", "column": 1},
+    "pegasus": {"do": "pegasus", "target": "field", "column": 1},
+}
+
+
+@pytest.mark.parametrize("raw", ON_THE_FRONT.values(), ids=ON_THE_FRONT.keys())
+def test_an_action_on_a_face_down_pandora_is_recorded_before_hera_names_her_own_cards(
+    raw: dict[str, Any],
+) -> None:
+    """The Pandora oracle (issue 12, finding 2): with one of Hera's cards unscanned in the
+    column, her challenge (or Pegasus) against Zeus's face-down front was put back to her
+    unrecorded, as a question to herself, exactly when the front was Pandora; she could then
+    draw instead. Now the action is recorded at once at every table, whatever the front is:
+    the question D1 raises for her own cards is that record, it holds the game, and only her
+    answer (or the judge) settles it."""
+    recorded: dict[str, int | None] = {}
+    for front in ("Pandora", "Cyclops"):
+        ref = make_referee()
+        g = hera_behind_her_front(ref, front)
+        n = len(ref.log(g, "judge"))
+        try:
+            recorded[front] = ref.submit(g, "hera", raw).seq
+        except NeedsInput as e:
+            assert (e.needs, e.asked, e.rule) == ("order.hera", ("hera",), "D20")
+            recorded[front] = e.seq
+            assert ref.log(g, "judge")[-1].kind == "ask"
+            with pytest.raises(Refused) as info:  # committed: she cannot draw instead
+                ref.submit(g, "hera", {"do": "draw"})
+            assert info.value.rule == "HZ-P11"
+            assert ref.view(g, "hera")["asked"]["needs"] == "order.hera"
+            seq = ref.answer(g, "hera", ["Hydra", "Artemis"]).seq
+            assert ref.log(g, "judge")[seq].kind == "action"
+            discard = hz_view(ref.view(g, "hera"))["hera"]["discard"]
+            assert discard[-2:] == ["Hydra", "Artemis"]  # D1: in the order she chose
+        assert len(ref.log(g, "judge")) > n
+    assert recorded == {"Pandora": n, "Cyclops": n}
+
+
+@pytest.mark.parametrize("raw", ON_THE_FRONT.values(), ids=ON_THE_FRONT.keys())
+def test_a_wrong_order_for_her_own_column_is_judged_alike_whatever_the_front(
+    raw: dict[str, Any],
+) -> None:
+    """Issue 12, finding 2: in a fully scanned game, an ``order.hera`` that does not list her
+    column was an irregularity only against Pandora (elsewhere it was never read). A statement
+    about her own cards is now checked against her own cards before the front is turned up:
+    the same refusal and the same irregularity at every table (D1, D20)."""
+    told, irregular = set(), set()
+    for front in ("Pandora", "Cyclops", "Medusa"):
+        ref = make_referee()
+        zeus = [front if c == "Cyclops" else c for c in ZEUS_HAND]
+        g = new_game(ref, zeus=zeus, zeus_row=[front, "Giant", "Centaur"])
+        first_turns(ref, g, hera=["Pythia", "Medusa", "Pegasus"], zeus=["Hero", "Hero", "Argus"])
+        n = len(ref.log(g, "judge"))
+        with pytest.raises(Refused) as info:
+            ref.submit(g, "hera", {**raw, "order": {"hera": ["Harpy"]}})  # column 1: Hydra
+        told.add(said(info.value.to_json()))
+        assert len(ref.log(g, "judge")) == n + 1
+        irregular.add(json.dumps(ref.view(g, "judge")["irregularities"][-1]["body"]["problem"]))
+        with pytest.raises(Refused) as info:  # the wrong number of cards: a plain refusal
+            ref.submit(g, "hera", {**raw, "order": {"hera": ["Hydra", "Hydra"]}})
+        told.add(said(info.value.to_json()))
+        assert len(ref.log(g, "judge")) == n + 1
+    assert len(told) == 2 and len(irregular) == 1, (told, irregular)
+
+
+OTHER_DECKS_HOSTAGE = [
+    ("hera", "Argus/zeus"),
+    ("hera", "Pandora/zeus"),
+    ("zeus", "Io/hera"),
+    ("zeus", "Pandora/hera"),
+]
+
+
+@pytest.mark.parametrize(("observer", "name"), OTHER_DECKS_HOSTAGE)
+def test_ones_own_face_down_card_observed_as_the_other_decks_card_is_refused_by_D13_alike(
+    observer: str, name: str
+) -> None:
+    """The copies oracle (issue 12, finding 3): ``Argus/zeus`` for Hera's own unscanned card
+    was refused ("all accounted for elsewhere") exactly when Zeus held his Argus, and most
+    other cards of Zeus's deck were accepted. The back tells the deck: a card of the other deck
+    stands on one's side only if it came by Sirens, face up, and then the referee knows it
+    (D13). So it is refused by D13, the same words whoever holds the named card."""
+    told = set()
+    for holds in (True, False):
+        ref = make_referee()
+        card, owner = name.split("/")
+        zeus_row = (
+            ["?", "Giant", "Centaur"] if observer == "zeus" else ["Cyclops", "Giant", "Centaur"]
+        )
+        hera_row = ["?", "Harpy", "Furies"] if observer == "hera" else ["Hydra", "Harpy", "Furies"]
+        hera = ["?" if c == "Hydra" else c for c in HERA_HAND]
+        zeus = ["?" if c == "Cyclops" else c for c in ZEUS_HAND]
+        g = new_game(ref, hera=hera, zeus=zeus, hera_row=hera_row, zeus_row=zeus_row)
+        draws = {"hera": ["Pythia", "Medusa", "Hydra"], "zeus": ["Hero", "Hero", "Apollo"]}
+        if holds:  # the named card's owner holds it, scanned, hidden from the observer
+            draws[owner][2] = card
+        first_turns(ref, g, hera=draws["hera"], zeus=draws["zeus"])
+        n = len(ref.log(g, "judge"))
+        obs = {"player": observer, "zone": "field", "column": 1, "position": 1, "card": name}
+        with pytest.raises(Refused) as info:
+            ref.observe(g, observer, obs)
+        assert info.value.rule == "D13"
+        told.add(said(info.value.to_json()))
+        assert len(ref.log(g, "judge")) == n
+    assert len(told) == 1, told
+
+
+def test_every_card_of_the_other_deck_is_refused_for_an_unscanned_card() -> None:
+    """D13 for all of them (issue 12 found 39 of 44 accepted): each card of Zeus's deck that
+    may stand on the field, for each of Hera's unscanned cards, on the field or in the hand."""
+    ref = make_referee()
+    hera = ["?" if c in ("Hydra", "Harpy") else c for c in HERA_HAND]
+    g = new_game(ref, hera=hera, hera_row=["?", "?", "Furies"])
+    first_turns(ref, g, hera=["Pythia", "Medusa"])  # her third draw is not scanned
+    cat = ref.folded(g).rules.catalogue
+    names = [i.name for i in cat.cards(Player.ZEUS) if i.can_be_played]
+    n = len(ref.log(g, "judge"))
+    for where in (
+        {"zone": "field", "column": 1, "position": 1},
+        {"zone": "field", "column": 2, "position": 1},
+        {"zone": "hand"},
+    ):
+        for name in names:
+            with pytest.raises(Refused) as info:
+                ref.observe(g, "hera", {"player": "hera", "card": f"{name}/zeus", **where})
+            assert info.value.rule == "D13", (where, name)
+    assert len(ref.log(g, "judge")) == n
+
+
+def test_copies_are_counted_on_what_the_observer_may_see(ref: Referee) -> None:
+    """Issue 12, finding 3: the copy count ran over every card the referee knows, hidden ones
+    included. An identity that every copy the observer may see leaves possible is accepted as
+    he states it; when the referee knows the last copy among cards hidden from him (Zeus took
+    her other Nemesis by Sirens, D13), the record carries a sealed irregularity for the judge,
+    and Hera's copy of it and her view are those of an accepted identification (D20, D22)."""
+    hera = ["?", "?", *HERA_HAND[2:]]  # Nemesis in hand; Hydra and Harpy unscanned
+    zeus = ["Sirens" if c == "Medusa" else c for c in ZEUS_HAND]
+    g = new_game(ref, hera=hera, zeus=zeus, hera_row=["?", "?", "Furies"])
+    first_turns(ref, g, hera=["Artemis", "Medusa", "Pandora"])
+    ref.submit(g, "hera", {"do": "draw", "card": "Nemesis"})  # her second Nemesis
+    ref.submit(g, "hera", {"do": "play", "card": "Nemesis", "column": 1, "position": 2})
+    ref.submit(g, "hera", {"do": "draw", "card": "Hydra"})
+    ref.submit(g, "hera", {"do": "end_turn"})
+    # Zeus: Pythia's spy sends Hera's Nemesis to her pile (D12), Sirens takes it (D13)
+    ref.submit(g, "zeus", {"do": "pythia", "mode": "spy"})
+    ref.submit(g, "zeus", {"do": "sirens"})
+    ref.submit(g, "zeus", {"do": "draw", "card": "Apollo"})
+    ref.submit(g, "zeus", {"do": "end_turn"})
+    assert hz_view(ref.view(g, "zeus"))["zeus"]["hand"].count("Nemesis/hera") == 1
+    copies = []
+    for column, name in ((2, "Artemis"), (1, "Nemesis")):
+        obs = {"player": "hera", "zone": "field", "column": column, "position": 1, "card": name}
+        rec = ref.observe(g, "hera", obs)
+        assert rec.body["identifies"] is True and is_sealed_marker(rec.body["irregularity"])
+        copies.append(said({k: v for k, v in rec.body.items() if k not in ("card", "column")}))
+        assert hz_view(ref.view(g, "hera"))["hera"]["field"][column - 1][0] == name
+    assert copies[0] == copies[1]
+    (irregular,) = ref.view(g, "judge")["irregularities"]
+    assert irregular["body"]["irregularity"]["rule"] == "D20"
+    assert "Nemesis" in irregular["body"]["irregularity"]["problem"]

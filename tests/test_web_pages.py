@@ -418,3 +418,31 @@ def test_cancel_drops_the_submitters_own_question_even_with_no_answer_chosen(
     assert "Refused" not in flash(html)
     with cl.session_transaction() as s:
         assert "question" not in s
+
+
+def test_a_question_to_herself_after_her_challenge_is_asked_on_her_page(table: Table) -> None:
+    """Issue 12 (D1, D22): Hera's challenge turns up Zeus's Pandora (scanned), and she must
+    name the cards she loses, one of them unscanned. The challenge is recorded at once; her page
+    asks her the question in its answer form (not a form she could cancel), and her answer
+    completes the action."""
+    ref = table.ref
+    g = table.game
+    table.post("hera", "/act", do="deal", cards=HERA_HAND)
+    table.post("hera", "/act", do="first_row", cards=["Hydra", "Harpy", "Furies"])
+    zeus = ["Pandora", "Giant", "Centaur", "Pegasus", "Poseidon", "Apollo", "Hero", "Pythia"]
+    table.post("zeus", "/act", do="deal", cards=[*zeus, "Medusa"])
+    table.post("zeus", "/act", do="first_row", cards=["Pandora", "Giant", "Centaur"])
+    ref.submit(g, "hera", {"do": "draw"})  # not scanned
+    ref.submit(g, "hera", {"do": "play", "card": "?", "column": 1, "position": 2})
+    ref.submit(g, "hera", {"do": "draw", "card": "Pegasus"})
+    ref.submit(g, "hera", {"do": "end_turn"})
+    for raw in ({"do": "draw"}, {"do": "draw"}, {"do": "draw"}, {"do": "end_turn"}):
+        ref.submit(g, "zeus", raw)
+    n = len(ref.log(g, "judge"))
+    html = table.post("hera", "/act", action="challenge 1")
+    assert len(ref.log(g, "judge")) == n + 1 and ref.log(g, "judge")[n].kind == "ask"
+    assert "The referee asks you" in html and 'name="needs" value="order.hera"' in html
+    assert 'name="cancel"' not in html
+    html = table.post("hera", "/answer", needs="order.hera", value="Hydra, Artemis")
+    assert ref.log(g, "judge")[-1].kind == "action"
+    assert "The referee asks you" not in html

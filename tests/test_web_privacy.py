@@ -32,9 +32,12 @@ def test_no_http_reader_sees_a_hidden_card_of_another_seat() -> None:
 
 
 def test_no_http_reply_depends_on_a_card_hidden_from_the_player() -> None:
-    cover = no_reply_depends_on_hidden(HttpDriver.new, GAMES)
+    # a sample of the column actions and observations of each position, two twins: the
+    # service's run (test_d22_oracles) tries them all, at three twins
+    cover = no_reply_depends_on_hidden(HttpDriver.new, GAMES, sample=6, twins=2)
     assert cover.samples >= 8 and cover.compared.replies > 1_000, cover
     assert cover.compared.pages > 50, cover
+    assert cover.compared.on_the_column > 0 and cover.compared.observations > 0, cover
     assert cover.zones == {"hand", "field"}
 
 

@@ -40,6 +40,8 @@ def submit(game: str, seat: str, raw: dict[str, Any]) -> None:
                 "needs": e.needs,
                 "text": e.message,
             }
+        elif seat in e.asked:  # recorded, asked of him: the page's question form asks it
+            flash(f"The referee asks you: {e.message} [{e.rule}]", "info")
         else:
             pm = page_for(view)
             who = " and ".join(seat_title(pm, s) for s in e.asked if s != seat)
