@@ -339,6 +339,18 @@ RULES: dict[str, Rule] = {
             "answer in the holder's place, or withdraw the action with a correction.",
             ("PROJECT",),
         ),
+        _R(
+            "HZ-P12",
+            "An announced action stands",
+            "An action is committed as soon as it passes the check on the table as its player "
+            "knows it. If the referee then needs a card or a choice, the action is recorded with "
+            "that question and waits for its answer (HZ-P11); only the judge's correction "
+            "withdraws it. The questions come in the rules' own order: attacker, defender, the "
+            "defender's column lost to Pandora, then the challenger's (D1, D11). A discard order "
+            "a challenger gives in advance for his own column is checked when he announces the "
+            "action, whatever the target turns out to be.",
+            ("PROJECT",),
+        ),
     )
 }
 

@@ -172,7 +172,7 @@ class Acting:
         as he knows it raised it too (``own``; his own unknown card, say): then it depends on
         nothing hidden from him. Any other question, to either seat, is recorded (an ``ask``
         record carrying the action): the action is committed before the player learns
-        anything that depends on a hidden card (issue 12; D1, D22). A committed action is
+        anything that depends on a hidden card (HZ-P12; D1, D22). A committed action is
         withdrawn only by the judge's correction."""
         g = f.module
         try:
