@@ -471,9 +471,9 @@ class HeraZeus:
         with _engine_errors():
             engine.check(state, action)
 
-    def apply(self, state: GameState, action: Action) -> Outcome:
+    def apply(self, state: GameState, action: Action, checked: bool = True) -> Outcome:
         with _engine_errors():
-            out = engine.apply(state, action)
+            out = engine.apply(state, action, checked=checked)
         return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
 
     def actor(self, state: GameState, action: Action, seat: str) -> str:
