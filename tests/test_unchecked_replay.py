@@ -12,9 +12,11 @@ are checked.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from service_helpers import Table, make_referee
@@ -23,11 +25,13 @@ from test_selfplay import RULESETS
 
 from engine import EventKind, GameState, IllegalActionError, Phase, apply
 from engine.actions import EndTurn
+from engine.notation import write_position
 from engine.simulate import random_game_start, random_playout
 from referee.fold import Folded, Op, Patch, fold, start, step
 from referee.herazeus import HERA_ZEUS
 from referee.log import Record
 from referee.repository import Draft
+from web.cli import main
 
 GAMES = 30  # per rule set, for the engine's comparison
 
@@ -205,3 +209,30 @@ def test_an_amended_history_is_checked_after_the_amended_event() -> None:
         assert not later & f.recheck, seed
         after += len(later)
     assert moved > 10 and after > 0, (moved, after)
+
+
+def test_referee_replay_checks_a_log_only_when_its_signatures_do_not_verify(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``referee replay`` of an export: signatures that verify, the actions are applied
+    unchecked (the illegal end of turn passes the turn); a damaged signature, a warning and a
+    checked replay (the record is refused, D7: the position stays before it)."""
+    t = turn_with_points_left(5)
+    records, _ = with_illegal_end_of_turn(t)
+    path = tmp_path / "game.jsonl"
+    text = t.ref.export(t.game, "judge")
+    path.write_text(text, "utf-8")
+    assert main(["replay", "--json", str(path)]) == 0
+    unchecked = write_position(fold(records, verified=True).state)
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(unchecked))
+
+    lines = [json.loads(line) for line in text.splitlines()]
+    first = next(line for line in lines if line.get("seq") == 1)
+    first["sig"] = next(line for line in lines if line.get("seq") == 2)["sig"]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    assert main(["replay", "--json", str(path)]) == 0
+    out = capsys.readouterr()
+    assert "warning" in out.err
+    checked = write_position(fold(records).state)
+    assert checked != unchecked
+    assert json.loads(out.out) == json.loads(json.dumps(checked))
