@@ -4,8 +4,16 @@ Public API (python-chess style):
 
 - :func:`check` raises :class:`IllegalActionError` (or :class:`NeedsInputError`) when an action is
   not legal in a state; :func:`is_legal` says yes or no.
-- :func:`apply` checks and applies, returning an :class:`Outcome` (new state, events, rules).
+- :func:`apply` checks and applies, returning an :class:`Outcome` (new state, events, rules);
+  ``apply(state, action, checked=False)`` only carries the action out, for an action already
+  known to be legal there (one read back from a verified log, checked when it was accepted).
 - :func:`legal_actions` enumerates every legal, fully specified action.
+
+Check and apply are separate: each action's code runs its legality checks only when the work
+copy is ``checked`` (``if w.checked and ...: raise``). What an unchecked apply keeps is what the
+effect needs: reading card names (NotationError), finding the card a hand gives up, asking for
+an identity or a choice the effect depends on (NeedsInputError), the challenge's strengths and
+the end-of-game checks (D1, D2, D8, D9, D11), which decide the outcome, not the legality.
 
 Every rule cites its decision of RULES.md (D1-D20) or a project rule of :mod:`engine.rulebook`.
 Nothing here performs I/O, reads a clock or draws a random number.
@@ -148,6 +156,7 @@ class _Work:
     """A mutable copy of a state's sides while one action resolves. Never escapes this module."""
 
     __slots__ = (
+        "checked",
         "deck",
         "discard",
         "events",
@@ -160,8 +169,9 @@ class _Work:
         "winner",
     )
 
-    def __init__(self, st: GameState) -> None:
+    def __init__(self, st: GameState, checked: bool = True) -> None:
         self.st = st
+        self.checked = checked  # False: the action is known legal here; only carry it out
         h, z = st.sides
         self.hand = _Lazy((h.hand, z.hand))
         self.deck = _Lazy((h.deck, z.deck))
@@ -280,12 +290,16 @@ class _Work:
                     (p.key,),
                 )
             c = self.parse_card(identity, p, needs)
-            if self.cat.strength(c) is None and self.cat.kind(c) is not Kind.HOSTAGE:
+            if (
+                self.checked
+                and self.cat.strength(c) is None
+                and self.cat.kind(c) is not Kind.HOSTAGE
+            ):
                 raise IllegalActionError(
                     "D10", f"{c.name} cannot stand on the field; it cannot be that card"
                 )
             self.emit(EventKind.IDENTIFIED, p, c, field_loc(col, pos))
-        elif identity is not None and self.parse_card(identity, p, needs) != c:
+        elif self.checked and identity is not None and self.parse_card(identity, p, needs) != c:
             raise IllegalActionError(
                 "D20",
                 f"the card at {p.title}'s {field_loc(col, pos)} is recorded as "
@@ -372,7 +386,7 @@ def _order_named(
     card of its owner's deck), and those it names for the unknown ones. Changes nothing.
     Raises IllegalActionError (D20 when the list contradicts the record) or NotationError."""
     named = [w.parse_card(t, p, needs) for t in given]
-    if len(named) != len(cards):
+    if w.checked and len(named) != len(cards):
         raise IllegalActionError(
             rule, f"{needs} lists {len(named)} cards but {what} are {len(cards)}"
         )
@@ -380,12 +394,12 @@ def _order_named(
     unknowns = sum(1 for c in cards if c.is_unknown)
     extra = Counter(named)
     extra.subtract(pool)
-    if any(v < 0 for v in extra.values()) or sum(extra.values()) != unknowns:
+    if w.checked and (any(v < 0 for v in extra.values()) or sum(extra.values()) != unknowns):
         shown = ", ".join(c.notation(p) for c in cards)
         raise IllegalActionError("D20", f"{needs} must list exactly {what} ({shown})")
     identified = list(extra.elements())
     for c in identified:
-        if c.origin is not p:
+        if w.checked and c.origin is not p:
             raise IllegalActionError(
                 "D20", f"an unknown card of {p.title} cannot be {c.notation(p)}"
             )
@@ -447,12 +461,14 @@ def _no_first_turn(st: GameState, what: str) -> None:
 # ---- resolution of each action ---------------------------------------------------------------
 
 
-def _resolve(st: GameState, action: Action, post: bool = True) -> Outcome:
-    """Checks and resolves ``action``. ``post`` runs the end-of-game checks (D8, D9)."""
+def _resolve(st: GameState, action: Action, post: bool = True, checked: bool = True) -> Outcome:
+    """Resolves ``action``: checks that it is legal (unless ``checked`` is false: an action
+    known to be legal in ``st``), then carries it out. ``post`` runs the end-of-game checks
+    (D8, D9)."""
     if action.is_setup:
-        return _resolve_setup(st, action)
-    p = _turn_prelude(st, action)
-    w = _Work(st)
+        return _resolve_setup(st, action, checked)
+    p = _turn_prelude(st, action) if checked else st.player
+    w = _Work(st, checked)
     ap = st.ap
     if action.__class__ is EndTurn:  # the commonest action, ahead of the chain below
         return _end_turn(w, p, post)
@@ -506,22 +522,24 @@ def _resolve(st: GameState, action: Action, post: bool = True) -> Outcome:
 def _draw(w: _Work, p: Player, a: Draw) -> None:
     w.rule("D18")
     hand, deck = w.hand[p], w.deck[p]
-    if len(hand) >= HAND_LIMIT:
-        raise IllegalActionError(
-            "D18",
-            f"{p.title} already holds {HAND_LIMIT} cards, the hand limit; drawing is not allowed",
-            a,
-        )
-    if not deck:
-        raise IllegalActionError("D18", f"{p.title}'s deck is empty; drawing is not allowed", a)
+    if w.checked:
+        if len(hand) >= HAND_LIMIT:
+            raise IllegalActionError(
+                "D18",
+                f"{p.title} already holds {HAND_LIMIT} cards, the hand limit; drawing is not "
+                "allowed",
+                a,
+            )
+        if not deck:
+            raise IllegalActionError("D18", f"{p.title}'s deck is empty; drawing is not allowed", a)
     top = deck.pop(0)
     if a.card is not None:
         named = w.parse_card(a.card, p, "card")
-        if named.origin is not p:
+        if w.checked and named.origin is not p:
             raise IllegalActionError("D18", f"{p.title}'s deck holds only {p.title}'s own cards", a)
         if top.is_unknown:
             top = named
-        elif not named.is_unknown and named != top:
+        elif w.checked and not named.is_unknown and named != top:
             raise IllegalActionError(
                 "D20",
                 f"the top card of {p.title}'s deck is recorded as "
@@ -535,7 +553,7 @@ def _draw(w: _Work, p: Player, a: Draw) -> None:
 def _play(w: _Work, p: Player, a: Play) -> None:
     w.rule("D10")
     c = w.parse_card(a.card, p, "card")
-    if not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
+    if w.checked and not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
         raise IllegalActionError(
             "D10",
             f"{c.name} has no printed strength and is never played "
@@ -543,21 +561,21 @@ def _play(w: _Work, p: Player, a: Play) -> None:
             a,
         )
     col = w.field[p][a.column - 1]
-    if len(col) >= COLUMN_DEPTH:
+    if w.checked and len(col) >= COLUMN_DEPTH:
         raise IllegalActionError(
             "D10",
             f"column {a.column} already holds {COLUMN_DEPTH} entries (the figure counts as one)",
             a,
         )
     pos = a.position if a.position is not None else len(col) + 1
-    if pos > len(col) + 1:
+    if w.checked and pos > len(col) + 1:
         raise IllegalActionError(
             "D10",
             f"column {a.column} holds {len(col)}; a card can go at "
             f"position 1 to {len(col) + 1}, not {pos} (no gaps)",
             a,
         )
-    if pos == 1 and col and col[0].is_figure:
+    if w.checked and pos == 1 and col and col[0].is_figure:
         w.rule("D17")
         raise IllegalActionError(
             "D10",
@@ -576,10 +594,25 @@ def _can_initiate(c: Card, kind: Kind) -> bool:
 
 def _challenge(w: _Work, p: Player, a: Challenge) -> None:
     w.rule("D11")
+    o = p.other
+    ci = a.column - 1
+    if w.checked:
+        _check_challenge(w, p, a)
+    att = w.reveal_slot(p, ci, 0, a.attacker, "reveal.attacker", "D11")
+    if w.checked and not _can_initiate(att, w.cat.kind(att)):
+        raise IllegalActionError("D11", f"{att.name} never starts a challenge", a)
+    if w.checked:
+        _own_order_first(w, p, ci, a)
+    dfn = w.reveal_slot(o, ci, 0, a.defender, "reveal.defender", "D11")
+    _resolve_challenge(w, p, ci, att, dfn, a)
+
+
+def _check_challenge(w: _Work, p: Player, a: Challenge) -> None:
+    """D6, D11: whether the challenge may be made, before either card is turned over."""
     _no_first_turn(w.st, "a challenge")
     o = p.other
     ci = a.column - 1
-    mine, theirs = w.field[p][ci], w.field[o][ci]
+    mine, theirs = w.st.sides[p].field[ci], w.st.sides[o].field[ci]
     if not mine:
         raise IllegalActionError(
             "D11", f"{p.title} has no card in column {a.column} to challenge with", a
@@ -603,12 +636,6 @@ def _challenge(w: _Work, p: Player, a: Challenge) -> None:
     assert known is not None
     if not known.is_unknown and not _can_initiate(known, w.cat.kind(known)):
         raise IllegalActionError("D11", f"{known.name} never starts a challenge", a)
-    att = w.reveal_slot(p, ci, 0, a.attacker, "reveal.attacker", "D11")
-    if not _can_initiate(att, w.cat.kind(att)):
-        raise IllegalActionError("D11", f"{att.name} never starts a challenge", a)
-    _own_order_first(w, p, ci, a)
-    dfn = w.reveal_slot(o, ci, 0, a.defender, "reveal.defender", "D11")
-    _resolve_challenge(w, p, ci, att, dfn, a)
 
 
 def _resolve_challenge(w: _Work, p: Player, ci: int, att: Card, dfn: Card, a: Challenge) -> None:
@@ -682,9 +709,10 @@ def _ignore_place(w: _Work, a: PegasusHand, picked: Card) -> None:
 
 def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
     w.rule("D2")
-    _no_first_turn(w.st, "Pegasus against the hand")
     o = p.other
-    if not w.hand[o]:
+    if w.checked:
+        _no_first_turn(w.st, "Pegasus against the hand")
+    if w.checked and not w.hand[o]:
         raise IllegalActionError("D2", f"{o.title}'s hand is empty; Pegasus has nothing to draw", a)
     peg = w.take_named(p, "Pegasus", "D2", "use")
     w.discard_card(p, peg, "hand")
@@ -747,7 +775,7 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
             f"first row for {picked.name} (one of {cols})",
             (p.key,),
         )
-    if a.place - 1 not in ok:
+    if w.checked and a.place - 1 not in ok:
         cols = ", ".join(str(i + 1) for i in ok)
         raise IllegalActionError(
             "D2",
@@ -761,15 +789,17 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
 
 def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
     w.rule("D5")
-    _no_first_turn(w.st, "Pegasus against the first row")
     o = p.other
     ci = a.column - 1
     theirs = w.field[o][ci]
-    if not theirs:
+    if w.checked:
+        _no_first_turn(w.st, "Pegasus against the first row")
+    if w.checked and not theirs:
         raise IllegalActionError("D5", f"{o.title} has no card or figure in column {a.column}", a)
-    mine = w.field[p][ci]
+    mine = w.st.sides[p].field[ci]
     if (
-        mine
+        w.checked
+        and mine
         and mine[0].is_figure
         and not theirs[0].is_figure  # D5: the opponent's figure may always be hit
         and w.st.ruleset.switches.pegasus_beside_own_figure is PegasusBesideOwnFigure.FORBIDDEN
@@ -782,7 +812,7 @@ def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
         )
     peg = w.take_named(p, "Pegasus", "D5", "use")
     w.discard_card(p, peg, "hand")
-    if not theirs[0].is_figure:
+    if w.checked and not theirs[0].is_figure:
         _own_order_first(w, p, ci, a)
     if theirs[0].is_figure:
         theirs.pop(0)
@@ -816,13 +846,13 @@ def _remove_own_figure(w: _Work, p: Player, how: str) -> None:
 
 def _pegasus_own_figure(w: _Work, p: Player) -> None:
     w.rule("D4")
-    if w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.ACTION:
+    if w.checked and w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.ACTION:
         raise IllegalActionError(
             "D4",
             "under this rule set the own figure is removed by an "
             "action point, not by Pegasus (use remove_figure)",
         )
-    if w.st.sides[p].figure_column() is None:
+    if w.checked and w.st.sides[p].figure_column() is None:
         raise IllegalActionError("D4", f"{p.title}'s figure is not on the field")
     peg = w.take_named(p, "Pegasus", "D4", "use")
     w.discard_card(p, peg, "hand")
@@ -831,7 +861,7 @@ def _pegasus_own_figure(w: _Work, p: Player) -> None:
 
 def _remove_figure(w: _Work, p: Player) -> None:
     w.rule("D4")
-    if w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.PEGASUS:
+    if w.checked and w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.PEGASUS:
         raise IllegalActionError(
             "D4",
             "under this rule set the own figure is removed only by "
@@ -857,23 +887,24 @@ def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
                     f"referee does not know {len(unknowns)} of its cards",
                     (o.key,),
                 )
-            raise IllegalActionError(
-                "D12",
-                f"reveal.hand names {len(a.hand)} cards for "
-                f"{len(unknowns)} unknown cards in {o.title}'s hand",
-                a,
-            )
+            if w.checked:
+                raise IllegalActionError(
+                    "D12",
+                    f"reveal.hand names {len(a.hand)} cards for "
+                    f"{len(unknowns)} unknown cards in {o.title}'s hand",
+                    a,
+                )
         if UNKNOWN in a.hand:  # '?' names nothing: the hand is still not shown
             raise NeedsInputError(
                 "D20", "reveal.hand", f"{o.title} must name every card shown, not '?'", (o.key,)
             )
         for i, text in zip(unknowns, a.hand, strict=True):
             c = w.parse_card(text, o, "reveal.hand")
-            if c.origin is not o:
+            if w.checked and c.origin is not o:
                 raise IllegalActionError("D20", f"an unknown card of {o.title} cannot be {text}")
             hand[i] = c
             w.emit(EventKind.IDENTIFIED, o, c, "hand", public=False)
-    elif a.hand:
+    elif w.checked and a.hand:
         raise IllegalActionError(
             "D12", f"the referee knows {o.title}'s whole hand; reveal.hand must be empty", a
         )
@@ -900,7 +931,7 @@ def _pythia_reveal(w: _Work, p: Player, a: PythiaReveal) -> None:
     o = p.other
     ci = a.column - 1
     col = w.field[o][ci]
-    if not any(s.card is not None for s in col):
+    if w.checked and not any(s.card is not None for s in col):
         raise IllegalActionError(
             "D12", f"{o.title}'s column {a.column} holds no card to turn over", a
         )
@@ -917,10 +948,13 @@ def _pythia_reveal(w: _Work, p: Player, a: PythiaReveal) -> None:
                 "its cards",
                 (o.key,),
             )
-        raise IllegalActionError(
-            "D12", f"reveal.cards names {len(a.cards)} cards for {len(unknown_at)} unknown cards", a
-        )
-    if a.cards and not unknown_at:
+        if w.checked:
+            raise IllegalActionError(
+                "D12",
+                f"reveal.cards names {len(a.cards)} cards for {len(unknown_at)} unknown cards",
+                a,
+            )
+    if w.checked and a.cards and not unknown_at:
         raise IllegalActionError(
             "D12", f"the referee knows column {a.column}; reveal.cards must be empty", a
         )
@@ -936,12 +970,15 @@ def _sirens(w: _Work, p: Player) -> None:
     o = p.other
     pile = w.discard[o]
     top = pile[-1] if pile else None
-    strength = w.cat.strength(top) if top is not None else None
-    if top is None or strength is None or not 1 <= strength <= 7:
-        what = "is empty" if top is None else f"shows {top.notation(o)}"
-        raise IllegalActionError(
-            "D13", f"{o.title}'s discard pile {what}; Sirens need a card of strength 1 to 7 on top"
-        )
+    if w.checked:
+        strength = w.cat.strength(top) if top is not None else None
+        if top is None or strength is None or not 1 <= strength <= 7:
+            what = "is empty" if top is None else f"shows {top.notation(o)}"
+            raise IllegalActionError(
+                "D13",
+                f"{o.title}'s discard pile {what}; Sirens need a card of strength 1 to 7 on top",
+            )
+    assert top is not None  # a legal Sirens has a card to take
     s = w.take_named(p, "Sirens", "D13", "use")
     pile.pop()
     w.discard_card(p, s, "hand")
@@ -953,7 +990,7 @@ def _hades(w: _Work, p: Player, a: Hades) -> None:
     w.rule("D14")
     h = w.take_named(p, "Hades", "D14", "use")
     pile = w.discard[p]
-    if not pile:
+    if w.checked and not pile:
         raise IllegalActionError(
             "D14", f"{p.title}'s discard pile is empty; Hades has nothing to take", a
         )
@@ -963,7 +1000,8 @@ def _hades(w: _Work, p: Player, a: Hades) -> None:
             del pile[i]
             break
     else:
-        raise IllegalActionError("D14", f"{p.title}'s discard pile holds no {a.card}", a)
+        if w.checked:
+            raise IllegalActionError("D14", f"{p.title}'s discard pile holds no {a.card}", a)
     w.hand[p].append(want)
     w.emit(EventKind.TAKEN, p, want, "discard", "hand", public=False)
     w.discard_card(p, h, "hand")
@@ -989,8 +1027,20 @@ def _persephone(w: _Work, p: Player) -> None:
 
 def _dionysus(w: _Work, p: Player, a: Dionysus) -> None:
     w.rule("D16")
+    if w.checked:
+        _check_dionysus(w.st.sides[p].field, p, a)
     (sc, sp), (dc, dp) = (a.src[0] - 1, a.src[1] - 1), (a.dst[0] - 1, a.dst[1] - 1)
     f = w.field[p]
+    d = w.take_named(p, "Dionysus", "D16", "use")
+    s = f[sc].pop(sp)
+    f[dc].insert(dp, s)
+    w.emit(EventKind.MOVED, p, s.card, field_loc(sc, sp), field_loc(dc, dp), public=s.up)
+    w.discard_card(p, d, "hand")
+
+
+def _check_dionysus(f: Field, p: Player, a: Dionysus) -> None:
+    """D16, HZ-P1: whether Dionysus may move the card from ``a.src`` to ``a.dst``."""
+    (sc, sp), (dc, dp) = (a.src[0] - 1, a.src[1] - 1), (a.dst[0] - 1, a.dst[1] - 1)
     if sp >= len(f[sc]):
         raise IllegalActionError("D16", f"{p.title} has nothing at {field_loc(sc, sp)}", a)
     if f[sc][sp].is_figure:
@@ -1027,18 +1077,27 @@ def _dionysus(w: _Work, p: Player, a: Dionysus) -> None:
             )
         if dp == 0 and f[dc] and f[dc][0].is_figure:
             raise IllegalActionError("D16", "no card may be put in front of the figure", a)
-    d = w.take_named(p, "Dionysus", "D16", "use")
-    s = f[sc].pop(sp)
-    f[dc].insert(dp, s)
-    w.emit(EventKind.MOVED, p, s.card, field_loc(sc, sp), field_loc(dc, dp), public=s.up)
-    w.discard_card(p, d, "hand")
 
 
 def _god(w: _Work, p: Player, a: God) -> int:
     w.rule("D17")
-    if w.st.sides[p].figure_column() is not None:
-        raise IllegalActionError("D17", f"{p.title}'s figure is already on the field", a)
+    if w.checked:
+        _check_god(w.st, p, a)
     col = w.field[p][a.column - 1]
+    g = w.take_from_hand(p, card(GOD_CARD_NAME[p], p), "D17", "play")
+    w.discard_card(p, g, "hand")
+    col.insert(0, FIGURE)
+    w.emit(EventKind.FIGURE_PLACED, p, None, "supply", field_loc(a.column - 1, 0))
+    w.rule("D7")
+    w.emit(EventKind.POINTS, p, ap=4, used=w.st.used)
+    return 4
+
+
+def _check_god(st: GameState, p: Player, a: God) -> None:
+    """D17: the figure goes into a column with 1 to 3 cards, once."""
+    if st.sides[p].figure_column() is not None:
+        raise IllegalActionError("D17", f"{p.title}'s figure is already on the field", a)
+    col = st.sides[p].field[a.column - 1]
     if not col:
         raise IllegalActionError(
             "D17",
@@ -1051,19 +1110,12 @@ def _god(w: _Work, p: Player, a: God) -> int:
             f"column {a.column} is full; the figure goes only into a column with 1 to 3 cards",
             a,
         )
-    g = w.take_from_hand(p, card(GOD_CARD_NAME[p], p), "D17", "play")
-    w.discard_card(p, g, "hand")
-    col.insert(0, FIGURE)
-    w.emit(EventKind.FIGURE_PLACED, p, None, "supply", field_loc(a.column - 1, 0))
-    w.rule("D7")
-    w.emit(EventKind.POINTS, p, ap=4, used=w.st.used)
-    return 4
 
 
 def _end_turn(w: _Work, p: Player, post: bool) -> Outcome:
     st = w.st
     w.rule("D7")
-    if st.used < st.ap:
+    if w.checked and st.used < st.ap:
         raise IllegalActionError(
             "D7",
             f"{p.title} has used {st.used} of {st.ap} action points; "
@@ -1090,16 +1142,17 @@ def _declare_stuck(w: _Work, p: Player) -> None:
     w.rule("D8")
     w.rule("HZ-P6")
     st = w.st
-    if st.used >= st.ap:
-        raise IllegalActionError("D8", f"{p.title} has no action point left to lose over")
-    side = st.sides[p]
-    known = side.evolve(hand=tuple(c for c in side.hand if not c.is_unknown))
-    if can_use_a_point(st.evolve(sides=st.with_side(p, known))):
-        raise IllegalActionError(
-            "D8",
-            f"{p.title} can still spend a point with what the referee "
-            "knows (see the legal actions)",
-        )
+    if w.checked:
+        if st.used >= st.ap:
+            raise IllegalActionError("D8", f"{p.title} has no action point left to lose over")
+        side = st.sides[p]
+        known = side.evolve(hand=tuple(c for c in side.hand if not c.is_unknown))
+        if can_use_a_point(st.evolve(sides=st.with_side(p, known))):
+            raise IllegalActionError(
+                "D8",
+                f"{p.title} can still spend a point with what the referee "
+                "knows (see the legal actions)",
+            )
     w.end(p.other, EndReason.CANNOT_USE_AP, "D8")
 
 
@@ -1151,7 +1204,7 @@ def can_use_a_point(st: GameState) -> bool:
         if isinstance(a, God):
             gods.append(a)
     for g in gods:
-        after = _resolve(st, g, post=False).state
+        after = _resolve(st, g, post=False, checked=False).state  # legal: listed above
         if any(cost(a) for a in _play_actions(after)):
             return True
     return False
@@ -1160,20 +1213,20 @@ def can_use_a_point(st: GameState) -> bool:
 # ---- setup (D19) -----------------------------------------------------------------------------
 
 
-def _resolve_setup(st: GameState, a: Action) -> Outcome:
-    if st.phase is not Phase.SETUP:
+def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
+    if checked and st.phase is not Phase.SETUP:
         raise IllegalActionError("D19", "setup is over; the game is under way", a)
-    w = _Work(st)
+    w = _Work(st, checked)
     w.rule("D19")
     if isinstance(a, Starter):
         fixed = st.ruleset.fixed_starting_player()
-        if fixed is not None and a.player is not fixed:
+        if checked and fixed is not None and a.player is not fixed:
             raise IllegalActionError(
                 "D19",
                 f"under the {st.ruleset.profile.value} profile {fixed.title} always starts",
                 a,
             )
-        if st.starting is not None:
+        if checked and st.starting is not None:
             raise IllegalActionError(
                 "D19", f"the starting player is already {st.starting.title}", a
             )
@@ -1181,19 +1234,22 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
         return _maybe_begin(w.close(st, starting=a.player))
     p: Player = a.player  # type: ignore[attr-defined]
     if isinstance(a, Deal):
-        if st.dealt[p]:
-            raise IllegalActionError("D19", f"{p.title}'s nine cards are already recorded", a)
-        if len(a.cards) != 9:
-            raise IllegalActionError("D19", f"a starting hand is 9 cards, not {len(a.cards)}", a)
         deck = w.deck[p]
-        if len(deck) < 9:
-            raise IllegalActionError("D19", f"{p.title}'s deck holds only {len(deck)} cards", a)
+        if checked:
+            if st.dealt[p]:
+                raise IllegalActionError("D19", f"{p.title}'s nine cards are already recorded", a)
+            if len(a.cards) != 9:
+                raise IllegalActionError(
+                    "D19", f"a starting hand is 9 cards, not {len(a.cards)}", a
+                )
+            if len(deck) < 9:
+                raise IllegalActionError("D19", f"{p.title}'s deck holds only {len(deck)} cards", a)
         for i, text in enumerate(a.cards):
             c = w.parse_card(text, p, f"cards[{i}]")
-            if c.origin is not p:
+            if checked and c.origin is not p:
                 raise IllegalActionError("D19", f"{p.title}'s deck holds only {p.title}'s cards", a)
             top = deck.pop(0)
-            if not top.is_unknown and not c.is_unknown and top != c:
+            if checked and not top.is_unknown and not c.is_unknown and top != c:
                 raise IllegalActionError(
                     "D20", f"card {i + 1} dealt is recorded as {top.name}, not {c.name}", a
                 )
@@ -1203,16 +1259,17 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
         dealt = (True, st.dealt[1]) if p is Player.HERA else (st.dealt[0], True)
         return _maybe_begin(w.close(st, dealt=dealt))
     if isinstance(a, Redraw):
-        if not st.dealt[p]:
-            raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
         hostage = card(HOSTAGE_NAME[p], p)
-        if hostage not in w.hand[p]:
-            raise IllegalActionError(
-                "D19", f"{p.title} did not draw {hostage.name}; there is nothing to redraw", a
-            )
         deck = w.deck[p]
-        if not deck:
-            raise IllegalActionError("D19", f"{p.title}'s deck is empty", a)
+        if checked:
+            if not st.dealt[p]:
+                raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+            if hostage not in w.hand[p]:
+                raise IllegalActionError(
+                    "D19", f"{p.title} did not draw {hostage.name}; there is nothing to redraw", a
+                )
+            if not deck:
+                raise IllegalActionError("D19", f"{p.title}'s deck is empty", a)
         w.hand[p].remove(hostage)
         w.emit(EventKind.HOSTAGE_SHOWN, p, hostage, "hand")
         top = deck.pop(0)
@@ -1220,7 +1277,7 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
             named = w.parse_card(a.card, p, "card")
             if top.is_unknown:
                 top = named
-            elif named != top:
+            elif checked and named != top:
                 raise IllegalActionError(
                     "D20", f"the top card is recorded as {top.name}, not {named.name}", a
                 )
@@ -1244,19 +1301,11 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
     if isinstance(a, Redeal):
         return _redeal(w, st, p, a)
     if isinstance(a, FirstRow):
-        if not st.dealt[p]:
-            raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
-        if st.placed[p]:
-            raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
-        if card(HOSTAGE_NAME[p], p) in w.hand[p]:
-            raise IllegalActionError(
-                "D19", f"{p.title} must first show {HOSTAGE_NAME[p]} and draw a replacement", a
-            )
-        if len(a.cards) != COLUMNS:
-            raise IllegalActionError("D19", f"the first row is {COLUMNS} cards, one per column", a)
+        if checked:
+            _check_first_row(st, p, a)
         for i, text in enumerate(a.cards):
             c = w.parse_card(text, p, f"cards[{i}]")
-            if not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
+            if checked and not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
                 raise IllegalActionError(
                     "D19", f"{c.name} cannot be placed in the first row (no printed strength)", a
                 )
@@ -1266,6 +1315,20 @@ def _resolve_setup(st: GameState, a: Action) -> Outcome:
         placed = (True, st.placed[1]) if p is Player.HERA else (st.placed[0], True)
         return _maybe_begin(w.close(st, placed=placed))
     raise NotationError(f"unsupported setup action {a!r}")  # pragma: no cover
+
+
+def _check_first_row(st: GameState, p: Player, a: FirstRow) -> None:
+    """D19: a first row is laid once, after the hand is dealt and the hostage replaced."""
+    if not st.dealt[p]:
+        raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+    if st.placed[p]:
+        raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
+    if card(HOSTAGE_NAME[p], p) in st.sides[p].hand:
+        raise IllegalActionError(
+            "D19", f"{p.title} must first show {HOSTAGE_NAME[p]} and draw a replacement", a
+        )
+    if len(a.cards) != COLUMNS:
+        raise IllegalActionError("D19", f"the first row is {COLUMNS} cards, one per column", a)
 
 
 HAND_SIZE = 9  # D19
@@ -1291,20 +1354,21 @@ def must_redeal(st: GameState, p: Player) -> bool:
 
 def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
     """D19: the hand is shown, shuffled into the deck, and nine cards are drawn again."""
-    if not st.dealt[p]:
-        raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
-    if st.placed[p]:
-        raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
-    hostage = card(HOSTAGE_NAME[p], p)
     hand = w.hand[p]
-    if hostage in hand:
-        raise IllegalActionError(
-            "D19", f"{p.title} must first show {hostage.name} and draw a replacement", a
-        )
-    if len(a.cards) != HAND_SIZE:
-        raise IllegalActionError(
-            "D19", f"a hand dealt again is {HAND_SIZE} cards, not {len(a.cards)}", a
-        )
+    if w.checked:
+        if not st.dealt[p]:
+            raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+        if st.placed[p]:
+            raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
+        hostage = card(HOSTAGE_NAME[p], p)
+        if hostage in hand:
+            raise IllegalActionError(
+                "D19", f"{p.title} must first show {hostage.name} and draw a replacement", a
+            )
+        if len(a.cards) != HAND_SIZE:
+            raise IllegalActionError(
+                "D19", f"a hand dealt again is {HAND_SIZE} cards, not {len(a.cards)}", a
+            )
     # The hand is shown to both players: its owner names the cards the referee does not know.
     unknown_at = [i for i, c in enumerate(hand) if c.is_unknown]
     if unknown_at:
@@ -1316,7 +1380,7 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
                 f"know {len(unknown_at)} of its cards",
                 (p.key,),
             )
-        if len(a.shown) != len(unknown_at):
+        if w.checked and len(a.shown) != len(unknown_at):
             raise IllegalActionError(
                 "D19",
                 f"shown names {len(a.shown)} cards for {len(unknown_at)} unknown cards "
@@ -1325,16 +1389,16 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
             )
         for i, text in zip(unknown_at, a.shown, strict=True):
             c = w.parse_card(text, p, "shown")
-            if c.origin is not p:
+            if w.checked and c.origin is not p:
                 raise IllegalActionError("D20", f"an unknown card of {p.title} cannot be {text}", a)
             hand[i] = c
             w.emit(EventKind.IDENTIFIED, p, c, "hand")
-    elif a.shown:
+    elif w.checked and a.shown:
         raise IllegalActionError(
             "D19", f"the referee knows {p.title}'s whole hand; shown must be empty", a
         )
     strong = _strong(w.cat, hand)
-    if strong >= FIRST_ROW_MIN:
+    if w.checked and strong >= FIRST_ROW_MIN:
         raise IllegalActionError(
             "D19",
             f"{p.title}'s hand holds {strong} cards with a printed strength, enough for the "
@@ -1353,7 +1417,7 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
     )
     deck = w.deck[p]
     pool = [*hand, *deck]
-    if len(pool) < HAND_SIZE:  # pragma: no cover - a deck holds 43 cards
+    if w.checked and len(pool) < HAND_SIZE:  # pragma: no cover - a deck holds 43 cards
         raise IllegalActionError("D19", f"{p.title} has only {len(pool)} cards to deal", a)
     if deck and not any(c.is_unknown for c in deck):
         # The referee knows the deck (a simulation): the shuffle's result must be stated.
@@ -1367,7 +1431,7 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
             )
         new_hand = [w.parse_card(t, p, f"cards[{i}]") for i, t in enumerate(a.cards)]
         new_deck = [w.parse_card(t, p, f"deck[{i}]") for i, t in enumerate(a.deck)]
-        if Counter(new_hand + new_deck) != Counter(pool):
+        if w.checked and Counter(new_hand + new_deck) != Counter(pool):
             raise IllegalActionError(
                 "D20",
                 f"cards and deck must be exactly the {len(pool)} cards of {p.title}'s hand "
@@ -1375,7 +1439,7 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
                 a,
             )
     else:
-        if a.deck:
+        if w.checked and a.deck:
             raise IllegalActionError(
                 "D19",
                 f"the referee does not know the order of {p.title}'s deck; deck must be empty",
@@ -1384,7 +1448,7 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
         new_hand = []
         for i, text in enumerate(a.cards):
             c = w.parse_card(text, p, f"cards[{i}]")
-            if c.origin is not p:
+            if w.checked and c.origin is not p:
                 raise IllegalActionError("D19", f"{p.title}'s deck holds only {p.title}'s cards", a)
             new_hand.append(c)
         new_deck = [unknown(p)] * (len(pool) - HAND_SIZE)  # after the shuffle: only the count
@@ -1427,10 +1491,16 @@ def is_legal(st: GameState, action: Action) -> bool:
     return True
 
 
-def apply(st: GameState, action: Action) -> Outcome:
+def apply(st: GameState, action: Action, *, checked: bool = True) -> Outcome:
     """Checks ``action`` and returns the outcome. Raises as :func:`check` does; ``st`` is
-    never changed."""
-    return _resolve(st, action)
+    never changed.
+
+    ``checked=False`` only carries the action out, for an action known to be legal in ``st``
+    (one read back from a verified log: it was checked when it was accepted). For a legal
+    action the outcome is exactly the checked one; for an illegal one it is unspecified (it
+    may raise, or give a state no legal play reaches). It still raises NotationError for a
+    card no deck has and NeedsInputError for a value the effect needs."""
+    return _resolve(st, action, checked=checked)
 
 
 def legal_actions(st: GameState) -> list[Action]:

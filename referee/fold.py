@@ -14,6 +14,17 @@ version and a digest of its catalogue and profile). A log made under other rules
 re-decided by today's: :func:`fold` stops with a message naming both versions. A log written
 before versions were recorded was made under the game's ``legacy_rules`` (Hera & Zeus:
 ``hz-engine/1``) and replays only while the module still runs that version.
+
+**A verified log is not checked again.** Every action of the log was checked when it was
+accepted, on the state it is now applied to, under the rules the log is pinned to. So when the
+caller has verified the records (``verified``: the hash chain and a signature covering them, as
+a load does), the fold applies each action with ``checked=False``: its effects only. Two kinds
+are still checked: an action an ``amend`` put in (the judge's amend is checked on a position
+an earlier amend may change again) and every action after an amended event that was recorded
+before the amend (it was checked on the history the amend replaced, and may no longer apply:
+``broken``). A legacy log (no ``rules``) is always checked: before rules were pinned, nothing
+says its actions were checked by the rules that replay them. An unverified log is checked
+throughout, as is any action whose unchecked run fails (the checked run says why).
 """
 
 from __future__ import annotations
@@ -66,6 +77,8 @@ class Folded:
     question: Record | None = None  # the open question (an ``ask`` record), if any
     calls: list[Record] = field(default_factory=list)  # judge calls
     resolved: dict[int, Record] = field(default_factory=dict)  # seq settled -> resolve record
+    verified: bool = False  # the caller verified the records: their actions are not re-checked
+    recheck: set[int] = field(default_factory=set)  # seqs of actions checked all the same
 
     def copy(self) -> Folded:
         """A snapshot to fold further without touching this one (readers keep theirs)."""
@@ -88,6 +101,8 @@ class Folded:
             self.question,
             list(self.calls),
             dict(self.resolved),
+            self.verified,
+            set(self.recheck),
         )
 
     def open_items(self) -> list[Record]:
@@ -105,7 +120,13 @@ def _advance(f: Folded, seq: int, op: Any, state: Any) -> Any:
     if isinstance(op, Patch):
         f.outcomes.pop(seq, None)
         return f.module.apply_patch(state, op.op)
-    out = f.module.apply(state, op)
+    if f.verified and seq not in f.recheck:
+        try:
+            out = f.module.apply(state, op, checked=False)  # checked when it was accepted
+        except Exception:  # not legal after all: the checked run says why
+            out = f.module.apply(state, op)
+    else:
+        out = f.module.apply(state, op)
     f.outcomes[seq] = out
     return out.state
 
@@ -129,8 +150,10 @@ def _replay(f: Folded, start: int) -> None:
     f.state = f.states[-1]
 
 
-def start(create: Record) -> Folded:
-    """A game's fold from its create record alone. Raises FoldError."""
+def start(create: Record, verified: bool = False) -> Folded:
+    """A game's fold from its create record alone. ``verified``: the caller verifies every
+    record folded into it (then its actions are not checked again, unless the log names no
+    rules). Raises FoldError."""
     if create.kind != "create":
         raise FoldError("a game log starts with its create record")
     body = create.body
@@ -141,6 +164,7 @@ def start(create: Record) -> Folded:
         current = module.rules_version(body)
         if pinned is None:  # written before create records named their rules
             pinned, current = module.legacy_rules, current.partition("+")[0]
+            verified = False  # and maybe checked by other rules than today's: check again
         if pinned != current:
             raise FoldError(
                 f"the game was recorded under rules {str(pinned)[:60]}, and this referee "
@@ -149,14 +173,16 @@ def start(create: Record) -> Folded:
     except Malformed as e:
         raise FoldError(f"event 0 (the create record): {e.reason}") from None
     st0 = module.new_state(rules)
-    f = Folded(create.game, module, rules, body, st0, states=[st0])
+    f = Folded(create.game, module, rules, body, st0, states=[st0], verified=verified)
     f.last_hash = create.hash
     f.last_time = create.time
     return f
 
 
-def fold(records: Sequence[Record]) -> Folded:
-    """Replays a game's records. Raises FoldError when the log is not a referee log or was
+def fold(records: Sequence[Record], verified: bool = False) -> Folded:
+    """Replays a game's records. ``verified``: the caller checked the records' hash chain and
+    signatures, so their actions are applied without checking them again (see the module's
+    docstring for the exceptions). Raises FoldError when the log is not a referee log or was
     made under other rules.
 
     Two passes: the first reads every record and settles which operations are in effect
@@ -166,7 +192,7 @@ def fold(records: Sequence[Record]) -> Folded:
     running the rules on what a later undo drops."""
     if not records:
         raise FoldError("a game log starts with its create record")
-    f = start(records[0])
+    f = start(records[0], verified)
     ops: list[Op] = []
     for r in records[1:]:
         _note(f, r)
@@ -182,6 +208,7 @@ def fold(records: Sequence[Record]) -> Folded:
             idx = next((i for i, (s, _) in enumerate(ops) if s == target), None)
             if idx is not None:
                 ops[idx] = (target, _action(f, r.body.get("action"), r.seq))
+                f.recheck.update(s for s, _ in ops[idx:])
     f.ops = ops
     _replay(f, 0)
     return f
@@ -265,6 +292,7 @@ def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
         if idx is None:
             return
         ops[idx] = (target, _action(f, r.body.get("action"), r.seq))
+        f.recheck.update(s for s, _ in ops[idx:])  # the amended action and what it moved
         begin = min(idx, len(f.ops))
         f.ops, f.suspended = ops, []
         _replay(f, begin)

@@ -154,8 +154,13 @@ class Game(Protocol):
         """Raises Illegal, Missing or Malformed when ``action`` cannot be applied."""
         ...
 
-    def apply(self, state: Any, action: Any) -> Outcome:
-        """Checks and applies. Raises as :meth:`check`."""
+    def apply(self, state: Any, action: Any, checked: bool = True) -> Outcome:
+        """Checks and applies. Raises as :meth:`check`.
+
+        ``checked=False`` only carries the action out, without its legality checks: for an
+        action known to be legal on ``state`` (read back from a verified log, checked when
+        it was accepted). A legal action gives exactly the checked outcome; an illegal one an
+        unspecified outcome or error. The fold uses it; acting and rulings never do."""
         ...
 
     def actor(self, state: Any, action: Any, seat: str) -> str:

@@ -5,7 +5,8 @@ Everything the service must know of this game's rules lives here, over the pure 
 - setup: profiles and switches, the players' names, the starting player (D19), a kit's
   catalogue (copies and strengths);
 - legality: :func:`engine.check` / :func:`engine.apply`, their errors turned into the
-  interface's (a D20 refusal is a contradiction for the judge);
+  interface's (a D20 refusal is a contradiction for the judge); ``apply(..., checked=False)``
+  is ``engine.apply(..., checked=False)``: a verified log's actions, carried out unchecked;
 - seats: what each seat sees (D21 discard piles, backs that tell the deck: D13), the projection
   a player's action is judged on (D22), the legal list with a blind Pegasus (D2, D22);
 - statements: which values a player may state (D22: never a card hidden from him) and who is
@@ -478,9 +479,9 @@ class HeraZeus:
         with _engine_errors():
             engine.check(state, action)
 
-    def apply(self, state: GameState, action: Action) -> Outcome:
+    def apply(self, state: GameState, action: Action, checked: bool = True) -> Outcome:
         with _engine_errors():
-            out = engine.apply(state, action)
+            out = engine.apply(state, action, checked=checked)
         return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
 
     def actor(self, state: GameState, action: Action, seat: str) -> str:

@@ -320,7 +320,7 @@ class Repository:
                 "(re-hashed or signed by another key)"
             )
         try:
-            f = fold(records)
+            f = fold(records, verified=True)  # its actions are not checked again
         except FoldError as e:
             raise Held(f"game {game!r} cannot be replayed: {e}") from None
         # a verified head is an anchor too (a game from before the journal is adopted here)
