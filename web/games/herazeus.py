@@ -45,6 +45,7 @@ from web.games.herazeus_present import (
     setup_of,
     taken_names,
 )
+from web.games.herazeus_schemas import HZViewSchema
 from web.images import has_kit, parse_kit_upload, photo_context
 
 # Why a game ended (engine.EndReason), with the rule that ended it.
@@ -76,6 +77,7 @@ class HeraZeusPages:
     }
     svg_css = SVG_CSS
     stylesheets: tuple[str, ...] = ("herazeus.css",)
+    view_schema = HZViewSchema
 
     def seat_title(self, seat: str) -> str:
         return SEAT_TITLE.get(seat, seat)
