@@ -19,7 +19,7 @@ tree is in :mod:`referee.errors`) and returns the typed values of :mod:`referee.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +185,11 @@ class Referee:
 
     def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record:
         return self.acting.observe(game, seat, obs)
+
+    def observe_all(
+        self, game: str, seat: str, observations: Sequence[Mapping[str, Any]]
+    ) -> list[Record]:
+        return self.acting.observe_all(game, seat, observations)
 
     # ---- judging -----------------------------------------------------------------------------
 

@@ -109,18 +109,12 @@ def photo_confirm(game: str) -> Response:
         if not names:
             flash("Refused: tick the cards to enter.", "error")
             return _back(game)
-        done = []
-        for n in names:
-            try:
-                ref.observe(game, seat, hand_observation(seat, n))
-            except ServiceError as e:
-                flash(refusal(e, n), "error")
-                break
-            done.append(n)
-        if done:
-            flash(f"Recorded in your hand: {', '.join(done)}.", "ok")
-        used = set(done)
-        chosen = [c for c in chosen if c["name"] in used]
+        try:  # all or nothing: one refused card records none (issue 12)
+            ref.observe_all(game, seat, [hand_observation(seat, n) for n in names])
+        except ServiceError as e:
+            flash(refusal(e, names[0] if len(names) == 1 else ""), "error")
+            return _back(game)
+        flash(f"Recorded in your hand: {', '.join(names)}.", "ok")
     else:
         try:
             raw = entry_raw(use, seat, names)

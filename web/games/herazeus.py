@@ -18,6 +18,7 @@ from html import escape
 from typing import Any
 
 from flask import Blueprint
+from marshmallow import Schema
 
 from engine import RULES, NotationError, Player, parse_action_text
 from engine.cards import HOSTAGE_NAME
@@ -77,7 +78,7 @@ class HeraZeusPages:
     }
     svg_css = SVG_CSS
     stylesheets: tuple[str, ...] = ("herazeus.css",)
-    view_schema = HZViewSchema
+    view_schema: type[Schema] = HZViewSchema
 
     def seat_title(self, seat: str) -> str:
         return SEAT_TITLE.get(seat, seat)
