@@ -39,7 +39,16 @@ from referee.games import DEFAULT
 from referee.judging import Judging
 from referee.keys import Signer
 from referee.log import Record
-from referee.models import Created, Head, Receipt, ReplayStep, RulingResult, SeatView, TableRow
+from referee.models import (
+    Created,
+    GameInfo,
+    Head,
+    Receipt,
+    ReplayStep,
+    RulingResult,
+    SeatView,
+    TableRow,
+)
 from referee.reading import Reading
 from referee.repository import CACHE_GAMES, Clock, FixedClock, Repository, SystemClock
 from referee.store import Store
@@ -145,6 +154,9 @@ class Referee:
 
     def head(self, game: str) -> Head:
         return self.reading.head(game)
+
+    def game_info(self, game: str) -> GameInfo:
+        return self.reading.game_info(game)
 
     def card_names(self, game: str) -> dict[str, list[str]]:
         return self.reading.card_names(game)

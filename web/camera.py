@@ -35,9 +35,8 @@ from web.errors import BadImage
 from web.games import page_for, seat_title
 from web.images import (
     PHOTO_SESSION,
-    camera_seat,
+    camera_for,
     entry_raw,
-    game_kit,
     hand_observation,
     has_kit,
     read_frame,
@@ -63,10 +62,9 @@ def photo(game: str) -> Response:
     player to confirm. Records nothing. Raises CsrfError."""
     seat = seat_of(game)
     try:
-        camera_seat(game)
-        game_kit(game)
+        cam = camera_for(game)
         data = upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
-        read = read_photo(game, data)
+        read = read_photo(cam, data)
     except BadImage as e:
         flash(f"Refused: {e.message}. Take the photo again, or tap the names.", "error")
         return _back(game)
@@ -173,8 +171,9 @@ def camera_photo(game: str) -> Any:
     """A photo of the table sent from the camera page without the live camera (plain HTTP or
     no script): read like a frame and shown with its proposals. Records nothing."""
     try:
+        cam = camera_for(game)
         data = upload_bytes("frame", int(current_app.config["MAX_CONTENT_LENGTH"]))
-        result = read_frame(game, data)
+        result = read_frame(cam, data)
     except ServiceError as e:
         flash(refusal(e), "error")
         return redirect(url_for("camera.camera_page", game=game), 303)

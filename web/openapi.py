@@ -195,7 +195,7 @@ def _path_parameters(path: str) -> list[dict[str, Any]]:
             schema = {"type": "string", "pattern": schemas.GAME_PATTERN}
             text = "the game's id (another form is 404)"
         elif name == "seat":
-            schema = {"type": "string", "enum": ["hera", "zeus", "judge"]}
+            schema = {"type": "string", "enum": [*schemas.PLAYERS, "judge"]}
             text = "the seat (another name is 404)"
         out.append(
             {"name": name, "in": "path", "required": True, "schema": schema, "description": text}

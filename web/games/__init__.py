@@ -214,6 +214,12 @@ def page_for(view: SeatView | TableRow | Mapping[str, Any]) -> PageModule:
     return page_module(str(view.get("game_module", "")))
 
 
+def page_of(ref: Referee, game: str) -> PageModule:
+    """The page module of ``game``, found from the game's name (no view is built). Raises the
+    service's errors for an unknown game, Unavailable when this server cannot show it."""
+    return page_module(ref.game_info(game).module)
+
+
 def default_module() -> PageModule:
     """The first installed page module (a new game's form defaults to its game)."""
     return next(iter(served().values()))
