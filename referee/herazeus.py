@@ -40,6 +40,7 @@ from engine import (
     legal_actions,
     new_game,
     parse_action,
+    write_position,
 )
 from engine.actions import (
     Challenge,
@@ -59,6 +60,7 @@ from engine.errors import CatalogueError
 from engine.game import parse_card_name
 from engine.profiles import parse_profile, parse_switches
 from engine.state import Slot, slot
+from referee.board import board_text, describe_event_json
 from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
 from referee.models import SeatView
 from referee.ruling import render_json, render_text, rule_on
@@ -726,6 +728,20 @@ class HeraZeus:
             return apply_patch(state, patch)
         except (ValueError, IndexError) as e:
             raise Illegal(str(e)) from None
+
+    # ---- text ------------------------------------------------------------------------------
+
+    def action_text(self, action: Mapping[str, Any]) -> str:
+        return self.parse_action(action, "action").text()
+
+    def event_text(self, event: Mapping[str, Any]) -> str | None:
+        return describe_event_json(event)
+
+    def board_text(self, state: GameState) -> str:
+        return board_text(state)
+
+    def position_json(self, state: GameState) -> dict[str, Any]:
+        return write_position(state)
 
     # ---- rulings ---------------------------------------------------------------------------
 
