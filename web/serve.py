@@ -151,7 +151,7 @@ def judge_code(db: Path) -> str:
     return _private_file(db.with_name(db.name + ".judge"), lambda: secrets.token_urlsafe(16))
 
 
-def certificate(db: Path, ip: str) -> tuple[Path, Path]:
+def certificate(db: Path, ip: str, title: str = "Card game") -> tuple[Path, Path]:
     """The certificate and key files for HTTPS beside ``db``: reused when they exist and name
     ``ip``; otherwise a new self-signed certificate (P-256, two years) for ``ip``, 127.0.0.1 and
     localhost."""
@@ -175,7 +175,7 @@ def certificate(db: Path, ip: str) -> tuple[Path, Path]:
         except (ValueError, x509.ExtensionNotFound):
             pass
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Hera & Zeus referee")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{title} referee")])
     now = datetime.datetime.now(datetime.UTC)
     alt: list[x509.GeneralName] = [x509.DNSName("localhost")]
     alt += [x509.IPAddress(a) for a in sorted(want, key=str)]
@@ -341,7 +341,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.https:
         from cheroot.ssl.builtin import BuiltinSSLAdapter
 
-        cert, key = certificate(db, ip)
+        cert, key = certificate(db, ip, title)
         server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
     announce(
         sys.stdout,
