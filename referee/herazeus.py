@@ -178,13 +178,16 @@ def changed_confirmed(cat: Catalogue) -> str | None:
                 if fld in info.unconfirmed:
                     continue
                 was, now = getattr(info, fld), getattr(got, fld)
-                if now != was:
-                    what = "its hostage" if info.kind is Kind.HOSTAGE else f"{info.name}"
-                    return (
-                        f"catalogue: {p.title}'s {info.name} {fld} {now!r} changes a confirmed "
-                        f"value ({was!r}): a deck holds {what} as printed; only the values no "
-                        "source confirms come from a kit (RULES.md, 'The card catalogue')"
-                    )
+                if now == was:
+                    continue
+                if info.kind is Kind.HOSTAGE:
+                    why = f"exactly {was} is confirmed (the hostage is fixed)"
+                else:
+                    why = f"{was} is confirmed"
+                return (
+                    f"catalogue: {p.title}'s {info.name}: {fld} {now!r}, but {why}; a kit "
+                    "gives only the values no source confirms (RULES.md, 'The card catalogue')"
+                )
     return None
 
 
