@@ -24,7 +24,7 @@ The protocol, for any game (the game module decides what its rules say):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.errors import Forbidden, NeedsInput, NotFound, Refused, ServiceError, Stale
@@ -32,7 +32,7 @@ from referee.fold import Folded
 from referee.game import Illegal, Malformed, Missing, NotYours, RuleError
 from referee.log import Record
 from referee.models import Receipt
-from referee.reading import Reading
+from referee.reading import Reading, short
 from referee.repository import Draft, Repository
 from referee.validate import InputError, idem_key, integer, json_value, mapping, text
 from referee.views import redact
@@ -279,28 +279,63 @@ class Acting:
         the judge inside the same record, and history stays as it was (D20). Only a card's
         holder or the judge reports a card hidden from others (D22); what could not be there is
         refused, as the game decides."""
+        return self.observe_all(game, seat, [obs])[0]
+
+    def observe_all(
+        self, game: str, seat: str, observations: Sequence[Mapping[str, Any]]
+    ) -> list[Record]:
+        """Records several observations (the cards of one photo) all or nothing: each is judged
+        as :meth:`observe` judges it, on the table the ones before it leave, and they are
+        written in one transaction only when none is refused. Raises Refused (or Forbidden)
+        naming the refused card and what was not recorded; then nothing is written."""
         self.reading.seat_of(game, seat)
         if seat == "public":
             raise Forbidden("the public seat cannot report observations")
+        if not isinstance(observations, Sequence) or isinstance(observations, str | bytes):
+            raise Refused("observations: must be a list")
+        if not 1 <= len(observations) <= MAX_OBSERVATIONS:
+            raise Refused(f"observations: 1 to {MAX_OBSERVATIONS}, not {len(observations)}")
         try:
-            obs = mapping(obs, "observation")
-            allowed = {"player", "zone", "column", "position", "card", "source"}
-            extra = sorted(set(obs) - allowed)
-            if extra:
-                raise InputError(f"observation: unknown field {extra[0][:20]!r}")
-            text(obs.get("player"), "observation.player", max_len=10)
-            if obs.get("zone") not in ("hand", "field"):
-                raise InputError("observation.zone: must be 'hand' or 'field'")
-            text(obs.get("card"), "observation.card", max_len=40)
-            source = text(obs.get("source", "manual"), "observation.source", max_len=20)
+            checked = [_observation(o) for o in observations]
         except InputError as e:
             raise Refused(str(e)) from None
         with self.repo.lock(game):
             f = self.repo.folded(game)
             settled(f)
-            try:
-                seen = f.module.observe(f.state, seat, {**obs, "source": source})
-            except RuleError as e:
-                raise refusal(e) from None
-            recs, _ = self.repo.write_on(f, [Draft(seat, "observation", seen.body)])
-            return redact(recs[0], seat, f.module)
+            state = f.state
+            drafts = []
+            for i, obs in enumerate(checked):
+                try:
+                    seen = f.module.observe(state, seat, obs)
+                    if seen.patch is not None and i + 1 < len(checked):
+                        state = f.module.apply_patch(state, seen.patch)
+                except RuleError as e:
+                    err = refusal(e)  # Refused or Forbidden: (message, rule)
+                    if len(checked) > 1:
+                        what = f"{short(obs.get('card'))}: {err.message}"
+                        err = type(err)(
+                            f"{what}; none of the {len(checked)} cards was recorded", err.rule
+                        )
+                    raise err from None
+                drafts.append(Draft(seat, "observation", seen.body))
+            recs, _ = self.repo.write_on(f, drafts)
+            return [redact(r, seat, f.module) for r in recs]
+
+
+MAX_OBSERVATIONS = 60  # cards in one confirmation (a photo holds at most a deck's worth)
+
+
+def _observation(obs: Any) -> dict[str, Any]:
+    """An observation's fields, checked for their types (the game judges the rest). Raises
+    InputError naming the field."""
+    obs = mapping(obs, "observation")
+    allowed = {"player", "zone", "column", "position", "card", "source"}
+    extra = sorted(set(obs) - allowed)
+    if extra:
+        raise InputError(f"observation: unknown field {extra[0][:20]!r}")
+    text(obs.get("player"), "observation.player", max_len=10)
+    if obs.get("zone") not in ("hand", "field"):
+        raise InputError("observation.zone: must be 'hand' or 'field'")
+    text(obs.get("card"), "observation.card", max_len=40)
+    source = text(obs.get("source", "manual"), "observation.source", max_len=20)
+    return {**obs, "source": source}

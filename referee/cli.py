@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine import HeraZeusError, NeedsInputError, parse_action, write_position
+from engine import HeraZeusError, NeedsInputError
 from referee.anchors import (
     AnchorError,
     TrustedKey,
@@ -34,7 +34,6 @@ from referee.anchors import (
     parse_fingerprint,
     trust_path,
 )
-from referee.board import board_text, describe_event_json
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
 from referee.game import Malformed
@@ -163,7 +162,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         trusted = args.key is not None
         folded = fold(upto, verified=trusted)
         if args.json:
-            print(json.dumps(write_position(folded.state), indent=1, ensure_ascii=False))
+            position = folded.module.position_json(folded.state)
+            print(json.dumps(position, indent=1, ensure_ascii=False))
             return 0
         replay_text(upto, args.step, verified=trusted)
     except FoldError as e:
@@ -198,7 +198,7 @@ def replay_text(records: list[Record], step: bool, verified: bool = False) -> No
         fold_step(f, r)
         line = f"#{r.seq} {r.time} {r.seat}: {r.kind}"
         if r.kind == "action":
-            line += f" {parse_action(r.body['action']).text()}"
+            line += f" {f.module.action_text(r.body['action'])}"
         elif r.kind in ("undo", "amend", "ask", "call", "resolve", "reissue"):
             line += f" {json.dumps(dict(r.body), ensure_ascii=False)}"
         elif r.kind in ("observation", "irregularity"):
@@ -207,16 +207,16 @@ def replay_text(records: list[Record], step: bool, verified: bool = False) -> No
             line += f" {problem or json.dumps(dict(r.body), ensure_ascii=False)}"
         print(line)
         for e in r.events:
-            said = describe_event_json(e)
+            said = f.module.event_text(e)
             if said:
                 print(f"    {said}")
         if r.kind == "action":
-            print(board_text(f.state))
+            print(f.module.board_text(f.state))
         if step and sys.stdin.isatty():
             input("  (Enter for the next event) ")
-    st = f.state
-    if st.winner is not None:
-        print(f"{st.winner.title} wins ({st.reason.value if st.reason else ''}).")
+    over = f.module.summary(f.state)
+    if over.winner is not None:
+        print(f"{over.winner.capitalize()} wins ({over.reason or ''}).")
 
 
 def _open(db: str, *, readonly: bool) -> Referee | str:

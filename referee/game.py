@@ -228,6 +228,25 @@ class Game(Protocol):
         """The state with one unknown value identified. Raises Illegal."""
         ...
 
+    # ---- text (the command line: ``referee replay``) ----------------------------------------
+
+    def action_text(self, action: Mapping[str, Any]) -> str:
+        """A recorded action (its JSON) in the game's notation. Raises Malformed."""
+        ...
+
+    def event_text(self, event: Mapping[str, Any]) -> str | None:
+        """One sentence for a recorded event (None: nothing worth saying); a sealed value
+        names nothing."""
+        ...
+
+    def board_text(self, state: Any) -> str:
+        """The whole table as a terminal board (for the judge: every card)."""
+        ...
+
+    def position_json(self, state: Any) -> dict[str, Any]:
+        """The whole position in the game's JSON notation."""
+        ...
+
     # ---- rulings ---------------------------------------------------------------------------
 
     def ruling(self, state: Any, action: Any) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from engine import (
     legal_actions,
     new_game,
     parse_action,
+    write_position,
 )
 from engine.actions import (
     Challenge,
@@ -61,6 +62,7 @@ from engine.errors import CatalogueError
 from engine.game import parse_card_name
 from engine.profiles import parse_profile, parse_switches
 from engine.state import Slot, slot
+from referee.board import board_text, describe_event_json
 from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
 from referee.models import SeatView
 from referee.ruling import render_json, render_text, rule_on
@@ -90,6 +92,14 @@ class SideView(TypedDict):
     discard: NotRequired[list[str]]  # D21: the owner's own pile (and the judge's view)
 
 
+class DeckEntry(TypedDict):
+    """One card name of a deck list: its printed strength (None: none printed) and copies."""
+
+    name: str
+    strength: int | None
+    copies: int
+
+
 class SetupFacts(TypedDict):
     starting: str | None
     dealt: dict[str, bool]
@@ -103,6 +113,7 @@ class HZView(SeatView):
     zeus: SideView
     provisional_catalogue: bool
     setup: SetupFacts
+    decks: dict[str, list[DeckEntry]]  # both deck lists, for every seat from the start
     playable: NotRequired[list[str]]  # a player's own hand cards that may go to the field
 
 
@@ -153,6 +164,42 @@ def ruleset_from_create(body: Mapping[str, Any]) -> Ruleset:
         except (CatalogueError, ValueError, AttributeError) as e:
             raise NotationError(f"bad kit catalogue: {e}", "create.catalogue") from None
     return Ruleset.build(profile, switches, cat)
+
+
+def changed_confirmed(cat: Catalogue) -> str | None:
+    """Why a game's catalogue may not be used, or None: a kit may give only the values no
+    source confirms (RULES.md, "The card catalogue": the fields a deck file marks
+    ``unconfirmed``). A confirmed strength (Nemesis, Amazon, Pegasus, Medusa, Pandora, ...)
+    and the copies of the hostage and the god card are fixed: a deck without its hostage, or a
+    Pegasus of strength 7, is a rigged deck list. Names the first card, field and value."""
+    printed = default_catalogue()
+    for p in Player:
+        for info in printed.cards(p):
+            got = cat.info(info.name, p)
+            for fld in ("strength", "copies"):
+                if fld in info.unconfirmed:
+                    continue
+                was, now = getattr(info, fld), getattr(got, fld)
+                if now == was:
+                    continue
+                if info.kind is Kind.HOSTAGE:
+                    why = f"exactly {was} is confirmed (the hostage is fixed)"
+                else:
+                    why = f"{was} is confirmed"
+                return (
+                    f"catalogue: {p.title}'s {info.name}: {fld} {now!r}, but {why}; a kit "
+                    "gives only the values no source confirms (RULES.md, 'The card catalogue')"
+                )
+    return None
+
+
+def deck_lists(cat: Catalogue) -> dict[str, list[DeckEntry]]:
+    """Both decks' card lists (every name, its printed strength and copies), as every seat
+    sees them from the start: the deck lists are public (issue 12)."""
+    return {
+        p.key: [{"name": i.name, "strength": i.strength, "copies": i.copies} for i in cat.cards(p)]
+        for p in Player
+    }
 
 
 def rules_digest(rs: Ruleset) -> str:
@@ -243,6 +290,7 @@ def view_for(st: GameState, seat: str) -> dict[str, Any]:
         "zeus": side_view(st, Player.ZEUS, seat),
         "provisional_catalogue": cat.provisional,
         "setup": setup_facts(st),
+        "decks": deck_lists(cat),
     }
     if seat in PLAYERS:
         me = Player.parse(seat)
@@ -432,6 +480,9 @@ class HeraZeus:
             rs = ruleset_from_create(body)
         except NotationError as e:
             raise Malformed(str(e)) from None
+        rigged = changed_confirmed(rs.catalogue)
+        if rigged is not None:
+            raise Malformed(rigged)
         first: str | None
         fixed = rs.fixed_starting_player()
         if starting == "table":
@@ -708,6 +759,20 @@ class HeraZeus:
             return apply_patch(state, patch)
         except (ValueError, IndexError) as e:
             raise Illegal(str(e)) from None
+
+    # ---- text ------------------------------------------------------------------------------
+
+    def action_text(self, action: Mapping[str, Any]) -> str:
+        return self.parse_action(action, "action").text()
+
+    def event_text(self, event: Mapping[str, Any]) -> str | None:
+        return describe_event_json(event)
+
+    def board_text(self, state: GameState) -> str:
+        return board_text(state)
+
+    def position_json(self, state: GameState) -> dict[str, Any]:
+        return write_position(state)
 
     # ---- rulings ---------------------------------------------------------------------------
 

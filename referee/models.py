@@ -148,3 +148,13 @@ class Receipt:
             "notes": self.notes,
             "view": self.view,
         }
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Which game a table plays: its module's name (a view's ``game_module``), its title and
+    its player seats in order (``judge`` and ``public`` are the service's)."""
+
+    module: str
+    title: str
+    players: tuple[str, ...]

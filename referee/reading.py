@@ -16,7 +16,16 @@ from referee.errors import Forbidden, Held, Refused
 from referee.fold import Folded, fold, step
 from referee.games import GAMES
 from referee.log import Record, export_text
-from referee.models import Head, OpenItem, Question, ReplayStep, SeatView, TableRow, Waiting
+from referee.models import (
+    GameInfo,
+    Head,
+    OpenItem,
+    Question,
+    ReplayStep,
+    SeatView,
+    TableRow,
+    Waiting,
+)
 from referee.repository import Repository, checked_game_id
 from referee.validate import InputError, integer
 from referee.views import JUDGE, redact, seats_of
@@ -65,6 +74,13 @@ class Reading:
     def head(self, game: str) -> Head:
         f = self.repo.folded(game)
         return head_of(f)
+
+    def game_info(self, game: str) -> GameInfo:
+        """Which game ``game`` is and its player seats: what any seat may know (no view is
+        built). Raises Refused, NotFound, Held."""
+        checked_game_id(game)
+        g = self.repo.folded(game).module
+        return GameInfo(g.name, g.title, tuple(g.players))
 
     def card_names(self, game: str) -> dict[str, list[str]]:
         """Each player's deck as printed (the same for every seat)."""

@@ -19,7 +19,7 @@ tree is in :mod:`referee.errors`) and returns the typed values of :mod:`referee.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,16 @@ from referee.games import DEFAULT
 from referee.judging import Judging
 from referee.keys import Signer
 from referee.log import Record
-from referee.models import Created, Head, Receipt, ReplayStep, RulingResult, SeatView, TableRow
+from referee.models import (
+    Created,
+    GameInfo,
+    Head,
+    Receipt,
+    ReplayStep,
+    RulingResult,
+    SeatView,
+    TableRow,
+)
 from referee.reading import Reading
 from referee.repository import CACHE_GAMES, Clock, FixedClock, Repository, SystemClock
 from referee.store import Store
@@ -148,6 +157,9 @@ class Referee:
     def head(self, game: str) -> Head:
         return self.reading.head(game)
 
+    def game_info(self, game: str) -> GameInfo:
+        return self.reading.game_info(game)
+
     def card_names(self, game: str) -> dict[str, list[str]]:
         return self.reading.card_names(game)
 
@@ -187,6 +199,11 @@ class Referee:
 
     def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record:
         return self.acting.observe(game, seat, obs)
+
+    def observe_all(
+        self, game: str, seat: str, observations: Sequence[Mapping[str, Any]]
+    ) -> list[Record]:
+        return self.acting.observe_all(game, seat, observations)
 
     # ---- judging -----------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from marshmallow import Schema
 from referee import models
 from referee.herazeus import HZView, SideView
 from web import schemas
+from web.games import herazeus_schemas
 
 WEB_ONLY = {"csrf"}  # what the web adds to a view: the token for the page's POSTs
 
@@ -32,7 +33,7 @@ def fields_of(schema: type[Schema]) -> set[str]:
         (models.Turn, schemas.TurnSchema, set()),
         (models.Question, schemas.AskedSchema, set()),
         (models.Waiting, schemas.WaitingSchema, set()),
-        (SideView, schemas.SideSchema, set()),
+        (SideView, herazeus_schemas.SideSchema, set()),
         (HZView, schemas.ViewSchema, WEB_ONLY),
         (models.TableRow, schemas.TableSchema, set()),
         (models.RulingResult, schemas.RulingSchema, set()),

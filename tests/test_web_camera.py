@@ -355,6 +355,47 @@ def test_a_photo_names_an_unknown_card_of_the_hand_by_an_observation_sealed_from
     assert "Pythia" not in json.dumps(records[1:])  # the create record lists every name
 
 
+def test_a_photo_of_several_hand_cards_is_entered_all_or_nothing(app: Flask) -> None:
+    """Issue 12: one refused card of a photo records none of them. Hera's only Pandora stands
+    in her first row, so a Pandora read in her hand is refused (copy count); the Medusa read
+    with it is not recorded either, and the photo stays to be confirmed again."""
+    g, b = kit_game(app)
+    ref = referee_of(app)
+    ref.submit(
+        g,
+        "hera",
+        {"do": "deal", "player": "hera", "cards": ["Pandora", "Pythia", "Medusa", *["?"] * 6]},
+    )
+    ref.submit(
+        g, "hera", {"do": "first_row", "player": "hera", "cards": ["Pandora", "Pythia", "Medusa"]}
+    )
+    before = log_len(app, g)
+    page_photo(b["hera"], g, cards_photo([("hera", "Medusa"), ("hera", "Pandora")]))
+    html = b["hera"].get(f"/g/{g}").get_data(as_text=True)
+    picks = re.findall(r'name="pick" value="([a-z]+:\d+)"', html)
+    assert len(picks) == 2
+    html = confirm(b["hera"], g, "hand", picks)
+    said = flashes(html)
+    assert "Refused [D20]: Pandora:" in said and "none of the 2 cards was recorded" in said
+    assert log_len(app, g) == before
+    assert hz_view(ref.view(g, "hera"))["hera"]["hand"] == ["?"] * 6
+    assert re.findall(r'name="pick" value="([a-z]+:\d+)"', html) == picks  # still to confirm
+
+
+def test_a_photo_of_several_hand_cards_enters_them_in_one_go(app: Flask) -> None:
+    g, b = kit_game(app)
+    ref = referee_of(app)
+    ref.submit(g, "hera", {"do": "deal", "player": "hera", "cards": ["?"] * 9})
+    before = log_len(app, g)
+    page_photo(b["hera"], g, cards_photo([("hera", "Medusa"), ("hera", "Pandora")]))
+    html = b["hera"].get(f"/g/{g}").get_data(as_text=True)
+    html = confirm(b["hera"], g, "hand", re.findall(r'name="pick" value="([a-z]+:\d+)"', html))
+    assert "Recorded in your hand" in flashes(html)
+    assert log_len(app, g) == before + 2
+    hand = hz_view(ref.view(g, "hera"))["hera"]["hand"]
+    assert sorted(hand) == sorted(["Medusa", "Pandora", *["?"] * 7])
+
+
 def test_the_other_seat_never_sees_what_a_photo_read_or_entered(app: Flask) -> None:
     g, b = kit_game(app)
     shown = [("hera", x) for x in ("Hydra", "Io", "Sirens")]
@@ -383,8 +424,9 @@ def test_the_other_seat_never_sees_what_a_photo_read_or_entered(app: Flask) -> N
                 assert p not in text, (seat, where)
             assert "Read from your photo" not in text and "100% sure" not in text, (seat, where)
         records = json.loads(texts["log"])["records"][1:]  # the create record names every card
-        for name in ("Hydra", "Sirens"):
-            assert f'"{name}"' not in texts["view"] + json.dumps(records), (seat, name)
+        board = {k: v for k, v in view.items() if k != "decks"}  # type: ignore[union-attr]
+        for name in ("Hydra", "Sirens"):  # the deck lists name every card (public, issue 12)
+            assert f'"{name}"' not in json.dumps(board) + json.dumps(records), (seat, name)
 
 
 def test_a_game_without_a_kit_refuses_photos_and_frames_clearly(app: Flask) -> None:

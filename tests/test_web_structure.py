@@ -22,16 +22,14 @@ from web.games.installed import PAGE_MODULES
 WEB = Path(__file__).resolve().parent.parent / "web"
 TEMPLATES = WEB / "templates"
 
-# Not the page shell: the JSON API (it serves views as JSON), Hera & Zeus's camera (reached
-# through its page module), the commands (their banners name the game), the page modules.
+# Not the page shell: the API's bodies (web.schemas: Hera & Zeus's create options, observation
+# fields and action texts are still its own), Hera & Zeus's camera (reached through its page
+# module), the command's description, the page modules. The API's routes, its document, the
+# join links and `referee serve` are shell: they take every game's seats from its module.
 NOT_SHELL = {
-    "web.api",
-    "web.auth",
     "web.schemas",
-    "web.openapi",
     "web.camera",
     "web.images",
-    "web.serve",
     "web.cli",
 }
 # What the shell must not say: the game's seats and cards, and its rule ids.

@@ -468,9 +468,9 @@ def observe(game: str) -> Response:
 @with_known_game
 @csrf_protected
 def call_judge(game: str) -> Response:
-    """A player (Hera or Zeus) asks for the judge; the note is optional."""
+    """A player asks for the judge; the note is optional."""
     seat = seat_of(game)
-    if seat not in schemas.PLAYERS:
+    if seat not in _ref().game_info(game).players:
         raise Forbidden(f"the {seat} seat cannot call the judge; a player can")
     body = _load(schemas.CallSchema, required=False)
 
@@ -597,8 +597,9 @@ def ruling(game: str) -> Response:
 @judge_only
 def reissue(game: str, seat: str) -> Response:
     """The old link and every cookie made from it open nothing any more (a lost phone)."""
-    if seat not in ("hera", "zeus", "judge"):
-        raise NotFound(f"no seat {seat[:20]!r} (seats: hera, zeus, judge)")
+    seats = (*_ref().game_info(game).players, "judge")
+    if seat not in seats:
+        raise NotFound(f"no seat {seat[:20]!r} (seats: {', '.join(seats)})")
     holder_cookie = request.cookies.get(cookie_name(game))
     own = seat == "judge" and holder_cookie is not None and not is_tournament_judge()
     code = _ref().reissue(game, "judge", seat)
@@ -687,7 +688,7 @@ def photo(game: str) -> Response:
     ``refused`` the codes of another kit, misprints and fakes with the reason. 409 NoKit for
     a game created without a kit; 403 for the public seat."""
     data = images.upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
-    return _json(schemas.PhotoSchema, images.read_photo(game, data))
+    return _json(schemas.PhotoSchema, images.read_photo(images.camera_for(game), data))
 
 
 @route(
@@ -712,7 +713,7 @@ def frame(game: str) -> Response:
     the mat is not in the frame. 429 when a seat sends frames faster than 2 a second (3 at
     once), 503 while the server reads other frames (both with Retry-After)."""
     data = images.upload_bytes("frame", images.FRAME_LIMIT)
-    out = images.read_frame(game, data)
+    out = images.read_frame(images.camera_for(game), data)
     return _json(schemas.FrameSchema, out, 200, out["seq"])
 
 

@@ -35,9 +35,8 @@ from web.errors import BadImage
 from web.games import page_for, seat_title
 from web.images import (
     PHOTO_SESSION,
-    camera_seat,
+    camera_for,
     entry_raw,
-    game_kit,
     hand_observation,
     has_kit,
     read_frame,
@@ -63,10 +62,9 @@ def photo(game: str) -> Response:
     player to confirm. Records nothing. Raises CsrfError."""
     seat = seat_of(game)
     try:
-        camera_seat(game)
-        game_kit(game)
+        cam = camera_for(game)
         data = upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
-        read = read_photo(game, data)
+        read = read_photo(cam, data)
     except BadImage as e:
         flash(f"Refused: {e.message}. Take the photo again, or tap the names.", "error")
         return _back(game)
@@ -109,18 +107,12 @@ def photo_confirm(game: str) -> Response:
         if not names:
             flash("Refused: tick the cards to enter.", "error")
             return _back(game)
-        done = []
-        for n in names:
-            try:
-                ref.observe(game, seat, hand_observation(seat, n))
-            except ServiceError as e:
-                flash(refusal(e, n), "error")
-                break
-            done.append(n)
-        if done:
-            flash(f"Recorded in your hand: {', '.join(done)}.", "ok")
-        used = set(done)
-        chosen = [c for c in chosen if c["name"] in used]
+        try:  # all or nothing: one refused card records none (issue 12)
+            ref.observe_all(game, seat, [hand_observation(seat, n) for n in names])
+        except ServiceError as e:
+            flash(refusal(e, names[0] if len(names) == 1 else ""), "error")
+            return _back(game)
+        flash(f"Recorded in your hand: {', '.join(names)}.", "ok")
     else:
         try:
             raw = entry_raw(use, seat, names)
@@ -179,8 +171,9 @@ def camera_photo(game: str) -> Any:
     """A photo of the table sent from the camera page without the live camera (plain HTTP or
     no script): read like a frame and shown with its proposals. Records nothing."""
     try:
+        cam = camera_for(game)
         data = upload_bytes("frame", int(current_app.config["MAX_CONTENT_LENGTH"]))
-        result = read_frame(game, data)
+        result = read_frame(cam, data)
     except ServiceError as e:
         flash(refusal(e), "error")
         return redirect(url_for("camera.camera_page", game=game), 303)

@@ -134,14 +134,25 @@ def parse_kit_upload(raw: bytes, where: str) -> Any:
     return parse_kit(loads_strict(text, where, max_bytes=MAX_KIT_JSON_BYTES), where)
 
 
-def camera_seat(game: str) -> str:
-    """The seat sending an image. Raises Forbidden for the public seat."""
+@dataclass(frozen=True)
+class Camera:
+    """Who sends an image of a game, and the kit it is read with: checked once per request
+    (:func:`camera_for`), before the upload is read."""
+
+    game: str
+    seat: str
+    kit: Any
+
+
+def camera_for(game: str) -> Camera:
+    """The seat sending an image of ``game`` and the game's kit. Raises Forbidden for the
+    public seat, NoKit for a game the camera cannot read."""
     seat = seat_of(game)
     if seat == "public":
         raise Forbidden(
             "the public seat cannot send photos or frames; open your seat's join link first"
         )
-    return seat
+    return Camera(game, seat, game_kit(game))
 
 
 def upload_bytes(field: str, limit: int) -> bytes:
@@ -226,11 +237,10 @@ def sort_detections(dets: Sequence[Any], seat: str) -> dict[str, Any]:
     return {"cards": ordered, "refused": refused}
 
 
-def read_photo(game: str, data: bytes) -> dict[str, Any]:
-    """The cards in a photo for the requesting seat (see :func:`sort_detections`); records
-    nothing. Raises Forbidden (public seat), NoKit, BadImage."""
-    seat = camera_seat(game)
-    kit = game_kit(game)
+def read_photo(cam: Camera, data: bytes) -> dict[str, Any]:
+    """The cards in a photo for the camera's seat (see :func:`sort_detections`); records
+    nothing. Raises BadImage."""
+    seat, kit = cam.seat, cam.kit
     image = _decode(data, "photo")
     from vision import read_cards
 
@@ -431,13 +441,12 @@ def _confirm_pegasus(
     return out
 
 
-def read_frame(game: str, data: bytes) -> dict[str, Any]:
+def read_frame(cam: Camera, data: bytes) -> dict[str, Any]:
     """One frame of the mat for the requesting seat: ``found`` (the mat), ``message`` when it
     was not found, else ``snapshot``, ``table`` (text), ``proposals`` (each with ``confirm``),
     ``seq`` (the view they were computed on) and ``image`` (the annotated mat as a JPEG data
-    URL). Records nothing. Raises Forbidden, NoKit, BadImage, TooFast."""
-    seat = camera_seat(game)
-    kit = game_kit(game)
+    URL). Records nothing. Raises BadImage, TooFast."""
+    game, seat, kit = cam.game, cam.seat, cam.kit
     gate = _gate()
     gate.take(game, seat)
     gate.enter()

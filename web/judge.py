@@ -12,7 +12,7 @@ from werkzeug.wrappers import Response
 from referee.service import ServiceError
 from web.acting import back, submit
 from web.forms import form_int
-from web.games import PageModule, Unreadable, page_for, seat_title, seats
+from web.games import PageModule, Unreadable, page_for, page_of, seat_title, seats
 from web.links import join_path
 from web.present import qr_svg
 from web.request import (
@@ -116,5 +116,5 @@ def tables() -> str:
 
 
 def pages(game: str) -> PageModule:
-    """The page module of ``game`` (read from the judge's view). Raises NotFound."""
-    return page_for(get_referee().view(game, "judge"))
+    """The page module of ``game``. Raises NotFound."""
+    return page_of(get_referee(), game)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from marshmallow import Schema, fields
 
+from referee.games import GAMES
 from web import schemas
 
 Access = Literal["none", "any", "seat", "player", "judge"]
@@ -58,11 +59,13 @@ DOCS: list[RouteDoc] = []
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp")
 
+# A player of each game the referee runs, by seat ("Hera or Zeus").
+PLAYER_TITLES = "; ".join(" or ".join(p.capitalize() for p in g.players) for g in GAMES.values())
 _SEAT_TEXT: dict[Access, str] = {
     "none": "No seat: anyone may call it.",
     "any": "Any seat; without a credential you are the public.",
     "seat": "A player or the judge (the public is refused with 403).",
-    "player": "Hera or Zeus (the judge and the public are refused with 403).",
+    "player": f"{PLAYER_TITLES} (the judge and the public are refused with 403).",
     "judge": "The judge of this game or the tournament judge (anyone else: 403).",
 }
 
@@ -195,7 +198,7 @@ def _path_parameters(path: str) -> list[dict[str, Any]]:
             schema = {"type": "string", "pattern": schemas.GAME_PATTERN}
             text = "the game's id (another form is 404)"
         elif name == "seat":
-            schema = {"type": "string", "enum": ["hera", "zeus", "judge"]}
+            schema = {"type": "string", "enum": [*schemas.PLAYERS, "judge"]}
             text = "the seat (another name is 404)"
         out.append(
             {"name": name, "in": "path", "required": True, "schema": schema, "description": text}
@@ -337,7 +340,7 @@ def document() -> dict[str, Any]:
 
     plugin = MarshmallowPlugin()
     spec = APISpec(
-        title="Hera & Zeus referee",
+        title=f"{' / '.join(g.title for g in GAMES.values())} referee",
         version="1",
         openapi_version="3.0.3",
         plugins=[plugin],

@@ -10,7 +10,7 @@ view's ``legal`` list, e.g. ``"play Cyclops 2"``): :class:`ActionField` reads bo
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
@@ -18,8 +18,9 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 from engine.actions import parse_action_text
 from engine.errors import NotationError
 from engine.profiles import SWITCH_TYPES, Profile
-from referee.herazeus import PLAYERS as HZ_PLAYERS
+from referee.games import GAMES
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
+from web.games.installed import PAGE_MODULES
 
 # Text the service takes (referee.validate.text): no control characters but tab and newline;
 # a required text also holds something besides white space. The same patterns check the
@@ -39,7 +40,7 @@ NAME = [validate.Length(min=1, max=MAX_NAME), _FILLED]
 NOTE = [validate.Length(max=MAX_TEXT), _TEXT]
 REASON = [validate.Length(min=1, max=MAX_TEXT), _FILLED]
 EVENT = validate.Range(min=0, max=MAX_SEQ)
-PLAYERS = HZ_PLAYERS  # the API's bodies are Hera & Zeus's (docs/architecture.md)
+PLAYERS = list(dict.fromkeys(p for g in GAMES.values() for p in g.players))  # of every game
 PROFILES = [p.value for p in Profile]
 SWITCHES = {name: [str(m.value) for m in typ] for name, typ in SWITCH_TYPES.items()}
 ACTION_TEXT_MAX = 500
@@ -275,17 +276,6 @@ class TurnSchema(Schema):
     used = fields.Integer()
 
 
-class SideSchema(Schema):
-    hand = fields.List(fields.String(), metadata={"description": "backs ('?') unless yours"})
-    hand_size = fields.Integer()
-    deck = fields.Integer()
-    field = fields.List(fields.List(fields.String()))
-    discard = fields.List(fields.String())
-    discard_top = fields.String(allow_none=True)
-    discard_height = fields.Integer()
-    figure = fields.String()
-
-
 class AskedSchema(Schema):
     """The question the referee waits on (D22: a question is a log record)."""
 
@@ -313,8 +303,9 @@ class OpenItemSchema(Schema):
     body = fields.Dict(metadata={"description": "a call's note; an irregularity's problem"})
 
 
-class ViewSchema(Schema):
-    """The table as the requesting seat may see it (``referee.views.view_for``)."""
+class SeatViewSchema(Schema):
+    """What every game's view holds (``referee.models.SeatView``): the service's facts and the
+    game's phase, profile and turn. A game's own keys are its page module's ``view_schema``."""
 
     game = fields.String()
     game_module = fields.String(metadata={"description": "which game: its module's name"})
@@ -327,14 +318,7 @@ class ViewSchema(Schema):
     turn = fields.Nested(TurnSchema)
     winner = fields.String(allow_none=True)
     reason = fields.String(allow_none=True)
-    hera = fields.Nested(SideSchema)
-    zeus = fields.Nested(SideSchema)
     players = fields.Dict(keys=fields.String(), values=fields.String())
-    provisional_catalogue = fields.Boolean()
-    setup = fields.Dict(metadata={"description": "where setup stands (D19): public facts"})
-    playable = fields.List(
-        fields.String(), metadata={"description": "a player's hand cards that may be played"}
-    )
     kit_id = fields.String(allow_none=True, metadata={"description": "the sticker kit's id"})
     legal = fields.List(fields.String(), metadata={"description": "when this seat may act"})
     kit = fields.String(metadata={"description": "'kit' (sticker kit) or 'manual' entry"})
@@ -347,6 +331,20 @@ class ViewSchema(Schema):
     )
     broken = fields.Raw(allow_none=True, metadata={"description": "judge only"})
     csrf = fields.String(metadata={"description": "the token for this game's POST requests"})
+
+
+def view_schema(parts: Iterable[type[Schema]]) -> type[Schema]:
+    """The table as the requesting seat may see it: the shell's keys and each game's own
+    (``parts``: the installed page modules' ``view_schema``; a key two games share must have
+    one shape)."""
+    return type(
+        "ViewSchema",
+        (SeatViewSchema, *parts),
+        {"__doc__": "The table as the requesting seat may see it (``Referee.view``)."},
+    )
+
+
+ViewSchema = view_schema(pm.view_schema for pm in PAGE_MODULES)
 
 
 class ReceiptSchema(Schema):

@@ -23,7 +23,7 @@ from referee.jsonin import loads_strict
 from referee.service import NeedsInput, ServiceError, fill_input
 from web.acting import back, forget_own_question, own_question, submit
 from web.desk import judge_context
-from web.games import PageModule, page_for, seat_title, seats
+from web.games import PageModule, page_for, page_of, seat_title, seats
 from web.present import describe_record, said
 from web.request import csrf_protected, csrf_token, get_referee, refusal, seat_of, with_game
 
@@ -80,11 +80,11 @@ def shell_context(pm: PageModule) -> dict[str, Any]:
     }
 
 
-def pages_or_refuse(game: str, seat: str) -> PageModule | None:
-    """The page module of ``game`` for a form posted by ``seat``; None, with the refusal
+def pages_or_refuse(game: str) -> PageModule | None:
+    """The page module of ``game`` for a posted form; None, with the refusal
     flashed, when the service refuses (an unknown game)."""
     try:
-        return page_for(get_referee().view(game, seat))
+        return page_of(get_referee(), game)
     except ServiceError as e:
         flash(refusal(e), "error")
         return None
@@ -112,7 +112,7 @@ def act(game: str) -> Response:
     if f.get("cancel"):  # before the answer is read: an empty one must not keep the question
         forget_own_question()
         return back(game)
-    pm = pages_or_refuse(game, seat)
+    pm = pages_or_refuse(game)
     if pm is None:
         return back(game)
     try:
@@ -138,7 +138,7 @@ def answer(game: str) -> Response:
     seat = seat_of(game)
     needs = request.form.get("needs", "")
     ref = get_referee()
-    pm = pages_or_refuse(game, seat)
+    pm = pages_or_refuse(game)
     if pm is None:
         return back(game)
     try:
@@ -165,7 +165,7 @@ def observe(game: str) -> Response:
     """Records a card this seat sees (a scan by hand: tapping its name)."""
     seat = seat_of(game)
     ref = get_referee()
-    pm = pages_or_refuse(game, seat)
+    pm = pages_or_refuse(game)
     if pm is None:
         return back(game)
     try:

@@ -151,7 +151,7 @@ def judge_code(db: Path) -> str:
     return _private_file(db.with_name(db.name + ".judge"), lambda: secrets.token_urlsafe(16))
 
 
-def certificate(db: Path, ip: str) -> tuple[Path, Path]:
+def certificate(db: Path, ip: str, title: str = "Card game") -> tuple[Path, Path]:
     """The certificate and key files for HTTPS beside ``db``: reused when they exist and name
     ``ip``; otherwise a new self-signed certificate (P-256, two years) for ``ip``, 127.0.0.1 and
     localhost."""
@@ -175,7 +175,7 @@ def certificate(db: Path, ip: str) -> tuple[Path, Path]:
         except (ValueError, x509.ExtensionNotFound):
             pass
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Hera & Zeus referee")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{title} referee")])
     now = datetime.datetime.now(datetime.UTC)
     alt: list[x509.GeneralName] = [x509.DNSName("localhost")]
     alt += [x509.IPAddress(a) for a in sorted(want, key=str)]
@@ -233,13 +233,15 @@ def announce(
     demo: dict[str, str] | None,
     qr: bool,
     https: bool,
+    title: str = "Card game",
 ) -> None:
     """What the person starting the server reads: the address, its QR code, the judge's link
-    and the demo game's seats."""
+    and the demo game's seats (``demo``: seat -> link, in seat order). ``title``: the games
+    this server plays (:func:`web.games.site_title`)."""
     w = out.write
     if note:
         w(f"{note}\n")
-    w(f"\nHera & Zeus referee: open {url} on a phone on this Wi-Fi\n")
+    w(f"\n{title} referee: open {url} on a phone on this Wi-Fi\n")
     if qr:
         print_qr(url, out)
     if https:
@@ -250,10 +252,7 @@ def announce(
     w(f"\nTournament judge (every table; keep this link to yourself): {judge_url}\n")
     if demo:
         w("\nDemo game: give each seat its own link (it is that seat's key).\n")
-        for seat in ("hera", "zeus", "judge", "public"):
-            link = demo.get(seat)
-            if link is None:
-                continue
+        for seat, link in demo.items():
             w(f"\n{seat.title():7} {link}\n")
             if qr:
                 print_qr(link, out)
@@ -288,6 +287,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from referee.service import ServiceError
     from web import live
     from web.app import create_app
+    from web.games import site_title
     from web.links import join_path
     from web.request import open_db
 
@@ -319,6 +319,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "VISION_KIT": kit,
         }
     )
+    with app.app_context():
+        title = site_title()
     if not args.quiet:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
         logging.getLogger("cheroot").setLevel(logging.WARNING)
@@ -330,7 +332,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     demo: dict[str, str] | None = None
     if args.demo:
         try:
-            created = ref.create_game(players={"hera": "Hera", "zeus": "Zeus"})
+            created = ref.create_game()  # the default game, its players named by its module
         except ServiceError as e:
             raise SystemExit(f"referee serve: the demo game could not be made: {e}") from None
         demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
@@ -339,7 +341,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.https:
         from cheroot.ssl.builtin import BuiltinSSLAdapter
 
-        cert, key = certificate(db, ip)
+        cert, key = certificate(db, ip, title)
         server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
     announce(
         sys.stdout,
@@ -349,6 +351,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         demo=demo,
         qr=not args.no_qr,
         https=args.https,
+        title=title,
     )
     return run(server, ref, live)
 

@@ -9,6 +9,7 @@ carries it as ``game_module``):
 - the table drawing (an SVG picture from a seat's view) and its styles;
 - the seat's controls and labels, pickers and card names for the forms (its templates);
 - setup guidance, the answer forms for the game's questions and their texts;
+- the API's schema of its part of a seat's view (``view_schema``);
 - the sentences of the log (its records' and events' descriptions);
 - the game's additions to each page's context, and its create form on the home page;
 - extra blueprints (Hera & Zeus: the camera pages).
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from flask import Blueprint, Flask, current_app
+from marshmallow import Schema
 
 from referee.log import Record
 from referee.models import SeatView, TableRow
@@ -74,6 +76,7 @@ class PageModule(Protocol):
     templates: Mapping[str, str]  # PARTS -> template path
     svg_css: str  # the drawing's styles for a page that stands alone (the offline report)
     stylesheets: tuple[str, ...]  # its files in web/static/, linked by every page of a game
+    view_schema: type[Schema]  # the API's schema of the game's own keys of a seat's view
 
     def seat_title(self, seat: str) -> str:
         """A player seat's title ("Hera")."""
@@ -209,6 +212,12 @@ def page_module(name: str) -> PageModule:
 def page_for(view: SeatView | TableRow | Mapping[str, Any]) -> PageModule:
     """The page module of the game a view or an overview row is of. Raises Unavailable."""
     return page_module(str(view.get("game_module", "")))
+
+
+def page_of(ref: Referee, game: str) -> PageModule:
+    """The page module of ``game``, found from the game's name (no view is built). Raises the
+    service's errors for an unknown game, Unavailable when this server cannot show it."""
+    return page_module(ref.game_info(game).module)
 
 
 def default_module() -> PageModule:

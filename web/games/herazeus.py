@@ -18,6 +18,7 @@ from html import escape
 from typing import Any
 
 from flask import Blueprint
+from marshmallow import Schema
 
 from engine import RULES, NotationError, Player, parse_action_text
 from engine.cards import HOSTAGE_NAME
@@ -45,6 +46,7 @@ from web.games.herazeus_present import (
     setup_of,
     taken_names,
 )
+from web.games.herazeus_schemas import HZViewSchema
 from web.images import has_kit, parse_kit_upload, photo_context
 
 # Why a game ended (engine.EndReason), with the rule that ended it.
@@ -76,6 +78,7 @@ class HeraZeusPages:
     }
     svg_css = SVG_CSS
     stylesheets: tuple[str, ...] = ("herazeus.css",)
+    view_schema: type[Schema] = HZViewSchema
 
     def seat_title(self, seat: str) -> str:
         return SEAT_TITLE.get(seat, seat)
