@@ -31,7 +31,7 @@ from referee.errors import Held, NotFound, Refused, Stale, Unavailable
 from referee.fold import Folded, FoldError, fold, step
 from referee.game import Game, Outcome
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
-from referee.log import GENESIS, Header, Record
+from referee.log import GENESIS, Entry, Header, Record
 from referee.store import Conflict, Store, StoreError
 from referee.validate import InputError, game_id
 from referee.views import sealed_paths
@@ -207,17 +207,13 @@ class Repository:
             while len(self._cache) > self._cache_games:
                 self._cache.popitem(last=False)
 
-    def _load(self, game: str, records: list[Record]) -> Folded:
+    def _load(self, game: str, records: Sequence[Entry]) -> Folded:
         """Checks a game's whole chain and its head's signature, and folds it. Raises Held."""
         prev = GENESIS
         for i, r in enumerate(records):
             if r.game != game or r.seq != i or r.prev != prev or r.redacted:
                 raise Held(f"game {game!r} failed verification: record {i} does not chain")
-            try:
-                ok = r.compute_hash() == r.hash
-            except ValueError:
-                ok = False
-            if not ok:
+            if not r.hash_ok():
                 raise Held(
                     f"game {game!r} failed verification: record {i}'s content does not match "
                     "its hash (edited)"
@@ -231,7 +227,7 @@ class Repository:
             )
         try:
             return fold(records)
-        except FoldError as e:
+        except (FoldError, ValueError) as e:  # ValueError: a stored record that is not one
             raise Held(f"game {game!r} cannot be replayed: {e}") from None
 
     def folded(self, game: str) -> Folded:
@@ -251,7 +247,7 @@ class Repository:
             if g is not None:
                 return g
         with _collector_paused():
-            records = self.records(game)
+            records: Sequence[Entry] = store_call(lambda: self.store.entries(game))
             if not records:
                 raise NotFound(f"no game {game!r}")
             f = self._load(game, records)
@@ -269,7 +265,7 @@ class Repository:
                 r.game != f.game
                 or r.seq != g.last_seq + 1
                 or r.prev != prev
-                or r.compute_hash() != r.hash
+                or not r.hash_ok()
                 or not signature_ok(pk, r.hash, r.sig)
             ):
                 return None
