@@ -381,11 +381,20 @@ def serial_section(logs: list[list[Record]], args: argparse.Namespace) -> None:
             f"cold view      {secs * 1e3:.1f} ms (a restarted server reads, verifies and folds "
             "the log)"
         )
-        read = best(lambda: store.records("long"), args.repeat)
-        chain = best(lambda: [r.compute_hash() for r in records], args.repeat)
+        read = best(lambda: store.entries("long"), args.repeat)
+        entries = store.entries("long")
+        chain = best(lambda: [e.hash_ok() for e in entries], args.repeat)
+        folding = best(lambda: fold(entries), args.repeat)
         print(
-            f"  of which     read {read * 1e3:.1f} ms, hash chain {chain * 1e3:.1f} ms "
-            "(the fold is the rest, with one signature)"
+            f"  of which     read {read * 1e3:.1f} ms (rows to stored entries), hash chain "
+            f"{chain * 1e3:.1f} ms (every hash over the stored bytes, every sealed value against "
+            f"its commitment), fold {folding * 1e3:.1f} ms; the rest is the head's signature, "
+            "the view and the collector"
+        )
+        full = best(lambda: [r.compute_hash() for r in records], args.repeat)
+        print(
+            f"  (re-serialising every record to check its hash, as before the stored form: "
+            f"{full * 1e3:.1f} ms)"
         )
         store.close()
     runs, statements, heads = costs_per_action(logs)

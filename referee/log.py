@@ -508,15 +508,20 @@ class Stored(msgspec.Struct, gc=False):
             if self.sealed:
                 raise ValueError("the stored record lacks its sealed values")
             return obj
-        if prefix and not any(p.startswith(prefix) for p in self.sealed):
-            return obj
         values = self.opened.split(b"\n")
         if len(values) != len(self.sealed):
             raise ValueError("the stored record's sealed values do not match its sealed paths")
+        cut = len(prefix)
         for path, value in zip(self.sealed, values, strict=True):
             if not path.startswith(prefix):
                 continue
-            rest = path[len(prefix) :]
+            rest = path[cut:]
+            if "." not in rest and type(obj) is dict:  # most sealed values: a key of the body
+                at = obj.get(rest)
+                if type(at) is not dict or len(at) != 1 or type(at.get(SEALED)) is not str:
+                    raise ValueError(f"the stored record has no commitment at {path!r}")
+                obj[rest] = parse_canonical(value)
+                continue
             try:
                 at = get_path(obj, rest)
             except KeyError:

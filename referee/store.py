@@ -30,6 +30,8 @@ from typing import Any, Protocol
 
 from referee.log import Entry, Record, stored_entry, stored_form
 
+MMAP_BYTES = 256 * 1024 * 1024  # how much of an SQLite file each connection maps for reading
+
 
 class StoreError(Exception):
     """Storage failed or was asked something impossible. The message is one sentence."""
@@ -179,8 +181,8 @@ CREATE TABLE IF NOT EXISTS secrets (
 # The stored form's columns (see the module's docstring), added to a database made before them.
 # A row in the stored form has ``hashed`` and an empty ``line``; an older row has its JSON line.
 _STORED_COLUMNS = {"hashed": "BLOB", "opened": "BLOB", "nonce": "TEXT", "sig": "TEXT"}
-_ROW = "seq, hash, line, hashed, opened, nonce, sig"
-_OLD_ROW = "seq, hash, line, NULL, NULL, NULL, NULL"
+_ROW = "hash, line, hashed, opened, nonce, sig"
+_OLD_ROW = "hash, line, NULL, NULL, NULL, NULL"
 
 
 def _columns(db: sqlite3.Connection) -> set[str]:
@@ -219,7 +221,7 @@ def _entry_of(row: tuple[Any, ...]) -> Entry:
     """A row read back (``_ROW``'s columns): its stored form, or its JSON line. Raises
     ValueError or TypeError when it is neither. (A column of another type than was written
     fails the entry's hash check.)"""
-    _, hash_, line, data, opened, nonce, sig = row
+    hash_, line, data, opened, nonce, sig = row
     if data is None:
         return Record.from_json(json.loads(str(line)))
     if line != "":
@@ -310,6 +312,9 @@ class SQLiteStore:
                 )
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(f"PRAGMA synchronous={self._sync}")
+            # reads map the file instead of copying it page by page (a long game's rows are
+            # read about twice as fast); a size bounds the mapping, not the file
+            db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as e:
             raise _fault(e, self.path) from None
@@ -434,7 +439,7 @@ class SQLiteStore:
         add = out.append
         try:
             for row in rows:  # the load's hot loop: _entry_of, inlined for the stored form
-                _, hash_, line, data, opened, nonce, sig = row
+                hash_, line, data, opened, nonce, sig = row
                 if data is not None and line == "":
                     add(stored_entry(data, opened, nonce, sig, hash_))
                 else:
