@@ -249,10 +249,11 @@ def _fault(e: sqlite3.Error, path: str) -> StoreError:
 class _Job:
     """One queued append of the group commit."""
 
-    __slots__ = ("done", "error", "records", "secrets")
+    __slots__ = ("done", "error", "records", "rows", "secrets")
 
     def __init__(self, records: Sequence[Record], secrets: Mapping[str, str] | None) -> None:
         self.records = records
+        self.rows = [_row_of(r) for r in records]  # serialised before the writer's turn
         self.secrets = secrets
         self.done = False
         self.error: StoreError | None = None
@@ -349,7 +350,7 @@ class SQLiteStore:
                 for job in batch:
                     db.execute("SAVEPOINT job")
                     try:
-                        self._insert(db, job.records, job.secrets)
+                        self._insert(db, job.records, job.rows, job.secrets)
                     except (StoreError, sqlite3.IntegrityError) as e:
                         db.execute("ROLLBACK TO job")
                         job.error = (
@@ -379,18 +380,21 @@ class SQLiteStore:
                 job.done = True
 
     def _insert(
-        self, db: sqlite3.Connection, records: Sequence[Record], secrets: Mapping[str, str] | None
+        self,
+        db: sqlite3.Connection,
+        records: Sequence[Record],
+        rows: list[tuple[object, ...]],
+        secrets: Mapping[str, str] | None,
     ) -> None:
         """One append's checks and rows, inside the open transaction. Raises Conflict,
         StoreError or sqlite3.Error."""
-        rows = [_row_of(r) for r in records]
         game = records[0].game if records else ""
         row = db.execute(
             "SELECT seq, hash FROM events WHERE game=? ORDER BY seq DESC LIMIT 1", (game,)
         ).fetchone()
         _check_batch((row[0], row[1]) if row else None, records)
-        for r, row in zip(records, rows, strict=True):
-            k = row[2]
+        for r, new in zip(records, rows, strict=True):
+            k = new[2]
             if k is None:
                 continue
             hit = db.execute(
