@@ -35,7 +35,7 @@ from typing import Any
 
 from referee.game import Game, Malformed, Outcome, RuleError
 from referee.games import game_of
-from referee.log import Record
+from referee.log import Entry, Record
 
 
 class FoldError(Exception):
@@ -179,7 +179,7 @@ def start(create: Record, verified: bool = False) -> Folded:
     return f
 
 
-def fold(records: Sequence[Record], verified: bool = False) -> Folded:
+def fold(records: Sequence[Entry], verified: bool = False) -> Folded:
     """Replays a game's records. ``verified``: the caller checked the records' hash chain and
     signatures, so their actions are applied without checking them again (see the module's
     docstring for the exceptions). Raises FoldError when the log is not a referee log or was
@@ -187,34 +187,51 @@ def fold(records: Sequence[Record], verified: bool = False) -> Folded:
 
     Two passes: the first reads every record and settles which operations are in effect
     (corrections only add, drop or replace operations: an undo keeps those up to its event,
-    an amend replaces one); the second applies those, once each, stopping where one no longer
-    applies (``broken``). That is the state :func:`step` reaches record by record, without
-    running the rules on what a later undo drops."""
+    an amend replaces one); the second parses those actions and applies them, once each,
+    stopping where one no longer applies (``broken``). That is the state :func:`step` reaches
+    record by record, without parsing or running the rules on what a later undo drops (an
+    action the server wrote was parsed when it was accepted). ``records`` may be entries read
+    in their stored form (:class:`~referee.log.Entry`): a record is built only where the fold
+    keeps one (a question, a call, an irregularity, a correction, a ruling)."""
     if not records:
         raise FoldError("a game log starts with its create record")
-    f = start(records[0], verified)
-    ops: list[Op] = []
+    f = start(records[0].record(), verified)
+    ops: list[tuple[int, Entry | Patch]] = []  # an action's source: the record that states it
     for r in records[1:]:
-        _note(f, r)
-        if r.kind == "action":
-            ops.append((r.seq, _action(f, r.body.get("action"), r.seq)))
-        elif r.kind == "observation" and r.body.get("identifies"):
-            ops.append((r.seq, _patch(f, r)))
-        elif r.kind == "undo":
+        kind = r.kind
+        if kind == "action":  # most records: noted here, at the cost of one line
+            f.question = None  # an action settles the question
+            ops.append((r.seq, r))
+            continue
+        if kind == "observation":
+            body = r.body
+            _note(f, r, body)
+            if body.get("identifies"):
+                ops.append((r.seq, _patch(f, r.seq, body)))
+        elif kind == "undo":
+            _note(f, r)
             to = _number(r, "to")
             ops = [op for op in ops if op[0] <= to]
-        elif r.kind == "amend":
+        elif kind == "amend":
+            _note(f, r)
             target = _number(r, "event")
             idx = next((i for i, (s, _) in enumerate(ops) if s == target), None)
             if idx is not None:
-                ops[idx] = (target, _action(f, r.body.get("action"), r.seq))
+                ops[idx] = (target, r)
                 f.recheck.update(s for s, _ in ops[idx:])
-    f.ops = ops
+        else:
+            _note(f, r)
+    last = records[-1]
+    f.last_seq, f.last_hash, f.last_time = last.seq, last.hash, last.time
+    f.ops = [
+        (seq, op if isinstance(op, Patch) else _action(f, op.body.get("action"), op.seq))
+        for seq, op in ops
+    ]
     _replay(f, 0)
     return f
 
 
-def _number(r: Record, key: str) -> int:
+def _number(r: Entry, key: str) -> int:
     """The event number a correction names: one before it (an amend: not the create record).
     Raises FoldError for a corrupt body."""
     n = r.body.get(key)
@@ -232,35 +249,37 @@ def _action(f: Folded, raw: Any, seq: int) -> Any:
         raise FoldError(e.reason) from None
 
 
-def _patch(f: Folded, r: Record) -> Patch:
+def _patch(f: Folded, seq: int, body: Mapping[str, Any]) -> Patch:
     try:
-        return Patch(f.module.patch(f.rules, r.body))
+        return Patch(f.module.patch(f.rules, body))
     except RuleError as e:
-        raise FoldError(f"event {r.seq}: {e.reason}") from None
+        raise FoldError(f"event {seq}: {e.reason}") from None
 
 
-def _note(f: Folded, r: Record) -> None:
+def _note(f: Folded, r: Entry, body: Mapping[str, Any] | None = None) -> None:
     """What a record tells besides the operations: the head, the open question, calls,
-    irregularities, corrections and what the judge settled. Raises FoldError for a corrupt
-    body."""
+    irregularities, corrections and what the judge settled (``body``: the record's body, when
+    the caller read it already). Raises FoldError for a corrupt body."""
     f.last_seq, f.last_hash, f.last_time = r.seq, r.hash, r.time
-    if r.kind in ("action", "undo", "amend"):
-        f.question = None  # an action settles the question; a correction withdraws it
-    if r.kind == "ask":
-        f.question = r
-    elif r.kind == "observation":
-        if r.body.get("irregularity"):
-            f.irregularities.append(r)
-    elif r.kind == "irregularity":
-        f.irregularities.append(r)
-    elif r.kind == "call":
-        f.calls.append(r)
-    elif r.kind == "resolve":
-        target = r.body.get("event")
+    kind = r.kind
+    if kind == "action":
+        f.question = None  # an action settles the question
+    elif kind == "ask":
+        f.question = r.record()
+    elif kind == "observation":
+        if (body if body is not None else r.body).get("irregularity"):
+            f.irregularities.append(r.record())
+    elif kind == "irregularity":
+        f.irregularities.append(r.record())
+    elif kind == "call":
+        f.calls.append(r.record())
+    elif kind == "resolve":
+        target = (body if body is not None else r.body).get("event")
         if isinstance(target, int):
-            f.resolved[target] = r
-    elif r.kind in ("undo", "amend"):
-        f.corrections.append(r)
+            f.resolved[target] = r.record()
+    elif kind in ("undo", "amend"):
+        f.question = None  # a correction withdraws the question
+        f.corrections.append(r.record())
 
 
 def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
@@ -278,7 +297,7 @@ def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
         else:
             _push(f, r.seq, action)
     elif r.kind == "observation" and r.body.get("identifies"):
-        _push(f, r.seq, _patch(f, r))
+        _push(f, r.seq, _patch(f, r.seq, r.body))
     elif r.kind == "undo":
         to = _number(r, "to")
         keep = sum(1 for s, _ in f.ops if s <= to)

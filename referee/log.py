@@ -37,7 +37,9 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
+
+import msgspec
 
 from referee.jsonin import loads_strict
 from referee.keys import fingerprint_of, parse_public_key, signature_ok
@@ -210,6 +212,18 @@ class Record:
     def compute_hash(self) -> str:
         return hashlib.sha256(canonical(self.hashed_content())).hexdigest()
 
+    def hash_ok(self) -> bool:
+        """Whether the record's content matches its hash (re-serialised and hashed: the slow
+        check, for records that were not read in their stored form)."""
+        try:
+            return self.compute_hash() == self.hash
+        except ValueError:
+            return False
+
+    def record(self) -> Record:
+        """The record itself (a Record is its own :class:`Entry`)."""
+        return self
+
     def sealed_with(self, sign: Callable[[str], str]) -> Record:
         """This (full) record with its hash and signature filled in."""
         h = self.compute_hash()
@@ -381,6 +395,210 @@ def _typed(raw: Mapping[str, Any], key: str, typ: type) -> Any:
     if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
         raise ValueError(f"field {key!r} must be {typ.__name__}, not {type(v).__name__}")
     return v
+
+
+# ---- the stored form: hashed bytes kept, checked without re-serialising ------------------------
+
+
+class Entry(Protocol):
+    """A record as a game is loaded: its place in the chain and its hash are at hand; its
+    content as a :class:`Record` on demand. A :class:`Record` is one; so is :class:`Stored`."""
+
+    @property
+    def game(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def time(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def prev(self) -> str: ...
+    @property
+    def hash(self) -> str: ...
+    @property
+    def sig(self) -> str: ...
+    @property
+    def redacted(self) -> bool: ...
+    @property
+    def body(self) -> Mapping[str, Any]: ...
+
+    def hash_ok(self) -> bool:
+        """Whether the content matches the hash."""
+        ...
+
+    def record(self) -> Record:
+        """The whole record. Raises ValueError when the stored content is not a record."""
+        ...
+
+
+_decode = msgspec.json.Decoder().decode
+_sha256 = hashlib.sha256
+
+
+def parse_canonical(data: bytes) -> Any:
+    """The value of JSON text that :func:`canonical` wrote. msgspec reads it (several times
+    faster than the standard library, and alike for every such text: the property tests check
+    it); what msgspec refuses (``NaN`` and ``Infinity``, which :func:`canonical` writes for such
+    floats) the standard library reads. Raises ValueError for text that is not JSON."""
+    try:
+        return _decode(data)
+    except msgspec.DecodeError:
+        return json.loads(data)
+
+
+class Stored(msgspec.Struct, gc=False):
+    """A full record in its stored form (the SQLite store keeps it so): ``data`` is exactly the
+    bytes its hash is over, ``canonical(hashed_content())``; ``opened`` holds the canonical JSON
+    of each sealed value, one a line, in the order of ``sealed``. So the hash is checked over
+    the stored bytes, without building and re-serialising the record, and each sealed value
+    against its commitment (:meth:`hash_ok`); the record itself is built only when it is
+    needed (:meth:`record`).
+
+    Decoded from ``data``: the fields the chain and the fold read; the body stays raw. The
+    fields after ``sealed`` are not in ``data``: :func:`stored_entry` sets them."""
+
+    game: str
+    seq: int
+    time: str
+    kind: str
+    prev: str
+    sealed: tuple[str, ...]
+    raw_body: msgspec.Raw = msgspec.field(name="body")
+    hash: str = ""
+    sig: str = ""
+    nonce: str = ""
+    data: bytes = b""
+    opened: bytes | None = None
+
+    @property
+    def redacted(self) -> bool:
+        return False
+
+    def hash_ok(self) -> bool:
+        """Whether ``data`` hashes to ``hash`` and each stored sealed value opens the
+        commitment ``data`` holds for it: ``sha256(salt ‖ value)``, the salt derived from the
+        nonce and the path, must be one of the record's ``{"$sealed": …}`` markers. (A changed
+        value, nonce or path gives another digest, which the signed bytes do not hold: finding
+        one they do is a preimage of SHA-256.)"""
+        try:
+            if _sha256(self.data).hexdigest() != self.hash:
+                return False
+            opened = self.opened
+            if opened is None:
+                return not self.sealed
+            values = opened.split(b"\n")
+            if len(values) != len(self.sealed):
+                return False
+            text = self.data.decode()
+            nonce = self.nonce + ":"
+            for path, value in zip(self.sealed, values, strict=True):
+                salt = _sha256((nonce + path).encode()).digest()
+                if '{"$sealed":"' + _sha256(salt + value).hexdigest() + '"}' not in text:
+                    return False
+            return True
+        except (TypeError, UnicodeDecodeError):  # a column of another type than it was written
+            return False
+
+    def _open(self, obj: Any, prefix: str) -> Any:
+        """``obj`` (the content, or the part of it at ``prefix``) with the sealed values under
+        ``prefix`` put back in place of their markers. Raises ValueError when a sealed path does
+        not lead to a marker."""
+        if self.opened is None:
+            if self.sealed:
+                raise ValueError("the stored record lacks its sealed values")
+            return obj
+        values = self.opened.split(b"\n")
+        if len(values) != len(self.sealed):
+            raise ValueError("the stored record's sealed values do not match its sealed paths")
+        cut = len(prefix)
+        for path, value in zip(self.sealed, values, strict=True):
+            if not path.startswith(prefix):
+                continue
+            rest = path[cut:]
+            if "." not in rest and type(obj) is dict:  # most sealed values: a key of the body
+                at = obj.get(rest)
+                if type(at) is not dict or len(at) != 1 or type(at.get(SEALED)) is not str:
+                    raise ValueError(f"the stored record has no commitment at {path!r}")
+                obj[rest] = parse_canonical(value)
+                continue
+            try:
+                at = get_path(obj, rest)
+            except KeyError:
+                raise ValueError(f"sealed path {path!r} is not in the record") from None
+            if not is_sealed_marker(at):
+                raise ValueError(f"the stored record has no commitment at {path!r}")
+            set_path(obj, rest, parse_canonical(value))
+        return obj
+
+    @property
+    def body(self) -> Mapping[str, Any]:
+        """The body with its sealed values in place (read from the raw bytes each time)."""
+        body = self._open(parse_canonical(self.raw_body), "body.")
+        if type(body) is not dict:
+            raise ValueError("field 'body' must be dict")
+        return body
+
+    def record(self) -> Record:
+        raw = self._open(parse_canonical(self.data), "")
+        if type(raw) is not dict:
+            raise ValueError("a record must be a JSON object")
+        raw["hash"], raw["sig"], raw["nonce"] = self.hash, self.sig, self.nonce
+        return Record.from_json(raw)
+
+
+_STORED = msgspec.json.Decoder(Stored)
+
+
+def stored_entry(data: bytes, opened: bytes | None, nonce: str, sig: str, hash_: str) -> Stored:
+    """A stored record read back (its hash not checked yet: :meth:`Stored.hash_ok`). Raises
+    ValueError when ``data`` is not a record's content."""
+    try:
+        e = _STORED.decode(data)
+    except (msgspec.DecodeError, TypeError) as err:
+        raise ValueError(f"not a stored record ({err})") from None
+    e.hash, e.sig, e.nonce, e.data, e.opened = hash_, sig, nonce, data, opened
+    return e
+
+
+def stored_form(r: Record) -> tuple[bytes, bytes | None] | None:
+    """``(data, opened)``: the bytes ``r``'s hash is over and its sealed values, one a line
+    (see :class:`Stored`); None when ``r`` has no such form (a cut copy, a sealed path inside
+    another, a content that does not match its hash, or one msgspec does not read back), which
+    is then stored as its JSON line."""
+    if r.redacted:
+        return None
+    sealed = r.sealed
+    if any(q.startswith(p + ".") for p in sealed for q in sealed):
+        return None
+    try:
+        data = canonical(r.hashed_content())
+        _decode(data)
+    except (ValueError, msgspec.DecodeError):
+        return None
+    if _sha256(data).hexdigest() != r.hash:
+        return None
+    if not sealed:
+        return data, None
+    content = {
+        "game": r.game,
+        "seq": r.seq,
+        "time": r.time,
+        "seat": r.seat,
+        "kind": r.kind,
+        "body": r.body,
+        "events": list(r.events),
+        "key": r.key,
+        "prev": r.prev,
+        "sealed": list(sealed),
+    }
+    values = [canonical(get_path(content, p)) for p in sealed]
+    try:
+        for v in values:
+            _decode(v)
+    except msgspec.DecodeError:
+        return None
+    return data, b"\n".join(values)
 
 
 # ---- exports -------------------------------------------------------------------------------

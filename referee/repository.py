@@ -33,7 +33,7 @@ from referee.errors import Held, NotFound, Refused, Stale, Unavailable
 from referee.fold import Folded, FoldError, fold, step
 from referee.game import Game, Outcome
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
-from referee.log import GENESIS, Header, Record
+from referee.log import GENESIS, Entry, Header, Record
 from referee.store import Conflict, Store, StoreError
 from referee.validate import InputError, game_id
 from referee.views import sealed_paths
@@ -263,24 +263,29 @@ class Repository:
         """The game's stored records through ``upto`` (default: all), checked against the
         folded game ``f`` the caller serves: the chain, each record's content against its hash,
         and the end against ``f``'s head. Raises Held (the game is then held)."""
-        records = self.records(game, upto=f.last_seq)
+        # the stored form's own hash check: the bytes that were hashed, not a re-serialised copy
+        entries = [e for e in self.store.entries(game) if e.seq <= f.last_seq]
         prev = GENESIS
-        for i, r in enumerate(records):
+        for i, e in enumerate(entries):
             try:
-                ok = r.prev == prev and r.seq == i and r.compute_hash() == r.hash
+                ok = e.prev == prev and e.seq == i and e.hash_ok()
             except ValueError:
                 ok = False
             if not ok:
                 raise self.hold(game, f"event {i} changed under the server (it does not chain)")
-            prev = r.hash
-        if not records or (records[-1].seq, records[-1].hash) != (f.last_seq, f.last_hash):
-            end = f"{records[-1].seq} · {records[-1].hash[:8]}" if records else "nothing"
+            prev = e.hash
+        if not entries or (entries[-1].seq, entries[-1].hash) != (f.last_seq, f.last_hash):
+            end = f"{entries[-1].seq} · {entries[-1].hash[:8]}" if entries else "nothing"
             raise self.hold(
                 game,
                 f"the database ends at {end}, but this server had the game at event "
                 f"{f.last_seq} · {f.last_hash[:8]}",
             )
-        return records if upto is None else records[: upto + 1]
+        wanted = entries if upto is None else entries[: upto + 1]
+        try:
+            return [e.record() for e in wanted]
+        except ValueError:
+            raise self.hold(game, "a stored record is not a record (it changed under the server)")
 
     def header(self, game: str, seat: str) -> Header:
         pk = self.public_key(game)
@@ -293,17 +298,13 @@ class Repository:
             while len(self._cache) > self._cache_games:
                 self._cache.popitem(last=False)
 
-    def _load(self, game: str, records: list[Record]) -> Folded:
+    def _load(self, game: str, records: Sequence[Entry]) -> Folded:
         """Checks a game's whole chain and its head's signature, and folds it. Raises Held."""
         prev = GENESIS
         for i, r in enumerate(records):
             if r.game != game or r.seq != i or r.prev != prev or r.redacted:
                 raise Held(f"game {game!r} failed verification: record {i} does not chain")
-            try:
-                ok = r.compute_hash() == r.hash
-            except ValueError:
-                ok = False
-            if not ok:
+            if not r.hash_ok():
                 raise Held(
                     f"game {game!r} failed verification: record {i}'s content does not match "
                     "its hash (edited)"
@@ -321,7 +322,7 @@ class Repository:
             )
         try:
             f = fold(records, verified=True)  # its actions are not checked again
-        except FoldError as e:
+        except (FoldError, ValueError) as e:  # ValueError: a stored record that is not one
             raise Held(f"game {game!r} cannot be replayed: {e}") from None
         # a verified head is an anchor too (a game from before the journal is adopted here)
         self._anchor(game, last, fingerprint_of(parse_public_key(pk)))
@@ -349,7 +350,7 @@ class Repository:
             if g is not None:
                 return g
         with _collector_paused():
-            records = self.records(game)
+            records: Sequence[Entry] = store_call(lambda: self.store.entries(game))
             if not records:
                 raise NotFound(f"no game {game!r}")
             f = self._load(game, records)
@@ -367,7 +368,7 @@ class Repository:
                 r.game != f.game
                 or r.seq != g.last_seq + 1
                 or r.prev != prev
-                or r.compute_hash() != r.hash
+                or not r.hash_ok()
                 or not signature_ok(pk, r.hash, r.sig)
             ):
                 return None
@@ -471,7 +472,7 @@ class Repository:
             raise Unavailable(str(e)) from None
         self._anchor(records[0].game, records[-1], fingerprint or self.signer.fingerprint)
 
-    def _anchor(self, game: str, last: Record, fingerprint: str | None = None) -> None:
+    def _anchor(self, game: str, last: Entry, fingerprint: str | None = None) -> None:
         """Notes a head this server wrote in the heads journal. A journal that cannot be
         written is logged, not raised: the records are stored already."""
         a = self.anchors.journal.get(game)

@@ -25,17 +25,19 @@ from web_helpers import JUDGE_CODE, make_app
 from referee.anchors import COMPACT_MIN_LINES, HeadJournal, TrustList, trust_path
 from referee.keys import Signer
 from referee.service import Held, Referee, open_referee
+from referee.store import SQLiteStore
 from web.cli import main
 
 MALLORY = Signer.from_seed("mallory")  # a key of the attacker's own
 
 
 def rows_of(db: Path, game: str) -> list[tuple[int, str]]:
-    con = sqlite3.connect(db)
+    """Each stored record's seq and JSON line, as an export writes it."""
+    store = SQLiteStore(str(db), readonly=True)
     try:
-        return list(con.execute("SELECT seq, line FROM events WHERE game=? ORDER BY seq", (game,)))
+        return [(r.seq, json.dumps(r.to_json())) for r in store.records(game)]
     finally:
-        con.close()
+        store.close()
 
 
 @pytest.fixture
@@ -125,11 +127,18 @@ def test_a_tail_deleted_and_one_record_left_in_its_place_is_held(server: Any) ->
 
 def test_a_record_changed_in_the_middle_is_held_once_it_is_read(server: Any) -> None:
     db, ref = server
-    seq, line = next((s, ln) for s, ln in rows_of(db, "a") if '"Pythia"' in ln)
+    # Pythia's name sits in a sealed value: the row keeps it among its opened values
+    con = sqlite3.connect(db)
+    seq, opened = next(
+        (s, o)
+        for s, o in con.execute("SELECT seq, opened FROM events WHERE game=?", ("a",))
+        if o is not None and b'"Pythia"' in o
+    )
+    con.close()
     tamper(
         db,
-        "UPDATE events SET line=? WHERE game=? AND seq=?",
-        line.replace('"Pythia"', '"Nemesis"'),
+        "UPDATE events SET opened=? WHERE game=? AND seq=?",
+        opened.replace(b'"Pythia"', b'"Nemesis"'),
         "a",
         seq,
     )
@@ -156,7 +165,9 @@ def resigned_by_mallory(db: Path, game: str) -> None:
     for r in fake:
         tamper(
             db,
-            "UPDATE events SET hash=?, line=? WHERE game=? AND seq=?",
+            # written as JSON lines, the form a database from before the stored form keeps
+            "UPDATE events SET hash=?, line=?, hashed=NULL, opened=NULL, nonce=NULL, sig=NULL"
+            " WHERE game=? AND seq=?",
             r["hash"],
             json.dumps(r),
             game,

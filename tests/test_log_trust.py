@@ -338,16 +338,17 @@ def test_games_swapped_inside_sqlite_are_not_served(tmp_path: Path) -> None:
 def test_a_line_edited_inside_sqlite_is_not_served(tmp_path: Path) -> None:
     db, a, b = database(tmp_path)
     con = sqlite3.connect(db)
-    seq, line = next(
-        (s, ln)
-        for s, ln in con.execute("SELECT seq, line FROM events WHERE game=?", (a,))
-        if '"Pythia"' in ln
+    # Pythia's name sits in a sealed value: the row keeps it among its opened values
+    seq, opened = next(
+        (s, o)
+        for s, o in con.execute("SELECT seq, opened FROM events WHERE game=?", (a,))
+        if o is not None and b'"Pythia"' in o
     )
     con.close()
     tamper(
         db,
-        "UPDATE events SET line=? WHERE game=? AND seq=?",
-        line.replace('"Pythia"', '"Nemesis"'),
+        "UPDATE events SET opened=? WHERE game=? AND seq=?",
+        opened.replace(b'"Pythia"', b'"Nemesis"'),
         a,
         seq,
     )

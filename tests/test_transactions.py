@@ -29,7 +29,7 @@ import pytest
 from service_helpers import Table, make_referee
 
 from engine import Player
-from referee.log import Record
+from referee.log import Entry, Record
 from referee.service import NeedsInput, Referee, Refused
 from referee.store import MemoryStore, SQLiteStore, Store
 
@@ -394,10 +394,9 @@ class Loads:
         self.inner = inner
         self.loads: dict[str, int] = {}
 
-    def records(self, game: str, after: int = -1, upto: int | None = None) -> list[Record]:
-        if after == -1 and upto is None:
-            self.loads[game] = self.loads.get(game, 0) + 1
-        return self.inner.records(game, after, upto)
+    def entries(self, game: str) -> Sequence[Entry]:
+        self.loads[game] = self.loads.get(game, 0) + 1
+        return self.inner.entries(game)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
