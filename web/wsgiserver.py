@@ -86,9 +86,7 @@ class Deadlines:
         client already has ``reading_per_client`` connections reading headers (close it)."""
         w = self.watched(conn)
         with self._lock:
-            busy = sum(
-                1 for x in self._conns.values() if x.in_headers and x.client == w.client
-            )
+            busy = sum(1 for x in self._conns.values() if x.in_headers and x.client == w.client)
             if busy >= self.reading_per_client:
                 self.dropped += 1
                 return False
