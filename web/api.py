@@ -42,7 +42,6 @@ from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
 from web import images, schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
-from web.judge import judge_now
 from web.limits import check_creation
 from web.links import join_path, remember_codes
 from web.openapi import DOCS, RouteDoc
@@ -650,7 +649,7 @@ def tables() -> Response:
         raise BadRequest(f"state: all, active or other, not {state[:20]!r}")
     limit = _query_int("limit", 1, 10_000, None)
     offset = _query_int("offset", 0, 10**9, 0) or 0
-    listed = ordered([r for r in _ref().overview("judge") if r.get("game") in games], judge_now())
+    listed = ordered([r for r in _ref().overview("judge") if r.get("game") in games])
     rows = [r for st, r in listed if state == "all" or (st in ACTIVE) == (state == "active")][
         offset : None if limit is None else offset + limit
     ]

@@ -6,8 +6,6 @@ says what it shows). Every tool refuses any other seat before the service is ask
 
 from __future__ import annotations
 
-import datetime
-
 from flask import Blueprint, abort, flash, render_template, request, session
 from werkzeug.wrappers import Response
 
@@ -106,7 +104,7 @@ def tables() -> str:
     games = set(judged_games())
     ref = get_referee()
     rows = [r for r in ref.overview("judge") if r["game"] in games]
-    listed = ordered(rows, judge_now())
+    listed = ordered(rows)
     active = [(st, r) for st, r in listed if st in ACTIVE]
     others = [(st, r) for st, r in listed if st not in ACTIVE]
     pages_count = max(1, -(-len(others) // PAGE_SIZE))
@@ -135,11 +133,6 @@ def tables() -> str:
         seat="judge",
         head=None,
     )
-
-
-def judge_now() -> datetime.datetime:
-    """Now, by the referee's clock (the one its records are stamped with)."""
-    return datetime.datetime.fromisoformat(get_referee().repo.clock.now())
 
 
 def pages(game: str) -> PageModule:

@@ -200,6 +200,10 @@ def client_gone(sock: Any) -> bool:
         fd = sock.fileno()
         if fd < 0:
             return True
+        if hasattr(select, "poll"):  # any descriptor (select stops at 1024)
+            p = select.poll()
+            p.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+            return bool(p.poll(0))
         readable, _, _ = select.select([fd], [], [], 0)
     except (OSError, ValueError):
         return True

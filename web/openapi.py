@@ -97,7 +97,10 @@ _QUERY_IN: dict[str, tuple[str, dict[str, Any]]] = {
         {"type": "string", "enum": ["all", "active", "other"]},
     ),
     "limit": ("at most this many tables", {"type": "integer", "minimum": 1, "maximum": 10000}),
-    "offset": ("skip this many tables first", {"type": "integer", "minimum": 0}),
+    "offset": (
+        "skip this many tables first",
+        {"type": "integer", "minimum": 0, "maximum": 10**9},
+    ),
 }
 
 # the answers that say how long to wait (Retry-After) besides a frame's: (method, rule)

@@ -5,7 +5,7 @@ Every table is in one state (:func:`table_state`), and the overview lists them s
     alert      held, broken, or an open call or irregularity    the judge is needed
     playing    in play, an event in the last QUIET_AFTER         a table at work
     setup      setting up, an event in the last QUIET_AFTER      most events first
-    quiet      not over, nothing for QUIET_AFTER (abandoned)
+    quiet      not over, nothing for QUIET_AFTER before the hall's latest event (abandoned)
     finished   the game is over
 
 The first two are the tables playing now: the judge's page (``/judge``) shows all of them,
@@ -51,9 +51,12 @@ def table_state(row: TableRow, now: datetime.datetime) -> str:
     return "setup" if row.get("phase") == "setup" else "playing"
 
 
-def ordered(rows: Sequence[TableRow], now: datetime.datetime) -> list[tuple[str, TableRow]]:
+def ordered(rows: Sequence[TableRow]) -> list[tuple[str, TableRow]]:
     """``rows`` with their states, state by state, the most recent (setting up: the most
-    events) first within each."""
+    events) first within each. "Now" is the latest event of all the tables (no clock is read:
+    a hall where nothing happens has no quiet table)."""
+    times = [t for t in (_time(r.get("last_time")) for r in rows) if t is not None]
+    now = max(times) if times else datetime.datetime.now(datetime.UTC)
 
     def key(item: tuple[str, TableRow]) -> tuple[int, int, str]:
         state, row = item
