@@ -38,6 +38,7 @@ import collections
 import json
 import os
 import random
+import re
 import struct
 import sys
 import tempfile
@@ -297,6 +298,14 @@ async def session(
         f"{_p99(hostile.update) * ms:.1f} ms with; errors {dict(hostile.errors) or 'none'}",
         flush=True,
     )
+    cuts = collections.Counter(
+        " ".join(ln.split()[2:5]) + (" (a player)" if " 127.1." in ln else "")
+        for ln in log.path.read_text().splitlines()
+        if "a connection of" in ln
+    )
+    print(
+        "  the server cut or closed: " + (", ".join(f"{k} {v}" for k, v in cuts.items()) or "none")
+    )
     for task in listeners:
         task.cancel()
     await asyncio.gather(*listeners, return_exceptions=True)
@@ -334,6 +343,15 @@ def main() -> int:
             tables = asyncio.run(new_tables(port, args.tables, games, judge))
             print(f"  {len(tables)} tables created in {time.perf_counter() - t0:.1f} s")
             asyncio.run(session(port, proc.pid, tables, args, server))
+        except BaseException:
+            text = log.read_text()
+            print(
+                "the server's log, its warnings and errors:\n"
+                + "\n".join(
+                    ln for ln in text.splitlines() if not re.search(r" (GET|POST|HEAD) /", ln)
+                )[-5000:]
+            )
+            raise
         finally:
             proc.terminate()
             try:

@@ -11,6 +11,10 @@ long as it likes. This server bounds the whole read instead (issue 12):
   after its first byte (a phone photo of 8 MB on a slow Wi-Fi takes a few seconds).
 - **Per client**: at most ``reading_per_client`` connections of one address may be reading
   their headers at once; a further one is closed before it holds a thread for long.
+- **In all**: at most ``reading_total`` connections (an eighth of the threads) read headers at
+  once; past it, a newcomer displaces the connection that has been reading the longest (a
+  slow one: a real client sends its headers in one go), so slow clients from many addresses
+  hold a bounded share of the threads and the rest stay for the requests themselves.
 
 A connection past its deadline while it waits for bytes is shut down (``SHUT_RDWR``): the read
 in the worker returns at once, cheroot closes the connection and the thread serves the next one.
@@ -25,6 +29,7 @@ it to notice within a second that its client has gone (:func:`web.live.client_go
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
 import time
@@ -34,19 +39,23 @@ from typing import Any
 from cheroot import server as _server
 from cheroot import wsgi
 
+log = logging.getLogger("referee.web")
+
 HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to its last header
 REQUEST_TIMEOUT = 60.0  # seconds from a request's first byte to the end of its body
 READING_PER_CLIENT = 16  # connections of one address reading their headers at once
 WATCH_EVERY = 0.25  # seconds between two looks of the watchdog
+GRACE = 2.0  # seconds a connection may read its headers before a newcomer may displace it
 
 
 class _Watched:
     """A connection's deadline and whether its worker is blocked reading it now."""
 
-    __slots__ = ("body_deadline", "client", "deadline", "in_headers", "reading")
+    __slots__ = ("body_deadline", "client", "deadline", "in_headers", "reading", "started")
 
     def __init__(self, client: str) -> None:
         self.client = client
+        self.started = 0.0
         self.deadline = self.body_deadline = float("inf")
         self.reading = 0
         self.in_headers = False
@@ -60,10 +69,12 @@ class Deadlines:
         header_timeout: float = HEADER_TIMEOUT,
         request_timeout: float = REQUEST_TIMEOUT,
         reading_per_client: int = READING_PER_CLIENT,
+        reading_total: int | None = None,
     ) -> None:
         self.header_timeout = header_timeout
         self.request_timeout = request_timeout
         self.reading_per_client = reading_per_client
+        self.reading_total = reading_total  # None: no cap (Server sets an eighth of its threads)
         self.dropped = 0  # connections shut down past a deadline or over the per-client cap
         self._lock = threading.Lock()
         self._conns: dict[Any, _Watched] = {}
@@ -83,17 +94,43 @@ class Deadlines:
 
     def begin_headers(self, conn: Any) -> bool:
         """The request's first byte is here: its header deadline starts. False when the
-        client already has ``reading_per_client`` connections reading headers (close it)."""
+        client already has ``reading_per_client`` connections reading headers (close it).
+        When ``reading_total`` connections of all clients read headers, the one reading the
+        longest is cut to make room if it has been reading for :data:`GRACE` seconds (a real
+        client sends its headers at once; a burst of real ones is let in)."""
         w = self.watched(conn)
+        victim = None
         with self._lock:
-            busy = sum(1 for x in self._conns.values() if x.in_headers and x.client == w.client)
-            if busy >= self.reading_per_client:
-                self.dropped += 1
-                return False
-            w.in_headers = True
             now = time.monotonic()
+            reading = [(c, x) for c, x in self._conns.items() if x.in_headers]
+            if sum(1 for _, x in reading if x.client == w.client) >= self.reading_per_client:
+                self.dropped += 1
+                log.warning(
+                    "closed a connection of %s: %d of its connections read headers already",
+                    w.client,
+                    self.reading_per_client,
+                )
+                return False
+            if self.reading_total is not None and len(reading) >= self.reading_total:
+                c, x = min(reading, key=lambda cx: cx[1].started)
+                if now - x.started >= GRACE:
+                    victim = c
+                    x.in_headers = False  # counted out at once; its read ends on the shutdown
+                    x.deadline = float("inf")
+                    self.dropped += 1
+                    log.warning(
+                        "cut a connection of %s: it read headers for %.1f s while %d did",
+                        x.client,
+                        now - x.started,
+                        len(reading),
+                    )
+            w.in_headers = True
+            w.started = now
             w.deadline = now + self.header_timeout
             w.body_deadline = now + self.request_timeout
+        if victim is not None:
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(victim.socket, socket.SHUT_RDWR)
         return True
 
     def end_headers(self, conn: Any) -> None:
@@ -120,7 +157,13 @@ class Deadlines:
         with self._lock:
             late = [c for c, w in self._conns.items() if w.reading and t > w.deadline]
             for c in late:
-                self._conns[c].deadline = float("inf")
+                w = self._conns[c]
+                w.deadline = float("inf")
+                log.warning(
+                    "cut a connection of %s: its request %s took too long",
+                    w.client,
+                    "headers" if w.in_headers else "body",
+                )
             self.dropped += len(late)
         for conn in late:
             with contextlib.suppress(OSError):
@@ -212,6 +255,8 @@ class Server(wsgi.Server):
         super().__init__(*args, **kw)
         self.gateway = _Gateway
         self.deadlines = deadlines or Deadlines()
+        if self.deadlines.reading_total is None:
+            self.deadlines.reading_total = max(4, self.requests.min // 8)
 
     def prepare(self) -> None:
         self.deadlines.start()
