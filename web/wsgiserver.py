@@ -11,10 +11,10 @@ long as it likes. This server bounds the whole read instead (issue 12):
   after its first byte (a phone photo of 8 MB on a slow Wi-Fi takes a few seconds).
 - **Per client**: at most ``reading_per_client`` connections of one address may be reading
   their headers at once; a further one is closed before it holds a thread for long.
-- **In all**: at most ``reading_total`` connections (an eighth of the threads) read headers at
-  once; past it, a newcomer displaces the connection that has been reading the longest (a
-  slow one: a real client sends its headers in one go), so slow clients from many addresses
-  hold a bounded share of the threads and the rest stay for the requests themselves.
+
+There is no cap over all clients: slow clients from many addresses together still hold a
+thread each until their deadline (cutting the slowest under a flood was tried, and under a
+loaded CPU it cut players whose threads waited for the interpreter, not for bytes).
 
 A connection past its deadline while it waits for bytes is shut down (``SHUT_RDWR``): the read
 in the worker returns at once, cheroot closes the connection and the thread serves the next one.
@@ -45,17 +45,15 @@ HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to its last header
 REQUEST_TIMEOUT = 60.0  # seconds from a request's first byte to the end of its body
 READING_PER_CLIENT = 16  # connections of one address reading their headers at once
 WATCH_EVERY = 0.25  # seconds between two looks of the watchdog
-GRACE = 2.0  # seconds a connection may read its headers before a newcomer may displace it
 
 
 class _Watched:
     """A connection's deadline and whether its worker is blocked reading it now."""
 
-    __slots__ = ("body_deadline", "client", "deadline", "in_headers", "reading", "started")
+    __slots__ = ("body_deadline", "client", "deadline", "in_headers", "reading")
 
     def __init__(self, client: str) -> None:
         self.client = client
-        self.started = 0.0
         self.deadline = self.body_deadline = float("inf")
         self.reading = 0
         self.in_headers = False
@@ -69,12 +67,10 @@ class Deadlines:
         header_timeout: float = HEADER_TIMEOUT,
         request_timeout: float = REQUEST_TIMEOUT,
         reading_per_client: int = READING_PER_CLIENT,
-        reading_total: int | None = None,
     ) -> None:
         self.header_timeout = header_timeout
         self.request_timeout = request_timeout
         self.reading_per_client = reading_per_client
-        self.reading_total = reading_total  # None: no cap (Server sets an eighth of its threads)
         self.dropped = 0  # connections shut down past a deadline or over the per-client cap
         self._lock = threading.Lock()
         self._conns: dict[Any, _Watched] = {}
@@ -94,16 +90,11 @@ class Deadlines:
 
     def begin_headers(self, conn: Any) -> bool:
         """The request's first byte is here: its header deadline starts. False when the
-        client already has ``reading_per_client`` connections reading headers (close it).
-        When ``reading_total`` connections of all clients read headers, the one reading the
-        longest is cut to make room if it has been reading for :data:`GRACE` seconds (a real
-        client sends its headers at once; a burst of real ones is let in)."""
+        client already has ``reading_per_client`` connections reading headers (close it)."""
         w = self.watched(conn)
-        victim = None
         with self._lock:
-            now = time.monotonic()
-            reading = [(c, x) for c, x in self._conns.items() if x.in_headers]
-            if sum(1 for _, x in reading if x.client == w.client) >= self.reading_per_client:
+            busy = sum(1 for x in self._conns.values() if x.in_headers and x.client == w.client)
+            if busy >= self.reading_per_client:
                 self.dropped += 1
                 log.warning(
                     "closed a connection of %s: %d of its connections read headers already",
@@ -111,26 +102,10 @@ class Deadlines:
                     self.reading_per_client,
                 )
                 return False
-            if self.reading_total is not None and len(reading) >= self.reading_total:
-                c, x = min(reading, key=lambda cx: cx[1].started)
-                if now - x.started >= GRACE:
-                    victim = c
-                    x.in_headers = False  # counted out at once; its read ends on the shutdown
-                    x.deadline = float("inf")
-                    self.dropped += 1
-                    log.warning(
-                        "cut a connection of %s: it read headers for %.1f s while %d did",
-                        x.client,
-                        now - x.started,
-                        len(reading),
-                    )
             w.in_headers = True
-            w.started = now
+            now = time.monotonic()
             w.deadline = now + self.header_timeout
             w.body_deadline = now + self.request_timeout
-        if victim is not None:
-            with contextlib.suppress(OSError):
-                socket.socket.shutdown(victim.socket, socket.SHUT_RDWR)
         return True
 
     def end_headers(self, conn: Any) -> None:
@@ -255,8 +230,6 @@ class Server(wsgi.Server):
         super().__init__(*args, **kw)
         self.gateway = _Gateway
         self.deadlines = deadlines or Deadlines()
-        if self.deadlines.reading_total is None:
-            self.deadlines.reading_total = max(4, self.requests.min // 8)
 
     def prepare(self) -> None:
         self.deadlines.start()
