@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import select
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -200,7 +201,7 @@ def client_gone(sock: Any) -> bool:
         fd = sock.fileno()
         if fd < 0:
             return True
-        if hasattr(select, "poll"):  # any descriptor (select stops at 1024)
+        if sys.platform != "win32":  # poll: any descriptor (select stops at 1024)
             p = select.poll()
             p.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
             return bool(p.poll(0))

@@ -185,8 +185,16 @@ class _TimedReader:
         with self._deadlines.reading(self._conn):
             return next(self._raw)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._raw, name)
+    def has_data(self) -> bool:
+        return bool(self._raw.has_data())
+
+    def close(self) -> None:
+        self._raw.close()
+
+    @property
+    def bytes_read(self) -> int:
+        """What cheroot's statistics read."""
+        return int(self._raw.bytes_read)
 
 
 class _Request(_server.HTTPRequest):
