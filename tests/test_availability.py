@@ -13,6 +13,7 @@ time.
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import re
 import socket
@@ -151,7 +152,8 @@ def test_full_streams_get_503_and_actions_are_still_answered() -> None:
             assert status(answer) == 200
             ref = referee_of(app)
             before = ref.head(game)["seq"]
-            body = b'{"action": {"do": "deal", "player": "hera", "cards": ["?", "?", "?", "?", "?", "?", "?", "?", "?"]}}'
+            action = {"do": "deal", "player": "hera", "cards": ["?"] * 9}
+            body = json.dumps({"action": action}).encode()
             with connect(port, "127.0.0.5") as c:
                 c.sendall(
                     (
@@ -262,7 +264,6 @@ def test_a_decompression_bomb_is_refused_from_its_header_without_decoding(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import cv2
-
     from test_web_camera import KIT
 
     data = bomb_png()
@@ -340,7 +341,7 @@ def test_one_client_creating_games_too_fast_gets_429_and_another_client_does_not
 
 def test_the_overview_lists_the_tables_playing_now_first_and_pages_the_rest() -> None:
     ref = make_referee()
-    finished = []
+    finished: list[str] = []
     seed = 0
     while len(finished) < 2:
         t = Table(ref, random.Random(seed))
