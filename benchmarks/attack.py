@@ -281,9 +281,12 @@ async def session(
     hostile, el = await step(port, tables, args.pace, args.seconds, args.seed + 1)
     report("under attack", hostile, el, log.posts())
     now, peak = memory(pid)
-    for task in attack:
-        task.cancel()
-    await asyncio.gather(*attack, return_exceptions=True)
+    for _ in range(5):  # a cancel can be lost inside wait_for (Python 3.11): ask again
+        for task in attack:
+            task.cancel()
+        _, pending = await asyncio.wait(attack, timeout=2.0)
+        if not pending:
+            break
     print("  attack counts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print(
         f"  server memory: {now:.0f} MB now, peak {peak:.0f} MB "
