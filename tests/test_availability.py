@@ -174,7 +174,7 @@ def test_full_streams_get_503_and_actions_are_still_answered() -> None:
                 s.close()
 
 
-def test_streams_on_one_game_are_capped_and_the_probe_says_so(tmp_path: Any) -> None:
+def test_streams_on_one_game_are_capped_and_the_probe_says_so() -> None:
     app = make_app(STREAMS_PER_GAME=2, STREAMS_PER_CLIENT=10)
     created, _ = new_game(app)
     url = f"/api/v1/games/{created.game}/stream"
