@@ -4,9 +4,11 @@
         [--threads 512] [--games 12] [--seed 1] [--no-saturation]
 
 It starts ``referee serve`` (cheroot) in a subprocess on a free loopback port with a database in a
-temporary directory, creates ``--tables`` games through the API, and opens three live streams
-per table (``GET /api/v1/games/<g>/stream``: Hera's, Zeus's and the public page's, each with its
-own seat). Each table then posts the actions of a game played at a simulated table
+temporary directory, creates ``--tables`` games through the API (as the tournament judge), and
+opens three live streams per table (``GET /api/v1/games/<g>/stream``: Hera's, Zeus's and the
+public page's, each with its own seat), from the table's own loopback address (127.1.x.y: the
+table's phones, as on a venue's Wi-Fi, seen apart by the server's per-client limits). Each
+table then posts the actions of a game played at a simulated table
 (``tests/service_helpers.py``, as in ``benchmarks/referee.py``), one ``POST .../actions`` at a
 time, with exponential gaps of mean ``--pace`` seconds (a brisk game). The actions are posted
 with the judge's code: the judge states every card, so the referee never has to ask a seat and
@@ -90,8 +92,11 @@ class Conn:
         self.closing = False  # the server said Connection: close
 
     @classmethod
-    async def open(cls, port: int) -> Conn:
-        r, w = await asyncio.open_connection(HOST, port, limit=1 << 20)
+    async def open(cls, port: int, source: str | None = None) -> Conn:
+        """A connection from ``source`` (a loopback address: each table's phones have their
+        own, as on a venue's Wi-Fi, so the server's per-client limits see them apart)."""
+        local = (source, 0) if source else None
+        r, w = await asyncio.open_connection(HOST, port, limit=1 << 20, local_addr=local)
         return cls(r, w)
 
     async def request(
@@ -150,6 +155,7 @@ class Table:
     game: str
     codes: dict[str, str]
     script: list[dict[str, Any]]
+    source: str | None = None  # the table's phones' address
     at: int = 0
     sent: list[tuple[int, float, str]] = field(default_factory=list)  # (seq, t, other seat)
     heard: dict[str, list[tuple[int, float]]] = field(default_factory=dict)  # seat -> (id, t)
@@ -181,7 +187,7 @@ def pct(xs: list[float], p: float) -> float:
 
 async def listen(port: int, t: Table, seat: str, ready: asyncio.Event) -> None:
     """One live page: reads the stream and notes when each head arrived."""
-    c = await Conn.open(port)
+    c = await Conn.open(port, t.source)
     h = {"Accept": "text/event-stream"}
     if seat != "public":
         h["Authorization"] = f"Bearer {t.codes[seat]}"
@@ -218,7 +224,7 @@ async def play(
     port: int, t: Table, stats: Stats, pace: float, until: float, rng: random.Random
 ) -> None:
     """Posts the table's actions with exponential gaps of mean ``pace`` (0: back to back)."""
-    c = await Conn.open(port)
+    c = await Conn.open(port, t.source)
     auth = {"Authorization": f"Bearer {t.codes['judge']}"}
     try:
         while time.perf_counter() < until and t.at < len(t.script):
@@ -230,7 +236,7 @@ async def play(
             other = "zeus" if step["actor"] == "hera" else "hera"
             if c.closing:
                 c.close()
-                c = await Conn.open(port)
+                c = await Conn.open(port, t.source)
             t0 = time.perf_counter()
             status, _, body = await c.request(
                 "POST", f"/api/v1/games/{t.game}/actions", {"action": step["action"]}, auth
@@ -247,19 +253,25 @@ async def play(
         c.close()
 
 
-async def new_tables(port: int, n: int, games: list[list[dict[str, Any]]]) -> list[Table]:
+def table_source(i: int) -> str:
+    """The loopback address of table ``i``'s phones (127.1.x.y)."""
+    return f"127.1.{i // 200}.{i % 200 + 1}"
+
+
+async def new_tables(
+    port: int, n: int, games: list[list[dict[str, Any]]], judge: str
+) -> list[Table]:
+    """``n`` games created by the tournament judge (``judge``: his code; the organiser sets up
+    the hall's tables, beyond the per-client creation limit)."""
     c = await Conn.open(port)
-    status, hdrs, body = await c.request("GET", "/api/v1/session")
-    cookie = hdrs["set-cookie"].split(";")[0]
-    token = json.loads(body)["csrf"]
     out = []
     for i in range(n):
         status, _, body = await c.request(
-            "POST", "/api/v1/games", {}, {"Cookie": cookie, "X-CSRF-Token": token}
+            "POST", "/api/v1/games", {}, {"Authorization": f"Bearer {judge}"}
         )
         assert status == 201, body
         b = json.loads(body)
-        out.append(Table(b["game"], b["codes"], games[i % len(games)]))
+        out.append(Table(b["game"], b["codes"], games[i % len(games)], table_source(i)))
     c.close()
     return out
 
@@ -321,8 +333,11 @@ async def session(port: int, tables: list[Table], args: argparse.Namespace, log:
     await asyncio.gather(*listeners, return_exceptions=True)
 
 
-def start_server(db: Path, port: int, threads: int, log: Path) -> subprocess.Popen[str]:
-    """``referee serve`` on ``port``, its output (the access log) into ``log``."""
+def start_server(
+    db: Path, port: int, threads: int, log: Path, *extra: str
+) -> subprocess.Popen[str]:
+    """``referee serve`` on ``port`` (with the ``extra`` flags), its output (the access log)
+    into ``log``."""
     cmd = [
         sys.executable,
         "-c",
@@ -337,6 +352,7 @@ def start_server(db: Path, port: int, threads: int, log: Path) -> subprocess.Pop
         "--threads",
         str(threads),
         "--no-qr",
+        *extra,
     ]
     out = log.open("w")
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
@@ -399,7 +415,8 @@ def main() -> int:
         proc = start_server(Path(tmp) / "bench.sqlite3", port, args.threads, log)
         server = ServerLog(log)
         try:
-            tables = asyncio.run(new_tables(port, args.tables, games))
+            judge = (Path(tmp) / "bench.sqlite3.judge").read_text().strip()
+            tables = asyncio.run(new_tables(port, args.tables, games, judge))
             asyncio.run(session(port, tables, args, server))
         finally:
             proc.terminate()

@@ -9,6 +9,7 @@ read is :mod:`referee.views`.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -53,6 +54,11 @@ class Reading:
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
+        # the overview's row of each game, with the head it was made at: a game whose head
+        # has not moved is not folded again (thousands of games stay cheap; issue 12)
+        # a game's row, made at (head, the reason it is held for a change under the server)
+        self._rows: dict[str, tuple[tuple[tuple[int, str] | None, str | None], TableRow]] = {}
+        self._rows_lock = threading.Lock()
 
     def seat_of(self, game: str, seat: Any) -> str:
         """Checks a seat name and a game id before anything is read. Raises Forbidden for an
@@ -140,36 +146,52 @@ class Reading:
         return out
 
     def overview(self, seat: str) -> list[TableRow]:
-        """All tables at a glance, for the judge, with the open calls themselves."""
+        """All tables at a glance, for the judge, with the open calls themselves. A game's row
+        is made again only when its head moved, or it was held, since the last overview (one
+        small query per game; no fold, no signature check of a quiet game)."""
         self.judge_only(seat)
         out: list[TableRow] = []
-        for game in self.repo.games():
-            try:
-                f = self.repo.folded(game)
-            except Held as e:
-                out.append({"game": game, "held": e.message})
+        games = self.repo.games()
+        for game in games:
+            head = (self.repo.head(game), self.repo.held_reason(game))
+            with self._rows_lock:
+                hit = self._rows.get(game)
+            if hit is not None and hit[0] == head:
+                out.append(hit[1])
                 continue
-            s = f.module.summary(f.state)
-            items = f.open_items()
-            out.append(
-                {
-                    "game": game,
-                    "game_module": f.module.name,
-                    "players": dict(f.create.get("players", {})),
-                    "phase": s.phase,
-                    "turn": dict(s.turn),
-                    "winner": s.winner,
-                    "reason": s.reason,
-                    "open_calls": sum(1 for r in items if r.kind == "call"),
-                    "open_irregularities": sum(1 for r in items if r.kind != "call"),
-                    "calls": [open_item(r) for r in items if r.kind == "call"],
-                    "waiting": f.question is not None,
-                    "broken": f.broken,
-                    "last_time": f.last_time,
-                    "head": head_of(f),
-                }
-            )
+            row = self._row(game)
+            with self._rows_lock:
+                self._rows[game] = (head, row)
+            out.append(row)
+        if len(self._rows) > len(games):
+            with self._rows_lock:
+                keep = set(games)
+                self._rows = {g: r for g, r in self._rows.items() if g in keep}
         return out
+
+    def _row(self, game: str) -> TableRow:
+        try:
+            f = self.repo.folded(game)
+        except Held as e:
+            return {"game": game, "held": e.message}
+        s = f.module.summary(f.state)
+        items = f.open_items()
+        return {
+            "game": game,
+            "game_module": f.module.name,
+            "players": dict(f.create.get("players", {})),
+            "phase": s.phase,
+            "turn": dict(s.turn),
+            "winner": s.winner,
+            "reason": s.reason,
+            "open_calls": sum(1 for r in items if r.kind == "call"),
+            "open_irregularities": sum(1 for r in items if r.kind != "call"),
+            "calls": [open_item(r) for r in items if r.kind == "call"],
+            "waiting": f.question is not None,
+            "broken": f.broken,
+            "last_time": f.last_time,
+            "head": head_of(f),
+        }
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
         """The game's records as ``seat`` may read them (cut copies for everyone but the

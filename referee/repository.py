@@ -237,6 +237,11 @@ class Repository:
         _log.error("%s", message)
         return Held(message)
 
+    def held_reason(self, game: str) -> str | None:
+        """Why ``game`` is held for a change under the server, or None."""
+        with self._guard:
+            return self._held.get(game)
+
     def _check_anchor(self, game: str, head: tuple[int, str], a: Anchor | None) -> None:
         """Raises Held when the stored head ``head`` is before the head ``a`` this server wrote
         or read (taken before ``head`` was read), or differs from it at the same event."""

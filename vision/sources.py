@@ -35,35 +35,127 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
-def decode_image(data: bytes, name: str = "upload") -> NDArray[Any]:
-    """A BGR image from encoded bytes (JPEG, PNG, ...). Raises SourceError naming ``name``
-    when the bytes are empty, too many, not an image, or decode to too many pixels."""
+class ImageTooBig(SourceError):
+    """An image whose header declares more pixels than the limit (a decompression bomb, or
+    simply too large a photo). Raised before any decoding."""
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """``(width, height)`` as the header of a PNG, JPEG or WebP declares it, read without
+    decoding; None for another format or a header that does not read."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        if len(data) >= 24 and data[12:16] == b"IHDR":
+            return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        return None
+    if data[:2] == b"\xff\xd8":
+        return _jpeg_size(data)
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and len(data) >= 30:
+        chunk = data[12:16]
+        if chunk == b"VP8 " and data[23:26] == b"\x9d\x01\x2a":
+            w = int.from_bytes(data[26:28], "little") & 0x3FFF
+            h = int.from_bytes(data[28:30], "little") & 0x3FFF
+            return w, h
+        if chunk == b"VP8L" and data[20] == 0x2F:
+            bits = int.from_bytes(data[21:25], "little")
+            return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+        if chunk == b"VP8X":
+            w = int.from_bytes(data[24:27], "little") + 1
+            h = int.from_bytes(data[27:30], "little") + 1
+            return w, h
+    return None
+
+
+_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """The size in a JPEG's first start-of-frame segment (walking the segments' lengths)."""
+    i, n = 2, len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD8)):  # no length
+            i += 2
+            continue
+        if marker in (0xD9, 0xDA):  # end of image, start of scan: no frame header came
+            return None
+        length = int.from_bytes(data[i + 2 : i + 4], "big")
+        if length < 2:
+            return None
+        if marker in _SOF:
+            if i + 9 > n:
+                return None
+            h = int.from_bytes(data[i + 5 : i + 7], "big")
+            w = int.from_bytes(data[i + 7 : i + 9], "big")
+            return w, h
+        i += 2 + length
+    return None
+
+
+def check_pixels(data: bytes, name: str = "upload", limit: int = MAX_PIXELS) -> None:
+    """Refuses an image whose header declares more than ``limit`` pixels, before decoding.
+    Raises ImageTooBig naming ``name``, the size and the limit, and SourceError for a header
+    that declares no size (or a zero one), in a format whose size cannot be read first."""
+    size = image_size(data)
+    if size is None:
+        size = _pil_size(data, name)
+    w, h = size
+    if w <= 0 or h <= 0:
+        raise SourceError(f"{name}: the image header declares {w} × {h} pixels, not an image")
+    if w * h > limit:
+        raise ImageTooBig(
+            f"{name}: the image is {w} × {h} pixels ({w * h / 1e6:.0f} MP), more than the "
+            f"{limit / 1e6:g} MP limit; it was not decoded (send a smaller photo)"
+        )
+
+
+def _pil_size(data: bytes, name: str) -> tuple[int, int]:
+    """The size of another format as PIL reads it lazily from the header (PIL's own bomb
+    error is a refusal too). Raises SourceError when PIL is absent or cannot read it."""
+    try:
+        import io
+        import warnings
+
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow comes with fpdf2
+        raise SourceError(f"{name}: not a JPEG, PNG or WebP image") from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:
+                w, h = im.size
+    except Image.DecompressionBombError:
+        raise ImageTooBig(
+            f"{name}: the image declares more pixels than the {MAX_PIXELS / 1e6:g} MP limit; "
+            "it was not decoded (send a smaller photo)"
+        ) from None
+    except Exception:
+        raise SourceError(f"{name}: not an image OpenCV can read (JPEG, PNG, WebP, ...)") from None
+    return int(w), int(h)
+
+
+def decode_image(data: bytes, name: str = "upload", limit: int = MAX_PIXELS) -> NDArray[Any]:
+    """A BGR image from encoded bytes (JPEG, PNG, ...). Its size is read from its header
+    first (:func:`check_pixels`). Raises SourceError naming ``name`` when the bytes are empty,
+    too many, not an image, and ImageTooBig when the header declares more than ``limit``
+    pixels."""
     if not data:
         raise SourceError(f"{name}: empty, not an image")
     if len(data) > MAX_UPLOAD_BYTES:
         raise SourceError(f"{name}: {len(data) // 1_000_000} MB is larger than the 25 MB limit")
+    check_pixels(data, name, limit)
     buf = np.frombuffer(data, np.uint8)
-    if not _pixels_ok(data):
-        raise SourceError(f"{name}: the image has more than {MAX_PIXELS // 1_000_000} MP")
     img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     if img is None or img.size == 0:
         raise SourceError(f"{name}: not an image OpenCV can read (JPEG, PNG, WebP, ...)")
+    if img.shape[0] * img.shape[1] > limit:  # the header lied
+        raise ImageTooBig(f"{name}: the image has more than {limit / 1e6:g} MP")
     out: NDArray[Any] = img
     return out
-
-
-def _pixels_ok(data: bytes) -> bool:
-    """Reads the size from the header (PIL, lazily) before decoding; unknown formats pass."""
-    try:
-        import io
-
-        from PIL import Image
-
-        with Image.open(io.BytesIO(data)) as im:
-            w, h = im.size
-        return w * h <= MAX_PIXELS
-    except Exception:  # not a format PIL knows: OpenCV decides
-        return True
 
 
 def read_image_file(path: str | Path) -> NDArray[Any]:

@@ -42,6 +42,7 @@ from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
 from web import images, schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
+from web.limits import check_creation
 from web.links import join_path, remember_codes
 from web.openapi import DOCS, RouteDoc
 from web.openapi import document as _document
@@ -58,6 +59,7 @@ from web.request import (
     set_seat_cookie,
     with_known_game,
 )
+from web.tables import ACTIVE, ordered
 
 bp = Blueprint("api", __name__)
 
@@ -308,7 +310,7 @@ def session() -> Response:
     body=schemas.CreateGameSchema,
     response=schemas.CreatedSchema,
     ok=201,
-    errors=(400, 403, 413, 415, 422, 503),
+    errors=(400, 403, 413, 415, 422, 429, 503),
     access="none",
     headers=("X-CSRF-Token",),
     etag=True,
@@ -316,7 +318,9 @@ def session() -> Response:
 )
 @csrf_protected
 def create_game() -> Response:
-    """Returns the three seats' secret join codes and links: hand each to its holder only."""
+    """Returns the three seats' secret join codes and links: hand each to its holder only.
+    One client may create a few games a minute (429 with Retry-After past it)."""
+    check_creation()
     body = _load(schemas.CreateGameSchema)
     kit = None
     if body["kit"] is not None:
@@ -613,21 +617,43 @@ def reissue(game: str, seat: str) -> Response:
     return resp
 
 
+def _query_int(name: str, low: int, high: int, default: int | None) -> int | None:
+    """The query parameter ``name`` as a whole number from ``low`` to ``high``, or
+    ``default`` when absent. Raises ValidationError naming it."""
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or len(raw) > 10 or not low <= int(raw) <= high:
+        raise BadRequest(f"{name}: a whole number from {low} to {high}, not {raw[:20]!r}")
+    return int(raw)
+
+
 @route(
     "/tables",
     "GET",
     "Judge: all the tables you judge, at a glance",
     response=schemas.TablesSchema,
-    errors=(401, 403, 503),
+    errors=(400, 401, 403, 503),
     access="judge",
     tags=("judge",),
+    query=("state", "limit", "offset"),
 )
 def tables() -> Response:
-    """Every table for the tournament judge; otherwise those you hold a judge link for."""
+    """Every table for the tournament judge; otherwise those you hold a judge link for. The
+    tables playing now come first (an open call or irregularity, then in play), then those
+    setting up, quiet for two hours, and finished; the most recent first in each."""
     games = set(judged_games())
     if not games and not is_tournament_judge():
         raise Forbidden("only a judge sees the tables; open your judge link first")
-    rows = [r for r in _ref().overview("judge") if r.get("game") in games]
+    state = request.args.get("state", "all")
+    if state not in ("all", "active", "other"):
+        raise BadRequest(f"state: all, active or other, not {state[:20]!r}")
+    limit = _query_int("limit", 1, 10_000, None)
+    offset = _query_int("offset", 0, 10**9, 0) or 0
+    listed = ordered([r for r in _ref().overview("judge") if r.get("game") in games])
+    rows = [r for st, r in listed if state == "all" or (st in ACTIVE) == (state == "active")][
+        offset : None if limit is None else offset + limit
+    ]
     return _json(schemas.TablesSchema, {"tables": rows})
 
 

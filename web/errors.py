@@ -17,7 +17,8 @@ The refusals the web app meets, and their statuses (:data:`STATUS`, read through
     ├── NoKit                   409  a game without a sticker kit gets a photo or frame (web)
     ├── TooFast                      frames come too fast (web; ``retry`` seconds)
     │   ├── TooManyFrames       429  this seat sends more than the gate lets through
-    │   └── Busy                503  the server reads other frames
+    │   ├── TooManyRequests     429  this client creates games faster than its limit
+    │   └── Busy                503  the server reads other images, or its streams are full
     └── BadImage                422  an upload the camera code cannot read (web; ``field``)
         ├── NoImage             400  no image in the request
         ├── ImageTooLarge       413  above the limit
@@ -102,6 +103,12 @@ class TooManyFrames(TooFast):
     code = "TooManyFrames"
 
 
+class TooManyRequests(TooFast):
+    """One client (address) asks for something faster than its limit (creating games)."""
+
+    code = "TooManyRequests"
+
+
 class Busy(TooFast):
     """The server reads as many frames as it may at once."""
 
@@ -158,6 +165,7 @@ STATUS: dict[type[ServiceError], int] = {
     KeyReused: 422,
     NoKit: 409,
     TooManyFrames: 429,
+    TooManyRequests: 429,
     Busy: 503,
     BadImage: 422,
     NoImage: 400,

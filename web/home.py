@@ -9,6 +9,7 @@ from werkzeug.wrappers import Response
 
 from referee.service import ServiceError
 from web.games import default_module, page_for, seat_title, served
+from web.limits import check_creation
 from web.links import created_codes, join_path, remember_codes
 from web.present import qr_svg
 from web.request import csrf_protected, csrf_token, get_referee, refusal, with_game
@@ -33,7 +34,8 @@ def home() -> str:
 def new_game() -> Response:
     """Creates a game from the home form of the game it names (``game``; default the first
     this app serves). Raises CsrfError; a refused choice goes back to the form with the
-    reason."""
+    reason. Raises TooManyRequests past this client's creation limit (:mod:`web.limits`)."""
+    check_creation()
     name = request.form.get("game") or default_module().name
     pm = served().get(name)
     if pm is None:

@@ -22,6 +22,16 @@ secret included, never sent to a page):
   bucket per seat (:data:`FRAME_BURST`, ``FRAME_RATE`` per second) and at most
   ``FRAME_WORKERS`` frames read at once on the server (429 and 503 with ``Retry-After``).
 
+Every image, photo or frame, is bounded before it is decoded (issue 12): its size is read from
+its header (PNG IHDR, JPEG SOF, WebP VP8/VP8L/VP8X; :func:`vision.sources.image_size`) and
+an image declaring more than ``IMAGE_PIXELS`` pixels (default 50 MP) is refused with 413 naming
+its size and the limit, never decoded, so a small compressed file cannot unpack into gigabytes.
+Photos and frames share the ``FRAME_WORKERS`` slots of image work (503 ``Busy`` with
+``Retry-After`` when all are taken), so the memory of image work is bounded: a request holds at
+most its body (``MAX_CONTENT_LENGTH``, 8 MB) and one decoded image of at most ``IMAGE_PIXELS``
+× 3 bytes (150 MB at 50 MP) with the working copies vision makes of it, and at most
+``FRAME_WORKERS`` requests do so at once.
+
 A game created without a kit refuses both with 409 ``NoKit`` (unless the server was started
 with ``referee serve --kit``, whose kit then reads for every such game). The public seat sends
 neither (403).
@@ -186,11 +196,33 @@ def upload_bytes(field: str, limit: int) -> bytes:
     return bytes(data)
 
 
-def _decode(data: bytes, name: str) -> Any:
-    from vision.sources import SourceError, decode_image
+def _pixel_limit() -> int:
+    from vision.sources import MAX_PIXELS
+
+    return int(current_app.config.get("IMAGE_PIXELS", MAX_PIXELS))
+
+
+def check_image(data: bytes, name: str) -> None:
+    """Reads the image's size from its header, before anything is decoded. Raises
+    ImageTooLarge (413) naming the size and the limit, BadImage for a header that declares no
+    size."""
+    from vision.sources import ImageTooBig, SourceError, check_pixels
 
     try:
-        return decode_image(data, name)
+        check_pixels(data, name, _pixel_limit())
+    except ImageTooBig as e:
+        raise ImageTooLarge(str(e)[:300], name) from None
+    except SourceError as e:
+        raise BadImage(str(e)[:300], name) from None
+
+
+def _decode(data: bytes, name: str) -> Any:
+    from vision.sources import ImageTooBig, SourceError, decode_image
+
+    try:
+        return decode_image(data, name, _pixel_limit())
+    except ImageTooBig as e:
+        raise ImageTooLarge(str(e)[:300], name) from None
     except SourceError as e:
         raise BadImage(str(e)[:300], name) from None
 
@@ -239,8 +271,18 @@ def sort_detections(dets: Sequence[Any], seat: str) -> dict[str, Any]:
 
 def read_photo(cam: Camera, data: bytes) -> dict[str, Any]:
     """The cards in a photo for the camera's seat (see :func:`sort_detections`); records
-    nothing. Raises BadImage."""
-    seat, kit = cam.seat, cam.kit
+    nothing. Raises BadImage (ImageTooLarge above the pixel limit, read from the header), Busy
+    (the server reads as many images as it may)."""
+    check_image(data, "photo")
+    gate = _gate()
+    gate.enter("photos")
+    try:
+        return _read_photo(cam.seat, cam.kit, data)
+    finally:
+        gate.leave()
+
+
+def _read_photo(seat: str, kit: Any, data: bytes) -> dict[str, Any]:
     image = _decode(data, "photo")
     from vision import read_cards
 
@@ -249,6 +291,7 @@ def read_photo(cam: Camera, data: bytes) -> dict[str, Any]:
         dets = read_cards(image, kit)
     except ValueError as e:  # ImageError: a shape OpenCV decoded but vision cannot use
         raise BadImage(f"photo: {e}"[:300], "photo") from None
+    del image
     out = sort_detections(dets, seat)
     out["ms"] = round((time.perf_counter() - t0) * 1000, 1)
     return out
@@ -365,10 +408,11 @@ class FrameGate:
             while len(self._buckets) > 4096:
                 self._buckets.popitem(last=False)
 
-    def enter(self) -> None:
-        """Takes a worker slot. Raises Busy when all are busy."""
+    def enter(self, what: str = "frames") -> None:
+        """Takes a worker slot (photos and frames share them). Raises Busy when all are
+        busy."""
         if not self._workers.acquire(blocking=False):
-            raise Busy("the server is reading other frames; try again in a moment", 1.0)
+            raise Busy(f"the server is reading other {what}; try again in a moment", 1.0)
 
     def leave(self) -> None:
         self._workers.release()
@@ -445,8 +489,10 @@ def read_frame(cam: Camera, data: bytes) -> dict[str, Any]:
     """One frame of the mat for the requesting seat: ``found`` (the mat), ``message`` when it
     was not found, else ``snapshot``, ``table`` (text), ``proposals`` (each with ``confirm``),
     ``seq`` (the view they were computed on) and ``image`` (the annotated mat as a JPEG data
-    URL). Records nothing. Raises BadImage, TooFast."""
+    URL). Records nothing. Raises BadImage (ImageTooLarge above the pixel limit, read from the
+    header), TooFast."""
     game, seat, kit = cam.game, cam.seat, cam.kit
+    check_image(data, "frame")
     gate = _gate()
     gate.take(game, seat)
     gate.enter()

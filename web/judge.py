@@ -23,6 +23,7 @@ from web.request import (
     refusal,
     with_game,
 )
+from web.tables import ACTIVE, PAGE_SIZE, ordered
 
 bp = Blueprint("judge", __name__)
 
@@ -98,12 +99,20 @@ def reissued(game: str) -> str:
 @bp.get("/judge")
 def tables() -> str:
     """All the tables this browser judges, at a glance (each table's players and state in
-    its game's words)."""
-    games = judged_games()
-    by_game = {t["game"]: t for t in get_referee().overview("judge")}
-    rows = [by_game[g] for g in games if g in by_game]
+    its game's words): the tables playing now first, all of them, then the others
+    (setting up, quiet, finished) :data:`~web.tables.PAGE_SIZE` at a time (``?page=``)."""
+    games = set(judged_games())
+    ref = get_referee()
+    rows = [r for r in ref.overview("judge") if r["game"] in games]
+    listed = ordered(rows)
+    active = [(st, r) for st, r in listed if st in ACTIVE]
+    others = [(st, r) for st, r in listed if st not in ACTIVE]
+    pages_count = max(1, -(-len(others) // PAGE_SIZE))
+    raw = request.args.get("page", "1")
+    page = min(max(1, int(raw) if raw.isdigit() and len(raw) <= 5 else 1), pages_count)
+    shown = others[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     words: dict[str, dict[str, str]] = {}
-    for t in rows:
+    for _state, t in [*active, *shown]:
         if "held" in t:
             continue
         pm = page_for(t)
@@ -112,7 +121,18 @@ def tables() -> str:
             "versus": " vs ".join(players.get(s, title) for s, title in seats(pm)),
             "status": pm.table_status(t),
         }
-    return render_template("tables.html", rows=rows, words=words, seat="judge", head=None)
+    return render_template(
+        "tables.html",
+        rows=rows,
+        active=active,
+        others=shown,
+        others_total=len(others),
+        page=page,
+        pages_count=pages_count,
+        words=words,
+        seat="judge",
+        head=None,
+    )
 
 
 def pages(game: str) -> PageModule:

@@ -8,19 +8,34 @@ second of every change, a comment line every :data:`HEARTBEAT` seconds (proxies 
 silent connections), and the stream ends after :data:`STREAM_SECONDS` so that no server thread is
 held forever: the browser's EventSource reconnects by itself (``retry`` below) and resumes after
 the ``Last-Event-ID`` it holds.
+
+**Limits** (issue 12, availability). A stream holds a worker thread of ``referee serve``, so the
+streams have their own bounded share of the pool (:class:`StreamGate`): at most
+``STREAM_SLOTS`` streams at once on the server (``referee serve`` keeps the rest of its threads
+for actions and pages), ``STREAMS_PER_CLIENT`` from one client address and
+``STREAMS_PER_GAME`` on one game. Past a cap the stream is refused with 503 ``Busy`` and
+``Retry-After`` before any thread is held; ``HEAD`` on the same URL asks whether a stream would
+be admitted now without opening one (the live page's script falls back to refreshing the page
+every ``Retry-After`` seconds and asks again). A stream whose client has gone is noticed within
+:data:`TICK` seconds (the socket is readable at end of file; a live page never sends anything
+after its request) and its slot and thread are freed at once.
 """
 
 from __future__ import annotations
 
 import json
+import select
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
 from referee.models import Head
 from referee.service import Referee
+from web.errors import Busy
 from web.request import get_referee, seat_of, with_game
 
 bp = Blueprint("live", __name__)
@@ -28,7 +43,11 @@ bp = Blueprint("live", __name__)
 HEARTBEAT = 15.0
 STREAM_SECONDS = 300.0
 RETRY_MS = 2000
-TICK = 1.0  # a stream checks at least this often whether the server is stopping
+TICK = 0.5  # a stream checks this often whether its client has gone or the server stops
+STREAM_SLOTS = 384  # streams at once on the server (``referee serve``: its threads' share)
+STREAMS_PER_CLIENT = 8  # from one address (a browser opens at most 6 connections per host)
+STREAMS_PER_GAME = 24  # on one game: its three pages, and room for onlookers
+BUSY_RETRY = 10.0  # seconds a refused page waits before it asks again
 
 STOPPING = threading.Event()  # set by ``referee serve`` on shutdown: every stream ends
 
@@ -89,6 +108,115 @@ def wait_for(ref: Referee, game: str, seq: int, timeout: float) -> int:
                 return got
 
 
+# ---- the streams' share of the server --------------------------------------------------------
+
+
+class StreamGate:
+    """The streams' bounded share of the server: at most ``slots`` open at once, ``per_client``
+    from one address, ``per_game`` on one game. Thread safe."""
+
+    def __init__(self, slots: int, per_client: int, per_game: int) -> None:
+        self.slots, self.per_client, self.per_game = slots, per_client, per_game
+        self._lock = threading.Lock()
+        self.open = 0
+        self._clients: dict[str, int] = {}
+        self._games: dict[str, int] = {}
+
+    def _refusal(self, client: str, game: str) -> Busy | None:
+        if self.open >= self.slots:
+            return Busy(
+                f"the server holds as many live streams as it may ({self.slots}); this page "
+                f"refreshes itself and asks again in {BUSY_RETRY:g} seconds",
+                BUSY_RETRY,
+            )
+        if self._clients.get(client, 0) >= self.per_client:
+            return Busy(
+                f"this device already holds {self.per_client} live streams, the most one "
+                "client may; close a page of this server or wait",
+                BUSY_RETRY,
+            )
+        if self._games.get(game, 0) >= self.per_game:
+            return Busy(
+                f"game {game} already has {self.per_game} live pages open, the most one game "
+                "may; this page refreshes itself instead",
+                BUSY_RETRY,
+            )
+        return None
+
+    def check(self, client: str, game: str) -> None:
+        """Raises Busy when a stream of ``client`` on ``game`` would be refused now."""
+        with self._lock:
+            refusal = self._refusal(client, game)
+        if refusal is not None:
+            raise refusal
+
+    def enter(self, client: str, game: str) -> Callable[[], None]:
+        """Takes a slot; returns its release (idempotent). Raises Busy past a cap."""
+        with self._lock:
+            refusal = self._refusal(client, game)
+            if refusal is not None:
+                raise refusal
+            self.open += 1
+            self._clients[client] = self._clients.get(client, 0) + 1
+            self._games[game] = self._games.get(game, 0) + 1
+        done = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if done.is_set():
+                    return
+                done.set()
+                self.open -= 1
+                for table, key in ((self._clients, client), (self._games, game)):
+                    table[key] -= 1
+                    if table[key] <= 0:
+                        del table[key]
+
+        return release
+
+
+def stream_gate() -> StreamGate:
+    """The app's gate (``STREAM_SLOTS``, ``STREAMS_PER_CLIENT``, ``STREAMS_PER_GAME``)."""
+    g = current_app.extensions.get("live_gate")
+    if g is None:
+        cfg = current_app.config
+        g = current_app.extensions.setdefault(
+            "live_gate",
+            StreamGate(
+                int(cfg.get("STREAM_SLOTS", STREAM_SLOTS)),
+                int(cfg.get("STREAMS_PER_CLIENT", STREAMS_PER_CLIENT)),
+                int(cfg.get("STREAMS_PER_GAME", STREAMS_PER_GAME)),
+            ),
+        )
+    assert isinstance(g, StreamGate)
+    return g
+
+
+def client_gone(sock: Any) -> bool:
+    """True when the client of ``sock`` closed its end (or the socket is unusable): a live
+    page sends nothing after its request, so a readable socket is one at end of file."""
+    if sock is None:
+        return False
+    try:
+        fd = sock.fileno()
+        if fd < 0:
+            return True
+        if sys.platform != "win32":  # poll: any descriptor (select stops at 1024)
+            p = select.poll()
+            p.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+            return bool(p.poll(0))
+        readable, _, _ = select.select([fd], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
+def _client_socket(environ: dict[str, Any]) -> Any:
+    """The connection's socket, where the server tells it (``referee serve``'s gateway and
+    Werkzeug's development server do); None elsewhere (the stream then ends on its own)."""
+    return environ.get("referee.socket") or environ.get("werkzeug.socket")
+
+
 def _event(head: Head) -> str:
     return f"event: head\nid: {head['seq']}\ndata: {json.dumps(head)}\n\n"
 
@@ -100,9 +228,11 @@ def events(
     *,
     heartbeat: float = HEARTBEAT,
     duration: float = STREAM_SECONDS,
+    gone: Callable[[], bool] = lambda: False,
 ) -> Iterator[str]:
     """The stream's text: ``retry``, the current head unless ``since`` is current, then one
-    event per change and heartbeats, for ``duration`` seconds."""
+    event per change and heartbeats, for ``duration`` seconds, or until ``gone()`` (checked
+    every :data:`TICK` seconds) says the client has left."""
     end = time.monotonic() + duration
     yield f"retry: {RETRY_MS}\n\n"
     head = ref.head(game)
@@ -110,7 +240,7 @@ def events(
         yield _event(head)
     seen = head["seq"]
     quiet_since = time.monotonic()
-    while not STOPPING.is_set():
+    while not STOPPING.is_set() and not gone():
         now = time.monotonic()
         left = end - now
         if left <= 0:
@@ -130,23 +260,47 @@ def events(
 @bp.get("/api/v1/games/<game>/stream")
 @with_game
 def stream(game: str) -> Response:
-    """Server-sent events for ``game`` (any seat: the head is public). Raises NotFound."""
+    """Server-sent events for ``game`` (any seat: the head is public); ``HEAD`` answers 200
+    when a stream would be admitted now. Raises NotFound, Busy (a cap is reached)."""
     seat_of(game)
     ref = get_referee()
     ref.head(game)  # 404 before the stream starts
+    client = request.remote_addr or "-"
+    gate = stream_gate()
+    if request.method == "HEAD":
+        gate.check(client, game)
+        return Response(b"", 200, mimetype="text/event-stream")
+    release = gate.enter(client, game)
+    try:
+        return _open_stream(ref, game, release)
+    except BaseException:
+        release()
+        raise
+
+
+def _open_stream(ref: Referee, game: str, release: Callable[[], None]) -> Response:
     since: int | None = None
     last = request.headers.get("Last-Event-ID", "").strip()
     if last.isdigit() and len(last) <= 12:
         since = int(last)
     cfg = current_app.config
-    body = events(
-        ref,
-        game,
-        since,
-        heartbeat=float(cfg.get("SSE_HEARTBEAT", HEARTBEAT)),
-        duration=float(cfg.get("SSE_SECONDS", STREAM_SECONDS)),
-    )
-    resp = Response(body, 200, mimetype="text/event-stream")
+    sock = _client_socket(request.environ)
+
+    def body() -> Iterator[str]:
+        try:
+            yield from events(
+                ref,
+                game,
+                since,
+                heartbeat=float(cfg.get("SSE_HEARTBEAT", HEARTBEAT)),
+                duration=float(cfg.get("SSE_SECONDS", STREAM_SECONDS)),
+                gone=lambda: client_gone(sock),
+            )
+        finally:
+            release()
+
+    resp = Response(body(), 200, mimetype="text/event-stream")
+    resp.call_on_close(release)  # also when the body is never iterated
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp

@@ -53,6 +53,7 @@ class RouteDoc:
     tags: tuple[str, ...] = field(default=("games",))
     upload: str = ""  # the multipart field of an image upload ("photo", "frame")
     body_optional: bool = False
+    query: tuple[str, ...] = ()  # query parameters it reads (:data:`_QUERY_IN`)
 
 
 DOCS: list[RouteDoc] = []
@@ -86,9 +87,30 @@ _STATUS_TEXT = {
     422: "Invalid body (fields: per-field problems), refused by the rules (rule: the deciding "
     "rule), or an Idempotency-Key reused for another request",
     423: "Held: the game's record failed verification; it is not served until the judge settles it",
-    429: "Too many frames from this seat (Retry-After)",
-    503: "Unavailable: storage failed and nothing was written, or busy reading other frames "
-    "(Retry-After)",
+    429: "Too many frames from this seat, or too many games created by this client (Retry-After)",
+    503: "Unavailable: storage failed and nothing was written, or busy reading other images, "
+    "or the server's live streams are full (Retry-After)",
+}
+
+# query parameters: what each means and its form
+_QUERY_IN: dict[str, tuple[str, dict[str, Any]]] = {
+    "state": (
+        "which tables: all (the default), active (an open call or irregularity, or in play) "
+        "or other (setting up, quiet, finished)",
+        {"type": "string", "enum": ["all", "active", "other"]},
+    ),
+    "limit": ("at most this many tables", {"type": "integer", "minimum": 1, "maximum": 10000}),
+    "offset": (
+        "skip this many tables first",
+        {"type": "integer", "minimum": 0, "maximum": 10**9},
+    ),
+}
+
+# the answers that say how long to wait (Retry-After) besides a frame's: (method, rule)
+_RETRY_AFTER = {
+    ("POST", "/games"),
+    ("GET", "/games/<game>/stream"),
+    ("POST", "/games/<game>/photos"),
 }
 
 # request headers the API reads: what each means and the form the server checks
@@ -130,7 +152,10 @@ _HEADER_OUT: dict[str, tuple[str, dict[str, Any]]] = {
         '"true" when this is the answer given before to the same Idempotency-Key',
         {"type": "string", "enum": ["true"]},
     ),
-    "Retry-After": ("seconds to wait before the next frame", {"type": "integer", "minimum": 1}),
+    "Retry-After": (
+        "seconds to wait before asking again (the next frame, game or stream)",
+        {"type": "integer", "minimum": 1},
+    ),
     "WWW-Authenticate": ('"Bearer": the scheme this API takes', {"type": "string"}),
     "Content-Disposition": ("attachment; the file's name", {"type": "string"}),
 }
@@ -281,7 +306,7 @@ def _responses(d: RouteDoc) -> dict[str, Any]:
             headers["WWW-Authenticate"] = _header("WWW-Authenticate", _HEADER_OUT, always=True)
         if code == 409 and d.etag:  # Stale: the current event
             headers["ETag"] = _header("ETag", _HEADER_OUT)
-        if code in (429, 503) and d.upload == "frame":
+        if code in (429, 503) and (d.upload == "frame" or (d.method, d.rule) in _RETRY_AFTER):
             headers["Retry-After"] = _header("Retry-After", _HEADER_OUT)
         if code in (202, 403, 404, 409, 422) and "Idempotency-Key" in d.headers:
             headers["Idempotent-Replayed"] = _header("Idempotent-Replayed", _HEADER_OUT)
@@ -301,6 +326,11 @@ def _operation(d: RouteDoc, path: str) -> dict[str, Any]:
         text, schema = _HEADER_IN[h]
         params.append(
             {"name": h, "in": "header", "required": False, "schema": schema, "description": text}
+        )
+    for q in d.query:
+        text, schema = _QUERY_IN[q]
+        params.append(
+            {"name": q, "in": "query", "required": False, "schema": schema, "description": text}
         )
     op: dict[str, Any] = {
         "summary": d.summary,
@@ -373,6 +403,8 @@ DOCS.append(
         description="Each event (type 'head', id = seq) carries the new head {seq, hash} of the "
         "log; fetch the view again when it comes. A comment line every 15 s keeps the "
         "connection open; the server closes the stream after 5 minutes and the browser's "
-        "EventSource reconnects (retry 2 s), resuming after Last-Event-ID.",
+        "EventSource reconnects (retry 2 s), resuming after Last-Event-ID. Streams are "
+        "bounded per server, per client address and per game: past a cap, 503 with "
+        "Retry-After (HEAD on the same URL answers 200 when a stream would be admitted).",
     )
 )

@@ -1,19 +1,38 @@
 """``referee serve``: the web app on a real WSGI server, for a table or a venue.
 
-    referee serve [--db FILE] [--host H] [--port P] [--https] [--demo]
+    referee serve [--db FILE] [--host H] [--port P] [--https] [--demo] [limits...]
 
 The server is cheroot (pure Python, the CherryPy server): it installs everywhere Python does
 (Linux, macOS, Windows, a Raspberry Pi), needs no compiler and no event-loop monkey-patching, and
-writes each server-sent event as soon as it is yielded. Every live page holds one worker thread
-(a stream lasts at most five minutes, then the browser reconnects), so the pool is sized for the
-live pages: ``--threads`` (default 512: a hall of 100 tables with three pages each, and room for
-the requests themselves).
+writes each server-sent event as soon as it is yielded. ``--threads`` (default 512) worker
+threads serve the requests; a live page's stream holds one for as long as it is open (at most
+five minutes, then the browser reconnects).
 
 It prints the address to open on the venue's Wi-Fi (the machine's LAN address) and the same
 address as a QR code. Files beside the database: ``<db>.secret`` (the key of the CSRF tokens, so
 that open pages survive a restart), ``<db>.judge`` (the tournament judge's code), and with
 ``--https`` ``<db>.cert.pem`` / ``<db>.key.pem`` (a self-signed certificate naming the LAN
 address and localhost, made once and reused; a new one when the LAN address changes).
+
+**Limits** (issue 12: one client cannot stop the hall). Each is a flag; the defaults suit a hall
+of 100 tables on one small machine:
+
+- ``--stream-slots`` (default: three quarters of ``--threads``, 384): live streams open at
+  once; the other threads (at least 16) are kept for actions and pages, so a full house of
+  streams never delays a move. ``--streams-per-client`` (8) and ``--streams-per-game`` (24)
+  cap one address and one game. A stream past a cap gets 503 with ``Retry-After`` (the page
+  then refreshes itself at that pace); a stream whose client has gone is freed within a
+  second.
+- ``--header-timeout`` (10 s) and ``--request-timeout`` (60 s): a request's headers, and the
+  whole request with its body, must have arrived within that time of its first byte, else the
+  connection is cut (slowloris); at most 16 connections of one address read their headers at
+  once (:mod:`web.wsgiserver`).
+- ``--create-burst`` (10) and ``--create-per-minute`` (6): the games one address may create,
+  as a token bucket (429 with ``Retry-After`` past it); ``--create-per-minute 0`` turns the
+  limit off.
+- Photos and frames: at most ``FRAME_WORKERS`` (2) images read at once on the server (503 with
+  ``Retry-After``), each read from its header first and refused above 50 megapixels before
+  any decoding (:mod:`web.images`, :func:`vision.sources.image_size`).
 
 SIGINT (Ctrl-C) and SIGTERM stop it cleanly: live streams end, the database is closed; a restart
 on the same file continues every game.
@@ -37,6 +56,56 @@ from typing import Any, TextIO
 
 DEFAULT_PORT = 8000
 DEFAULT_THREADS = 512
+STREAMS_PER_CLIENT = 8
+STREAMS_PER_GAME = 24
+HEADER_TIMEOUT = 10.0
+REQUEST_TIMEOUT = 60.0
+CREATE_BURST = 10
+CREATE_PER_MINUTE = 6.0
+
+
+def stream_slots(threads: int, asked: int | None) -> int:
+    """The live streams' share of ``threads``: ``asked``, else three quarters; at least
+    ``min(16, threads // 2)`` threads always stay for actions. Raises SystemExit when
+    ``asked`` leaves fewer."""
+    floor = min(16, threads // 2)
+    if asked is None:
+        return max(1, threads - max(floor, threads // 4))
+    if asked < 1 or asked > threads - floor:
+        raise SystemExit(
+            f"referee serve: --stream-slots {asked}: from 1 to {max(1, threads - floor)} "
+            f"(--threads {threads} minus {floor} kept for actions)"
+        )
+    return asked
+
+
+def limits_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The app's config for the limits given on the command line. Raises SystemExit naming
+    a flag out of range."""
+    for flag, value in (
+        ("--streams-per-client", args.streams_per_client),
+        ("--streams-per-game", args.streams_per_game),
+        ("--create-burst", args.create_burst),
+    ):
+        if value < 1:
+            raise SystemExit(f"referee serve: {flag} {value}: at least 1")
+    for flag, seconds in (
+        ("--header-timeout", args.header_timeout),
+        ("--request-timeout", args.request_timeout),
+    ):
+        if not 0 < seconds <= 3600:
+            raise SystemExit(f"referee serve: {flag} {seconds:g}: from 0 to 3600 seconds")
+    if args.create_per_minute < 0:
+        raise SystemExit(
+            f"referee serve: --create-per-minute {args.create_per_minute:g}: 0 or more"
+        )
+    return {
+        "STREAM_SLOTS": stream_slots(max(args.threads, 4), args.stream_slots),
+        "STREAMS_PER_CLIENT": args.streams_per_client,
+        "STREAMS_PER_GAME": args.streams_per_game,
+        "CREATE_BURST": args.create_burst,
+        "CREATE_PER_MINUTE": args.create_per_minute or None,
+    }
 
 
 def add_serve_command(sub: Any) -> None:
@@ -66,7 +135,50 @@ def add_serve_command(sub: Any) -> None:
         "--threads",
         type=int,
         default=DEFAULT_THREADS,
-        help=f"worker threads: one per open live page (default {DEFAULT_THREADS})",
+        help=f"worker threads, shared by live pages and requests (default {DEFAULT_THREADS})",
+    )
+    p.add_argument(
+        "--stream-slots",
+        type=int,
+        default=None,
+        help="live streams open at once (default: 3/4 of --threads; the rest serve actions)",
+    )
+    p.add_argument(
+        "--streams-per-client",
+        type=int,
+        default=STREAMS_PER_CLIENT,
+        help=f"live streams one address may hold (default {STREAMS_PER_CLIENT})",
+    )
+    p.add_argument(
+        "--streams-per-game",
+        type=int,
+        default=STREAMS_PER_GAME,
+        help=f"live streams open on one game (default {STREAMS_PER_GAME})",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=HEADER_TIMEOUT,
+        help=f"seconds a request's headers may take to arrive (default {HEADER_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        default=REQUEST_TIMEOUT,
+        help=f"seconds a whole request with its body may take (default {REQUEST_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--create-burst",
+        type=int,
+        default=CREATE_BURST,
+        help=f"games one address may create back to back (default {CREATE_BURST})",
+    )
+    p.add_argument(
+        "--create-per-minute",
+        type=float,
+        default=CREATE_PER_MINUTE,
+        help=f"games one address may create per minute after that (default "
+        f"{CREATE_PER_MINUTE:g}; 0: no limit)",
     )
     p.add_argument(
         "--kit", help="the sticker kit (kit.json from 'referee kit'), to read cards from photos"
@@ -263,11 +375,19 @@ def announce(
 # ---- running -------------------------------------------------------------------------------
 
 
-def make_server(app: Any, host: str, port: int, threads: int) -> Any:
-    """A cheroot WSGI server for ``app``."""
-    from cheroot import wsgi
+def make_server(
+    app: Any,
+    host: str,
+    port: int,
+    threads: int,
+    header_timeout: float = HEADER_TIMEOUT,
+    request_timeout: float = REQUEST_TIMEOUT,
+) -> Any:
+    """A cheroot WSGI server for ``app``, with deadlines on reading each request
+    (:class:`web.wsgiserver.Server`)."""
+    from web.wsgiserver import Deadlines, Server
 
-    server = wsgi.Server(
+    server = Server(
         (host, port),
         app,
         numthreads=max(threads, 4),
@@ -275,6 +395,7 @@ def make_server(app: Any, host: str, port: int, threads: int) -> Any:
         request_queue_size=256,
         timeout=30,
         shutdown_timeout=3,
+        deadlines=Deadlines(header_timeout, request_timeout),
     )
     # idle keep-alive connections wait in the selector, not in a thread: keep one per page
     server.keep_alive_conn_limit = max(threads, 10)
@@ -305,6 +426,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             kit = load_kit(args.kit)
         except KitError as e:
             raise SystemExit(f"referee serve: --kit {args.kit}: {e}") from None
+    limits = limits_config(args)
     ip = lan_ip()
     port, note = choose_port(args.host, args.port)
     code = judge_code(db)
@@ -317,6 +439,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "ACCESS_LOG": not args.quiet,
             "PREFERRED_URL_SCHEME": "https" if args.https else "http",
             "VISION_KIT": kit,
+            **limits,
         }
     )
     with app.app_context():
@@ -337,7 +460,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise SystemExit(f"referee serve: the demo game could not be made: {e}") from None
         demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
         demo["public"] = f"{base}/g/{created.game}"
-    server = make_server(app, args.host, port, args.threads)
+    server = make_server(
+        app, args.host, port, args.threads, args.header_timeout, args.request_timeout
+    )
     if args.https:
         from cheroot.ssl.builtin import BuiltinSSLAdapter
 

@@ -138,9 +138,27 @@
       .catch(function () { /* the next event tries again */ })
       .then(function () { busy = false; if (again) { again = false; refresh(); } });
   }
+  // A refused stream (503: the server's streams are full) closes the EventSource: the page then
+  // refreshes itself every Retry-After seconds and asks (HEAD) whether a stream is admitted.
+  function streamUrl() { return "/api/v1/games/" + encodeURIComponent(game) + "/stream"; }
+  function fallback() {
+    fetch(streamUrl(), { method: "HEAD", credentials: "same-origin" })
+      .then(function (r) {
+        refresh();
+        if (r.ok) { listen(); return; }
+        var after = parseInt(r.headers.get("Retry-After") || "10", 10);
+        setTimeout(fallback, (isNaN(after) || after < 1 ? 10 : after) * 1000);
+      })
+      .catch(function () { setTimeout(fallback, 10000); });
+  }
   function listen() {
     if (!game || !window.EventSource || document.getElementById("stepper")) { return; }
-    var es = new EventSource("/api/v1/games/" + encodeURIComponent(game) + "/stream");
+    var es = new EventSource(streamUrl());
+    es.onerror = function () {
+      if (es.readyState !== 2) { return; }  // CONNECTING: the browser retries by itself
+      es.close();
+      fallback();
+    };
     es.onmessage = function (ev) {
       var seq = NaN;
       try { seq = parseInt(JSON.parse(ev.data).seq, 10); } catch (e) { seq = NaN; }

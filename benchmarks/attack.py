@@ -1,0 +1,368 @@
+"""The hall under attack (issue 12): 100 tables play while 500 hostile connections try to stop
+the server.
+
+    .venv/bin/python benchmarks/attack.py [--tables 100] [--pace 2.0] [--seconds 25]
+        [--hostile 500] [--attackers 4] [--threads 512] [--seed 1]
+
+It starts ``referee serve`` with its default limits (as :mod:`benchmarks.web` does: a
+subprocess on a free loopback port, a database in a temporary directory), creates ``--tables``
+games as the tournament judge and opens three live streams per table from the table's own
+loopback address. Each table posts its game's actions with exponential gaps of mean ``--pace``
+seconds, once for ``--seconds`` without an attack, then again for ``--seconds`` while the
+attack runs, on the same tables and streams.
+
+The attack comes from ``--attackers`` loopback addresses (127.66.0.x, one attacker with a few
+devices) and holds ``--hostile`` connections, in these shares:
+
+- 40 % **idle streams**: open a live stream and read nothing of it, forever; a refused one
+  (503) asks again after 5 s, ignoring Retry-After.
+- 30 % **slowloris**: send a request line and then one header byte a second, never ending the
+  headers; when cut, connect again after a second.
+- 20 % **open-close churn**: open a stream, read its first bytes, close, every 2.5 s.
+- 10 % **uploads**: alternately a decompression bomb (a 14000 × 14000 PNG of ~190 kB) and a
+  1 MP photo of noise, to a kit game of the attacker's own, one every 2 s each.
+
+Printed for each run: the players' post p50/p99 (request sent to answer read) and the other
+seat's stream p50/p99 (sent until the other player's stream brought the new head), the
+attack's counts (streams admitted and refused, slowloris connections cut, churn, uploads by
+status) and the server's resident memory (now and peak). Bounded: two runs of ``--seconds``
+plus the setup, a few minutes on a small machine. Nothing asserts: the numbers depend on the
+machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import random
+import re
+import struct
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from benchmarks.web import (  # noqa: E402
+    HOST,
+    Conn,
+    ServerLog,
+    Table,
+    free_port,
+    listen,
+    new_tables,
+    report,
+    scripts,
+    start_server,
+    step,
+)
+
+Counts = collections.Counter[str]
+
+
+def bomb_png(width: int = 14000, height: int = 14000) -> bytes:
+    """A small PNG whose header declares ``width`` × ``height`` pixels (compressed zeros)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    comp = zlib.compressobj(9)
+    row = b"\x00" * (1 + 3 * width)
+    data = b"".join(comp.compress(row) for _ in range(height)) + comp.flush()
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
+
+
+def noise_jpeg(width: int = 1280, height: int = 800) -> bytes:
+    import cv2
+    import numpy as np
+
+    img = np.random.default_rng(1).integers(0, 255, (height, width, 3), dtype=np.uint8)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    assert ok
+    return bytes(buf.tobytes())
+
+
+async def _read_head(c: Conn) -> int:
+    status, _ = await c._head()
+    return status
+
+
+async def idle_stream(port: int, game: str, source: str, counts: Counts) -> None:
+    """Holds a live stream open and reads nothing; asks again 5 s after a refusal."""
+    while True:
+        c = None
+        try:
+            c = await Conn.open(port, source)
+            c.w.write(f"GET /api/v1/games/{game}/stream HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+            await c.w.drain()
+            status = await asyncio.wait_for(_read_head(c), 30)
+            if status == 200:
+                counts["stream admitted"] += 1
+                while await c.r.read(1 << 16):  # hold it; the server ends it after 5 minutes
+                    await asyncio.sleep(30)
+            else:
+                counts[f"stream refused {status}"] += 1
+        except (OSError, ConnectionError, asyncio.IncompleteReadError, TimeoutError):
+            counts["stream error"] += 1
+        finally:
+            if c is not None:
+                c.close()
+        await asyncio.sleep(5.0)
+
+
+async def slowloris(port: int, source: str, counts: Counts) -> None:
+    """A request whose headers never end: one byte a second."""
+    while True:
+        c = None
+        try:
+            c = await Conn.open(port, source)
+            c.w.write(f"GET / HTTP/1.1\r\nHost: {HOST}\r\nX-Slow: ".encode())
+            await c.w.drain()
+            counts["slowloris opened"] += 1
+            while True:
+                try:
+                    await asyncio.wait_for(c.r.read(4096), 1.0)
+                except TimeoutError:
+                    c.w.write(b"x")
+                    await c.w.drain()
+                    continue
+                counts["slowloris cut"] += 1  # the server answered (408) or closed
+                break
+        except (OSError, ConnectionError):
+            counts["slowloris cut"] += 1
+        finally:
+            if c is not None:
+                c.close()
+        await asyncio.sleep(1.0)
+
+
+async def churn(port: int, game: str, source: str, counts: Counts) -> None:
+    """Opens a stream, reads its first bytes, closes it; again every 2.5 s."""
+    while True:
+        c = None
+        try:
+            c = await Conn.open(port, source)
+            c.w.write(f"GET /api/v1/games/{game}/stream HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+            await c.w.drain()
+            await asyncio.wait_for(c.r.read(256), 10)
+            counts["churn"] += 1
+        except (OSError, ConnectionError, TimeoutError):
+            counts["churn error"] += 1
+        finally:
+            if c is not None:
+                c.close()
+        await asyncio.sleep(2.5)
+
+
+async def uploads(
+    port: int, game: str, code: str, source: str, images: list[bytes], counts: Counts
+) -> None:
+    """Alternately a bomb and a photo of noise, one every 2 s."""
+    i = 0
+    while True:
+        c = None
+        data = images[i % len(images)]
+        kind = "bomb" if i % len(images) == 0 else "photo"
+        i += 1
+        try:
+            c = await Conn.open(port, source)
+            head = (
+                f"POST /api/v1/games/{game}/photos HTTP/1.1\r\nHost: {HOST}\r\n"
+                f"Authorization: Bearer {code}\r\nContent-Type: image/"
+                f"{'png' if kind == 'bomb' else 'jpeg'}\r\nContent-Length: {len(data)}\r\n"
+                "Connection: close\r\n\r\n"
+            )
+            c.w.write(head.encode() + data)
+            await c.w.drain()
+            status = await asyncio.wait_for(_read_head(c), 60)
+            counts[f"upload {kind} {status}"] += 1
+        except (OSError, ConnectionError, asyncio.IncompleteReadError, TimeoutError):
+            counts[f"upload {kind} error"] += 1
+        finally:
+            if c is not None:
+                c.close()
+        await asyncio.sleep(2.0)
+
+
+async def attacker_game(port: int, source: str) -> tuple[str, str]:
+    """A game with a sticker kit, created by the attacker (within his creation limit); his
+    Hera code."""
+    from datetime import UTC, datetime
+
+    from printables.kit import Kit
+
+    kit = Kit.create(kit_id="ATKQZ", secret="7a" * 16, now=datetime(2025, 1, 1, tzinfo=UTC))
+    c = await Conn.open(port, source)
+    status, hdrs, body = await c.request("GET", "/api/v1/session")
+    cookie = hdrs["set-cookie"].split(";")[0]
+    token = json.loads(body)["csrf"]
+    status, _, body = await c.request(
+        "POST",
+        "/api/v1/games",
+        {"kit": kit.to_json()},
+        {"Cookie": cookie, "X-CSRF-Token": token},
+    )
+    c.close()
+    assert status == 201, body
+    b = json.loads(body)
+    return str(b["game"]), str(b["codes"]["hera"])
+
+
+def memory(pid: int) -> tuple[float, float]:
+    """The server's resident memory now and at its peak, in MB (Linux)."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return float("nan"), float("nan")
+    got = {ln.split(":")[0]: ln.split()[1] for ln in text.splitlines() if ln.startswith("Vm")}
+    return int(got.get("VmRSS", 0)) / 1024, int(got.get("VmHWM", 0)) / 1024
+
+
+async def session(
+    port: int, pid: int, tables: list[Table], args: argparse.Namespace, log: ServerLog
+) -> None:
+    readies = []
+    listeners = []
+    for t in tables:
+        for seat in ("hera", "zeus", "public"):
+            ev = asyncio.Event()
+            readies.append(ev)
+            listeners.append(asyncio.create_task(listen(port, t, seat, ev)))
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), 60)
+    await asyncio.sleep(0.5)
+    log.posts()
+    print(
+        f"{len(tables)} tables, {len(listeners)} live streams; one action per {args.pace:g} s "
+        f"per table, {args.seconds:g} s per run; server memory {memory(pid)[0]:.0f} MB",
+        flush=True,
+    )
+    quiet, el = await step(port, tables, args.pace, args.seconds, args.seed)
+    report("no attack", quiet, el, log.posts())
+
+    sources = [f"127.66.0.{i + 1}" for i in range(max(1, args.attackers))]
+    game, code = await attacker_game(port, sources[0])
+    images = [bomb_png(), noise_jpeg()]
+    print(f"  the bomb: {len(images[0]) // 1024} kB declaring 14000 × 14000 pixels", flush=True)
+    counts: Counts = collections.Counter()
+    n = args.hostile
+    shares = {"idle": n * 40 // 100, "slow": n * 30 // 100, "churn": n * 20 // 100}
+    shares["upload"] = n - sum(shares.values())
+    victims = [t.game for t in tables]
+    rng = random.Random(args.seed)
+    attack: list[asyncio.Task[None]] = []
+    for i in range(shares["idle"]):
+        src = sources[i % len(sources)]
+        attack.append(asyncio.create_task(idle_stream(port, rng.choice(victims), src, counts)))
+    for i in range(shares["slow"]):
+        attack.append(asyncio.create_task(slowloris(port, sources[i % len(sources)], counts)))
+    for i in range(shares["churn"]):
+        src = sources[i % len(sources)]
+        attack.append(asyncio.create_task(churn(port, rng.choice(victims), src, counts)))
+    for i in range(shares["upload"]):
+        src = sources[i % len(sources)]
+        attack.append(asyncio.create_task(uploads(port, game, code, src, images, counts)))
+    print(
+        f"attack: {n} hostile connections from {len(sources)} addresses "
+        f"({shares['idle']} idle streams, {shares['slow']} slowloris, {shares['churn']} "
+        f"open-close churn, {shares['upload']} uploads); 5 s to build up",
+        flush=True,
+    )
+    await asyncio.sleep(5.0)
+    peak_before = memory(pid)
+    hostile, el = await step(port, tables, args.pace, args.seconds, args.seed + 1)
+    report("under attack", hostile, el, log.posts())
+    now, peak = memory(pid)
+    for _ in range(5):  # a cancel can be lost inside wait_for (Python 3.11): ask again
+        for task in attack:
+            task.cancel()
+        _, pending = await asyncio.wait(attack, timeout=2.0)
+        if not pending:
+            break
+    print("  attack counts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    print(
+        f"  server memory: {now:.0f} MB now, peak {peak:.0f} MB "
+        f"(peak before the attack ran: {peak_before[1]:.0f} MB)",
+        flush=True,
+    )
+    ms = 1000
+    print(
+        "summary: players' post p99 "
+        f"{_p99(quiet.post) * ms:.1f} ms without the attack, {_p99(hostile.post) * ms:.1f} ms "
+        f"with it; other seat's update p99 {_p99(quiet.update) * ms:.1f} ms without, "
+        f"{_p99(hostile.update) * ms:.1f} ms with; errors {dict(hostile.errors) or 'none'}",
+        flush=True,
+    )
+    cuts = collections.Counter(
+        " ".join(ln.split()[2:5]) + (" (a player)" if " 127.1." in ln else "")
+        for ln in log.path.read_text().splitlines()
+        if "a connection of" in ln
+    )
+    print(
+        "  the server cut or closed: " + (", ".join(f"{k} {v}" for k, v in cuts.items()) or "none")
+    )
+    for task in listeners:
+        task.cancel()
+    await asyncio.gather(*listeners, return_exceptions=True)
+
+
+def _p99(xs: list[float]) -> float:
+    from benchmarks.web import pct
+
+    return pct(xs, 99)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tables", type=int, default=100)
+    ap.add_argument("--pace", type=float, default=2.0, help="mean seconds between actions")
+    ap.add_argument("--seconds", type=float, default=25.0, help="each run, without and with")
+    ap.add_argument("--hostile", type=int, default=500, help="hostile connections")
+    ap.add_argument("--attackers", type=int, default=4, help="the attacker's addresses")
+    ap.add_argument("--threads", type=int, default=512)
+    ap.add_argument("--games", type=int, default=8, help="distinct played games to post")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    print(f"playing {args.games} games at a simulated table ...", flush=True)
+    games = scripts(args.games, args.seed)
+    print(f"  {sum(map(len, games))} actions; {os.cpu_count()} CPUs", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        log = Path(tmp) / "server.log"
+        proc = start_server(Path(tmp) / "bench.sqlite3", port, args.threads, log)
+        server = ServerLog(log)
+        try:
+            judge = (Path(tmp) / "bench.sqlite3.judge").read_text().strip()
+            t0 = time.perf_counter()
+            tables = asyncio.run(new_tables(port, args.tables, games, judge))
+            print(f"  {len(tables)} tables created in {time.perf_counter() - t0:.1f} s")
+            asyncio.run(session(port, proc.pid, tables, args, server))
+        except BaseException:
+            text = log.read_text()
+            print(
+                "the server's log, its warnings and errors:\n"
+                + "\n".join(
+                    ln for ln in text.splitlines() if not re.search(r" (GET|POST|HEAD) /", ln)
+                )[-5000:]
+            )
+            raise
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except Exception:
+                proc.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,71 @@
+"""The judge's tables in the order he needs them (issue 12: thousands of games, a few real).
+
+Every table is in one state (:func:`table_state`), and the overview lists them state by state:
+
+    alert      held, broken, or an open call or irregularity    the judge is needed
+    playing    in play, an event in the last QUIET_AFTER         a table at work
+    setup      setting up, an event in the last QUIET_AFTER      most events first
+    quiet      not over, nothing for QUIET_AFTER before the hall's latest event (abandoned)
+    finished   the game is over
+
+The first two are the tables playing now: the judge's page (``/judge``) shows all of them,
+then the others :data:`PAGE_SIZE` at a time (``/judge?page=2``); the API's ``/tables`` lists
+them in the same order and takes ``state`` (``active``: alert and playing; ``other``: the rest),
+``limit`` and ``offset``. Within a state, the most recent first.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+
+from referee.models import TableRow
+
+QUIET_AFTER = datetime.timedelta(hours=2)
+PAGE_SIZE = 50
+STATES = ("alert", "playing", "setup", "quiet", "finished")
+ACTIVE = ("alert", "playing")
+
+
+def _time(text: str | None) -> datetime.datetime | None:
+    try:
+        return datetime.datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def table_state(row: TableRow, now: datetime.datetime) -> str:
+    """The state of one table (see the module's table)."""
+    if (
+        "held" in row
+        or row.get("broken")
+        or row.get("open_calls")
+        or row.get("open_irregularities")
+    ):
+        return "alert"
+    if row.get("phase") == "over" or row.get("winner") or row.get("reason"):
+        return "finished"
+    last = _time(row.get("last_time"))
+    if last is not None and now - last > QUIET_AFTER:
+        return "quiet"
+    return "setup" if row.get("phase") == "setup" else "playing"
+
+
+def ordered(rows: Sequence[TableRow]) -> list[tuple[str, TableRow]]:
+    """``rows`` with their states, state by state, the most recent (setting up: the most
+    events) first within each. "Now" is the latest event of all the tables (no clock is read:
+    a hall where nothing happens has no quiet table)."""
+    times = [t for t in (_time(r.get("last_time")) for r in rows) if t is not None]
+    now = max(times) if times else datetime.datetime.now(datetime.UTC)
+
+    def key(item: tuple[str, TableRow]) -> tuple[int, int, str]:
+        state, row = item
+        seq = row.get("head", {}).get("seq", 0) if state == "setup" else 0
+        return (STATES.index(state), -int(seq), _desc(row.get("last_time") or ""))
+
+    return sorted(((table_state(r, now), r) for r in rows), key=key)
+
+
+def _desc(text: str) -> str:
+    """A key that sorts ISO times newest first."""
+    return "".join(chr(0x10FFFF - ord(c)) for c in text)
