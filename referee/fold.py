@@ -66,6 +66,10 @@ class Folded:
     question: Record | None = None  # the open question (an ``ask`` record), if any
     calls: list[Record] = field(default_factory=list)  # judge calls
     resolved: dict[int, Record] = field(default_factory=dict)  # seq settled -> resolve record
+    holders: dict[str, str] = field(default_factory=dict)  # seat -> id of the device holding it
+    requests: dict[int, Record] = field(default_factory=dict)  # open seat requests, by seq
+    proposals: dict[int, Record] = field(default_factory=dict)  # open correction proposals
+    approvals: dict[int, tuple[str, ...]] = field(default_factory=dict)  # proposal -> players
 
     def copy(self) -> Folded:
         """A snapshot to fold further without touching this one (readers keep theirs)."""
@@ -88,6 +92,10 @@ class Folded:
             self.question,
             list(self.calls),
             dict(self.resolved),
+            dict(self.holders),
+            dict(self.requests),
+            dict(self.proposals),
+            dict(self.approvals),
         )
 
     def open_items(self) -> list[Record]:
@@ -231,6 +239,42 @@ def _note(f: Folded, r: Record) -> None:
             f.resolved[target] = r
     elif r.kind in ("undo", "amend"):
         f.corrections.append(r)
+    elif r.kind in SEAT_KINDS:
+        _note_seat(f, r)
+    if r.kind in ("action", "undo", "amend"):
+        f.proposals.clear()  # a proposal is made on the table as it was; the table moved on
+
+
+SEAT_KINDS = frozenset({"claim", "request", "move", "reissue", "propose", "approve", "decline"})
+
+
+def _note_seat(f: Folded, r: Record) -> None:
+    """Who holds a seat, open seat requests, open correction proposals (docs/service.md)."""
+    body = r.body
+    seat = body.get("seat")
+    if r.kind == "claim" and isinstance(seat, str):
+        f.holders[seat] = str(body.get("device", ""))
+    elif r.kind == "request":
+        f.requests[r.seq] = r
+    elif r.kind == "move" and isinstance(seat, str):
+        f.holders[seat] = str(body.get("device", ""))
+        asked = body.get("request")
+        f.requests = {
+            s: q for s, q in f.requests.items() if s != asked and q.body.get("seat") != seat
+        }
+    elif r.kind == "reissue" and isinstance(seat, str):
+        f.holders.pop(seat, None)  # the new link claims the seat on its first device
+        f.requests = {s: q for s, q in f.requests.items() if q.body.get("seat") != seat}
+    elif r.kind == "propose":
+        f.proposals = {r.seq: r}  # one open proposal at a time: a new one replaces the last
+        f.approvals = {r.seq: (r.seat,)}
+    elif r.kind in ("approve", "decline"):
+        target = body.get("proposal")
+        if isinstance(target, int) and target in f.proposals:
+            if r.kind == "decline":
+                del f.proposals[target]
+            else:
+                f.approvals[target] = (*f.approvals.get(target, ()), r.seat)
 
 
 def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
