@@ -167,6 +167,9 @@ class Referee:
     def head(self, game: str) -> Head:
         return self.reading.head(game)
 
+    def seat_news(self, game: str, seat: str) -> dict[str, Any]:
+        return self.reading.seat_news(game, seat)
+
     def card_names(self, game: str) -> dict[str, list[str]]:
         return self.reading.card_names(game)
 
