@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
@@ -22,6 +24,8 @@ from pathlib import Path
 from typing import Protocol
 
 from referee.log import Record
+
+log = logging.getLogger("referee.store")
 
 
 class StoreError(Exception):
@@ -186,6 +190,20 @@ class _Job:
         self.error: StoreError | None = None
 
 
+def tighten(path: Path) -> None:
+    """Makes a file holding secrets or hidden cards readable by its owner only (0600), with a
+    warning when it was open to others; a file that does not exist is left alone."""
+    try:
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            os.chmod(path, 0o600)
+            log.warning("%s was readable by others (mode %o); now 0600", path, mode)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        log.warning("%s may be readable by others and could not be tightened: %s", path, e)
+
+
 class SQLiteStore:
     """The default store: one SQLite file, WAL journal, synchronous writes, a connection per
     thread. ``readonly=True`` opens an existing file for reading only and never creates one.
@@ -204,6 +222,11 @@ class SQLiteStore:
                 raise StoreError(f"{self.path}: no such database")
             if not readonly and not p.parent.exists():
                 raise StoreError(f"{self.path}: the folder {p.parent} does not exist")
+            if not readonly and not p.exists():
+                # hidden cards, salts and kit secrets: readable by the owner only (SQLite makes
+                # the -wal and -shm files with the database file's mode)
+                with contextlib.suppress(FileExistsError):
+                    os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._guard = threading.Lock()
@@ -217,6 +240,9 @@ class SQLiteStore:
                 db.executescript(_SCHEMA)
             except sqlite3.Error as e:
                 raise _fault(e, self.path) from None
+            if self.path != ":memory:":
+                for f in (p, Path(f"{p}-wal"), Path(f"{p}-shm")):
+                    tighten(f)
 
     def _db(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)

@@ -71,6 +71,13 @@ def add_serve_command(sub: Any) -> None:
     p.add_argument(
         "--kit", help="the sticker kit (kit.json from 'referee kit'), to read cards from photos"
     )
+    p.add_argument(
+        "--create",
+        choices=("anyone", "organiser"),
+        default="anyone",
+        help="who may create games: anyone on the network, or only a browser holding the "
+        "organiser's (tournament judge's) link",
+    )
     p.add_argument("--quiet", action="store_true", help="no access log")
     p.add_argument("--no-qr", action="store_true", help="print the links without QR codes")
     p.set_defaults(func=cmd_serve)
@@ -141,6 +148,13 @@ def _private_file(path: Path, make: Any) -> str:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text + "\n")
     return text
+
+
+def private_files(db: Path) -> list[Path]:
+    """The files beside the database that hold secrets or hidden cards (checked at start:
+    readable by their owner only)."""
+    names = ("", "-wal", "-shm", ".secret", ".judge", ".key", ".cert.pem", ".key.pem")
+    return [db.with_name(db.name + n) for n in names]
 
 
 def secret_key(db: Path) -> str:
@@ -289,9 +303,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web import live
     from web.app import create_app
     from web.links import join_path
+    from referee.store import tighten
     from web.request import open_db
 
     db = Path(args.db).resolve()
+    os.umask(0o077)  # every file made from here on (database, -wal, -shm, keys): owner only
+    for f in private_files(db):
+        tighten(f)
     try:
         ref = open_db(str(db))
     except Exception as e:  # an unreadable file, a locked or corrupt database
@@ -314,6 +332,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "REFEREE_DB": str(db),
             "SECRET_KEY": secret_key(db),
             "JUDGE_CODE": code,
+            "CREATE": args.create,
             "ACCESS_LOG": not args.quiet,
             "PREFERRED_URL_SCHEME": "https" if args.https else "http",
             "VISION_KIT": kit,
