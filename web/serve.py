@@ -300,10 +300,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Runs until SIGINT or SIGTERM. Returns 0, or raises SystemExit with a message for a
     taken port or an unusable database."""
     from referee.service import ServiceError
+    from referee.store import tighten
     from web import live
     from web.app import create_app
     from web.links import join_path
-    from referee.store import tighten
     from web.request import open_db
 
     db = Path(args.db).resolve()
