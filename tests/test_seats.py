@@ -106,17 +106,23 @@ def test_at_a_table_without_a_judge_the_other_player_approves_a_move() -> None:
 def test_an_api_client_claims_a_seat_and_uses_the_returned_token_as_bearer(app: Flask) -> None:
     created = referee_of(app).create_game()
     g = created.game
-    c = app.test_client()
-    r = c.post(f"/api/v1/games/{g}/claim", json={"code": created.codes["hera"]})
+    script = Browser(app)  # the game's CSRF token comes with its public view
+    r = script.post(f"/api/v1/games/{g}/claim", {"code": created.codes["hera"]}, game=g)
     assert r.status_code == 201, r.data
     token = r.json["token"]  # type: ignore[index]
     assert token != created.codes["hera"]
     bearer = {"Authorization": f"Bearer {token}"}
-    assert app.test_client().get(f"/api/v1/games/{g}", headers=bearer).json["seat"] == "hera"  # type: ignore[index]
+    view = app.test_client().get(f"/api/v1/games/{g}", headers=bearer).json
+    assert view is not None and view["seat"] == "hera"
     code = {"Authorization": f"Bearer {created.codes['zeus']}"}
     assert app.test_client().get(f"/api/v1/games/{g}", headers=code).status_code == 401
-    again = app.test_client().post(f"/api/v1/games/{g}/claim", json={"code": created.codes["hera"]})
+    other = Browser(app)
+    again = other.post(f"/api/v1/games/{g}/claim", {"code": created.codes["hera"]}, game=g)
     assert again.status_code == 409 and "already held" in again.json["message"]  # type: ignore[index]
+    asked = other.post(
+        f"/api/v1/games/{g}/claim", {"code": created.codes["hera"], "ask": True}, game=g
+    )
+    assert asked.status_code == 202 and asked.json["request"] is not None  # type: ignore[index]
 
 
 # ---- no judge's code for the creator ---------------------------------------------------------

@@ -6,7 +6,7 @@ is the server's tournament judge: no game has a judge's code of its own.
 
 At a table without a judge, the players' corrections: one proposes an undo or an amend
 (``/g/<game>/propose/<what>``), the other approves or declines it
-(``/g/<game>/proposals/<n>/<approve|decline>``); the service applies it once both approved.
+(``/g/<game>/proposals/<approve|decline>``); the service applies it once both approved.
 """
 
 from __future__ import annotations
@@ -114,14 +114,16 @@ def propose(game: str, what: str) -> Response:
     return back(game)
 
 
-@bp.post("/g/<game>/proposals/<int:proposal>/<what>")
+@bp.post("/g/<game>/proposals/<what>")
 @with_game
 @csrf_protected
-def proposal(game: str, proposal: int, what: str) -> Response:
-    """A player approves or declines the other's proposed correction."""
+def proposal(game: str, what: str) -> Response:
+    """A player approves or declines (``what``) the other's proposed correction (form field
+    ``proposal``, its event number)."""
     if what not in ("approve", "decline"):
         abort(404)
     try:
+        proposal = form_int(request.form, "proposal")
         recs = get_referee().approve(game, seat_of(game), proposal, agree=what == "approve")
         if what == "decline":
             flash(f"Proposal {proposal} declined.", "ok")
@@ -129,6 +131,8 @@ def proposal(game: str, proposal: int, what: str) -> Response:
             flash(f"Both players approved: the correction is event {recs[-1].seq}.", "ok")
         else:
             flash(f"Proposal {proposal} approved.", "ok")
+    except ValueError as e:
+        flash(f"Refused: {e}", "error")
     except ServiceError as e:
         flash(refusal(e), "error")
     return back(game)
