@@ -122,7 +122,8 @@ def test_an_api_client_claims_a_seat_and_uses_the_returned_token_as_bearer(app: 
     asked = other.post(
         f"/api/v1/games/{g}/claim", {"code": created.codes["hera"], "ask": True}, game=g
     )
-    assert asked.status_code == 202 and asked.json["request"] is not None  # type: ignore[index]
+    assert asked.status_code == 201 and asked.json["held"] is True  # type: ignore[index]
+    assert asked.json["request"] is not None  # type: ignore[index]
 
 
 # ---- no judge's code for the creator ---------------------------------------------------------

@@ -101,6 +101,14 @@ class Browser:
         return self.client.post(path, headers=h, **kw)
 
 
+def token_of(b: Browser, game: str) -> str:
+    """The device token a browser holds for its seat at ``game`` (its ``hz_<game>`` cookie),
+    which a script sends as its Bearer token."""
+    cookie = b.client.get_cookie(f"hz_{game}")
+    assert cookie is not None, "this browser holds no seat there"
+    return str(cookie.value)
+
+
 def judge_browser(app: Flask) -> Browser:
     """A browser holding the tournament judge's link (the judge of every game)."""
     b = Browser(app)

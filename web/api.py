@@ -361,7 +361,7 @@ def create_game() -> Response:
     body=schemas.ClaimBodySchema,
     response=schemas.ClaimSchema,
     ok=201,
-    errors=(400, 404, 409, 415, 422, 423, 503),
+    errors=(400, 401, 403, 404, 409, 415, 422, 423, 503),
     access="none",
     headers=("X-CSRF-Token",),
 )
@@ -370,16 +370,16 @@ def create_game() -> Response:
 def claim(game: str) -> Response:
     """A join code opens its seat once, for one device: 201 with a device token (send it as
     ``Authorization: Bearer``; the join code itself is never a Bearer token). 409 "this seat is
-    already held" when another device holds it; with ``"ask": true``, 202: a request the judge
-    (at a table without one, the other player) approves, after which the token opens the seat.
-    404 for a code that opens no seat. It carries the game's CSRF token, the ``X-CSRF-Token``
+    already held" when another device holds it; with ``"ask": true``, 201 with ``held`` and
+    ``request``: a request the judge (at a table without one, the other player) approves, after
+    which the token opens the seat. 404 for a code that opens no seat. It carries the game's CSRF token, the ``X-CSRF-Token``
     of ``GET /api/v1/games/<game>`` (a script keeps that response's cookie)."""
     body = _load(schemas.ClaimBodySchema)
     c = _ref().claim(game, body["code"], seat_token(game), ask=body["ask"])
     out = {"seat": c.seat, "token": c.token, "held": c.held, "request": c.request}
     if c.held and c.request is None:
-        return error_response(409, "Held", "this seat is already held by another device", None)
-    return _json(schemas.ClaimSchema, out, 202 if c.held else 201)
+        return error_response(409, "SeatHeld", "this seat is already held by another device", None)
+    return _json(schemas.ClaimSchema, out, 201)
 
 
 @route(
