@@ -9,8 +9,9 @@ per table (``GET /api/v1/games/<g>/stream``: Hera's, Zeus's and the public page'
 own seat). Each table then posts the actions of a game played at a simulated table
 (``tests/service_helpers.py``, as in ``benchmarks/referee.py``), one ``POST .../actions`` at a
 time, with exponential gaps of mean ``--pace`` seconds (a brisk game). The actions are posted
-with the judge's code: the judge states every card, so the referee never has to ask a seat and
-every post is one write (the endpoint, its checks and its costs are the players').
+with the tournament judge's code: the judge states every card, so the referee never has to ask
+a seat and every post is one write (the endpoint, its checks and its costs are the players').
+Each seat's stream carries the device token its claim returned.
 
 Printed: p50/p99 of the time to post an action (request sent to response read; and the part
 spent in the server, from its access log: the app and the service with its synced commit), and
@@ -247,7 +248,11 @@ async def play(
         c.close()
 
 
-async def new_tables(port: int, n: int, games: list[list[dict[str, Any]]]) -> list[Table]:
+async def new_tables(
+    port: int, n: int, games: list[list[dict[str, Any]]], judge: str
+) -> list[Table]:
+    """``n`` games, each seat claimed (its device token is its Bearer token) and the server's
+    tournament judge's code (``judge``) for posting."""
     c = await Conn.open(port)
     status, hdrs, body = await c.request("GET", "/api/v1/session")
     cookie = hdrs["set-cookie"].split(";")[0]
@@ -259,7 +264,15 @@ async def new_tables(port: int, n: int, games: list[list[dict[str, Any]]]) -> li
         )
         assert status == 201, body
         b = json.loads(body)
-        out.append(Table(b["game"], b["codes"], games[i % len(games)]))
+        _, hdrs, _ = await c.request("GET", f"/api/v1/games/{b['game']}", None, {"Cookie": cookie})
+        h = {"Cookie": cookie, "X-CSRF-Token": hdrs["x-csrf-token"]}
+        codes = {"judge": judge}
+        for seat, code in b["codes"].items():
+            path = f"/api/v1/games/{b['game']}/claim"
+            status, _, got = await c.request("POST", path, {"code": code}, h)
+            assert status == 201, got
+            codes[seat] = json.loads(got)["token"]
+        out.append(Table(b["game"], codes, games[i % len(games)]))
     c.close()
     return out
 
@@ -399,7 +412,8 @@ def main() -> int:
         proc = start_server(Path(tmp) / "bench.sqlite3", port, args.threads, log)
         server = ServerLog(log)
         try:
-            tables = asyncio.run(new_tables(port, args.tables, games))
+            judge = (Path(tmp) / "bench.sqlite3.judge").read_text("utf-8").strip()
+            tables = asyncio.run(new_tables(port, args.tables, games, judge))
             asyncio.run(session(port, tables, args, server))
         finally:
             proc.terminate()
