@@ -5,6 +5,7 @@ secrets are the owner's only."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -235,3 +236,31 @@ def test_serve_tightens_its_secret_files(tmp_path: Path) -> None:
     for f in private_files(db):
         if f.exists():
             assert mode(f) == 0o600, f
+
+
+def test_over_the_pages_a_table_without_a_judge_corrects_once_both_players_approve() -> None:
+    app = make_app(JUDGE_CODE=None)  # a server without a tournament judge
+    ref = referee_of(app)
+    creator = Browser(app)
+    r = creator.client.post("/new", data={"csrf": creator.csrf(), "profile": "kosmos"})
+    assert r.status_code == 303
+    g = r.headers["Location"].split("/")[2]
+    assert ref.seat_news(g, "hera")["judged"] is False
+    hera, zeus = Browser(app), Browser(app)
+    for step, b in enumerate((hera, zeus)):  # each scans his own screen
+        page = creator.get(f"/g/{g}/created?step={step}").get_data(as_text=True)
+        link = re.search(r'href="http://localhost(/join/[^"]+)"', page)
+        assert link is not None and b.client.get(link.group(1)).status_code == 303
+    assert "propose-undo-form" in hera.get(f"/g/{g}").get_data(as_text=True)
+    r = hera.client.post(
+        f"/g/{g}/propose/undo", data={"csrf": hera.csrf(g), "to": "0", "reason": "misdealt"}
+    )
+    assert r.status_code == 303
+    proposal = ref.log(g, "public")[-1]
+    assert proposal.kind == "propose" and ref.folded(g).corrections == []
+    assert f'id="proposal-{proposal.seq}"' in zeus.get(f"/g/{g}").get_data(as_text=True)
+    r = zeus.client.post(
+        f"/g/{g}/proposals/approve", data={"csrf": zeus.csrf(g), "proposal": str(proposal.seq)}
+    )
+    assert r.status_code == 303
+    assert kinds(app, g)[-3:] == ["propose", "approve", "undo"]
