@@ -210,7 +210,7 @@ def test_a_whole_game_through_the_pages(
     links: dict[str, str] = {}
     for seat in ("hera", "zeus"):  # one seat a screen: each scans his own, no judge's link
         shown = {
-            a.get_attribute("data-join"): str(a.get_attribute("href"))
+            str(a.get_attribute("data-join")): str(a.get_attribute("href"))
             for a in hera.d.find_elements(By.CSS_SELECTOR, "a[data-join]")
         }
         assert set(shown) == {seat}, shown
