@@ -264,3 +264,24 @@ def test_over_the_pages_a_table_without_a_judge_corrects_once_both_players_appro
     )
     assert r.status_code == 303
     assert kinds(app, g)[-3:] == ["propose", "approve", "undo"]
+
+
+def test_a_proposed_amend_seals_the_proposers_hidden_cards_from_the_other_player() -> None:
+    """A dealt hand is hidden from the other player (D21): so is a proposal to amend it."""
+    from referee.log import read_lines, verify
+    from referee.views import cutter
+
+    ref = make_referee()
+    g = ref.create_game(judged=False, starting="hera").game
+    hand = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
+    dealt = ref.submit(g, "hera", {"do": "deal", "player": "hera", "cards": [*hand, "Hades"]})
+    other = [*hand[:-1], "Hades", "Sirens"]
+    amend = {"do": "deal", "player": "hera", "cards": [*other[:-1], "Medusa"]}
+    p = ref.propose(
+        g, "hera", {"kind": "amend", "event": dealt.seq, "action": amend, "reason": "x"}
+    )
+    seen = ref.log(g, "zeus")[p.seq]
+    assert "Medusa" not in repr(seen.body) and "body.correction.action.cards" in seen.sealed
+    assert "Medusa" in repr(ref.log(g, "hera")[p.seq].body)
+    header, lines = read_lines(ref.export(g, "zeus"))
+    assert verify(header, lines, may_cut=cutter(ref.folded(g).module)).ok

@@ -220,6 +220,11 @@ def test_a_whole_game_through_the_pages(
     assert not hera.d.find_elements(By.CSS_SELECTOR, "a[data-join]")
     hera.get(links["hera"])
     zeus.get(links["zeus"])
+    judge.get(links["hera"])  # a second phone opening Hera's link: the seat is hers already
+    judge.wait(lambda: "already held" in judge.text("main"), "a held seat is not handed over")
+    judge.console()
+    assert all("409 (CONFLICT)" in e for e in judge.errors), judge.errors  # the page's status
+    judge.errors.clear()
     judge.get(f"{base}/judge/join/{JUDGE_CODE}")  # the server's tournament judge
     judge.get(f"{base}/g/{game}")
     for b in (hera, zeus, judge):  # the secret has left the address bar

@@ -372,8 +372,9 @@ def claim(game: str) -> Response:
     ``Authorization: Bearer``; the join code itself is never a Bearer token). 409 "this seat is
     already held" when another device holds it; with ``"ask": true``, 201 with ``held`` and
     ``request``: a request the judge (at a table without one, the other player) approves, after
-    which the token opens the seat. 404 for a code that opens no seat. It carries the game's CSRF token, the ``X-CSRF-Token``
-    of ``GET /api/v1/games/<game>`` (a script keeps that response's cookie)."""
+    which the token opens the seat. 404 for a code that opens no seat. It carries the game's
+    CSRF token, the ``X-CSRF-Token`` of ``GET /api/v1/games/<game>`` (a script keeps that
+    response's cookie)."""
     body = _load(schemas.ClaimBodySchema)
     c = _ref().claim(game, body["code"], seat_token(game), ask=body["ask"])
     out = {"seat": c.seat, "token": c.token, "held": c.held, "request": c.request}
