@@ -194,8 +194,8 @@ async def uploads(
 
 
 async def attacker_game(port: int, source: str) -> tuple[str, str]:
-    """A game with a sticker kit, created by the attacker (within his creation limit); his
-    Hera code."""
+    """A game with a sticker kit, created by the attacker (within his creation limit); the
+    device token of Hera's seat, which he claimed."""
     from datetime import UTC, datetime
 
     from printables.kit import Kit
@@ -211,10 +211,19 @@ async def attacker_game(port: int, source: str) -> tuple[str, str]:
         {"kit": kit.to_json()},
         {"Cookie": cookie, "X-CSRF-Token": token},
     )
-    c.close()
     assert status == 201, body
     b = json.loads(body)
-    return str(b["game"]), str(b["codes"]["hera"])
+    game = str(b["game"])
+    _, hdrs, _ = await c.request("GET", f"/api/v1/games/{game}", None, {"Cookie": cookie})
+    status, _, got = await c.request(
+        "POST",
+        f"/api/v1/games/{game}/claim",
+        {"code": b["codes"]["hera"]},
+        {"Cookie": cookie, "X-CSRF-Token": hdrs["x-csrf-token"]},
+    )
+    c.close()
+    assert status == 201, got
+    return game, str(json.loads(got)["token"])
 
 
 def memory(pid: int) -> tuple[float, float]:

@@ -11,8 +11,9 @@ table's phones, as on a venue's Wi-Fi, seen apart by the server's per-client lim
 table then posts the actions of a game played at a simulated table
 (``tests/service_helpers.py``, as in ``benchmarks/referee.py``), one ``POST .../actions`` at a
 time, with exponential gaps of mean ``--pace`` seconds (a brisk game). The actions are posted
-with the judge's code: the judge states every card, so the referee never has to ask a seat and
-every post is one write (the endpoint, its checks and its costs are the players').
+with the tournament judge's code: the judge states every card, so the referee never has to ask
+a seat and every post is one write (the endpoint, its checks and its costs are the players').
+Each seat's stream carries the device token its claim returned.
 
 Printed: p50/p99 of the time to post an action (request sent to response read; and the part
 spent in the server, from its access log: the app and the service with its synced commit), and
@@ -262,8 +263,11 @@ async def new_tables(
     port: int, n: int, games: list[list[dict[str, Any]]], judge: str
 ) -> list[Table]:
     """``n`` games created by the tournament judge (``judge``: his code; the organiser sets up
-    the hall's tables, beyond the per-client creation limit)."""
+    the hall's tables, beyond the per-client creation limit), each seat claimed (its device
+    token is its Bearer token); actions are posted with the judge's code."""
     c = await Conn.open(port)
+    _, hdrs, _ = await c.request("GET", "/api/v1/session")
+    cookie = hdrs["set-cookie"].split(";")[0]  # a claim is a browser's (CSRF token per game)
     out = []
     for i in range(n):
         status, _, body = await c.request(
@@ -271,7 +275,15 @@ async def new_tables(
         )
         assert status == 201, body
         b = json.loads(body)
-        out.append(Table(b["game"], b["codes"], games[i % len(games)], table_source(i)))
+        _, hdrs, _ = await c.request("GET", f"/api/v1/games/{b['game']}", None, {"Cookie": cookie})
+        h = {"Cookie": cookie, "X-CSRF-Token": hdrs["x-csrf-token"]}
+        codes = {"judge": judge}
+        for seat, code in b["codes"].items():
+            path = f"/api/v1/games/{b['game']}/claim"
+            status, _, got = await c.request("POST", path, {"code": code}, h)
+            assert status == 201, got
+            codes[seat] = json.loads(got)["token"]
+        out.append(Table(b["game"], codes, games[i % len(games)], table_source(i)))
     c.close()
     return out
 
@@ -415,7 +427,7 @@ def main() -> int:
         proc = start_server(Path(tmp) / "bench.sqlite3", port, args.threads, log)
         server = ServerLog(log)
         try:
-            judge = (Path(tmp) / "bench.sqlite3.judge").read_text().strip()
+            judge = (Path(tmp) / "bench.sqlite3.judge").read_text("utf-8").strip()
             tables = asyncio.run(new_tables(port, args.tables, games, judge))
             asyncio.run(session(port, tables, args, server))
         finally:

@@ -79,6 +79,10 @@ class Folded:
     resolved: dict[int, Record] = field(default_factory=dict)  # seq settled -> resolve record
     verified: bool = False  # the caller verified the records: their actions are not re-checked
     recheck: set[int] = field(default_factory=set)  # seqs of actions checked all the same
+    holders: dict[str, str] = field(default_factory=dict)  # seat -> id of the device holding it
+    requests: dict[int, Record] = field(default_factory=dict)  # open seat requests, by seq
+    proposals: dict[int, Record] = field(default_factory=dict)  # open correction proposals
+    approvals: dict[int, tuple[str, ...]] = field(default_factory=dict)  # proposal -> players
 
     def copy(self) -> Folded:
         """A snapshot to fold further without touching this one (readers keep theirs)."""
@@ -103,6 +107,10 @@ class Folded:
             dict(self.resolved),
             self.verified,
             set(self.recheck),
+            dict(self.holders),
+            dict(self.requests),
+            dict(self.proposals),
+            dict(self.approvals),
         )
 
     def open_items(self) -> list[Record]:
@@ -199,8 +207,9 @@ def fold(records: Sequence[Entry], verified: bool = False) -> Folded:
     ops: list[tuple[int, Entry | Patch]] = []  # an action's source: the record that states it
     for r in records[1:]:
         kind = r.kind
-        if kind == "action":  # most records: noted here, at the cost of one line
+        if kind == "action":  # most records: noted here, at the cost of a few lines
             f.question = None  # an action settles the question
+            f.proposals.clear()  # a proposal is made on the table as it was
             ops.append((r.seq, r))
             continue
         if kind == "observation":
@@ -280,6 +289,42 @@ def _note(f: Folded, r: Entry, body: Mapping[str, Any] | None = None) -> None:
     elif kind in ("undo", "amend"):
         f.question = None  # a correction withdraws the question
         f.corrections.append(r.record())
+    elif kind in SEAT_KINDS:
+        _note_seat(f, r.record())
+    if kind in ("action", "undo", "amend"):
+        f.proposals.clear()  # a proposal is made on the table as it was; the table moved on
+
+
+SEAT_KINDS = frozenset({"claim", "request", "move", "reissue", "propose", "approve", "decline"})
+
+
+def _note_seat(f: Folded, r: Record) -> None:
+    """Who holds a seat, open seat requests, open correction proposals (docs/service.md)."""
+    body = r.body
+    seat = body.get("seat")
+    if r.kind == "claim" and isinstance(seat, str):
+        f.holders[seat] = str(body.get("device", ""))
+    elif r.kind == "request":
+        f.requests[r.seq] = r
+    elif r.kind == "move" and isinstance(seat, str):
+        f.holders[seat] = str(body.get("device", ""))
+        asked = body.get("request")
+        f.requests = {
+            s: q for s, q in f.requests.items() if s != asked and q.body.get("seat") != seat
+        }
+    elif r.kind == "reissue" and isinstance(seat, str):
+        f.holders.pop(seat, None)  # the new link claims the seat on its first device
+        f.requests = {s: q for s, q in f.requests.items() if q.body.get("seat") != seat}
+    elif r.kind == "propose":
+        f.proposals = {r.seq: r}  # one open proposal at a time: a new one replaces the last
+        f.approvals = {r.seq: (r.seat,)}
+    elif r.kind in ("approve", "decline"):
+        target = body.get("proposal")
+        if isinstance(target, int) and target in f.proposals:
+            if r.kind == "decline":
+                del f.proposals[target]
+            else:
+                f.approvals[target] = (*f.approvals.get(target, ()), r.seat)
 
 
 def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:

@@ -1,8 +1,15 @@
-"""Judging: calls to the judge, and the judge's tools (settle, undo, amend, ruling, reissue).
+"""Judging: calls to the judge, and the judge's tools (settle, undo, amend, ruling, reissue,
+a seat moved to another device); at a table without a judge, corrections both players approve.
 
 Corrections are records: nothing is ever deleted from the log. The judge's reasons and notes
 are sealed from the players (they see that a correction happened); a player's note to the
 judge is sealed from the other player.
+
+**A table without a judge** (created with ``judged=False``): a player *proposes* an undo or an
+amend (a ``propose`` record), the other player *approves* it (an ``approve`` record, followed
+in the same transaction by the ``undo`` or ``amend`` itself) or *declines* it (``decline``).
+A seat request there is approved by the other player (``move``). At a judged table only the
+judge corrects and moves seats.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from referee.log import Record
 from referee.models import RulingResult
 from referee.reading import Reading, short
 from referee.repository import Draft, Repository
-from referee.tables import Tables
+from referee.tables import DEVICE, PENDING, Tables, is_judged
 from referee.validate import InputError, integer, mapping, text
 from referee.views import redact
 
@@ -76,14 +83,15 @@ class Judging:
         except InputError as e:
             raise Refused(f"{e}; a correction needs an event and a reason") from None
         with self.repo.lock(game):
-
-            def build(f: Folded) -> list[Draft]:
-                if not 0 <= to <= f.last_seq:
-                    raise Refused(f"no event {to} (the log ends at {f.last_seq})")
-                return [Draft(seat, "undo", {"to": to, "reason": reason})]
-
-            recs, _ = self.repo.write(game, build)
+            recs, _ = self.repo.write(
+                game, lambda f: [Draft(seat, "undo", self._undo_body(f, to, reason))]
+            )
         return recs[0]
+
+    def _undo_body(self, f: Folded, to: int, reason: str) -> dict[str, Any]:
+        if not 0 <= to <= f.last_seq:
+            raise Refused(f"no event {to} (the log ends at {f.last_seq})")
+        return {"to": to, "reason": reason}
 
     def amend(
         self, game: str, seat: str, event: int, raw: Mapping[str, Any], reason: str
@@ -99,32 +107,34 @@ class Judging:
         with self.repo.lock(game):
 
             def build(f: Folded) -> list[Draft]:
-                g = f.module
-                try:
-                    action = g.parse_action(action_raw, "action")
-                except Malformed as e:
-                    raise Refused(e.reason) from None
-                target = self.repo.records(game, after=event - 1, upto=event)
-                if not target or target[0].kind != "action":
-                    raise Refused(f"event {event} is not an action")
-                if not any(s == event for s, _ in (*f.ops, *f.suspended)):
-                    raise Refused(
-                        f"event {event} is no longer in effect: a judge's undo dropped it"
-                    )
-                try:
-                    g.check(f.state_at(event - 1), action)
-                except RuleError as e:
-                    raise Refused(f"the amended action is not legal there: {e.reason}") from None
-                body = {
-                    "event": event,
-                    "action": g.action_json(action),
-                    "actor": target[0].body.get("actor"),
-                    "reason": reason,
-                }
-                return [Draft(seat, "amend", body)]
+                return [Draft(seat, "amend", self._amend_body(f, event, action_raw, reason))]
 
             recs, _ = self.repo.write(game, build)
         return recs[0]
+
+    def _amend_body(
+        self, f: Folded, event: int, action_raw: Mapping[str, Any], reason: str
+    ) -> dict[str, Any]:
+        g = f.module
+        try:
+            action = g.parse_action(action_raw, "action")
+        except Malformed as e:
+            raise Refused(e.reason) from None
+        target = self.repo.records(f.game, after=event - 1, upto=event)
+        if not target or target[0].kind != "action":
+            raise Refused(f"event {event} is not an action")
+        if not any(s == event for s, _ in (*f.ops, *f.suspended)):
+            raise Refused(f"event {event} is no longer in effect: a judge's undo dropped it")
+        try:
+            g.check(f.state_at(event - 1), action)
+        except RuleError as e:
+            raise Refused(f"the amended action is not legal there: {e.reason}") from None
+        return {
+            "event": event,
+            "action": g.action_json(action),
+            "actor": target[0].body.get("actor"),
+            "reason": reason,
+        }
 
     def ruling(
         self, game: str, seat: str, raw: Mapping[str, Any], at: int | None = None
@@ -152,16 +162,126 @@ class Judging:
             raise Refused(e.reason) from None
 
     def reissue(self, game: str, seat: str, target: str) -> str:
-        """Revokes ``target``'s join code and returns a new one (a lost phone). Judge only; the
-        reissue is recorded (without the code)."""
+        """Revokes player ``target``'s join code and returns a new one (a lost phone, a leaked
+        link); the seat is free again, for the first device that opens the new link. Judge
+        only; the reissue is recorded (without the code). A game has no judge's code to
+        reissue (the server's judge judges it)."""
         self.reading.judge_of(game, seat)
         f = self.repo.folded(game)
-        if target not in (*f.module.players, "judge"):
-            who = ", ".join(f.module.players)
-            raise Refused(f"seat {short(target)!r} has no join code ({who} or judge)")
+        if target not in f.module.players:
+            who = " or ".join(f.module.players)
+            raise Refused(f"seat {short(target)!r} has no join code ({who})")
         code, stored = self.tables.new_code()
         with self.repo.lock(game):
             self.repo.write(
-                game, lambda f: [Draft(seat, "reissue", {"seat": target})], {target: stored}
+                game,
+                lambda f: [Draft(seat, "reissue", {"seat": target})],
+                {target: stored, f"{DEVICE}{target}": ""},
             )
         return code
+
+    # ---- seats moved to another device -------------------------------------------------
+
+    def approve_seat(self, game: str, seat: str, request: int) -> Record:
+        """Gives a seat to the device that requested it (event ``request``): the judge's to
+        approve, or at a table without a judge the other player's. The device holding the
+        seat until now holds nothing any more. Raises Forbidden, Refused."""
+        self.reading.seat_of(game, seat)
+        try:
+            integer(request, "request", 0, 10**9)
+        except InputError as e:
+            raise Refused(str(e)) from None
+        with self.repo.lock(game):
+            f0 = self.repo.folded(game)
+            asked = f0.requests.get(request)
+            if asked is None:
+                raise Refused(f"event {request} is not an open request for a seat")
+            target = str(asked.body.get("seat"))
+            device = str(asked.body.get("device"))
+            if is_judged(f0.create):
+                if seat != "judge":
+                    raise Forbidden("the judge approves a seat's move to another device")
+            elif seat not in f0.module.players or seat == target:
+                raise Forbidden(
+                    "at a table without a judge, the other player approves a seat's move"
+                )
+            pending = self.repo.secrets(game).get(f"{PENDING}{device}", "")
+
+            def build(f: Folded) -> list[Draft]:
+                if request not in f.requests:
+                    raise Refused(f"event {request} is not an open request for a seat")
+                body = {"seat": target, "device": device, "request": request}
+                return [Draft(seat, "move", body)]
+
+            recs, _ = self.repo.write(
+                game, build, {f"{DEVICE}{target}": pending, f"{PENDING}{device}": ""}, fresh=f0
+            )
+        return recs[0]
+
+    # ---- corrections at a table without a judge ------------------------------------------
+
+    def _player_at_unjudged(self, f: Folded, seat: str) -> None:
+        if is_judged(f.create):
+            raise Forbidden("the judge makes corrections at this table: call the judge")
+        if seat not in f.module.players:
+            raise Forbidden("at a table without a judge, the players make corrections")
+
+    def propose(self, game: str, seat: str, correction: Mapping[str, Any]) -> Record:
+        """A player proposes a correction (``{"kind": "undo", "to", "reason"}`` or ``{"kind":
+        "amend", "event", "action", "reason"}``) at a table without a judge; it applies when
+        the other player approves it. Raises Forbidden at a judged table, Refused for a
+        correction that would be refused to the judge."""
+        self.reading.seat_of(game, seat)
+        try:
+            c = mapping(correction, "correction")
+            kind = c.get("kind")
+            if kind not in ("undo", "amend"):
+                raise InputError("correction.kind: 'undo' or 'amend'")
+            reason = text(c.get("reason", ""), "reason")
+            number = integer(c.get("to" if kind == "undo" else "event"), "event", 0, 10**9)
+            raw = dict(mapping(c.get("action"), "action")) if kind == "amend" else {}
+        except InputError as e:
+            raise Refused(f"{e}; a correction needs an event and a reason") from None
+        with self.repo.lock(game):
+
+            def build(f: Folded) -> list[Draft]:
+                self._player_at_unjudged(f, seat)
+                if kind == "undo":
+                    body = self._undo_body(f, number, reason)
+                else:
+                    body = self._amend_body(f, number, raw, reason)
+                return [Draft(seat, "propose", {"correction": {"kind": kind, **body}})]
+
+            recs, after = self.repo.write(game, build)
+        return redact(recs[0], seat, after.module)
+
+    def approve(self, game: str, seat: str, proposal: int, agree: bool = True) -> list[Record]:
+        """The other player approves (or, ``agree=False``, declines) an open proposal. Once
+        every player approved, its correction is written in the same transaction. Returns the
+        records written, as ``seat`` may read them. Raises Forbidden, Refused."""
+        self.reading.seat_of(game, seat)
+        try:
+            integer(proposal, "proposal", 0, 10**9)
+        except InputError as e:
+            raise Refused(str(e)) from None
+        with self.repo.lock(game):
+
+            def build(f: Folded) -> list[Draft]:
+                self._player_at_unjudged(f, seat)
+                p = f.proposals.get(proposal)
+                if p is None:
+                    raise Refused(f"event {proposal} is not an open proposal")
+                if not agree:
+                    return [Draft(seat, "decline", {"proposal": proposal})]
+                if seat in f.approvals.get(proposal, ()):
+                    raise Refused(f"you approved proposal {proposal} already")
+                out = [Draft(seat, "approve", {"proposal": proposal})]
+                done = set(f.approvals.get(proposal, ())) | {seat}
+                if done >= set(f.module.players):
+                    corr = dict(p.body["correction"])
+                    kind = corr.pop("kind")
+                    out.append(Draft(seat, str(kind), corr))
+                return out
+
+            recs, after = self.repo.write(game, build)
+        return [redact(r, seat, after.module) for r in recs]

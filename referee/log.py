@@ -25,6 +25,13 @@ Record kinds:
     reissue      the judge revoked a seat's join code and issued a new one (no code logged)
     undo         a judge's correction: the game continues from event N (reason for the judge)
     amend        a judge's correction: an action replaced (reason for the judge)
+    claim        a device took a free seat with its join link (its public device id)
+    request      a second device asks for a held seat
+    move         the judge (or, at a table without one, the other player) gave a seat to the
+                 device of a request
+    propose      at a table without a judge: a player proposes a correction (undo or amend)
+    approve      the other player approves a proposal (the correction follows it)
+    decline      a player declines a proposal
 
 An export is JSON lines: a header line (format, game, seat, the server's public key and its
 fingerprint), then one record a line.
@@ -58,6 +65,12 @@ KINDS = frozenset(
         "reissue",
         "undo",
         "amend",
+        "claim",
+        "request",
+        "move",
+        "propose",
+        "approve",
+        "decline",
     }
 )
 SEALED = "$sealed"

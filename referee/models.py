@@ -127,7 +127,20 @@ class ReplayStep(TypedDict):
 @dataclass(frozen=True)
 class Created:
     game: str
-    codes: dict[str, str]  # seat -> secret join code (the players and the judge)
+    codes: dict[str, str]  # player seat -> secret join code (no judge's: the server's judges)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What opening a join link gave this device: ``seat``; ``token`` (the device's own
+    secret, for its cookie or as a Bearer token; None when the seat is held by another
+    device); ``held`` (True when it is); ``request`` (the seq of this device's request for a
+    held seat, while it waits for approval)."""
+
+    seat: str
+    token: str | None
+    held: bool = False
+    request: int | None = None
 
 
 @dataclass(frozen=True)

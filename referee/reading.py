@@ -77,6 +77,34 @@ class Reading:
         self.judge_only(seat)
         self.seat_of(game, seat)
 
+    def seat_news(self, game: str, seat: str) -> dict[str, Any]:
+        """What waits on ``seat`` besides the play: ``judged`` (the table has a judge), the
+        open seat ``requests`` it may approve (the judge's; at a table without one, the other
+        player's), the open correction ``proposals`` (at a table without a judge, for its
+        players: each record cut for ``seat``, with who approved it)."""
+        self.seat_of(game, seat)
+        f = self.repo.folded(game)
+        judged = f.create.get("judged", True) is not False
+        players = f.module.players
+        requests = [
+            {"seq": r.seq, "seat": r.body.get("seat"), "time": r.time}
+            for r in f.requests.values()
+            if (seat == JUDGE if judged else seat in players and seat != r.body.get("seat"))
+        ]
+        proposals = []
+        if not judged and seat in players:
+            for p in f.proposals.values():
+                cut = redact(p, seat, f.module)
+                proposals.append(
+                    {
+                        "seq": p.seq,
+                        "seat": p.seat,
+                        "correction": dict(cut.body.get("correction", {})),
+                        "approved": list(f.approvals.get(p.seq, ())),
+                    }
+                )
+        return {"judged": judged, "requests": requests, "proposals": proposals}
+
     def head(self, game: str) -> Head:
         f = self.repo.folded(game)
         return head_of(f)

@@ -290,7 +290,8 @@ class Repository:
         try:
             return [e.record() for e in wanted]
         except ValueError:
-            raise self.hold(game, "a stored record is not a record (it changed under the server)")
+            why = "a stored record is not a record (it changed under the server)"
+            raise self.hold(game, why) from None
 
     def header(self, game: str, seat: str) -> Header:
         pk = self.public_key(game)

@@ -4,7 +4,8 @@
 
 - :class:`~referee.repository.Repository`: the records. Cache and catch-up (several processes
   may serve one database), seal, sign, append in one transaction, notify waiters.
-- :class:`~referee.tables.Tables`: creating and importing games; seats' join codes.
+- :class:`~referee.tables.Tables`: creating and importing games; join codes, and the device
+  holding each seat (claims and requests).
 - :class:`~referee.acting.Acting`: submissions, answers to the referee's questions and
   observations, under the statement policy (D20, D22 for Hera & Zeus).
 - :class:`~referee.judging.Judging`: calls to the judge, settling, undo, amend, rulings,
@@ -41,6 +42,7 @@ from referee.judging import Judging
 from referee.keys import Signer
 from referee.log import Record
 from referee.models import (
+    Claim,
     Created,
     GameInfo,
     Head,
@@ -56,6 +58,7 @@ from referee.store import Store
 from referee.tables import Tables, code_hash
 
 __all__ = [
+    "Claim",
     "Created",
     "FixedClock",
     "Forbidden",
@@ -119,6 +122,7 @@ class Referee:
         switches: Mapping[str, str] | None = None,
         starting: str | None = None,
         catalogue: Mapping[str, Any] | None = None,
+        judged: bool = True,
     ) -> Created:
         """A new game of the module ``name`` with its ``options``
         (:meth:`referee.tables.Tables.create_game`). ``profile``, ``switches``, ``starting``
@@ -132,7 +136,7 @@ class Referee:
         if options is not None:
             merged = {**opts, **options} if isinstance(options, Mapping) else options
         return self.tables.create_game(
-            name=name, options=merged, players=players, game=game, kit=kit
+            name=name, options=merged, players=players, game=game, kit=kit, judged=judged
         )
 
     def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:
@@ -140,6 +144,15 @@ class Referee:
 
     def seat_for_code(self, game: str, code: str) -> str:
         return self.tables.seat_for_code(game, code)
+
+    def seat_for_token(self, game: str, token: str) -> str:
+        return self.tables.seat_for_token(game, token)
+
+    def request_of(self, game: str, token: str) -> Record | None:
+        return self.tables.request_of(game, token)
+
+    def claim(self, game: str, code: str, token: str | None = None, ask: bool = False) -> Claim:
+        return self.tables.claim(game, code, token, ask)
 
     def kit(self, game: str) -> dict[str, Any] | None:
         return self.tables.kit(game)
@@ -159,6 +172,9 @@ class Referee:
 
     def game_info(self, game: str) -> GameInfo:
         return self.reading.game_info(game)
+
+    def seat_news(self, game: str, seat: str) -> dict[str, Any]:
+        return self.reading.seat_news(game, seat)
 
     def card_names(self, game: str) -> dict[str, list[str]]:
         return self.reading.card_names(game)
@@ -228,6 +244,15 @@ class Referee:
 
     def reissue(self, game: str, seat: str, target: str) -> str:
         return self.judging.reissue(game, seat, target)
+
+    def approve_seat(self, game: str, seat: str, request: int) -> Record:
+        return self.judging.approve_seat(game, seat, request)
+
+    def propose(self, game: str, seat: str, correction: Mapping[str, Any]) -> Record:
+        return self.judging.propose(game, seat, correction)
+
+    def approve(self, game: str, seat: str, proposal: int, agree: bool = True) -> list[Record]:
+        return self.judging.approve(game, seat, proposal, agree)
 
 
 def open_referee(db: str | Path, *, readonly: bool = False, **kw: Any) -> Referee:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
@@ -31,6 +33,8 @@ from typing import Any, Protocol
 from referee.log import Entry, Record, stored_entry, stored_form
 
 MMAP_BYTES = 256 * 1024 * 1024  # how much of an SQLite file each connection maps for reading
+
+log = logging.getLogger("referee.store")
 
 
 class StoreError(Exception):
@@ -259,6 +263,20 @@ class _Job:
         self.error: StoreError | None = None
 
 
+def tighten(path: Path) -> None:
+    """Makes a file holding secrets or hidden cards readable by its owner only (0600), with a
+    warning when it was open to others; a file that does not exist is left alone."""
+    try:
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            os.chmod(path, 0o600)
+            log.warning("%s was readable by others (mode %o); now 0600", path, mode)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        log.warning("%s may be readable by others and could not be tightened: %s", path, e)
+
+
 class SQLiteStore:
     """The default store: one SQLite file, WAL journal, synchronous writes, a connection per
     thread. ``readonly=True`` opens an existing file for reading only and never creates one.
@@ -277,6 +295,11 @@ class SQLiteStore:
                 raise StoreError(f"{self.path}: no such database")
             if not readonly and not p.parent.exists():
                 raise StoreError(f"{self.path}: the folder {p.parent} does not exist")
+            if not readonly and not p.exists():
+                # hidden cards, salts and kit secrets: readable by the owner only (SQLite makes
+                # the -wal and -shm files with the database file's mode)
+                with contextlib.suppress(FileExistsError):
+                    os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._guard = threading.Lock()
@@ -291,6 +314,9 @@ class SQLiteStore:
                 _migrate(db)
             except sqlite3.Error as e:
                 raise _fault(e, self.path) from None
+            if self.path != ":memory:":
+                for f in (p, Path(f"{p}-wal"), Path(f"{p}-shm")):
+                    tighten(f)
         try:
             # a read-only database made before the stored form has its JSON lines only
             self._row = _ROW if _STORED_COLUMNS.keys() <= _columns(db) else _OLD_ROW

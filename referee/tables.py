@@ -1,8 +1,16 @@
 """Tables: a game's life outside play. Creating a game (its first records and the seats' join
-codes in one transaction), importing a judge's log, and the join codes themselves.
+codes in one transaction), importing a judge's log, the join codes, and who holds each seat.
 
-Join codes are stored only as their SHA-256 (a stolen database opens no seat) and compared in
-constant time.
+A seat is one device. The join code opens a seat once: the first device that opens it
+*claims* the seat (a public ``claim`` record) and gets a device token of its own, which its
+cookie (or a Bearer header) carries from then on; the join code is never a credential after
+that. A second device opening the same link is told the seat is held and may *request* it (a
+``request`` record); the judge (at a table without one, the other player) approves, and the
+seat *moves* to that device (a ``move`` record; the first device's token opens nothing any
+more). Join codes and device tokens are stored only as their SHA-256 (a stolen database opens
+no seat) and compared in constant time. A game has no judge's code of its own: the server's
+tournament judge judges every game (``judged``), or nobody does (``"judged": false`` in the
+create record: corrections then need both players, :mod:`referee.judging`).
 """
 
 from __future__ import annotations
@@ -13,22 +21,34 @@ import secrets as _secrets
 from collections.abc import Mapping
 from typing import Any
 
-from referee.errors import Refused
-from referee.fold import FoldError, fold, start
+from referee.errors import NotFound, Refused, Stale
+from referee.fold import Folded, FoldError, fold, start
 from referee.game import Illegal, Malformed, RuleError
 from referee.games import DEFAULT, game_named
-from referee.log import GENESIS, read_lines, verify
-from referee.models import Created
+from referee.log import GENESIS, Record, read_lines, verify
+from referee.models import Claim, Created
 from referee.reading import ALL_SEATS
 from referee.repository import Draft, Repository, checked_game_id
 from referee.validate import InputError, game_id, mapping, text
 
 MAX_KIT = 1_000_000  # characters of a kit file
+DEVICE = "device:"  # secret name prefix: the hash of the token of the device holding a seat
+PENDING = "pending:"  # secret name prefix: the hash of a requesting device's token, by its id
+
+
+def is_judged(create: Mapping[str, Any]) -> bool:
+    """True when a game is judged (by the server's tournament judge; in logs made before, by
+    its own judge); False for a table created without a judge (``"judged": false``)."""
+    return create.get("judged", True) is not False
 
 
 def code_hash(code: str) -> str:
     """How a join code is stored: only its SHA-256 (a stolen database opens no seat)."""
     return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class SeatHeld(Exception):
+    """A seat another device holds (raised inside a write's build, caught in claim)."""
 
 
 class Tables:
@@ -50,10 +70,13 @@ class Tables:
         players: Mapping[str, str] | None = None,
         game: str | None = None,
         kit: Mapping[str, Any] | None = None,
+        judged: bool = True,
     ) -> Created:
         """Starts a game of ``name`` in setup, codes and first records in one transaction.
         ``options`` are the game's own choices, which its module checks (Hera & Zeus:
-        ``profile``, ``switches``, ``starting``, ``catalogue``). Raises Refused for a bad
+        ``profile``, ``switches``, ``starting``, ``catalogue``). ``judged``: False for a table
+        without a judge (the create record says so; corrections then need both players).
+        Only the players get join codes: the judge is the server's. Raises Refused for a bad
         game, option, player, kit or id."""
         try:
             module = game_named(name)
@@ -81,12 +104,14 @@ class Tables:
         if name != DEFAULT:
             body["game"] = name  # a log without one is Hera & Zeus (docs/service.md)
         body["rules"] = module.rules_version(body)  # pinned: replays run these or stop
+        if not judged:
+            body["judged"] = False
         gid = gid or self.repo.token()[:10].replace("_", "x").replace("-", "y")
         if self.repo.exists(gid):
             raise Refused(f"game {gid!r} exists already")
         codes: dict[str, str] = {}
         stored: dict[str, str] = {}
-        for s in (*module.players, "judge"):
+        for s in module.players:
             codes[s], stored[s] = self.new_code()
         if kit is not None:
             # the kit (with its secret, which makes fake codes detectable) stays on the server;
@@ -122,7 +147,9 @@ class Tables:
         return self.repo.kit(game)
 
     def seat_for_code(self, game: str, code: str) -> str:
-        """The seat a join code opens; anyone without one is the public. Constant time."""
+        """The player seat a join code opens; "public" for any other code. Constant time. A
+        game's own judge code (made before the server's judge judged every game) opens
+        nothing."""
         try:
             game_id(game)
             text(code, "code", max_len=200)
@@ -131,9 +158,82 @@ class Tables:
         h = code_hash(code)
         seat = "public"
         for name, stored in sorted(self.repo.secrets(game).items()):
-            if name in ALL_SEATS and _secrets.compare_digest(stored, h):
+            if name in ALL_SEATS and name != "judge" and _secrets.compare_digest(stored, h):
                 seat = name
         return seat
+
+    def seat_for_token(self, game: str, token: str) -> str:
+        """The seat whose device holds ``token``; "public" for any other. Constant time."""
+        try:
+            game_id(game)
+            text(token, "token", max_len=200)
+        except InputError:
+            return "public"
+        h = code_hash(token)
+        seat = "public"
+        for name, stored in sorted(self.repo.secrets(game).items()):
+            if name.startswith(DEVICE) and _secrets.compare_digest(stored, h):
+                seat = name[len(DEVICE) :]
+        return seat
+
+    def request_of(self, game: str, token: str) -> Record | None:
+        """The open request of the device holding ``token`` (it waits for approval), or None."""
+        try:
+            game_id(game)
+            text(token, "token", max_len=200)
+        except InputError:
+            return None
+        h = code_hash(token)
+        device = None
+        for name, stored in sorted(self.repo.secrets(game).items()):
+            if name.startswith(PENDING) and _secrets.compare_digest(stored, h):
+                device = name[len(PENDING) :]
+        if device is None:
+            return None
+        f = self.repo.folded(game)
+        return next((r for r in f.requests.values() if r.body.get("device") == device), None)
+
+    def claim(self, game: str, code: str, token: str | None = None, ask: bool = False) -> Claim:
+        """Opens a join link on a device. ``token``: what the device already holds (its
+        cookie), if anything. A free seat is claimed (a ``claim`` record) and the device gets a
+        new token; a seat this device holds already is simply its own; a seat another device
+        holds is ``held``, and with ``ask`` this device requests it (a ``request`` record, a
+        token that opens the seat once the request is approved). Raises NotFound for a code
+        that opens no seat, Held or Unavailable."""
+        seat = self.seat_for_code(game, code)
+        if seat == "public":
+            raise NotFound(
+                "this join link opens no seat: it is mistyped, or the judge has issued a new "
+                "one (ask the judge for the new link)"
+            )
+        if token and self.seat_for_token(game, token) == seat:
+            return Claim(seat, token)
+        asked = self.request_of(game, token) if token else None
+        if asked is not None and asked.body.get("seat") == seat:
+            return Claim(seat, token, held=True, request=asked.seq)
+        new = self.repo.token()
+        device = self.repo.token()[:12]
+        with self.repo.lock(game):
+            f0 = self.repo.folded(game)
+            free = seat not in f0.holders
+
+            def build(f: Folded) -> list[Draft]:
+                if (seat not in f.holders) != free:
+                    raise Stale("the seat changed hands just now; open the link again")
+                if free:
+                    return [Draft(seat, "claim", {"seat": seat, "device": device})]
+                if not ask:
+                    raise SeatHeld(seat)
+                return [Draft("public", "request", {"seat": seat, "device": device})]
+
+            try:
+                name = f"{DEVICE}{seat}" if free else f"{PENDING}{device}"
+                recs, _ = self.repo.write(game, build, {name: code_hash(new)}, fresh=f0)
+            except SeatHeld:
+                return Claim(seat, None, held=True)
+        if recs[0].kind == "claim":
+            return Claim(seat, new)
+        return Claim(seat, new, held=True, request=recs[0].seq)
 
     def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:
         """Stores a complete, verified log (a judge's export), in one transaction. A log signed

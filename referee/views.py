@@ -51,6 +51,13 @@ def hidden_paths(r: Record, seat: str, game: Game) -> set[str]:
         if isinstance(action, dict):
             actor = str(body.get("actor"))
             out |= {f"body.action.{p}" for p in game.action_hidden(action, actor, seat)}
+    elif r.kind == "propose":
+        corr = body.get("correction", {})
+        action = corr.get("action") if isinstance(corr, dict) else None
+        if isinstance(action, dict):
+            actor = str(corr.get("actor"))
+            hidden = game.action_hidden(action, actor, seat)
+            out |= {f"body.correction.action.{p}" for p in hidden}
     elif r.kind == "ask":
         if r.seat != seat and "action" in body:
             out.add("body.action")  # what the submitter stated so far is his until applied

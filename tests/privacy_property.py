@@ -69,7 +69,14 @@ from typing import Any, Protocol, cast
 import pytest
 from flask import Flask
 from service_helpers import SIGNER, Table, fork, header, make_referee
-from web_helpers import Browser, make_app, raise_error, sse_events
+from web_helpers import (
+    Browser,
+    judge_browser,
+    make_app,
+    raise_error,
+    sse_events,
+    token_of,
+)
 from werkzeug.test import TestResponse
 
 from engine import GameState, Player, legal_actions
@@ -268,9 +275,9 @@ class ServiceDriver:
         return self.ref.reissue(game, seat, target)
 
     def _seat(self, game: str, reader: str) -> str:
-        """The seat a reader's code opens (a stranger's code opens the public seat)."""
+        """The seat a reader's device token opens (a stranger's opens the public seat)."""
         if reader in self.stranger_codes:
-            return self.ref.seat_for_code(game, self.stranger_codes[reader])
+            return self.ref.seat_for_token(game, self.stranger_codes[reader])
         return reader
 
     def view(self, game: str, seat: str) -> dict[str, Any]:
@@ -288,15 +295,19 @@ class ServiceDriver:
         ]  # what the live stream sends (web.live reads it so)
 
     def strangers(self, game: str) -> list[str]:
-        """Readers holding no seat: no code, a mistyped code, another game's judge code."""
+        """Readers holding no seat: no token, a mistyped one, another game's join code, this
+        game's join code itself (a join code is never a device's token)."""
         others = [g for g in self.codes if g != game]
         self.stranger_codes = {"public:none": "", "public:typo": STALE_CODE}
+        self.stranger_codes["public:join-code"] = self.codes[game]["hera"]
         if others:
-            self.stranger_codes["public:other-game"] = self.codes[others[0]]["judge"]
+            self.stranger_codes["public:other-game"] = self.codes[others[0]]["hera"]
         return list(self.stranger_codes)
 
     def reader_with_code(self, game: str, code: str) -> str:
-        self.stranger_codes[f"code:{code}"] = code
+        """The device that opened the join link of ``code`` (claimed its seat)."""
+        claim = self.ref.claim(game, code)
+        self.stranger_codes[f"code:{code}"] = claim.token or ""
         return f"code:{code}"
 
     def pages(self, game: str, seat: str) -> list[str]:
@@ -349,12 +360,14 @@ class HttpDriver:
         return self.browsers[(game, reader)]
 
     def _seated(self, game: str, codes: Mapping[str, str]) -> None:
-        """A browser per seat joined with its link, and one with no cookie (the public)."""
+        """A browser per player seat that claimed it with its link, the tournament judge's, and
+        one with no cookie (the public)."""
         self.codes[game] = dict(codes)
         for seat, code in codes.items():
             b = Browser(self.app)
             assert b.join(game, code).status_code == 303
             self.browsers[(game, seat)] = b
+        self.browsers[(game, "judge")] = judge_browser(self.app)
         self.browsers[(game, "public")] = Browser(self.app)
 
     def _get(self, game: str, reader: str, path: str) -> TestResponse:
@@ -482,15 +495,19 @@ class HttpDriver:
         return sse_events(r.get_data(as_text=True))
 
     def strangers(self, game: str) -> list[str]:
-        """Browsers holding no seat: no cookie, a mistyped code, another game's judge code, a
-        forged tournament-judge cookie."""
+        """Browsers holding no seat: no cookie, a mistyped code, this game's join code as the
+        cookie (a join code is never a device's token), another game's join code, a forged
+        tournament-judge cookie."""
         typo = Browser(self.app)
         typo.client.set_cookie(f"hz_{game}", STALE_CODE)
         readers = {"public:none": Browser(self.app), "public:typo": typo}
+        code = Browser(self.app)
+        code.client.set_cookie(f"hz_{game}", self.codes[game]["hera"])
+        readers["public:join-code"] = code
         others = [g for g in self.codes if g != game]
         if others:
             other = Browser(self.app)
-            other.client.set_cookie(f"hz_{game}", self.codes[others[0]]["judge"])
+            other.client.set_cookie(f"hz_{game}", self.codes[others[0]]["hera"])
             readers["public:other-game"] = other
         forged = Browser(self.app)
         forged.client.set_cookie("hzjudge", "not-the-judge-code-123")
@@ -500,8 +517,12 @@ class HttpDriver:
         return list(readers)
 
     def reader_with_code(self, game: str, code: str) -> str:
+        """The browser that opened the join link of ``code`` (its seat's, when one of ours
+        claimed it already)."""
         b = Browser(self.app)
-        b.client.set_cookie(f"hz_{game}", code)  # a cookie made from a join link
+        if b.join(game, code).status_code == 409:  # held: by the seat's browser of this driver
+            seat = next(s for s, c in self.codes[game].items() if c == code)
+            b = self.browsers[(game, seat)]
         self.browsers[(game, f"code:{code}")] = b
         return f"code:{code}"
 
@@ -533,7 +554,13 @@ class HttpDriver:
 
     def twin(self, game: str, seed: int) -> HttpDriver:
         d = HttpDriver(fork(self.ref, game, seed), **self.config)
-        d._seated(game, self.codes[game])
+        d.codes[game] = dict(self.codes[game])
+        for seat in self.codes[game]:  # the same devices: the fork holds their tokens' hashes
+            b = Browser(d.app)
+            b.client.set_cookie(f"hz_{game}", token_of(self.browsers[(game, seat)], game))
+            d.browsers[(game, seat)] = b
+        d.browsers[(game, "judge")] = judge_browser(d.app)
+        d.browsers[(game, "public")] = Browser(d.app)
         return d
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from service_helpers import Table, make_referee
-from web_helpers import Browser, make_app, new_game, referee_of
+from web_helpers import Browser, make_app, new_game, referee_of, token_of
 
 from web import live, serve
 
@@ -125,8 +125,9 @@ def test_a_stream_slot_is_freed_soon_after_its_client_closes() -> None:
 @pytest.mark.process
 def test_full_streams_get_503_and_actions_are_still_answered() -> None:
     app = streaming_app(STREAM_SLOTS=3, STREAMS_PER_CLIENT=2, STREAMS_PER_GAME=10)
-    created, _ = new_game(app)
+    created, phones = new_game(app)
     game = created.game
+    hera = token_of(phones["hera"], game)  # the device token of Hera's phone
     held: list[socket.socket] = []
     with running(app, threads=6) as port:
         try:
@@ -158,7 +159,7 @@ def test_full_streams_get_503_and_actions_are_still_answered() -> None:
                 c.sendall(
                     (
                         f"POST /api/v1/games/{game}/actions HTTP/1.1\r\nHost: t\r\n"
-                        f"Authorization: Bearer {created.codes['hera']}\r\n"
+                        f"Authorization: Bearer {hera}\r\n"
                         "Content-Type: application/json\r\nConnection: close\r\n"
                         f"Content-Length: {len(body)}\r\n\r\n"
                     ).encode()

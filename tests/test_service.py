@@ -204,10 +204,12 @@ def test_a_game_with_bad_choices_is_refused(ref: Referee, kw: dict[str, Any], ph
     assert ref.games() == []
 
 
-def test_each_seat_gets_its_own_secret_join_code(ref: Referee) -> None:
+def test_each_player_seat_gets_its_own_secret_join_code_and_the_judge_none(
+    ref: Referee,
+) -> None:
     created = ref.create_game(game="g1")
     codes = created.codes
-    assert set(codes) == {"hera", "zeus", "judge"} and len(set(codes.values())) == 3
+    assert set(codes) == {"hera", "zeus"} and len(set(codes.values())) == 2
     for seat, code in codes.items():
         assert ref.seat_for_code("g1", code) == seat
     assert ref.seat_for_code("g1", "guess") == "public"

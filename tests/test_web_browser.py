@@ -54,11 +54,14 @@ ZEUS_HAND.append("Medusa")
 
 # ---- the server and the browsers ----------------------------------------------------------
 
+JUDGE_CODE = "tournament-judge-code-0123456789"
+
 
 @pytest.fixture
 def server() -> Iterator[tuple[str, Referee]]:
     ref = make_referee()
-    with serving(create_app({"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False})) as url:
+    config = {"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False, "JUDGE_CODE": JUDGE_CODE}
+    with serving(create_app(config)) as url:
         yield url, ref
 
 
@@ -203,15 +206,27 @@ def test_a_whole_game_through_the_pages(
     hera.click("#create")
     hera.wait(lambda: "/created" in hera.d.current_url, "the game is created")
     step("created", hera)
-    links = {
-        a.get_attribute("data-join"): str(a.get_attribute("href"))
-        for a in hera.d.find_elements(By.CSS_SELECTOR, "a[data-join]")
-    }
-    assert set(links) == {"hera", "zeus", "judge"}
     game = hera.d.current_url.rstrip("/").split("/")[-2]
+    links: dict[str, str] = {}
+    for seat in ("hera", "zeus"):  # one seat a screen: each scans his own, no judge's link
+        shown = {
+            str(a.get_attribute("data-join")): str(a.get_attribute("href"))
+            for a in hera.d.find_elements(By.CSS_SELECTOR, "a[data-join]")
+        }
+        assert set(shown) == {seat}, shown
+        links.update(shown)
+        hera.click("#next-step")
+        hera.wait(lambda: f"step={len(links)}" in hera.d.current_url, "the next seat's screen")
+    assert not hera.d.find_elements(By.CSS_SELECTOR, "a[data-join]")
     hera.get(links["hera"])
     zeus.get(links["zeus"])
-    judge.get(links["judge"])
+    judge.get(links["hera"])  # a second phone opening Hera's link: the seat is hers already
+    judge.wait(lambda: "already held" in judge.text("main"), "a held seat is not handed over")
+    judge.console()
+    assert all("409 (CONFLICT)" in e for e in judge.errors), judge.errors  # the page's status
+    judge.errors.clear()
+    judge.get(f"{base}/judge/join/{JUDGE_CODE}")  # the server's tournament judge
+    judge.get(f"{base}/g/{game}")
     for b in (hera, zeus, judge):  # the secret has left the address bar
         assert b.d.current_url == f"{base}/g/{game}", b.d.current_url
     assert "Hera" in hera.text(".badge") and "Zeus" in zeus.text(".badge")

@@ -33,7 +33,12 @@ def ref() -> Referee:
 
 @pytest.fixture
 def app(ref: Referee) -> Flask:
-    return create_app({"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False})
+    return create_app(
+        {"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False, "JUDGE_CODE": JUDGE_CODE}
+    )
+
+
+JUDGE_CODE = "tournament-judge-code-0123456789"
 
 
 def csrf_of(c: FlaskClient, path: str) -> str:
@@ -60,8 +65,11 @@ class Table:
             },
         )
         assert r.status_code == 303, r.data
-        self.created = creator.get(r.headers["Location"]).data.decode()
         self.game = r.headers["Location"].split("/")[2]
+        self.steps = [
+            creator.get(f"{r.headers['Location']}?step={n}").data.decode() for n in range(3)
+        ]
+        self.created = "".join(self.steps)
         links = dict(
             re.findall(r'href="http://localhost(/join/[^"]+)" data-join="(\w+)"', self.created)
         )
@@ -71,6 +79,8 @@ class Table:
             j = cl.get(path)
             assert j.status_code == 303 and j.headers["Location"] == f"/g/{self.game}"
             self.c[seat] = cl
+        self.c["judge"] = app.test_client()
+        assert self.c["judge"].get(f"/judge/join/{JUDGE_CODE}").status_code == 303
         self.c["public"] = app.test_client()
 
     def page(self, seat: str, path: str = "") -> str:
@@ -121,12 +131,18 @@ def test_home_offers_profiles_switches_with_their_effect_and_starting_choices(ap
     assert "<script>" not in html  # no inline script (CSP)
 
 
-def test_a_new_game_shows_a_qr_code_and_a_link_per_seat_once(table: Table, app: Flask) -> None:
-    html = table.created
-    assert html.count("<svg") >= 4  # three seats and the public table
-    for seat in ("hera", "zeus", "judge"):
-        assert f'id="join-{seat}"' in html
-    assert f"http://localhost/g/{table.game}" in html
+def test_a_new_game_shows_each_seat_link_on_its_own_screen_and_no_judge_link(
+    table: Table, app: Flask
+) -> None:
+    hera, zeus, public = table.steps
+    assert 'id="join-hera"' in hera and "/join/" in hera and 'id="join-zeus"' not in hera
+    assert 'id="join-zeus"' in zeus and 'id="join-hera"' not in zeus
+    assert "/join/" not in public and f"http://localhost/g/{table.game}" in public
+    for html in table.steps:
+        assert html.count("<svg") >= 1
+        assert 'id="join-judge"' not in html and "/judge/join/" not in html
+    codes = [m for m in re.findall(r"/join/[^/]+/([\w-]+)", table.created)]
+    assert len(set(codes)) == 2  # the two players' codes, no third (the judge's)
     other = app.test_client().get(f"/g/{table.game}/created").data.decode()
     assert "/join/" not in other and "shown only to the browser that created" in other
 

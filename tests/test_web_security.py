@@ -44,7 +44,9 @@ def fill(rule: str, game: str) -> str:
 def test_join_codes_carry_at_least_128_random_bits() -> None:
     app = make_app(service.Referee(MemoryStore()))  # the service's real tokens
     created = referee_of(app).create_game()
-    codes = list(created.codes.values())
+    token = referee_of(app).claim(created.game, created.codes["hera"]).token
+    assert token is not None
+    codes = [*created.codes.values(), token]  # the players' join codes, a device's token
     assert len(set(codes)) == 3
     for code in codes:
         raw = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
@@ -77,9 +79,9 @@ def test_codes_are_stored_only_as_hashes(app: Flask) -> None:
 
 
 def test_the_join_response_drops_the_secret_and_sends_no_referrer(app: Flask) -> None:
-    created, _ = new_game(app)
-    r = Browser(app).join(created.game, created.codes["judge"])
-    assert created.codes["judge"] not in r.headers["Location"]
+    created = referee_of(app).create_game()
+    r = Browser(app).join(created.game, created.codes["zeus"])
+    assert created.codes["zeus"] not in r.headers["Location"]
     assert r.headers["Referrer-Policy"] == "no-referrer"
     assert r.headers["Cache-Control"] == "no-store"
     cookie = r.headers["Set-Cookie"]
@@ -88,23 +90,24 @@ def test_the_join_response_drops_the_secret_and_sends_no_referrer(app: Flask) ->
 
 def test_the_cookie_is_secure_over_https() -> None:
     app = make_app()
-    created, _ = new_game(app)
+    created = referee_of(app).create_game()
     c = app.test_client()
     r = c.get(f"/join/{created.game}/{created.codes['hera']}", base_url="https://table.local")
-    assert "Secure" in r.headers["Set-Cookie"]
+    seat = next(h for h in r.headers.getlist("Set-Cookie") if h.startswith("hz_"))
+    assert "Secure" in seat
 
 
 def test_the_access_log_never_holds_a_join_code(
     app: Flask, caplog: pytest.LogCaptureFixture
 ) -> None:
-    created, _ = new_game(app)
+    created = referee_of(app).create_game()
     with caplog.at_level(logging.INFO, logger="referee.access"):
         for code in created.codes.values():
             Browser(app).join(created.game, code)
         Browser(app).join(created.game, "A" * 22)
         Browser(app).client.get("/judge/join/some-judge-code-000000")
     lines = [r.getMessage() for r in caplog.records if r.name == "referee.access"]
-    assert len(lines) == 5
+    assert len(lines) == 4
     for line in lines:
         for code in (*created.codes.values(), "A" * 22, "some-judge-code-000000"):
             assert code not in line, line
@@ -128,12 +131,12 @@ def test_loggable_path_cuts_the_secret(path: str, logged: str) -> None:
 def test_a_server_error_is_logged_without_the_code(
     app: Flask, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    created, _ = new_game(app)
+    created = referee_of(app).create_game()
 
-    def boom(game: str, code: str) -> str:
+    def boom(game: str, code: str, token: str | None = None, ask: bool = False) -> str:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(referee_of(app), "seat_for_code", boom)
+    monkeypatch.setattr(referee_of(app), "claim", boom)
     with caplog.at_level(logging.INFO):
         r = Browser(app).client.get(f"/join/{created.game}/{created.codes['zeus']}")
     assert r.status_code in (404, 500)
@@ -187,12 +190,13 @@ def test_a_request_from_another_sites_page_is_refused(app: Flask) -> None:
 
 
 def test_a_bearer_client_without_cookies_needs_no_token(app: Flask) -> None:
-    created, _ = new_game(app)
+    created = referee_of(app).create_game()
+    token = referee_of(app).claim(created.game, created.codes["zeus"]).token
     c = app.test_client()
     r = c.post(
         f"/api/v1/games/{created.game}/calls",
         json={"note": "from a script"},
-        headers={"Authorization": f"Bearer {created.codes['zeus']}"},
+        headers={"Authorization": f"Bearer {token}"},
     )
     assert r.status_code == 201, r.data
     r = c.post(
@@ -305,9 +309,11 @@ def test_a_forged_cookie_opens_nothing(app: Flask) -> None:
 
 
 def test_a_code_of_one_game_opens_nothing_at_another(app: Flask) -> None:
-    a, _ = new_game(app)
+    a = referee_of(app).create_game()
     c, _ = new_game(app)
     b = Browser(app)
-    assert b.join(c.game, a.codes["judge"]).status_code == 404
-    b.client.set_cookie(f"hz_{c.game}", a.codes["judge"])
+    assert b.join(c.game, a.codes["hera"]).status_code == 404
+    token = referee_of(app).claim(a.game, a.codes["hera"]).token
+    assert token is not None and referee_of(app).seat_for_token(a.game, token) == "hera"
+    b.client.set_cookie(f"hz_{c.game}", token)
     assert b.get(f"/api/v1/games/{c.game}").json["seat"] == "public"  # type: ignore[index]

@@ -101,9 +101,24 @@ class Browser:
         return self.client.post(path, headers=h, **kw)
 
 
+def token_of(b: Browser, game: str) -> str:
+    """The device token a browser holds for its seat at ``game`` (its ``hz_<game>`` cookie),
+    which a script sends as its Bearer token."""
+    cookie = b.client.get_cookie(f"hz_{game}")
+    assert cookie is not None, "this browser holds no seat there"
+    return str(cookie.value)
+
+
+def judge_browser(app: Flask) -> Browser:
+    """A browser holding the tournament judge's link (the judge of every game)."""
+    b = Browser(app)
+    assert b.client.get(f"/judge/join/{JUDGE_CODE}").status_code == 303
+    return b
+
+
 def new_game(app: Flask, **create: Any) -> tuple[Created, dict[str, Browser]]:
-    """A game made by the service and a browser per seat (hera, zeus, judge) joined with its
-    link, plus a "public" browser with no cookie."""
+    """A game made by the service and a browser per player seat (hera, zeus) that claimed it
+    with its link, the tournament judge's browser, and a "public" browser with no cookie."""
     created = referee_of(app).create_game(**create)
     browsers = {"public": Browser(app)}
     for seat, code in created.codes.items():
@@ -111,6 +126,8 @@ def new_game(app: Flask, **create: Any) -> tuple[Created, dict[str, Browser]]:
         r = b.join(created.game, code)
         assert r.status_code == 303, r.data
         browsers[seat] = b
+    if app.config.get("JUDGE_CODE"):
+        browsers["judge"] = judge_browser(app)
     return created, browsers
 
 
@@ -144,6 +161,7 @@ class HttpReferee:
             b = Browser(self.app)
             assert b.join(created.game, code).status_code == 303
             self.browsers[(created.game, seat)] = b
+        self.browsers[(created.game, "judge")] = judge_browser(self.app)
         self.browsers[(created.game, "public")] = Browser(self.app)
         return created
 

@@ -48,15 +48,16 @@ from web.openapi import DOCS, RouteDoc
 from web.openapi import document as _document
 from web.request import (
     CSRF_HEADER,
-    cookie_name,
     csrf_protected,
     csrf_token,
     get_referee,
+    has_judge,
     is_tournament_judge,
     judge_only,
     judged_games,
+    may_create,
     seat_of,
-    set_seat_cookie,
+    seat_token,
     with_known_game,
 )
 from web.tables import ACTIVE, ordered
@@ -318,8 +319,12 @@ def session() -> Response:
 )
 @csrf_protected
 def create_game() -> Response:
-    """Returns the three seats' secret join codes and links: hand each to its holder only.
-    One client may create a few games a minute (429 with Retry-After past it)."""
+    """Returns the players' secret join codes and links: hand each to its holder only (no
+    judge's code: the server's tournament judge judges every game). 403 when the organiser
+    keeps creating games to himself (``referee serve --create organiser``) and the request
+    does not carry his code; one client may create a few games a minute (429 with
+    Retry-After past it)."""
+    may_create()
     check_creation()
     body = _load(schemas.CreateGameSchema)
     kit = None
@@ -337,6 +342,7 @@ def create_game() -> Response:
         starting=body["starting"],
         catalogue=kit.catalogue_for_game() if kit is not None else body["catalogue"],
         kit=kit.to_json() if kit is not None else None,
+        judged=has_judge(),
     )
     remember_codes(created.game, created.codes)
     base = request.host_url.rstrip("/")
@@ -350,6 +356,35 @@ def create_game() -> Response:
     resp = _json(schemas.CreatedSchema, out, 201, _seq(created.game))
     resp.headers["Location"] = f"/api/v1/games/{created.game}"
     return resp
+
+
+@route(
+    "/games/<game>/claim",
+    "POST",
+    "Claim a seat with its join code (the reply's token is your Bearer token)",
+    body=schemas.ClaimBodySchema,
+    response=schemas.ClaimSchema,
+    ok=201,
+    errors=(400, 401, 403, 404, 409, 415, 422, 423, 503),
+    access="none",
+    headers=("X-CSRF-Token",),
+)
+@with_known_game
+@csrf_protected
+def claim(game: str) -> Response:
+    """A join code opens its seat once, for one device: 201 with a device token (send it as
+    ``Authorization: Bearer``; the join code itself is never a Bearer token). 409 "this seat is
+    already held" when another device holds it; with ``"ask": true``, 201 with ``held`` and
+    ``request``: a request the judge (at a table without one, the other player) approves, after
+    which the token opens the seat. 404 for a code that opens no seat. It carries the game's
+    CSRF token, the ``X-CSRF-Token`` of ``GET /api/v1/games/<game>`` (a script keeps that
+    response's cookie)."""
+    body = _load(schemas.ClaimBodySchema)
+    c = _ref().claim(game, body["code"], seat_token(game), ask=body["ask"])
+    out = {"seat": c.seat, "token": c.token, "held": c.held, "request": c.request}
+    if c.held and c.request is None:
+        return error_response(409, "SeatHeld", "this seat is already held by another device", None)
+    return _json(schemas.ClaimSchema, out, 201)
 
 
 @route(
@@ -600,21 +635,17 @@ def ruling(game: str) -> Response:
 @csrf_protected
 @judge_only
 def reissue(game: str, seat: str) -> Response:
-    """The old link and every cookie made from it open nothing any more (a lost phone)."""
-    seats = (*_ref().game_info(game).players, "judge")
+    """The old link opens nothing any more and the seat is free for the first device that
+    opens the new one (a lost phone). A game has no judge's link to reissue."""
+    seats = _ref().game_info(game).players
     if seat not in seats:
         raise NotFound(f"no seat {seat[:20]!r} (seats: {', '.join(seats)})")
-    holder_cookie = request.cookies.get(cookie_name(game))
-    own = seat == "judge" and holder_cookie is not None and not is_tournament_judge()
     code = _ref().reissue(game, "judge", seat)
     base = request.host_url.rstrip("/")
-    resp = _json(
+    return _json(
         schemas.ReissuedSchema,
         {"seat": seat, "code": code, "link": base + join_path(game, code)},
     )
-    if own:  # the judge revoked his own link: this browser keeps the judge's seat
-        set_seat_cookie(resp, game, code)
-    return resp
 
 
 def _query_int(name: str, low: int, high: int, default: int | None) -> int | None:

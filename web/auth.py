@@ -1,30 +1,42 @@
-"""Joining a seat: join links exchanged for cookies, and leaving a shared phone.
+"""Joining a seat: a join link claims its seat for one browser; a second browser asks for it;
+the judge (at a table without one, the other player) moves it; leaving a shared phone.
 
-A seat's secret join code travels once, in the join link ``/join/<game>/<code>``. That request
-exchanges it for an HttpOnly, SameSite=Strict cookie ``hz_<game>`` and redirects to
-``/g/<game>``: the secret leaves the address bar, never reaches a ``Referer`` header
-(``Referrer-Policy: no-referrer`` everywhere) and never an access log
-(:func:`web.middleware.loggable_path` cuts it). Who a cookie makes the request is decided on every
-request by :func:`web.request.seat_of`.
+A seat's secret join code travels in the join link ``/join/<game>/<code>``. The first browser
+that opens it claims the seat (a public ``claim`` record) and gets an HttpOnly, SameSite=Strict
+cookie ``hz_<game>`` holding a device token of its own (the service keeps only its hash; the
+join code is never in a cookie), then is redirected to ``/g/<game>``: the code leaves the
+address bar, never reaches a ``Referer`` header (``Referrer-Policy: no-referrer`` everywhere)
+and never an access log (:func:`web.middleware.loggable_path` cuts it). Another browser opening
+the same link gets "this seat is already held" (409) and a button to ask for it
+(``POST /join/<game>/<code>``: a ``request`` record; its cookie then holds the token the seat
+moves to once approved). The judge, or at a table without one the other player, approves on
+his page (``POST /g/<game>/seats/approve``: a ``move`` record). Who a cookie makes the request
+is decided on every request by :func:`web.request.seat_of`.
 """
 
 from __future__ import annotations
 
 import hmac
 
-from flask import Blueprint, current_app, redirect, request
+from flask import Blueprint, current_app, flash, redirect, render_template, request
 from markupsafe import escape
 from werkzeug.wrappers import Response
 
-from referee.service import NotFound
+from referee.service import NotFound, ServiceError
+from web.forms import form_int
+from web.games import page_for, seat_title
 from web.request import (
     JUDGE_COOKIE,
     cookie_name,
     csrf_protected,
+    csrf_token,
+    get_referee,
     is_game_id,
     keep_cookie,
-    seat_for_code,
+    refusal,
+    seat_of,
     set_seat_cookie,
+    with_game,
 )
 
 bp = Blueprint("auth", __name__)
@@ -52,20 +64,71 @@ def _hop(target: str) -> Response:
     return resp
 
 
+def _no_seat() -> NotFound:
+    return NotFound(
+        "this join link opens no seat: it is mistyped, or the judge has issued a new one "
+        "(ask the judge for the new link)"
+    )
+
+
 @bp.get("/join/<game>/<code>")
-def join(game: str, code: str) -> Response:
-    """Exchanges a seat's join code for its cookie and leaves for the game's page.
+def join(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
+    """Claims the seat of a join link for this browser (its cookie holds a device token of its
+    own) and leaves for the game's page; a seat another browser holds gets the "already held"
+    page (409), with a button to ask for it.
 
     Raises NotFound for a code that opens no seat (unknown, mistyped or revoked)."""
-    seat = seat_for_code(game, code) if is_game_id(game) else "public"
-    if seat == "public":
-        raise NotFound(
-            "this join link opens no seat: it is mistyped, or the judge has issued a new one "
-            "(ask the judge for the new link)"
+    if not is_game_id(game):
+        raise _no_seat()
+    claim = get_referee().claim(game, code, request.cookies.get(cookie_name(game)))
+    if claim.held and claim.request is None:
+        pm = page_for(get_referee().view(game, "public"))
+        page = render_template(
+            "held.html",
+            game=game,
+            code=code,
+            seat=seat_title(pm, claim.seat),
+            csrf=csrf_token(game),
         )
+        return page, 409, {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
     resp = _hop(f"/g/{game}")
-    set_seat_cookie(resp, game, code)
+    if claim.token is not None:
+        set_seat_cookie(resp, game, claim.token)
     return resp
+
+
+@bp.post("/join/<game>/<code>")
+@csrf_protected
+def ask(game: str, code: str) -> Response:
+    """Asks for a seat another browser holds (a ``request`` record): this browser's cookie
+    holds the token the seat moves to once the judge (at a table without one, the other
+    player) approves. Raises NotFound, CsrfError."""
+    if not is_game_id(game):
+        raise _no_seat()
+    claim = get_referee().claim(game, code, request.cookies.get(cookie_name(game)), ask=True)
+    resp = redirect(f"/g/{game}", 303)
+    resp.headers["Cache-Control"] = "no-store"
+    if claim.token is not None:
+        set_seat_cookie(resp, game, claim.token)
+    return resp
+
+
+@bp.post("/g/<game>/seats/approve")
+@with_game
+@csrf_protected
+def approve(game: str) -> Response:
+    """Approves a request for a seat (form field ``request``, its event number): the seat moves
+    to the browser that asked. The judge's, or at a table without one the other player's."""
+    try:
+        rec = get_referee().approve_seat(game, seat_of(game), form_int(request.form, "request"))
+        pm = page_for(get_referee().view(game, "public"))
+        title = seat_title(pm, str(rec.body.get("seat")))
+        flash(f"{title}'s seat moved to the device that asked for it.", "ok")
+    except ValueError as e:
+        flash(f"Refused: {e}", "error")
+    except ServiceError as e:
+        flash(refusal(e), "error")
+    return redirect(f"/g/{game}", 303)
 
 
 @bp.get("/judge/join/<code>")

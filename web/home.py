@@ -1,5 +1,9 @@
 """Home and new game: the form that makes a game (one per game this app serves, each with its
-page module's fields), and the creator's one look at its links."""
+page module's fields), and the creator's one look at its seat links, one seat a screen.
+
+Who may create a game is the organiser's choice (``referee serve --create``): anyone on the
+network (``CREATE`` "anyone"), or only a browser that opened the organiser's link (the
+tournament judge's, ``CREATE`` "organiser")."""
 
 from __future__ import annotations
 
@@ -12,7 +16,15 @@ from web.games import default_module, page_for, seat_title, served
 from web.limits import check_creation
 from web.links import created_codes, join_path, remember_codes
 from web.present import qr_svg
-from web.request import csrf_protected, csrf_token, get_referee, refusal, with_game
+from web.request import (
+    csrf_protected,
+    csrf_token,
+    get_referee,
+    has_judge,
+    may_create,
+    refusal,
+    with_game,
+)
 
 bp = Blueprint("home", __name__)
 
@@ -34,7 +46,9 @@ def home() -> str:
 def new_game() -> Response:
     """Creates a game from the home form of the game it names (``game``; default the first
     this app serves). Raises CsrfError; a refused choice goes back to the form with the
-    reason. Raises TooManyRequests past this client's creation limit (:mod:`web.limits`)."""
+    reason. Raises Forbidden when only the organiser creates games, TooManyRequests past this
+    client's creation limit (:mod:`web.limits`)."""
+    may_create()
     check_creation()
     name = request.form.get("game") or default_module().name
     pm = served().get(name)
@@ -55,6 +69,7 @@ def new_game() -> Response:
             starting=req.starting,
             catalogue=req.catalogue,
             kit=req.kit,
+            judged=has_judge(),
         )
     except ServiceError as e:
         flash(refusal(e), "error")
@@ -66,22 +81,32 @@ def new_game() -> Response:
 @bp.get("/g/<game>/created")
 @with_game
 def created(game: str) -> str:
-    """The new game's join links with their QR codes, once, for the browser that made it."""
+    """The new game's seat links with their QR codes, one seat a screen (``?step=N``), for the
+    browser that made it: each player scans his own, the other cannot see it at the same time.
+    No judge's link: the server's tournament judge judges every game."""
     codes = created_codes(game)
     view = get_referee().view(game, "public")
     pm = page_for(view)
     base = request.host_url.rstrip("/")
     links = []
     if codes:
-        for seat in (*pm.players, "judge"):
+        for seat in pm.players:
             url = base + join_path(game, codes[seat])
             title = seat_title(pm, seat)
             links.append({"seat": seat, "title": title, "url": url, "qr": qr_svg(url)})
+    try:
+        step = max(0, min(int(request.args.get("step", "0")), len(links)))
+    except ValueError:
+        step = 0
     public = base + url_for("seat.seat_page", game=game)
     return render_template(
         "created.html",
         game=game,
-        links=links,
+        link=links[step] if step < len(links) else None,
+        step=step,
+        steps=len(links),
+        next_title=links[step + 1]["title"] if step + 1 < len(links) else None,
+        codes=bool(codes),
         public=public,
         public_qr=qr_svg(public),
         players=view.get("players", {}),

@@ -1,7 +1,12 @@
 """The judge's tools: settling calls and irregularities, the corrections (undo, amend), a dead
 end confirmed, an action recorded for a player, seat links reissued; and all the tables he
 judges at a glance (``/judge``). His desk at ``/g/<game>`` is the seat page's (:mod:`web.desk`
-says what it shows). Every tool refuses any other seat before the service is asked.
+says what it shows). Every tool refuses any other seat before the service is asked. The judge
+is the server's tournament judge: no game has a judge's code of its own.
+
+At a table without a judge, the players' corrections: one proposes an undo or an amend
+(``/g/<game>/propose/<what>``), the other approves or declines it
+(``/g/<game>/proposals/<approve|decline>``); the service applies it once both approved.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from web.request import (
     judge_only,
     judged_games,
     refusal,
+    seat_of,
     with_game,
 )
 from web.tables import ACTIVE, PAGE_SIZE, ordered
@@ -72,6 +78,60 @@ def judge_action(game: str, what: str) -> Response:
             submit(game, "judge", tool)
     except Unreadable as e:
         flash(f"Refused: the action does not read: {e}", "error")
+    except ValueError as e:
+        flash(f"Refused: {e}", "error")
+    except ServiceError as e:
+        flash(refusal(e), "error")
+    return back(game)
+
+
+@bp.post("/g/<game>/propose/<what>")
+@with_game
+@csrf_protected
+def propose(game: str, what: str) -> Response:
+    """A player proposes a correction (``undo`` or ``amend``) at a table without a judge; it
+    applies once the other player approves it. Raises Forbidden (the service) at a judged
+    table."""
+    if what not in ("undo", "amend"):
+        abort(404)
+    seat = seat_of(game)
+    f = request.form
+    reason = f.get("reason", "").strip()[:500]
+    try:
+        if what == "undo":
+            corr = {"kind": "undo", "to": form_int(f, "to"), "reason": reason}
+        else:
+            raw = pages(game).action_from_text(f.get("action", ""))
+            corr = {"kind": "amend", "event": form_int(f, "event"), "action": raw}
+            corr["reason"] = reason
+        rec = get_referee().propose(game, seat, corr)
+        flash(f"Proposed (event {rec.seq}): the other player approves it on his phone.", "ok")
+    except Unreadable as e:
+        flash(f"Refused: the action does not read: {e}", "error")
+    except ValueError as e:
+        flash(f"Refused: {e}", "error")
+    except ServiceError as e:
+        flash(refusal(e), "error")
+    return back(game)
+
+
+@bp.post("/g/<game>/proposals/<what>")
+@with_game
+@csrf_protected
+def proposal(game: str, what: str) -> Response:
+    """A player approves or declines (``what``) the other's proposed correction (form field
+    ``proposal``, its event number)."""
+    if what not in ("approve", "decline"):
+        abort(404)
+    try:
+        proposal = form_int(request.form, "proposal")
+        recs = get_referee().approve(game, seat_of(game), proposal, agree=what == "approve")
+        if what == "decline":
+            flash(f"Proposal {proposal} declined.", "ok")
+        elif len(recs) > 1:
+            flash(f"Both players approved: the correction is event {recs[-1].seq}.", "ok")
+        else:
+            flash(f"Proposal {proposal} approved.", "ok")
     except ValueError as e:
         flash(f"Refused: {e}", "error")
     except ServiceError as e:

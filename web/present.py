@@ -31,6 +31,23 @@ def _service_line(r: Record, judge: bool) -> str:
         return "The judge was called to the table."
     if r.kind == "resolve":
         return "The judge settled a call or an irregularity."
+    seat = str(body.get("seat", ""))
+    if r.kind == "claim":
+        return f"The {seat} seat was taken by a device (its join link was opened)."
+    if r.kind == "request":
+        return f"Another device asked for the {seat} seat."
+    if r.kind == "move":
+        return (
+            f"The {seat} seat moved to the device that asked for it (event {body.get('request')})."
+        )
+    if r.kind == "reissue":
+        return f"The judge issued a new link for the {seat} seat; the old one opens nothing."
+    if r.kind == "propose":
+        corr = body.get("correction", {})
+        what = corr.get("kind") if isinstance(corr, dict) else None
+        return f"A correction ({what}) was proposed; it applies when both players approve it."
+    if r.kind in ("approve", "decline"):
+        return f"Proposal {body.get('proposal')} was {r.kind}d."
     return r.kind.replace("_", " ")
 
 

@@ -1,16 +1,19 @@
 """The request's plumbing, for every view: the referee, who is asking, the game or 404,
 judge-only and CSRF as decorators, and the words of a refusal.
 
-Who is asking: a seat's join link (:mod:`web.auth`) leaves an HttpOnly, SameSite=Strict cookie
-``hz_<game>`` holding the seat's secret code. Every request is checked again on the server: the
-cookie's code goes to :meth:`Referee.seat_for_code` (constant-time compare in the service); a
-code the judge revoked (:meth:`Referee.reissue`) opens nothing any more, so the cookie falls back
-to "public". A tournament judge (``referee serve`` prints his link ``/judge/join/<code>``) holds
-the cookie ``hzjudge`` and is the judge of every table. Machine clients may send
-``Authorization: Bearer <code>`` (a seat's join code, or the tournament judge's) instead of a
-cookie. A Bearer request is decided by its code alone, whatever cookies it carries; a code that
-opens no seat (wrong or revoked) is refused with 401 (:class:`web.errors.BadBearer`), never read
-as the public.
+Who is asking: a seat's join link (:mod:`web.auth`) claims the seat for this browser and leaves
+an HttpOnly, SameSite=Strict cookie ``hz_<game>`` holding the browser's own device token (never
+the join code; the service keeps only its hash). Every request is checked again on the server:
+the cookie's token goes to :meth:`Referee.seat_for_token` (constant-time compare in the
+service); a token whose seat moved to another device (approved by the judge) or whose link the
+judge reissued opens nothing any more, so the cookie falls back to "public". A tournament judge
+(``referee serve`` prints his link ``/judge/join/<code>``) holds the cookie ``hzjudge`` and is
+the judge of every table; no game has a judge's code of its own. Machine clients claim a seat
+with ``POST /api/v1/games/<game>/claim`` (the join code in the body) and send the device token
+it returns as ``Authorization: Bearer <token>`` (or the tournament judge's code) instead of a
+cookie. A Bearer request is decided by its token alone, whatever cookies it carries; a token
+that opens no seat (wrong, moved, reissued, or a join code) is refused with 401
+(:class:`web.errors.BadBearer`), never read as the public.
 
 CSRF: every state-changing request (form or API) must carry :func:`csrf_token` for its game, as
 the form field ``csrf`` or the header ``X-CSRF-Token``; :func:`check_csrf` refuses otherwise with
@@ -91,15 +94,23 @@ def bearer() -> str | None:
     return None
 
 
-def seat_for_code(game: str, code: str | None) -> str:
-    """The seat ``code`` opens at ``game``; "public" for a malformed, unknown or revoked one."""
-    if not code or not _CODE_RE.match(code):
+def seat_for_token(game: str, token: str | None) -> str:
+    """The seat whose device holds ``token`` at ``game``; "public" for a malformed, unknown,
+    moved or revoked one."""
+    if not token or not _CODE_RE.match(token):
         return "public"
     try:
-        seat: str = get_referee().seat_for_code(game, code)
+        seat: str = get_referee().seat_for_token(game, token)
     except ServiceError:
         return "public"
     return seat
+
+
+def seat_token(game: str) -> str | None:
+    """The device token this request carries for ``game``: its Bearer token, else its
+    ``hz_<game>`` cookie."""
+    code = bearer()
+    return code if code is not None else request.cookies.get(cookie_name(game))
 
 
 def is_tournament_judge() -> bool:
@@ -113,48 +124,55 @@ def is_tournament_judge() -> bool:
     return bool(got) and hmac.compare_digest(str(got).encode(), str(expected).encode())
 
 
+def has_judge() -> bool:
+    """True when this server has a tournament judge (``JUDGE_CODE``): he judges every game it
+    creates; without one, a game's players correct it together."""
+    return bool(current_app.config.get("JUDGE_CODE"))
+
+
+def may_create() -> None:
+    """Refuses to create a game when the organiser keeps that to himself (``CREATE`` is
+    "organiser", ``referee serve --create organiser``) and this request does not hold his
+    link's code. Raises Forbidden."""
+    if current_app.config.get("CREATE", "anyone") == "organiser" and not is_tournament_judge():
+        raise Forbidden(
+            "only the organiser creates games on this server: open the organiser's link "
+            "(the judge's) first, or ask him for a table"
+        )
+
+
 def seat_of(game: str) -> str:
     """The seat this request holds at ``game``: a player's, "judge" or "public".
 
-    The code comes from the ``Authorization: Bearer`` header (then cookies are not read), else
-    the ``hz_<game>`` cookie; it is checked by the service on every request. The tournament
-    judge is the judge everywhere. A cookie with a revoked code is the public; raises BadBearer
-    for a Bearer code that opens no seat at ``game``."""
+    The device token comes from the ``Authorization: Bearer`` header (then cookies are not
+    read), else the ``hz_<game>`` cookie; it is checked by the service on every request. The
+    tournament judge is the judge everywhere. A cookie whose seat moved or was reissued is the
+    public; raises BadBearer for a Bearer token that opens no seat at ``game`` (a join code is
+    not a token: claim the seat first)."""
     cache: dict[str, str] = g.setdefault("_hz_seats", {})
     if game in cache:
         return cache[game]
     seat = "public"
     code = bearer()
     if is_game_id(game):
-        held = code if code is not None else request.cookies.get(cookie_name(game))
-        seat = seat_for_code(game, held)
+        seat = seat_for_token(game, seat_token(game))
         if seat == "public" and is_tournament_judge():
             seat = "judge"
     if code is not None and seat == "public":
-        raise BadBearer("the Bearer code opens no seat at this game (wrong, or reissued)")
+        raise BadBearer(
+            "the Bearer token opens no seat at this game (wrong, moved or reissued; a join "
+            "code is not a token: POST /api/v1/games/<game>/claim with it first)"
+        )
     cache[game] = seat
     return seat
 
 
 def judged_games() -> list[str]:
-    """The games this browser judges: every game for the tournament judge, otherwise those
-    whose ``hz_<game>`` cookie is a judge's code, or the game whose judge's code is the Bearer
-    code. Raises BadBearer for a Bearer code that opens no seat at any game."""
+    """The games this request judges: every game for the tournament judge, none for anyone
+    else (no game has a judge's code of its own)."""
     if is_tournament_judge():
         return list(get_referee().games())
-    code = bearer()
-    if code is not None:
-        seats = {game: seat_for_code(game, code) for game in get_referee().games()}
-        if all(seat == "public" for seat in seats.values()):
-            raise BadBearer("the Bearer code opens no seat on this server (wrong, or reissued)")
-        return sorted(game for game, seat in seats.items() if seat == "judge")
-    out = []
-    for name in request.cookies:
-        if name.startswith(COOKIE_PREFIX):
-            game = name[len(COOKIE_PREFIX) :]
-            if is_game_id(game) and seat_of(game) == "judge":
-                out.append(game)
-    return sorted(out)
+    return []
 
 
 # ---- the game or 404 ---------------------------------------------------------------------
@@ -254,10 +272,10 @@ def keep_cookie(response: Response, name: str, value: str) -> None:
     )
 
 
-def set_seat_cookie(resp: Response, game: str, code: str) -> None:
-    """Gives this browser the seat that ``code`` opens at ``game`` (HttpOnly, SameSite=Strict,
-    Secure over HTTPS)."""
-    keep_cookie(resp, cookie_name(game), code)
+def set_seat_cookie(resp: Response, game: str, token: str) -> None:
+    """Gives this browser its device ``token`` at ``game`` (HttpOnly, SameSite=Strict, Secure
+    over HTTPS): the seat it holds, or the request it waits on."""
+    keep_cookie(resp, cookie_name(game), token)
 
 
 def set_cookies(response: Response) -> Response:

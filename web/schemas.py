@@ -396,6 +396,26 @@ class SessionSchema(Schema):
     csrf = fields.String(metadata={"description": "the token for POST /games"})
 
 
+class ClaimBodySchema(Schema):
+    code = fields.String(required=True, metadata={"description": "the seat's join code"})
+    ask = fields.Boolean(
+        load_default=False,
+        metadata={"description": "ask for the seat when another device holds it"},
+    )
+
+
+class ClaimSchema(Schema):
+    seat = fields.String()
+    token = fields.String(
+        allow_none=True,
+        metadata={"description": "this device's token: send it as Authorization: Bearer"},
+    )
+    held = fields.Boolean(metadata={"description": "another device holds the seat"})
+    request = fields.Integer(
+        allow_none=True, metadata={"description": "the event of this device's open request"}
+    )
+
+
 class ReissuedSchema(Schema):
     seat = fields.String()
     code = fields.String()

@@ -25,7 +25,15 @@ from web.acting import back, forget_own_question, own_question, submit
 from web.desk import judge_context
 from web.games import PageModule, page_for, page_of, seat_title, seats
 from web.present import describe_record, said
-from web.request import csrf_protected, csrf_token, get_referee, refusal, seat_of, with_game
+from web.request import (
+    csrf_protected,
+    csrf_token,
+    get_referee,
+    refusal,
+    seat_of,
+    seat_token,
+    with_game,
+)
 
 bp = Blueprint("seat", __name__)
 
@@ -54,6 +62,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "corrections": sum(1 for r in records if r.kind in ("undo", "amend")),
         **shell_context(pm),
         **pm.common_context(view),
+        **seats_context(game, seat),
     }
     if seat in pm.players:
         ctx.update(
@@ -65,6 +74,15 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         ctx.update(judge_context(ref, pm, game, view, records))
         ctx.update(pm.judge_context(ref, game, view))
     return ctx
+
+
+def seats_context(game: str, seat: str) -> dict[str, Any]:
+    """Who holds the seats: the open requests this seat may approve, the open correction
+    proposals (a table without a judge), and this browser's own request while it waits."""
+    ref = get_referee()
+    token = seat_token(game)
+    waiting = ref.request_of(game, token) if seat == "public" and token else None
+    return {"news": ref.seat_news(game, seat), "waiting": waiting}
 
 
 def shell_context(pm: PageModule) -> dict[str, Any]:

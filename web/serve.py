@@ -183,6 +183,13 @@ def add_serve_command(sub: Any) -> None:
     p.add_argument(
         "--kit", help="the sticker kit (kit.json from 'referee kit'), to read cards from photos"
     )
+    p.add_argument(
+        "--create",
+        choices=("anyone", "organiser"),
+        default="anyone",
+        help="who may create games: anyone on the network, or only a browser holding the "
+        "organiser's (tournament judge's) link",
+    )
     p.add_argument("--quiet", action="store_true", help="no access log")
     p.add_argument("--no-qr", action="store_true", help="print the links without QR codes")
     p.set_defaults(func=cmd_serve)
@@ -253,6 +260,13 @@ def _private_file(path: Path, make: Any) -> str:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text + "\n")
     return text
+
+
+def private_files(db: Path) -> list[Path]:
+    """The files beside the database that hold secrets or hidden cards (checked at start:
+    readable by their owner only)."""
+    names = ("", "-wal", "-shm", ".secret", ".judge", ".key", ".cert.pem", ".key.pem")
+    return [db.with_name(db.name + n) for n in names]
 
 
 def secret_key(db: Path) -> str:
@@ -406,6 +420,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Runs until SIGINT or SIGTERM. Returns 0, or raises SystemExit with a message for a
     taken port or an unusable database."""
     from referee.service import ServiceError
+    from referee.store import tighten
     from web import live
     from web.app import create_app
     from web.games import site_title
@@ -413,6 +428,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.request import open_db
 
     db = Path(args.db).resolve()
+    os.umask(0o077)  # every file made from here on (database, -wal, -shm, keys): owner only
+    for f in private_files(db):
+        tighten(f)
     try:
         ref = open_db(str(db))
     except Exception as e:  # an unreadable file, a locked or corrupt database
@@ -436,6 +454,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "REFEREE_DB": str(db),
             "SECRET_KEY": secret_key(db),
             "JUDGE_CODE": code,
+            "CREATE": args.create,
             "ACCESS_LOG": not args.quiet,
             "PREFERRED_URL_SCHEME": "https" if args.https else "http",
             "VISION_KIT": kit,
