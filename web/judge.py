@@ -11,6 +11,9 @@ At a table without a judge, the players' corrections: one proposes an undo or an
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from flask import Blueprint, abort, flash, render_template, request, session
 from werkzeug.wrappers import Response
 
@@ -31,6 +34,21 @@ from web.request import (
 )
 from web.tables import ACTIVE, PAGE_SIZE, ordered
 
+
+@contextmanager
+def _flash_refusals() -> Iterator[None]:
+    """A refused form as the page says it, flashed (the page is shown again): an action text
+    that does not read, a malformed field, or the service's refusal with its rule."""
+    try:
+        yield
+    except Unreadable as e:
+        flash(f"Refused: the action does not read: {e}", "error")
+    except ValueError as e:
+        flash(f"Refused: {e}", "error")
+    except ServiceError as e:
+        flash(refusal(e), "error")
+
+
 bp = Blueprint("judge", __name__)
 
 REISSUED = "hz_reissued"  # the session key of a reissued link, shown once
@@ -48,7 +66,7 @@ def judge_action(game: str, what: str) -> Response:
     ref = get_referee()
     f = request.form
     reason = f.get("reason", "").strip()[:500]
-    try:
+    with _flash_refusals():
         if what == "undo":
             rec = ref.undo(game, "judge", form_int(f, "to"), reason)
             flash(f"Undone: the game continues after event {rec.body['to']}.", "ok")
@@ -76,12 +94,6 @@ def judge_action(game: str, what: str) -> Response:
             if tool is None:  # no such tool (or no such game)
                 abort(404)
             submit(game, "judge", tool)
-    except Unreadable as e:
-        flash(f"Refused: the action does not read: {e}", "error")
-    except ValueError as e:
-        flash(f"Refused: {e}", "error")
-    except ServiceError as e:
-        flash(refusal(e), "error")
     return back(game)
 
 
@@ -97,7 +109,7 @@ def propose(game: str, what: str) -> Response:
     seat = seat_of(game)
     f = request.form
     reason = f.get("reason", "").strip()[:500]
-    try:
+    with _flash_refusals():
         if what == "undo":
             corr = {"kind": "undo", "to": form_int(f, "to"), "reason": reason}
         else:
@@ -106,12 +118,6 @@ def propose(game: str, what: str) -> Response:
             corr["reason"] = reason
         rec = get_referee().propose(game, seat, corr)
         flash(f"Proposed (event {rec.seq}): the other player approves it on his phone.", "ok")
-    except Unreadable as e:
-        flash(f"Refused: the action does not read: {e}", "error")
-    except ValueError as e:
-        flash(f"Refused: {e}", "error")
-    except ServiceError as e:
-        flash(refusal(e), "error")
     return back(game)
 
 
@@ -123,7 +129,7 @@ def proposal(game: str, what: str) -> Response:
     ``proposal``, its event number)."""
     if what not in ("approve", "decline"):
         abort(404)
-    try:
+    with _flash_refusals():
         proposal = form_int(request.form, "proposal")
         recs = get_referee().approve(game, seat_of(game), proposal, agree=what == "approve")
         if what == "decline":
@@ -132,10 +138,6 @@ def proposal(game: str, what: str) -> Response:
             flash(f"Both players approved: the correction is event {recs[-1].seq}.", "ok")
         else:
             flash(f"Proposal {proposal} approved.", "ok")
-    except ValueError as e:
-        flash(f"Refused: {e}", "error")
-    except ServiceError as e:
-        flash(refusal(e), "error")
     return back(game)
 
 
