@@ -14,6 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from service_helpers import make_referee
 
+from referee.log import read_lines, verify
 from referee.service import Referee
 from web.app import create_app
 from web.games.herazeus_forms import parse_answer
@@ -322,13 +323,18 @@ def test_the_judge_sees_his_tables_at_a_glance(table: Table) -> None:
     assert table.game not in table.c["hera"].get("/judge").data.decode()
 
 
-def test_every_page_shows_the_log_head(table: Table) -> None:
+def test_every_page_shows_the_log_head_as_verify_head_reads_it(table: Table) -> None:
     table.setup()
     f = table.ref.folded(table.game)
-    head = f"#{f.last_seq} · {f.last_hash[:8]}"
+    head = f"{f.last_seq}:{f.last_hash[:8]}"  # `referee verify --head 39:18a78063`
     for seat in ("hera", "zeus", "judge", "public"):
         assert head in table.page(seat), seat
     assert head in table.page("hera", "/replay")
+    assert head in table.page("hera", "/report.html")
+    assert head in table.c["judge"].get("/judge").get_data(as_text=True)
+    exported = table.page("judge", "/export.jsonl")
+    header, records = read_lines(exported)
+    assert verify(header, records, head=head).ok
 
 
 # ---- the judge's open calls and irregularities -------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 from html import escape
 
 from referee.service import Referee
+from referee.words import head_text
 from web.games import page_for, seat_title, seats
 from web.present import replay_frames
 
@@ -46,7 +47,7 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
         f"<h1>{title} · game {escape(game)}</h1>",
         f'<p class="meta">{who} · profile '
         f"{escape(str(last.get('profile')))} · as seen by the {escape(seat)} seat</p>",
-        f'<p class="meta">Log head <strong>#{head["seq"]} · {escape(head["hash"][:8])}</strong>'
+        f'<p class="meta">Log head <strong>{escape(head_text(head["seq"], head["hash"]))}</strong>'
         + (f" · server key {escape(fingerprint)}" if fingerprint else "")
         + "</p>",
     ]
