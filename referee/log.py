@@ -50,7 +50,7 @@ import msgspec
 
 from referee.jsonin import loads_strict
 from referee.keys import fingerprint_of, parse_public_key, signature_ok
-from referee.words import head_text
+from referee.words import head_text, plural
 
 GENESIS = "0" * 64
 FORMAT = "hz-log/2"
@@ -720,11 +720,11 @@ class Verification:
         who = (
             "the judge's full log"
             if self.seat == "judge"
-            else f"{self.seat}'s cut ({self.cut} records with hidden values, each cut as the "
+            else f"{self.seat}'s cut ({plural(self.cut, 'record')} with hidden values, each cut as the "
             "rules allow)"
         )
         out = (
-            f"intact: {self.count} records, hash chain and signatures verified "
+            f"intact: {plural(self.count, 'record')}, hash chain and signatures verified "
             f"(key {self.fingerprint}); {who}{head}"
         )
         for n in self.notes:

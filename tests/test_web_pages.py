@@ -402,6 +402,8 @@ def test_a_judge_call_shows_on_the_judges_page_with_its_note_and_a_settle_contro
 def test_the_judge_settles_a_call_from_his_page_and_it_leaves_the_page(table: Table) -> None:
     table.setup()
     table.post("zeus", "/call", note="we disagree on Pegasus")
+    overview = table.c["judge"].get("/judge").get_data(as_text=True)
+    assert "1 call · 0 irregularities" in overview  # not "1 calls"
     (call,) = forms_of(table.page("judge"), "call")
     html = settle(table, call, "explained D5")
     assert flash(html).startswith("ok"), flash(html)
