@@ -720,8 +720,8 @@ class Verification:
         who = (
             "the judge's full log"
             if self.seat == "judge"
-            else f"{self.seat}'s cut ({plural(self.cut, 'record')} with hidden values, each cut as the "
-            "rules allow)"
+            else f"{self.seat}'s cut ({plural(self.cut, 'record')} with hidden values, each cut "
+            "as the rules allow)"
         )
         out = (
             f"intact: {plural(self.count, 'record')}, hash chain and signatures verified "
