@@ -268,7 +268,11 @@ def test_a_pegasus_against_the_hand_asks_the_other_seat_at_once(table: Table) ->
     table.post("hera", "/act", action="pegasus hand")
     zeus = table.page("zeus")
     assert "The referee asks you" in zeus and 'name="needs" value="pick"' in zeus
-    assert "The referee asks you" not in table.page("hera")
+    hera = table.page("hera")
+    assert "The referee asks you" not in hera
+    log = re.sub(r"<[^>]+>", " ", hera.split('class="log"')[1])
+    assert "The referee waits for Zeus to answer:" in log  # the ask, in words
+    assert not re.search(r"\bask\s*</li>|\s(hera|zeus)\s+ask\b", hera.split('class="log"')[1])
     html = table.post("zeus", "/answer", needs="pick", value="Medusa")
     assert flash(html).startswith("ok")
     assert "Medusa" in table.page("hera")  # it came out face up, for both to see
