@@ -327,6 +327,24 @@ def test_the_judge_sees_his_tables_at_a_glance(table: Table) -> None:
     assert table.game not in table.c["hera"].get("/judge").data.decode()
 
 
+def test_the_report_opens_in_the_browser_with_an_index_and_the_end_one_tap_away(
+    table: Table,
+) -> None:
+    table.setup()
+    r = table.c["hera"].get(f"/g/{table.game}/report.html")
+    assert r.status_code == 200
+    assert r.headers["Content-Disposition"].startswith("inline;")
+    html = r.get_data(as_text=True)
+    index = html.split('id="index"')[1].split("</nav>")[0]
+    last = table.ref.folded(table.game).last_seq
+    for seq in (0, last):
+        assert f'href="#e{seq}"' in index and f'id="e{seq}"' in html
+    assert '<a href="#end">' in index and 'id="end"' in html
+    saved = table.c["hera"].get(f"/g/{table.game}/report.html?download=1")
+    assert saved.headers["Content-Disposition"].startswith("attachment;")
+    assert "download=1" in table.page("hera")  # the page still offers to save it
+
+
 def test_every_page_shows_the_log_head_as_verify_head_reads_it(table: Table) -> None:
     table.setup()
     f = table.ref.folded(table.game)

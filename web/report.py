@@ -24,6 +24,7 @@ section.ev { border-top: 1px solid #ccc; padding: 10px 0; page-break-inside: avo
 .seq { font-family: ui-monospace, monospace; color: #555; }
 .rules { font-size: .9rem; color: #444; }
 .hands { font-size: .9rem; }
+.index ol { font-size: .9rem; padding-left: 1.5em; }
 code { font-family: ui-monospace, monospace; }
 """
 
@@ -51,12 +52,14 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
         + (f" · server key {escape(fingerprint)}" if fingerprint else "")
         + "</p>",
     ]
-    if last.get("phase") == "over":
-        w = str(last.get("winner") or "")
+    # an index of the events at the top, and the end one tap away
+    parts.append('<nav class="index" id="index"><p><a href="#end">Go to the end</a></p><ol>')
+    for fr in frames:
+        rec = fr["record"]
         parts.append(
-            f"<p><strong>{escape(seat_title(pm, w) if w else '')} wins</strong> "
-            f"({escape(pm.reason_text(last.get('reason')))}).</p>"
+            f'<li><a href="#e{rec["seq"]}">#{rec["seq"]}</a> {escape(rec["text"][:80])}</li>'
         )
+    parts.append("</ol></nav>")
     for fr in frames:
         rec = fr["record"]
         cites = pm.citations(fr["rules"])
@@ -72,5 +75,15 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
         parts.append(pm.table_svg(fr["view"], seat=seat, tappable=False))
         parts.append(pm.extras_html(fr["view"]))
         parts.append("</section>")
+    parts.append('<section id="end">')
+    if last.get("phase") == "over":
+        w = str(last.get("winner") or "")
+        parts.append(
+            f"<p><strong>{escape(seat_title(pm, w) if w else '')} wins</strong>: "
+            f"{escape(pm.reason_text(last.get('reason')))}</p>"
+        )
+    else:
+        parts.append("<p>The game is not over: this is where it stands.</p>")
+    parts.append('<p><a href="#index">Back to the index</a></p></section>')
     parts.append("</body></html>")
     return "".join(parts)
