@@ -452,10 +452,9 @@ def _turn_prelude(st: GameState, action: Action) -> Player:
 
 def _no_first_turn(st: GameState, what: str) -> None:
     if st.first:
-        raise IllegalActionError(
-            "D6",
-            f"{what} is a challenge, and no challenge is allowed on {st.player.title}'s first turn",
-        )
+        no = f"no challenge is allowed on {st.player.title}'s first turn"
+        said = f"N{no[1:]}" if what == "a challenge" else f"{what} is a challenge: {no}"
+        raise IllegalActionError("D6", said)
 
 
 # ---- resolution of each action ---------------------------------------------------------------
