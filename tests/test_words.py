@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine import NeedsInputError
 from referee.board import describe_event_json
 from referee.words import head_text, plural
 
@@ -36,3 +37,8 @@ def test_a_turn_of_one_action_point_says_point() -> None:
     assert said == "Hera's turn begins with 1 action point."
     said = describe_event_json({"kind": "points", "player": "zeus", "ap": 3})
     assert said == "Zeus's turn now has 3 action points."
+
+
+def test_a_question_of_the_engine_reads_as_words_with_its_rule() -> None:
+    e = NeedsInputError("D2", "place", "the card Pegasus drew goes to a column: which one?")
+    assert str(e) == "the card Pegasus drew goes to a column: which one? [D2]"  # not "give place"
