@@ -79,7 +79,7 @@ class NeedsInputError(HeraZeusError):
     """
 
     def __init__(self, rule: str, needs: str, reason: str, asked: tuple[str, ...] = ()) -> None:
-        super().__init__(f"{reason} ({rule}; give {needs})")
+        super().__init__(f"{reason} [{rule}]")  # words for a person; ``needs`` is a field
         self.rule = rule
         self.needs = needs
         self.reason = reason

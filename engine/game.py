@@ -93,6 +93,11 @@ def field_loc(column: int, position: int) -> str:
     return f"field {column + 1}.{position + 1}"
 
 
+def field_words(column: int, position: int) -> str:
+    """A field place as a person says it: "column 2, row 1" (``field_loc`` is the log's)."""
+    return f"column {column + 1}, row {position + 1}"
+
+
 # ---- the working copy ------------------------------------------------------------------------
 
 _PLAYERS = (Player.HERA, Player.ZEUS)
@@ -285,8 +290,8 @@ class _Work:
                 raise NeedsInputError(
                     "D20",
                     needs,
-                    f"the face-down card at {p.title}'s {field_loc(col, pos)} is not known to the "
-                    f"referee; {p.title} must show it",
+                    f"the face-down card in {p.title}'s {field_words(col, pos)} is not known "
+                    f"to the referee; {p.title} must show it",
                     (p.key,),
                 )
             c = self.parse_card(identity, p, needs)
@@ -302,7 +307,7 @@ class _Work:
         elif self.checked and identity is not None and self.parse_card(identity, p, needs) != c:
             raise IllegalActionError(
                 "D20",
-                f"the card at {p.title}'s {field_loc(col, pos)} is recorded as "
+                f"the card in {p.title}'s {field_words(col, pos)} is recorded as "
                 f"{c.notation(p)}, not {identity}; a judge must settle the difference",
             )
         if not s.up or c is not s.card:
@@ -452,10 +457,9 @@ def _turn_prelude(st: GameState, action: Action) -> Player:
 
 def _no_first_turn(st: GameState, what: str) -> None:
     if st.first:
-        raise IllegalActionError(
-            "D6",
-            f"{what} is a challenge, and no challenge is allowed on {st.player.title}'s first turn",
-        )
+        no = f"no challenge is allowed on {st.player.title}'s first turn"
+        said = f"N{no[1:]}" if what == "a challenge" else f"{what} is a challenge: {no}"
+        raise IllegalActionError("D6", said)
 
 
 # ---- resolution of each action ---------------------------------------------------------------
@@ -1042,7 +1046,7 @@ def _check_dionysus(f: Field, p: Player, a: Dionysus) -> None:
     """D16, HZ-P1: whether Dionysus may move the card from ``a.src`` to ``a.dst``."""
     (sc, sp), (dc, dp) = (a.src[0] - 1, a.src[1] - 1), (a.dst[0] - 1, a.dst[1] - 1)
     if sp >= len(f[sc]):
-        raise IllegalActionError("D16", f"{p.title} has nothing at {field_loc(sc, sp)}", a)
+        raise IllegalActionError("D16", f"{p.title} has nothing in {field_words(sc, sp)}", a)
     if f[sc][sp].is_figure:
         raise IllegalActionError("D16", "Dionysus never moves the figure", a)
     if sc == dc:

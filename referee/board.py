@@ -7,6 +7,7 @@ from typing import Any
 
 from engine import GameState, Player
 from engine.state import Slot
+from referee.words import plural
 
 PLAYER_TITLE = {"hera": "Hera", "zeus": "Zeus"}
 
@@ -25,6 +26,10 @@ def _where(loc: Any) -> str:
         "discard": "the discard pile",
         "supply": "the supply",
     }.get(loc, loc)
+
+
+def _points(ap: Any) -> str:
+    return plural(ap, "action point") if isinstance(ap, int) else f"{ap} action points"
 
 
 def describe_event_json(e: Mapping[str, Any]) -> str | None:
@@ -66,9 +71,9 @@ def describe_event_json(e: Mapping[str, Any]) -> str | None:
     if k == "figure_removed":
         return f"{who}'s figure leaves {_where(e.get('from'))} and goes back to the supply."
     if k == "points":
-        return f"{who}'s turn now has {e.get('ap')} action points."
+        return f"{who}'s turn now has {_points(e.get('ap'))}."
     if k == "turn_began":
-        return f"{who}'s turn begins with {e.get('ap')} action points."
+        return f"{who}'s turn begins with {_points(e.get('ap'))}."
     if k == "identified":
         return f"The unknown card is {name}."
     if k == "hostage_shown":

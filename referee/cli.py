@@ -45,6 +45,7 @@ from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import StoreError
 from referee.views import cutter
+from referee.words import head_text
 
 DEFAULT_DB = "referee.sqlite3"
 
@@ -268,7 +269,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         else:
             print(f"referee: WARNING: {unproven}.", file=sys.stderr)
             try:
-                end = f"event {v.head[0]} · {v.head[1][:8]}" if v.head else "its last record"
+                end = f"event {head_text(*v.head)}" if v.head else "its last record"
                 answer = input(f"Import it anyway, ending at {end}? [y/N] ")
             except EOFError:
                 answer = ""

@@ -50,6 +50,7 @@ import msgspec
 
 from referee.jsonin import loads_strict
 from referee.keys import fingerprint_of, parse_public_key, signature_ok
+from referee.words import head_text, plural
 
 GENESIS = "0" * 64
 FORMAT = "hz-log/2"
@@ -715,15 +716,15 @@ class Verification:
         if not self.ok:
             where = f" at record {self.bad_seq}" if self.bad_seq is not None else ""
             return f"NOT intact{where}: {self.problem}"
-        head = f"; head {self.head[0]} · {self.head[1][:8]}" if self.head else ""
+        head = f"; head {head_text(*self.head)}" if self.head else ""
         who = (
             "the judge's full log"
             if self.seat == "judge"
-            else f"{self.seat}'s cut ({self.cut} records with hidden values, each cut as the "
-            "rules allow)"
+            else f"{self.seat}'s cut ({plural(self.cut, 'record')} with hidden values, each cut "
+            "as the rules allow)"
         )
         out = (
-            f"intact: {self.count} records, hash chain and signatures verified "
+            f"intact: {plural(self.count, 'record')}, hash chain and signatures verified "
             f"(key {self.fingerprint}); {who}{head}"
         )
         for n in self.notes:
@@ -822,13 +823,13 @@ def verify(
         if int(want_seq) != last.seq or not last.hash.startswith(want_hash):
             if int(want_seq) > last.seq:
                 problem = (
-                    f"the log ends at {last.seq} · {last.hash[:8]}, before the head "
-                    f"{want_seq} · {want_hash[:8]}: it was cut short"
+                    f"the log ends at {head_text(last.seq, last.hash)}, before the head "
+                    f"{head_text(int(want_seq), want_hash)}: it was cut short"
                 )
             else:
                 problem = (
-                    f"the log ends at {last.seq} · {last.hash[:8]}, not at the head "
-                    f"{want_seq} · {want_hash[:8]}"
+                    f"the log ends at {head_text(last.seq, last.hash)}, not at the head "
+                    f"{head_text(int(want_seq), want_hash)}"
                 )
             return Verification(False, n, None, problem, seat, cut, got, fp)
     notes: tuple[str, ...] = ()

@@ -37,6 +37,7 @@ from referee.log import GENESIS, Entry, Header, Record
 from referee.store import Conflict, Store, StoreError
 from referee.validate import InputError, game_id
 from referee.views import sealed_paths
+from referee.words import head_text
 
 CACHE_GAMES = 256  # games kept folded in memory; the least recently used leave first
 POLL = 0.25  # seconds between looks at the store while waiting (other processes' appends)
@@ -250,9 +251,9 @@ class Repository:
         if head[0] < a.seq:
             raise self.hold(
                 game,
-                f"the log went backwards: the database ends at event {head[0]} · "
-                f"{head[1][:8]}, but this server had the game at event {a.seq} · "
-                f"{a.hash[:8]} (records were deleted)",
+                f"the log went backwards: the database ends at event {head_text(*head)}, "
+                f"but this server had the game at event {head_text(a.seq, a.hash)} "
+                "(records were deleted)",
             )
         if head[0] == a.seq and head[1] != a.hash:
             raise self.hold(game, self._changed_at(a.seq, head[1], a.hash))
@@ -280,11 +281,11 @@ class Repository:
                 raise self.hold(game, f"event {i} changed under the server (it does not chain)")
             prev = e.hash
         if not entries or (entries[-1].seq, entries[-1].hash) != (f.last_seq, f.last_hash):
-            end = f"{entries[-1].seq} · {entries[-1].hash[:8]}" if entries else "nothing"
+            end = head_text(entries[-1].seq, entries[-1].hash) if entries else "nothing"
             raise self.hold(
                 game,
                 f"the database ends at {end}, but this server had the game at event "
-                f"{f.last_seq} · {f.last_hash[:8]}",
+                f"{head_text(f.last_seq, f.last_hash)}",
             )
         wanted = entries if upto is None else entries[: upto + 1]
         try:

@@ -240,8 +240,11 @@ def test_a_truncated_log_fails_against_its_head(
     last = f"{rows[-1]['seq']}:{rows[-1]['hash'][:10]}"
     rc, printed = run(capsys, tmp_path, exports["judge"], "--head", last)
     assert rc == 0 and len(printed) == 1
+    assert f"head {last[:-2]}" in printed[0]  # the head written as --head reads it
     rc, printed = run(capsys, tmp_path, text_of(head, rows[:-2]), "--head", last)
     assert rc == 1 and len(printed) == 1 and "cut short" in printed[0]
+    short = f"{rows[-3]['seq']}:{rows[-3]['hash'][:8]}"
+    assert f"ends at {short}, before the head {last[:-2]}" in printed[0]
     rc, printed = run(capsys, tmp_path, text_of(head, rows[:-2]))
     assert rc == 0 and any("--head" in line for line in printed)  # it says what it cannot know
 

@@ -300,7 +300,7 @@ def test_dionysus_never_puts_a_card_in_front_of_a_figure(
 
 def test_dionysus_needs_a_card_to_move() -> None:
     st = pos(**dionysus_field(["Furies"], [], []))
-    refused(st, Dionysus((2, 1), (3, 1)), "D16", "has nothing at")
+    refused(st, Dionysus((2, 1), (3, 1)), "D16", "has nothing in column 2, row 1")
 
 
 def test_dionysus_must_move_the_card_somewhere_else() -> None:

@@ -248,7 +248,8 @@ def test_pegasus_from_the_hand_against_a_strong_pythia_follows_pythia_defends(
 @pytest.mark.parametrize("attacker", ["Hydra", "Pythia"], ids=["card", "pythia-from-the-field"])
 def test_no_challenge_on_the_players_first_turn(attacker: str) -> None:
     st = pos(first=True, hera_field=[["Furies"], [attacker], ["Harpy"]])
-    refused(st, Challenge(2), "D6", "first turn")
+    err = refused(st, Challenge(2), "D6", "no challenge is allowed on Hera's first turn")
+    assert "a challenge is a challenge" not in err.reason.lower()  # said once, in plain words
 
 
 @pytest.mark.parametrize(

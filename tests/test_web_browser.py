@@ -332,8 +332,8 @@ def test_a_whole_game_through_the_pages(
         live(b)
     over = hera.text("#over")
     assert "Hera" in over and "wins" in over and "D11" in over, over
-    head = ref.folded(game).last_hash[:8]
-    assert head in over
+    f = ref.folded(game)
+    assert f"{f.last_seq}:{f.last_hash[:8]}" in over  # as `referee verify --head` reads it
     zeus.wait(lambda: "wins" in zeus.text("#over"), "Zeus's page announces the end")
     step("hera-wins")
 

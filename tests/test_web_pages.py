@@ -14,6 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from service_helpers import make_referee
 
+from referee.log import read_lines, verify
 from referee.service import Referee
 from web.app import create_app
 from web.games.herazeus_forms import parse_answer
@@ -267,7 +268,11 @@ def test_a_pegasus_against_the_hand_asks_the_other_seat_at_once(table: Table) ->
     table.post("hera", "/act", action="pegasus hand")
     zeus = table.page("zeus")
     assert "The referee asks you" in zeus and 'name="needs" value="pick"' in zeus
-    assert "The referee asks you" not in table.page("hera")
+    hera = table.page("hera")
+    assert "The referee asks you" not in hera
+    log = re.sub(r"<[^>]+>", " ", hera.split('class="log"')[1])
+    assert "The referee waits for Zeus to answer:" in log  # the ask, in words
+    assert not re.search(r"\bask\s*</li>|\s(hera|zeus)\s+ask\b", hera.split('class="log"')[1])
     html = table.post("zeus", "/answer", needs="pick", value="Medusa")
     assert flash(html).startswith("ok")
     assert "Medusa" in table.page("hera")  # it came out face up, for both to see
@@ -322,13 +327,36 @@ def test_the_judge_sees_his_tables_at_a_glance(table: Table) -> None:
     assert table.game not in table.c["hera"].get("/judge").data.decode()
 
 
-def test_every_page_shows_the_log_head(table: Table) -> None:
+def test_the_report_opens_in_the_browser_with_an_index_and_the_end_one_tap_away(
+    table: Table,
+) -> None:
+    table.setup()
+    r = table.c["hera"].get(f"/g/{table.game}/report.html")
+    assert r.status_code == 200
+    assert r.headers["Content-Disposition"].startswith("inline;")
+    html = r.get_data(as_text=True)
+    index = html.split('id="index"')[1].split("</nav>")[0]
+    last = table.ref.folded(table.game).last_seq
+    for seq in (0, last):
+        assert f'href="#e{seq}"' in index and f'id="e{seq}"' in html
+    assert '<a href="#end">' in index and 'id="end"' in html
+    saved = table.c["hera"].get(f"/g/{table.game}/report.html?download=1")
+    assert saved.headers["Content-Disposition"].startswith("attachment;")
+    assert "download=1" in table.page("hera")  # the page still offers to save it
+
+
+def test_every_page_shows_the_log_head_as_verify_head_reads_it(table: Table) -> None:
     table.setup()
     f = table.ref.folded(table.game)
-    head = f"#{f.last_seq} · {f.last_hash[:8]}"
+    head = f"{f.last_seq}:{f.last_hash[:8]}"  # `referee verify --head 39:18a78063`
     for seat in ("hera", "zeus", "judge", "public"):
         assert head in table.page(seat), seat
     assert head in table.page("hera", "/replay")
+    assert head in table.page("hera", "/report.html")
+    assert head in table.c["judge"].get("/judge").get_data(as_text=True)
+    exported = table.page("judge", "/export.jsonl")
+    header, records = read_lines(exported)
+    assert verify(header, records, head=head).ok
 
 
 # ---- the judge's open calls and irregularities -------------------------------------------------
@@ -396,6 +424,8 @@ def test_a_judge_call_shows_on_the_judges_page_with_its_note_and_a_settle_contro
 def test_the_judge_settles_a_call_from_his_page_and_it_leaves_the_page(table: Table) -> None:
     table.setup()
     table.post("zeus", "/call", note="we disagree on Pegasus")
+    overview = table.c["judge"].get("/judge").get_data(as_text=True)
+    assert "1 call · 0 irregularities" in overview  # not "1 calls"
     (call,) = forms_of(table.page("judge"), "call")
     html = settle(table, call, "explained D5")
     assert flash(html).startswith("ok"), flash(html)

@@ -40,6 +40,13 @@ def _service_line(r: Record, judge: bool) -> str:
         return (
             f"The {seat} seat moved to the device that asked for it (event {body.get('request')})."
         )
+    if r.kind == "ask":
+        asked = body.get("asked")
+        who = " and ".join(str(a).capitalize() for a in asked) if isinstance(asked, list) else ""
+        rule = f" [{body.get('rule')}]" if body.get("rule") else ""
+        why = str(body.get("reason") or "an answer is needed").rstrip(". ")
+        rule = "" if rule.strip() in why else rule
+        return f"The referee waits for {who or 'a player'} to answer: {why}{rule}."
     if r.kind == "reissue":
         return f"The judge issued a new link for the {seat} seat; the old one opens nothing."
     if r.kind == "propose":
@@ -61,7 +68,7 @@ def describe_record(pm: PageModule, r: Record, seat: str) -> dict[str, Any]:
         lines = [_service_line(r, judge)]
     if judge:
         reason = body.get("reason") or body.get("note")
-        if reason and r.kind != "irregularity":
+        if reason and r.kind not in ("irregularity", "ask"):  # an ask's reason is its line
             lines.append(f"Reason: {reason}")
     return {
         "seq": r.seq,

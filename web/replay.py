@@ -46,12 +46,15 @@ def replay(game: str) -> str:
 @bp.get("/g/<game>/report.html")
 @with_game
 def report(game: str) -> Response:
-    """The offline report: every event with its picture and rules, one self-contained file."""
+    """The offline report: every event with its picture and rules, one self-contained file.
+    It opens in the browser (``?download=1``: saved as a file)."""
     ref = get_referee()
     seat = seat_of(game)
     html = render_report(ref, game, seat, fingerprint=ref.fingerprint())
     resp = Response(html, mimetype="text/html")
-    resp.headers["Content-Disposition"] = f'attachment; filename="{game}-{seat}.html"'
+    # it opens in the browser; ?download=1 saves it as a file
+    how = "attachment" if request.args.get("download") else "inline"
+    resp.headers["Content-Disposition"] = f'{how}; filename="{game}-{seat}.html"'
     return resp
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from html import escape
 
 from referee.service import Referee
+from referee.words import head_text
 from web.games import page_for, seat_title, seats
 from web.present import replay_frames
 
@@ -23,6 +24,7 @@ section.ev { border-top: 1px solid #ccc; padding: 10px 0; page-break-inside: avo
 .seq { font-family: ui-monospace, monospace; color: #555; }
 .rules { font-size: .9rem; color: #444; }
 .hands { font-size: .9rem; }
+.index ol { font-size: .9rem; padding-left: 1.5em; }
 code { font-family: ui-monospace, monospace; }
 """
 
@@ -46,16 +48,18 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
         f"<h1>{title} · game {escape(game)}</h1>",
         f'<p class="meta">{who} · profile '
         f"{escape(str(last.get('profile')))} · as seen by the {escape(seat)} seat</p>",
-        f'<p class="meta">Log head <strong>#{head["seq"]} · {escape(head["hash"][:8])}</strong>'
+        f'<p class="meta">Log head <strong>{escape(head_text(head["seq"], head["hash"]))}</strong>'
         + (f" · server key {escape(fingerprint)}" if fingerprint else "")
         + "</p>",
     ]
-    if last.get("phase") == "over":
-        w = str(last.get("winner") or "")
+    # an index of the events at the top, and the end one tap away
+    parts.append('<nav class="index" id="index"><p><a href="#end">Go to the end</a></p><ol>')
+    for fr in frames:
+        rec = fr["record"]
         parts.append(
-            f"<p><strong>{escape(seat_title(pm, w) if w else '')} wins</strong> "
-            f"({escape(pm.reason_text(last.get('reason')))}).</p>"
+            f'<li><a href="#e{rec["seq"]}">#{rec["seq"]}</a> {escape(rec["text"][:80])}</li>'
         )
+    parts.append("</ol></nav>")
     for fr in frames:
         rec = fr["record"]
         cites = pm.citations(fr["rules"])
@@ -71,5 +75,15 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
         parts.append(pm.table_svg(fr["view"], seat=seat, tappable=False))
         parts.append(pm.extras_html(fr["view"]))
         parts.append("</section>")
+    parts.append('<section id="end">')
+    if last.get("phase") == "over":
+        w = str(last.get("winner") or "")
+        parts.append(
+            f"<p><strong>{escape(seat_title(pm, w) if w else '')} wins</strong>: "
+            f"{escape(pm.reason_text(last.get('reason')))}</p>"
+        )
+    else:
+        parts.append("<p>The game is not over: this is where it stands.</p>")
+    parts.append('<p><a href="#index">Back to the index</a></p></section>')
     parts.append("</body></html>")
     return "".join(parts)
