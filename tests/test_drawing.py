@@ -3,11 +3,12 @@ escaped."""
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from web.games.herazeus_drawing import describe_cell, discard_facts, table_svg
+from web.games.herazeus_drawing import describe_cell, discard_facts, table_svg, table_text
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -82,7 +83,7 @@ def test_the_opponents_hidden_cards_are_backs_that_tell_only_their_deck() -> Non
     assert "back-zeus" in (theirs[(1, 1)].get("class") or "")
     assert "?" in text_of(theirs[(1, 1)]) and "hidden" in text_of(theirs[(1, 1)])
     assert "Giant" in text_of(theirs[(2, 1)])  # face up: everyone sees it
-    assert "3 in hand" in table_svg(view())
+    assert "Zeus · 3 cards in hand · deck 29" in table_svg(view())
 
 
 def test_piles_show_top_and_height_from_either_view_form() -> None:
@@ -91,14 +92,19 @@ def test_piles_show_top_and_height_from_either_view_form() -> None:
     assert discard_facts({"discard": ["Medusa", "Pegasus"]}) == ("Pegasus", 2)
     assert discard_facts({"discard": []}) == (None, 0)
     svg = table_svg(view())
-    assert "Centaur" in svg and "pile: 4" in svg and "pile: 2" in svg
-    assert "29" in svg and "30" in svg  # deck sizes
+    assert "pile 4, top Centaur" in svg and "pile 2, top Pegasus" in svg
+    assert "deck 29" in svg and "deck 30" in svg
 
 
-def test_whose_turn_and_points_are_drawn_in_the_middle() -> None:
-    assert "Hera · 2/3 points" in table_svg(view())
+def test_the_picture_is_one_image_whose_label_says_the_side_and_the_turn() -> None:
+    """Issue 13, item 8: a screen reader hears one label, no card."""
+    root = parse(table_svg(view()))
+    assert root.get("role") == "img"
+    assert root.get("aria-label") == (
+        "The table seen from Hera's side: Hera's turn, 2 of 3 points left"
+    )
     over = view(phase="over", winner="zeus", reason="hostage_challenged")
-    assert "Zeus wins" in table_svg(over)
+    assert parse(table_svg(over)).get("aria-label") == "The table seen from Hera's side: Zeus won"
 
 
 def test_the_cell_reading_covers_every_notation_form() -> None:
@@ -120,3 +126,64 @@ def test_text_is_escaped() -> None:
 def test_a_picture_for_print_has_no_tap_targets() -> None:
     svg = table_svg(view(), tappable=False)
     assert not re.search(r"data-column=", svg)
+
+
+def column_lefts(root: ET.Element, side: str) -> dict[int, float]:
+    """The x of each column's first-row place of ``side``, as drawn."""
+    out = {}
+    for (col, pos), g in cells(root, side).items():
+        if pos == 1:
+            rect = g.find(f"{SVG}rect")
+            assert rect is not None
+            out[col] = float(rect.get("x", "nan"))
+    return out
+
+
+def test_zeus_sees_the_table_turned_half_round_his_column_1_on_his_right() -> None:
+    """HZ-P10 and the printed mat: Zeus's column 1 faces Hera's column 1, so from his seat it is
+    on his right; Hera's column 1 is on her left. Each sees his own side at the bottom."""
+    hera = parse(table_svg(view("hera")))
+    assert column_lefts(hera, "hera")[1] < column_lefts(hera, "hera")[3]
+    zeus = parse(table_svg(view("zeus")))
+    assert column_lefts(zeus, "zeus")[1] > column_lefts(zeus, "zeus")[3]
+    for root in (hera, zeus):  # a column faces the same column across the middle
+        assert column_lefts(root, "hera") == column_lefts(root, "zeus")
+
+
+def test_the_judge_and_the_public_choose_the_side_they_see_from() -> None:
+    assert parse(table_svg(view("public"), side="zeus")).get("data-bottom") == "zeus"
+    assert parse(table_svg(view("judge"), side="zeus")).get("data-bottom") == "zeus"
+    assert parse(table_svg(view("judge"), side="nobody")).get("data-bottom") == "hera"
+    # a player always sees his own side, whatever is asked
+    assert parse(table_svg(view("hera"), side="zeus")).get("data-bottom") == "hera"
+
+
+def test_each_card_carries_the_letter_of_its_deck() -> None:
+    """Issue 13, item 8: the sides differ by more than colour."""
+    v = view()
+    v["hera"]["field"][2] = ["Pegasus/zeus"]
+    root = parse(table_svg(v))
+    mine = cells(root, "hera")
+    assert "H · face down" in text_of(mine[(1, 1)])
+    assert "Z · face down" in text_of(mine[(3, 1)]) and "Pegasus" in text_of(mine[(3, 1)])
+    assert "Z · hidden" in text_of(cells(root, "zeus")[(1, 1)])
+
+
+def test_only_the_rows_in_use_and_the_next_free_place_are_drawn() -> None:
+    """D10: a column holds four entries; the drawing stays short while the columns are."""
+    short = parse(table_svg(view(hera={**view()["hera"], "field": [[], [], []]})))
+    assert {pos for (_, pos) in cells(short, "hera")} == {1}
+    full = view()
+    full["hera"]["field"][0] = ["Hydra", "Harpy", "Furies", "Giant"]
+    assert {pos for (_, pos) in cells(parse(table_svg(full)), "hera")} == {1, 2, 3, 4}
+
+
+def test_the_text_version_says_what_the_drawing_shows_and_no_more() -> None:
+    text = html.unescape(table_text(view()))
+    assert "Hera, column 1</th><td>row 1: Hydra, face down; row 2: Nemesis, face up" in text
+    assert "Zeus, column 1</th><td>row 1: a card of Zeus's deck, hidden" in text
+    assert "Zeus, column 3</th><td>empty" in text
+    assert "3 cards in hand · deck 29; pile 4, top Centaur · figure in supply" in text
+    public = view("public")
+    public["hera"]["field"][0] = ["?", "^Nemesis"]
+    assert "Hydra" not in table_text(public)

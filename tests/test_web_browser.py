@@ -75,6 +75,19 @@ class Browser:
         self.d: Chrome = chrome(self.profile)
         self.d.implicitly_wait(0)
         self.errors: list[str] = []
+        self.sideways: list[str] = []
+
+    def too_wide(self, step: str) -> list[str]:
+        """Issue 13, item 8: no page scrolls sideways on a 360 px phone."""
+        wide = self.d.execute_script(
+            "var d = document.documentElement; return [d.scrollWidth, d.clientWidth,"
+            " Array.from(document.querySelectorAll('body *')).filter(function (e) {"
+            "  var r = e.getBoundingClientRect(); return r.right > d.clientWidth + 1; })"
+            " .slice(0, 3).map(function (e) { return e.tagName + '.' + e.className; })];"
+        )
+        if int(wide[0]) <= int(wide[1]):
+            return []
+        return [f"{self.name} at {step}: {wide[0]} px wide in {wide[1]} ({wide[2]})"]
 
     def close(self) -> None:
         self.d.quit()
@@ -102,6 +115,8 @@ class Browser:
 
     def shot(self, step: str) -> None:
         self.console()
+        if not step.startswith("FAILED"):
+            self.sideways.extend(self.too_wide(step))
         self.shots.mkdir(parents=True, exist_ok=True)
         self.d.save_screenshot(str(self.shots / f"{step}-{self.name}.png"))
         # a full-length picture too: a phone scrolls
@@ -359,3 +374,5 @@ def test_a_whole_game_through_the_pages(
         b.console()
     errors = [e for b in (hera, zeus, judge) for e in b.errors]
     assert not errors, errors
+    sideways = [e for b in (hera, zeus, judge) for e in b.sideways]
+    assert not sideways, sideways

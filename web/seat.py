@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, flash, render_template, request
+from flask import Blueprint, flash, render_template, request, url_for
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
@@ -45,6 +45,8 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     ref = get_referee()
     view = ref.view(game, seat)
     pm = page_for(view)
+    side = request.args.get("side") if seat not in pm.players else None
+    side = side if side in pm.players else pm.players[0]
     records = ref.log(game, seat)
     log = [describe_record(pm, r, seat) for r in records]
     ctx: dict[str, Any] = {
@@ -53,7 +55,8 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "seat_title": seat_title(pm, seat),
         "view": view,
         "head": view["head"],  # the view's own: the same snapshot as the table
-        "svg": Markup(pm.table_svg(view, seat=seat)),
+        "svg": Markup(pm.table_svg(view, seat=seat, side=side) + pm.table_text(view, seat=seat)),
+        "side_choice": side_choice(pm, game, seat, side),
         "log": list(reversed(log[-40:] if seat != "judge" else log)),
         "csrf": csrf_token(game),
         "players": view.get("players", {}),
@@ -74,6 +77,21 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         ctx.update(judge_context(ref, pm, game, view, records))
         ctx.update(pm.judge_context(ref, game, view))
     return ctx
+
+
+def side_choice(pm: PageModule, game: str, seat: str, side: str) -> list[dict[str, Any]]:
+    """The judge's and the public's choice of the side the drawing is seen from (issue 13,
+    item 2): a link per player, the chosen one marked; none for a player (he sees his own)."""
+    if seat in pm.players:
+        return []
+    return [
+        {
+            "title": seat_title(pm, p),
+            "url": url_for("seat.seat_page", game=game, side=p),
+            "current": p == side,
+        }
+        for p in pm.players
+    ]
 
 
 def seats_context(game: str, seat: str) -> dict[str, Any]:

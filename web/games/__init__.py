@@ -88,8 +88,17 @@ class PageModule(Protocol):
 
     # ---- the table ---------------------------------------------------------------------------
 
-    def table_svg(self, view: Mapping[str, Any], *, seat: str, tappable: bool = True) -> str:
-        """The table as one ``<svg>`` element drawn from ``view`` alone (every text escaped)."""
+    def table_svg(
+        self, view: Mapping[str, Any], *, seat: str, tappable: bool = True, side: str | None = None
+    ) -> str:
+        """The table as one ``<svg>`` element drawn from ``view`` alone (every text escaped),
+        one image with one label for a screen reader. A player sees it from his own side; the
+        judge and the public from ``side`` (one of ``players``; the first by default)."""
+        ...
+
+    def table_text(self, view: Mapping[str, Any], *, seat: str) -> str:
+        """The drawing's text version for a screen reader (escaped HTML, visually hidden),
+        saying exactly what the drawing shows."""
         ...
 
     def extras_html(self, view: Mapping[str, Any]) -> str:

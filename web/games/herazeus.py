@@ -31,6 +31,7 @@ from web import camera
 from web.games import CreateRequest, Unreadable
 from web.games.herazeus_drawing import SVG_CSS
 from web.games.herazeus_drawing import table_svg as draw_table
+from web.games.herazeus_drawing import table_text as draw_text
 from web.games.herazeus_forms import form_action, form_observation, parse_answer
 from web.games.herazeus_present import (
     GROUPS,
@@ -88,8 +89,13 @@ class HeraZeusPages:
 
     # ---- the table ---------------------------------------------------------------------------
 
-    def table_svg(self, view: Mapping[str, Any], *, seat: str, tappable: bool = True) -> str:
-        return draw_table(view, seat=seat, tappable=tappable)
+    def table_svg(
+        self, view: Mapping[str, Any], *, seat: str, tappable: bool = True, side: str | None = None
+    ) -> str:
+        return draw_table(view, seat=seat, tappable=tappable, side=side)
+
+    def table_text(self, view: Mapping[str, Any], *, seat: str) -> str:
+        return draw_text(view, seat=seat)
 
     def extras_html(self, view: Mapping[str, Any]) -> str:
         """Each hand the reader may see, as a list."""

@@ -18,21 +18,26 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from referee.words import plural
+
 PLAYERS = ("hera", "zeus")
 TITLE = {"hera": "Hera", "zeus": "Zeus"}
+LETTER = {"hera": "H", "zeus": "Z"}  # sides told apart by more than colour (issue 13, item 8)
 COLUMNS = 3
 DEPTH = 4  # D10: four entries a column, the figure counting as one
 
-# geometry (SVG user units; the picture is 360 wide, the width of a small phone)
+# Geometry, in SVG user units. The picture is 360 wide, the width of a small phone; drawn at
+# 315 px or wider, every text (16 units) shows at 14 px or more and every place (50 units) is at
+# least 44 px tall (issue 13, item 8).
 WIDTH = 360
-COL_X = (6, 90, 174)  # left edge of each column
-CELL_W = 80
-CELL_H = 46  # a touch target of at least 44 px at 360 px wide
-GAP = 3
-PILE_X = 262
-PILE_W = 92
-STRIP_H = 40  # hand strip per side
-MID_H = 22
+COL_W = 114
+COL_X = (4, 123, 242)  # left edge of the 1st, 2nd and 3rd column from the left of the picture
+CELL_H = 50
+GAP = 4
+STRIP_H = 48  # each side's two lines: hand and deck, pile and figure
+MID_H = 30  # the band between the sides: the column numbers, as on the printed mat
+FONT = 16
+TEXT_W = 8.2  # a generous average width of one character at FONT, for fitting lines
 
 
 def _a(v: object) -> str:
@@ -64,6 +69,34 @@ def describe_cell(text: str, owner: str) -> tuple[str, str]:
     return "down", text
 
 
+def cell_words(text: str, owner: str, mine: bool) -> tuple[str, str, str, str]:
+    """What one field entry shows: (css class, name, the short line under it, its words for a
+    listener). The short line starts with the letter of the deck the card belongs to (H or Z),
+    so that the sides differ by more than colour; a card of the other deck says so in words."""
+    cls, label = describe_cell(text, owner)
+    if cls == "figure":
+        return cls, "figure", LETTER.get(owner, "?"), label
+    if cls.startswith("back"):
+        deck = cls.rpartition("-")[2]
+        state = "not entered" if mine else "hidden"
+        whose = f"{TITLE.get(deck, deck)}'s deck"
+        return cls, "?", f"{LETTER.get(deck, '?')} · {state}", f"a card of {whose}, {state}"
+    name, _, origin = label.partition("/")
+    deck = origin or owner
+    state = "face up" if cls == "up" else "face down"
+    words = f"{name}, {state}"
+    if deck != owner:
+        words = f"{name} ({TITLE.get(deck, deck)}'s card), {state}"
+    return cls, name, f"{LETTER.get(deck, '?')} · {state}", words
+
+
+def _fit(text: str, width: float) -> str:
+    """The attributes that squeeze a line into ``width`` when it would run over."""
+    if len(text) * TEXT_W <= width:
+        return ""
+    return f' textLength="{width:.0f}" lengthAdjust="spacingAndGlyphs"'
+
+
 def _card(
     x: float,
     y: float,
@@ -73,102 +106,134 @@ def _card(
     label: str,
     attrs: str = "",
     sub: str = "",
+    title: str = "",
 ) -> str:
     parts = [f'<g class="card {cls}"{attrs}>']
+    if title:
+        parts.append(f"<title>{escape(title)}</title>")
     parts.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="6"/>')
+    cx = x + w / 2
     if "figure" in cls:
-        cx, cy = x + w / 2, y + h / 2
-        parts.append(f'<circle class="fig" cx="{cx}" cy="{cy - 4}" r="9"/>')
-        parts.append(
-            f'<text x="{cx}" y="{y + h - 5}" class="small" text-anchor="middle">figure</text>'
-        )
+        parts.append(f'<circle class="fig" cx="{x + 18}" cy="{y + h / 2}" r="9"/>')
+        label = f"figure · {sub}" if sub else "figure"
+        parts.append(f'<text x="{cx + 8}" y="{y + h / 2 + 6}" text-anchor="middle">{label}</text>')
     else:
+        top = y + (21 if sub else h / 2 + 6)
         parts.append(
-            f'<text x="{x + w / 2}" y="{y + h / 2 + (0 if sub else 5)}" '
-            f'text-anchor="middle">{escape(label)}</text>'
+            f'<text x="{cx}" y="{top}" text-anchor="middle" class="name"'
+            f"{_fit(label, w - 8)}>{escape(label)}</text>"
         )
         if sub:
             parts.append(
-                f'<text x="{x + w / 2}" y="{y + h - 7}" class="small" '
-                f'text-anchor="middle">{escape(sub)}</text>'
+                f'<text x="{cx}" y="{y + h - 9}" class="small" text-anchor="middle"'
+                f"{_fit(sub, w - 8)}>{escape(sub)}</text>"
             )
     parts.append("</g>")
     return "".join(parts)
 
 
+def rows_shown(field: Sequence[Sequence[str]]) -> int:
+    """How many rows a side's drawing needs: every card and, behind each column, its next free
+    place (a column of four has none, D10); at least one row."""
+    return max([1] + [min(len(col) + 1, DEPTH) for col in field])
+
+
+def side_lines(side: Mapping[str, Any], owner: str) -> tuple[str, str]:
+    """The two lines of a side's strip: its hand and deck; its discard pile (height and top
+    card, D21) and figure."""
+    n = int(side.get("hand_size", len(side.get("hand") or [])))
+    deck = int(side.get("deck", 0))
+    top, height = discard_facts(side)
+    figure = side.get("figure", "supply")
+    first = f"{TITLE[owner]} · {plural(n, 'card')} in hand · deck {deck}"
+    pile = f"pile {height}, top {top.partition('/')[0]}" if top and height else "pile empty"
+    where = "in supply" if figure == "supply" else "on the field"
+    return first, f"{pile} · figure {where}"
+
+
+def column_x(ci: int, bottom: str) -> float:
+    """The left edge of column ``ci`` (0-based) as the player at the bottom sees the table:
+    Hera counts her columns from her left; Zeus's column k faces Hera's column k (HZ-P10), so
+    seen from his seat his column 1 is on his right, as on the printed mat."""
+    return COL_X[ci] if bottom == "hera" else COL_X[COLUMNS - 1 - ci]
+
+
 def _side(
-    view: Mapping[str, Any], owner: str, top: bool, y0: float, seat: str, tappable: bool
+    view: Mapping[str, Any],
+    owner: str,
+    top: bool,
+    y0: float,
+    seat: str,
+    tappable: bool,
+    bottom: str,
 ) -> tuple[list[str], float]:
-    """The field, hand strip and piles of one side; returns the SVG parts and the height."""
+    """The strip and field of one side; returns the SVG parts and the height."""
     side = view.get(owner) or {}
     field: Sequence[Sequence[str]] = side.get("field") or [[], [], []]
+    rows = rows_shown(field)
+    field_h = rows * (CELL_H + GAP)
     out: list[str] = []
-    field_h = DEPTH * (CELL_H + GAP)
-    # hand strip: on the outside edge of the side (top for the upper side)
+    # the strip lies on the outside edge of the side (the top for the upper side)
     strip_y = y0 if top else y0 + field_h
     field_y = y0 + STRIP_H if top else y0
-    n = int(side.get("hand_size", len(side.get("hand") or [])))
     mine = seat in (owner, "judge")
+    first, second = side_lines(side, owner)
     out.append(
-        f'<text class="strip" x="6" y="{strip_y + 25}">{escape(TITLE[owner])} · {n} in hand</text>'
+        f'<rect class="strip strip-{owner}" x="0" y="{strip_y + 2}" width="{WIDTH}" '
+        f'height="{STRIP_H - 4}" rx="4"/>'
     )
-    bx = PILE_X - 6 - min(n, 12) * 9 - 8  # small backs, one a card (at most 12, D18)
-    for i in range(min(n, 12)):
+    for i, line in enumerate((first, second)):
         out.append(
-            f'<rect class="handback back-{owner}" x="{bx + i * 9}" y="{strip_y + 9}" '
-            f'width="16" height="22" rx="2"/>'
+            f'<text class="strip" x="8" y="{strip_y + 20 + i * 19}"'
+            f"{_fit(line, WIDTH - 16)}>{escape(line)}</text>"
         )
-    # columns
     for ci in range(COLUMNS):
         col = list(field[ci]) if ci < len(field) else []
-        x = COL_X[ci]
-        for pi in range(DEPTH):
-            # position 1 (the first row) faces the middle
-            row = (DEPTH - 1 - pi) if top else pi
-            y = field_y + row * (CELL_H + GAP)
+        x = column_x(ci, bottom)
+        for pi in range(rows):
+            # row 1 (the first row) faces the middle
+            y = field_y + ((rows - 1 - pi) if top else pi) * (CELL_H + GAP)
             attrs = (
                 f' data-side="{owner}" data-column="{ci + 1}" data-position="{pi + 1}"'
                 if tappable
                 else ""
             )
             if pi < len(col):
-                cls, label = describe_cell(str(col[pi]), owner)
-                sub = {"up": "face up", "down": "face down"}.get(cls, "")
-                if cls.startswith("back"):
-                    sub = "hidden" if str(col[pi]) == "?" else f"{col[pi][2:]}'s deck"
-                    if mine:
-                        sub = "not entered"
-                title = f"{TITLE[owner]}, column {ci + 1}, row {pi + 1}: {label}"
-                g = _card(x, y, CELL_W, CELL_H, cls, label, attrs, sub)
-                out.append(g.replace("<rect", f"<title>{escape(title)}</title><rect", 1))
+                cls, name, sub, words = cell_words(str(col[pi]), owner, mine)
+                title = f"{TITLE[owner]}, column {ci + 1}, row {pi + 1}: {words}"
+                out.append(_card(x, y, COL_W, CELL_H, cls, name, attrs, sub, title))
             elif pi == len(col):
                 empty = ' data-empty="1"' if tappable else ""
                 out.append(
                     f'<g class="slot"{attrs}{empty}>'
-                    f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" rx="6"/>'
-                    f"<title>{escape(TITLE[owner])}, column {ci + 1}: free place {pi + 1}</title>"
-                    "</g>"
+                    f"<title>{escape(TITLE[owner])}, column {ci + 1}: free place, row {pi + 1}"
+                    "</title>"
+                    f'<rect x="{x}" y="{y}" width="{COL_W}" height="{CELL_H}" rx="6"/></g>'
                 )
-    # piles: deck, discard, figure
-    px = PILE_X
-    deck = int(side.get("deck", 0))
-    top_card, height = discard_facts(side)
-    figure = side.get("figure", "supply")
-    rows = [
-        ("deck", f"{deck}", "cards in deck"),
-        ("pile", top_card or "empty", f"pile: {height}" if height else "discard pile"),
-        ("supply", "figure", "in supply" if figure == "supply" else "on the field"),
-    ]
-    for i, (cls, big, small) in enumerate(rows):
-        row = (DEPTH - 1 - i) if top else i
-        y = field_y + row * (CELL_H + GAP)
-        kind = f"pile-{cls} back-{owner}" if cls == "deck" else f"pile-{cls}"
-        out.append(
-            _card(
-                px, y, PILE_W, CELL_H, kind, big, f' data-side="{owner}" data-pile="{cls}"', small
-            )
-        )
     return out, STRIP_H + field_h
+
+
+def bottom_side(seat: str, side: str | None = None) -> str:
+    """Whose side is at the bottom: a player's own; for the judge and the public the side they
+    chose, Hera's by default."""
+    if seat in PLAYERS:
+        return seat
+    return side if side in PLAYERS else "hera"
+
+
+def table_label(view: Mapping[str, Any], bottom: str) -> str:
+    """The drawing's one label for a listener (the text version beside it says the rest)."""
+    turn = view.get("turn") or {}
+    label = f"The table seen from {TITLE[bottom]}'s side"
+    if view.get("phase") == "play" and turn.get("player") in TITLE:
+        left = int(turn.get("ap", 0)) - int(turn.get("used", 0))
+        label += f": {TITLE[turn['player']]}'s turn, {left} of {turn.get('ap', 0)} points left"
+    elif view.get("phase") == "over":
+        w = view.get("winner")
+        label += f": {TITLE[str(w)]} won" if w in TITLE else ": the game is over"
+    elif view.get("phase") == "setup":
+        label += ": setting up"
+    return label
 
 
 def table_svg(
@@ -177,49 +242,34 @@ def table_svg(
     seat: str | None = None,
     tappable: bool = True,
     caption: str | None = None,
+    side: str | None = None,
 ) -> str:
     """The whole table as one ``<svg>`` element (a string of markup, every text escaped).
 
     ``seat`` (default: the view's own ``seat``) decides which side is at the bottom: a player's
-    own; Hera's for the judge and the public. ``tappable`` adds the data attributes the page's
-    script uses to choose columns and places.
+    own; for the judge and the public ``side`` (Hera's by default). Seen from Zeus the picture
+    is Hera's turned half round. ``tappable`` adds the data attributes the page's script uses
+    to choose columns and places. The picture is one image with one label for a screen reader
+    (:func:`table_text` is its text version).
     """
     me = str(seat or view.get("seat") or "public")
-    bottom = me if me in PLAYERS else "hera"
+    bottom = bottom_side(me, side)
     upper = "zeus" if bottom == "hera" else "hera"
     parts: list[str] = []
-    top_parts, h1 = _side(view, upper, True, 0, me, tappable)
+    top_parts, h1 = _side(view, upper, True, 0, me, tappable, bottom)
     parts += top_parts
-    mid_y = h1
-    turn = view.get("turn") or {}
-    mid_text = ""
-    if view.get("phase") == "play" and turn.get("player") in TITLE:
-        left = int(turn.get("ap", 0)) - int(turn.get("used", 0))
-        mid_text = f"{TITLE[turn['player']]} · {left}/{turn.get('ap', 0)} points"
-    elif view.get("phase") == "over":
-        w = view.get("winner")
-        mid_text = f"{TITLE.get(str(w), '?')} wins" if w else "game over"
-    elif view.get("phase") == "setup":
-        mid_text = "setup"
-    parts.append(
-        f'<line class="middle" x1="0" y1="{mid_y + MID_H / 2}" x2="{WIDTH}" '
-        f'y2="{mid_y + MID_H / 2}"/>'
-    )
+    mid = h1 + MID_H / 2
+    parts.append(f'<line class="middle" x1="0" y1="{mid}" x2="{WIDTH}" y2="{mid}"/>')
     for ci in range(COLUMNS):
+        x = column_x(ci, bottom) + COL_W / 2
         parts.append(
-            f'<text class="colno" x="{COL_X[ci] + CELL_W / 2}" y="{mid_y + MID_H / 2 + 4}" '
-            f'text-anchor="middle">{ci + 1}</text>'
+            f'<rect class="band" x="{x - 44}" y="{h1 + 3}" width="88" height="{MID_H - 6}" rx="4"/>'
+            f'<text class="colno" x="{x}" y="{mid + 6}" text-anchor="middle">column {ci + 1}</text>'
         )
-    parts.append(
-        f'<text class="midtext" x="{PILE_X + PILE_W / 2}" y="{mid_y + MID_H / 2 + 4}" '
-        f'text-anchor="middle">{escape(mid_text)}</text>'
-    )
-    bot_parts, h2 = _side(view, bottom, False, mid_y + MID_H, me, tappable)
+    bot_parts, h2 = _side(view, bottom, False, h1 + MID_H, me, tappable, bottom)
     parts += bot_parts
-    height = mid_y + MID_H + h2
-    label = caption or (
-        f"The table as the {me} seat sees it: {TITLE[upper]} above, {TITLE[bottom]} below"
-    )
+    height = h1 + MID_H + h2
+    label = caption or table_label(view, bottom)
     return (
         f'<svg class="table" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'role="img" aria-label="{_a(label)}" data-bottom="{bottom}">'
@@ -227,23 +277,55 @@ def table_svg(
     )
 
 
+def table_text(view: Mapping[str, Any], *, seat: str | None = None) -> str:
+    """The drawing's text version, for a screen reader: a table of each side's columns, row by
+    row, then each side's hand, deck, pile and figure, from the same view as the drawing (so it
+    says no more than the drawing shows). Visually hidden by the page's ``sr-only`` class, on a
+    ``<div>`` (a table ignores the clipping)."""
+    me = str(seat or view.get("seat") or "public")
+    rows: list[str] = []
+    for owner in PLAYERS:
+        side = view.get(owner) or {}
+        field: Sequence[Sequence[str]] = side.get("field") or [[], [], []]
+        mine = me in (owner, "judge")
+        for ci in range(COLUMNS):
+            col = list(field[ci]) if ci < len(field) else []
+            cells = [
+                f"row {pi + 1}: {cell_words(str(t), owner, mine)[3]}" for pi, t in enumerate(col)
+            ]
+            rows.append(
+                f'<tr><th scope="row">{TITLE[owner]}, column {ci + 1}</th>'
+                f"<td>{escape('; '.join(cells) or 'empty')}</td></tr>"
+            )
+        first, second = side_lines(side, owner)
+        rows.append(
+            f'<tr><th scope="row">{TITLE[owner]}\'s hand and piles</th>'
+            f"<td>{escape(first.partition(' · ')[2])}; {escape(second)}</td></tr>"
+        )
+    caption = escape(table_label(view, bottom_side(me)))
+    return (
+        f'<div class="sr-only"><table class="table-text"><caption>{caption}</caption>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
 # Inline styles for the picture when it stands alone (the offline report); the pages style
-# the same classes in static/app.css.
+# the same classes in static/herazeus.css.
 SVG_CSS = """
 svg.table { width: 100%; max-width: 480px; height: auto; font-family: system-ui, sans-serif; }
-svg.table text { font-size: 13px; fill: #1d1d1f; }
-svg.table text.small { font-size: 10px; fill: #555; }
-svg.table text.strip { font-size: 12px; }
-svg.table text.colno { font-size: 12px; font-weight: bold; fill: #666; }
-svg.table text.midtext { font-size: 10px; }
+svg.table text { font-size: 16px; fill: #1d1d1f; }
+svg.table text.name { font-weight: 600; }
+svg.table text.colno { font-weight: 700; fill: #3d3d42; }
+svg.table rect.band { fill: #eee; }
+svg.table rect.strip { fill: #f2f2f4; }
+svg.table rect.strip-hera { fill: #f6e3f1; } svg.table rect.strip-zeus { fill: #dde7f4; }
 svg.table .card rect { stroke: #555; stroke-width: 1.2; fill: #fff; }
 svg.table .card.down rect { fill: #f4f0e6; stroke-dasharray: 4 3; }
-svg.table .card.up rect { fill: #fffbe8; stroke: #a07800; stroke-width: 2; }
-svg.table .back-hera rect, svg.table rect.back-hera { fill: #e9d7f5; stroke: #7b3fa0; }
-svg.table .back-zeus rect, svg.table rect.back-zeus { fill: #d5e6fa; stroke: #2d5fa0; }
+svg.table .card.up rect { fill: #fffbe8; stroke: #8a6700; stroke-width: 2; }
+svg.table .back-hera rect { fill: #f6e3f1; stroke: #a8368a; stroke-width: 2; }
+svg.table .back-zeus rect { fill: #dde7f4; stroke: #0d2f5c; stroke-width: 2; }
 svg.table .card.figure rect { fill: #fff; stroke: #b00; stroke-width: 2; }
 svg.table circle.fig { fill: #c33; }
-svg.table .slot rect { fill: none; stroke: #bbb; stroke-dasharray: 2 4; }
+svg.table .slot rect { fill: transparent; stroke: #8a8a90; stroke-dasharray: 3 4; }
 svg.table line.middle { stroke: #999; stroke-width: 1; }
-svg.table .pile-pile rect, svg.table .pile-supply rect { fill: #f7f7f7; }
 """
