@@ -24,7 +24,7 @@ from referee.log import Record
 from referee.models import RulingResult
 from referee.reading import Reading, short
 from referee.repository import Draft, Repository
-from referee.tables import DEVICE, PENDING, Tables, is_judged
+from referee.tables import DEVICE, PENDING, REPLACED, Tables, is_judged
 from referee.validate import InputError, integer, mapping, text
 from referee.views import redact
 
@@ -176,9 +176,15 @@ class Judging:
             self.repo.write(
                 game,
                 lambda f: [Draft(seat, "reissue", {"seat": target})],
-                {target: stored, f"{DEVICE}{target}": ""},
+                {target: stored, f"{DEVICE}{target}": "", **self._replaced(game, target)},
             )
         return code
+
+    def _replaced(self, game: str, target: str) -> dict[str, str]:
+        """The secret that lets the device holding ``target`` now be told, later, that its
+        token was replaced (nothing when no device holds the seat)."""
+        held = self.repo.secrets(game).get(f"{DEVICE}{target}", "")
+        return {f"{REPLACED}{held}": target} if held else {}
 
     # ---- seats moved to another device -------------------------------------------------
 
@@ -213,9 +219,12 @@ class Judging:
                 body = {"seat": target, "device": device, "request": request}
                 return [Draft(seat, "move", body)]
 
-            recs, _ = self.repo.write(
-                game, build, {f"{DEVICE}{target}": pending, f"{PENDING}{device}": ""}, fresh=f0
-            )
+            secrets = {
+                f"{DEVICE}{target}": pending,
+                f"{PENDING}{device}": "",
+                **self._replaced(game, target),
+            }
+            recs, _ = self.repo.write(game, build, secrets, fresh=f0)
         return recs[0]
 
     # ---- corrections at a table without a judge ------------------------------------------

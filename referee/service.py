@@ -151,6 +151,10 @@ class Referee:
     def request_of(self, game: str, token: str) -> Record | None:
         return self.tables.request_of(game, token)
 
+    def replaced(self, game: str, token: str) -> tuple[str, Record] | None:
+        """The seat ``token`` held until a reissue or a move replaced it, and that record."""
+        return self.tables.replaced(game, token)
+
     def claim(self, game: str, code: str, token: str | None = None, ask: bool = False) -> Claim:
         return self.tables.claim(game, code, token, ask)
 

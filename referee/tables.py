@@ -34,6 +34,9 @@ from referee.validate import InputError, game_id, mapping, text
 MAX_KIT = 1_000_000  # characters of a kit file
 DEVICE = "device:"  # secret name prefix: the hash of the token of the device holding a seat
 PENDING = "pending:"  # secret name prefix: the hash of a requesting device's token, by its id
+# secret name prefix + the hash of a token that held a seat until a reissue or a move replaced
+# it; the value is that seat (so the old phone can be told, issue 13, item 5)
+REPLACED = "replaced:"
 
 
 def is_judged(create: Mapping[str, Any]) -> bool:
@@ -175,6 +178,22 @@ class Tables:
             if name.startswith(DEVICE) and _secrets.compare_digest(stored, h):
                 seat = name[len(DEVICE) :]
         return seat
+
+    def replaced(self, game: str, token: str) -> tuple[str, Record] | None:
+        """The seat ``token``'s device held until a reissue or a move replaced it, with that
+        (public) record; None for any other token."""
+        try:
+            game_id(game)
+            text(token, "token", max_len=200)
+        except InputError:
+            return None
+        seat = self.repo.secrets(game).get(f"{REPLACED}{code_hash(token)}")
+        if not seat:
+            return None
+        for r in reversed(self.repo.records(game)):
+            if r.kind in ("reissue", "move") and r.body.get("seat") == seat:
+                return seat, r
+        return None
 
     def request_of(self, game: str, token: str) -> Record | None:
         """The open request of the device holding ``token`` (it waits for approval), or None."""

@@ -98,3 +98,27 @@ def serving(app: Flask) -> Iterator[str]:
         yield f"http://127.0.0.1:{srv.server_port}"
     finally:
         srv.shutdown()
+
+
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+WCAG_AA = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
+
+
+def axe_violations(d: Chrome) -> list[str]:
+    """The WCAG 2.1 A/AA violations axe-core (vendored, tests/vendor/axe-core) finds on the
+    page ``d`` shows, one line each: rule, impact, and the first offending elements."""
+    if not d.execute_script("return !!window.axe"):
+        d.execute_script(AXE.read_text(encoding="utf-8"))
+    d.set_script_timeout(60)
+    found = d.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "var only = {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']};"
+        "function where(n) {"
+        "  return n.target.join(' ') + ' ' + (n.failureSummary || '').split('\\n')[1]; }"
+        "axe.run(document, only).then(function (r) { done(r.violations.map(function (v) {"
+        "  return v.id + ' (' + v.impact + '): ' + v.help + ' at '"
+        "    + v.nodes.slice(0, 3).map(where).join(' | ');"
+        "})); }, function (e) { done(['axe failed: ' + e]); });",
+        list(WCAG_AA),
+    )
+    return [str(v) for v in found]

@@ -27,7 +27,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import artifacts, chrome, new_profile, require_browser, serving
+from browser_helpers import (
+    artifacts,
+    axe_violations,
+    chrome,
+    new_profile,
+    require_browser,
+    serving,
+)
 from service_helpers import make_referee
 
 pytestmark = pytest.mark.browser
@@ -76,6 +83,7 @@ class Browser:
         self.d.implicitly_wait(0)
         self.errors: list[str] = []
         self.sideways: list[str] = []
+        self.axe: list[str] = []  # WCAG 2.1 A/AA violations axe-core found (issue 13, item 8)
 
     def too_wide(self, step: str) -> list[str]:
         """Issue 13, item 8: no page scrolls sideways on a 360 px phone."""
@@ -117,6 +125,7 @@ class Browser:
         self.console()
         if not step.startswith("FAILED"):
             self.sideways.extend(self.too_wide(step))
+            self.axe.extend(f"{self.name} at {step}: {v}" for v in axe_violations(self.d))
         self.shots.mkdir(parents=True, exist_ok=True)
         self.d.save_screenshot(str(self.shots / f"{step}-{self.name}.png"))
         # a full-length picture too: a phone scrolls
@@ -369,6 +378,24 @@ def test_a_whole_game_through_the_pages(
     judge.get(f"{base}/judge")
     assert game in judge.text("main")
     step("judge-tables", judge)
+    hera.get(f"{base}/g/{game}/report.html")
+    hera.wait(lambda: "Hera wins" in hera.text("body") or "wins" in hera.text("body"), "report")
+    step("report", hera)
+    hera.get(f"{base}/g/{game}/camera")
+    step("camera", hera)
+    hera.get(f"{base}/g/nosuchgame")
+    step("not-found", hera)
+    hera.errors = [e for e in hera.errors if "nosuchgame" not in e]  # the 404 itself
+
+    # -- the judge reissues Zeus's link: shown at once with its QR code; the old phone is told --
+    judge.get(f"{base}/g/{game}")
+    judge.select("#reissue-form select[name=seat]", "zeus")
+    judge.press("#reissue-form", "Revoke and reissue the link")
+    judge.wait(lambda: "New link for Zeus" in judge.text("body"), "the new link is shown")
+    assert judge.d.find_elements(By.CSS_SELECTOR, ".qr svg")
+    step("reissued", judge)
+    zeus.wait(lambda: "This phone held Zeus's seat" in zeus.text("body"), "the old phone is told")
+    step("old-phone-told", zeus)
 
     for b in (hera, zeus, judge):
         b.console()
@@ -376,3 +403,5 @@ def test_a_whole_game_through_the_pages(
     assert not errors, errors
     sideways = [e for b in (hera, zeus, judge) for e in b.sideways]
     assert not sideways, sideways
+    violations = [e for b in (hera, zeus, judge) for e in b.axe]
+    assert not violations, "\n".join(violations)

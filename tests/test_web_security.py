@@ -295,6 +295,33 @@ def test_a_lost_phone_is_locked_out_by_a_reissue(app: Flask) -> None:
     assert r.status_code == 403
 
 
+def test_the_old_phone_is_told_its_link_was_reissued_and_a_stranger_is_not(app: Flask) -> None:
+    """Issue 13, item 5: instead of silently becoming the public table, the phone whose seat
+    link the judge reissued says so, by whom and when; any other visitor sees no such note."""
+    created, b = new_game(app)
+    g = created.game
+    assert "replaced" not in b["hera"].get(f"/g/{g}").get_data(as_text=True)
+    b["judge"].post(f"/api/v1/games/{g}/seats/hera/reissue", None, game=g)
+    page = b["hera"].get(f"/g/{g}").get_data(as_text=True)
+    assert "This phone held Hera&#39;s seat until the judge reissued Hera&#39;s link" in page
+    assert "Ask the judge for the new link." in page
+    stranger = Browser(app)
+    stranger.client.set_cookie(f"hz_{g}", "A" * 22)
+    assert "This phone held" not in stranger.get(f"/g/{g}").get_data(as_text=True)
+    assert "This phone held" not in b["zeus"].get(f"/g/{g}").get_data(as_text=True)
+
+
+def test_the_judge_sees_the_reissued_link_at_once_with_its_qr_code(app: Flask) -> None:
+    """Issue 13, item 5: the judge's reissue form leads to the new link and its QR code."""
+    created, b = new_game(app)
+    g = created.game
+    r = b["judge"].post(f"/g/{g}/judge/reissue", data={"seat": "zeus"}, game=g)
+    assert r.status_code == 303 and r.headers["Location"].endswith(f"/g/{g}/reissued")
+    page = b["judge"].get(f"/g/{g}/reissued").get_data(as_text=True)
+    assert "New link for Zeus" in page and "<svg" in page and f"/join/{g}/" in page
+    assert b["judge"].get(f"/g/{g}/reissued").status_code == 404  # shown once
+
+
 def test_a_forged_cookie_opens_nothing(app: Flask) -> None:
     created, _ = new_game(app)
     g = created.game

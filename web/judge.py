@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import Blueprint, abort, flash, render_template, request, session
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 from werkzeug.wrappers import Response
 
 from referee.service import ServiceError
@@ -86,6 +86,8 @@ def judge_action(game: str, what: str) -> Response:
             session[REISSUED] = {"game": game, "seat": seat, "url": url}
             title = seat_title(pages(game), seat)
             flash(f"A new link for {title}; the old one opens nothing now.", "ok")
+            # shown at once, with its QR code (issue 13, item 5): the session holds it once
+            return redirect(url_for("judge.reissued", game=game), 303)
         else:
             try:
                 tool = pages(game).judge_action(what)
@@ -152,7 +154,8 @@ def reissued(game: str) -> str:
     return render_template(
         "reissued.html",
         game=game,
-        seat=seat_title(pages(game), hit["seat"]),
+        seat="judge",
+        seat_name=seat_title(pages(game), hit["seat"]),
         url=hit["url"],
         qr=qr_svg(hit["url"]),
     )

@@ -7,9 +7,10 @@ from flask import Blueprint, render_template, request
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from web.games import page_for
+from web.games import page_for, page_of
+from web.middleware import CSP
 from web.present import replay_frames
-from web.report import render_report
+from web.report import render_report, style_source
 from web.request import get_referee, seat_of, with_game
 
 bp = Blueprint("replay", __name__)
@@ -55,6 +56,9 @@ def report(game: str) -> Response:
     # it opens in the browser; ?download=1 saves it as a file
     how = "attachment" if request.args.get("download") else "inline"
     resp.headers["Content-Disposition"] = f'{how}; filename="{game}-{seat}.html"'
+    # its inline style sheet, and only it, applies when it opens in the browser
+    csp = CSP.replace("style-src 'self'", f"style-src {style_source(page_of(ref, game))}")
+    resp.headers["Content-Security-Policy"] = csp
     return resp
 
 

@@ -9,11 +9,13 @@ player saw at the table; the judge's shows everything.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from html import escape
 
 from referee.service import Referee
 from referee.words import head_text
-from web.games import page_for, seat_title, seats
+from web.games import PageModule, page_for, seat_title, seats
 from web.present import replay_frames
 
 CSS = """
@@ -27,6 +29,18 @@ section.ev { border-top: 1px solid #ccc; padding: 10px 0; page-break-inside: avo
 .index ol { font-size: .9rem; padding-left: 1.5em; }
 code { font-family: ui-monospace, monospace; }
 """
+
+
+def report_style(pm: PageModule) -> str:
+    """The report's one inline style sheet."""
+    return f"{CSS}{pm.svg_css}"
+
+
+def style_source(pm: PageModule) -> str:
+    """The CSP source that lets the served report apply its inline style sheet (and nothing
+    else inline): the sheet's SHA-256."""
+    digest = hashlib.sha256(report_style(pm).encode()).digest()
+    return f"'sha256-{base64.b64encode(digest).decode()}'"
 
 
 def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None = None) -> str:
@@ -43,8 +57,9 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
     parts = [
         "<!doctype html><html lang=en><head><meta charset=utf-8>",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<link rel="icon" href="data:,">',
         f"<title>{title} · game {escape(game)} · {escape(seat)}</title>",
-        f"<style>{CSS}{pm.svg_css}</style></head><body>",
+        f"<style>{report_style(pm)}</style></head><body>",
         f"<h1>{title} · game {escape(game)}</h1>",
         f'<p class="meta">{who} · profile '
         f"{escape(str(last.get('profile')))} · as seen by the {escape(seat)} seat</p>",

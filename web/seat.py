@@ -135,7 +135,31 @@ def seat_page(game: str) -> str:
     ctx = page_context(game, seat)
     if seat == "judge":
         return render_template("judge.html", **ctx)
+    if seat == "public":
+        ctx["replaced"] = replaced_note(game, ctx["pages"])
     return render_template("seat.html" if seat in ctx["pages"].players else "public.html", **ctx)
+
+
+def replaced_note(game: str, pm: PageModule) -> str | None:
+    """What a phone whose seat link was replaced is told, instead of silently showing the
+    public table (issue 13, item 5): which seat, by whom, when, and what to do."""
+    token = seat_token(game)
+    hit = get_referee().replaced(game, token) if token else None
+    if hit is None:
+        return None
+    seat, r = hit
+    title = seat_title(pm, seat)
+    when = f"at {r.time[11:16]} UTC (event {r.seq})"
+    if r.kind == "reissue":
+        return (
+            f"This phone held {title}'s seat until the judge reissued {title}'s link {when}. "
+            "Ask the judge for the new link."
+        )
+    by = "the judge" if r.seat == "judge" else seat_title(pm, r.seat)
+    return (
+        f"This phone held {title}'s seat until it moved to another device, approved by {by} "
+        f"{when}. If that was not you, call the judge."
+    )
 
 
 @bp.post("/g/<game>/act")

@@ -112,6 +112,10 @@
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
+        if ((doc.body.getAttribute("data-seat") || "") !== (body.getAttribute("data-seat") || "")) {
+          window.location.reload();  // this phone's seat changed (its link was replaced): a new page
+          return;
+        }
         checkChain(doc);
         var held = false;
         document.querySelectorAll("[data-live][id]").forEach(function (el) {
@@ -152,7 +156,7 @@
       .catch(function () { setTimeout(fallback, 10000); });
   }
   function listen() {
-    if (!game || !window.EventSource || document.getElementById("stepper")) { return; }
+    if (!game || !window.EventSource || !document.querySelector("[data-live]")) { return; }
     var es = new EventSource(streamUrl());
     es.onerror = function () {
       if (es.readyState !== 2) { return; }  // CONNECTING: the browser retries by itself
