@@ -161,6 +161,7 @@ class _Work:
     """A mutable copy of a state's sides while one action resolves. Never escapes this module."""
 
     __slots__ = (
+        "asking",
         "checked",
         "deck",
         "discard",
@@ -174,9 +175,10 @@ class _Work:
         "winner",
     )
 
-    def __init__(self, st: GameState, checked: bool = True) -> None:
+    def __init__(self, st: GameState, checked: bool = True, asking: bool = False) -> None:
         self.st = st
         self.checked = checked  # False: the action is known legal here; only carry it out
+        self.asking = asking  # True: a choice the rules give a player, left open, is asked
         h, z = st.sides
         self.hand = _Lazy((h.hand, z.hand))
         self.deck = _Lazy((h.deck, z.deck))
@@ -322,7 +324,14 @@ class _Work:
         stood = [(i, s.card) for i, s in enumerate(self.field[p][col]) if s.card is not None]
         lost = [c for _, c in stood]
         order = identify_all(
-            self, p, lost, given, f"order.{p.key}", "D1", "the cards lost to Pandora"
+            self,
+            p,
+            lost,
+            given,
+            f"order.{p.key}",
+            "D1",
+            "the cards lost to Pandora",
+            f" from column {col + 1}",
         )
         for c in order:
             # the card itself, else an unknown card that the order identified as it
@@ -356,8 +365,10 @@ def identify_all(
     needs: str,
     rule: str,
     what: str,
+    where: str = "",
 ) -> list[Card]:
     """Orders ``cards`` as ``given`` lists them (the owner's choice), identifying unknown ones.
+    ``where`` (" from column 2") says where they come from, for the question.
 
     With nothing given, the cards keep their order, unless some are unknown: then NeedsInputError.
     Raises IllegalActionError when ``given`` is not exactly these cards.
@@ -369,6 +380,16 @@ def identify_all(
                 "D20",
                 needs,
                 f"{p.title} must name {what}: the referee does not know them all",
+                (p.key,),
+            )
+        if given is None and w.asking and len(set(cards)) > 1:
+            # the owner's choice (D1, D2), asked once the cards are face up for both (HZ-P13);
+            # the words name no card: the question's reason is read by every seat
+            raise NeedsInputError(
+                rule,
+                needs,
+                f"{p.title} chooses the order in which {what}{where} go onto the discard pile "
+                "(the last one ends on top)",
                 (p.key,),
             )
         return list(cards)
@@ -465,14 +486,16 @@ def _no_first_turn(st: GameState, what: str) -> None:
 # ---- resolution of each action ---------------------------------------------------------------
 
 
-def _resolve(st: GameState, action: Action, post: bool = True, checked: bool = True) -> Outcome:
+def _resolve(
+    st: GameState, action: Action, post: bool = True, checked: bool = True, asking: bool = False
+) -> Outcome:
     """Resolves ``action``: checks that it is legal (unless ``checked`` is false: an action
     known to be legal in ``st``), then carries it out. ``post`` runs the end-of-game checks
-    (D8, D9)."""
+    (D8, D9); ``asking`` asks the choices the action leaves open (see :func:`apply`)."""
     if action.is_setup:
         return _resolve_setup(st, action, checked)
     p = _turn_prelude(st, action) if checked else st.player
-    w = _Work(st, checked)
+    w = _Work(st, checked, asking)
     ap = st.ap
     if action.__class__ is EndTurn:  # the commonest action, ahead of the chain below
         return _end_turn(w, p, post)
@@ -749,7 +772,7 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
         w.hand[o].clear()
         order = identify_all(
             w, o, rest, a.order_for(o), f"order.{o.key}", "D2", f"the cards of {o.title}'s hand"
-        )
+        )  # the question says "the cards of Hera's hand": the page offers her hand
         for c in order:
             w.discard_card(o, c, "hand")
         if any(c.name == HOSTAGE_NAME[o] and c.origin is o for c in order):
@@ -1495,16 +1518,21 @@ def is_legal(st: GameState, action: Action) -> bool:
     return True
 
 
-def apply(st: GameState, action: Action, *, checked: bool = True) -> Outcome:
+def apply(st: GameState, action: Action, *, checked: bool = True, asking: bool = False) -> Outcome:
     """Checks ``action`` and returns the outcome. Raises as :func:`check` does; ``st`` is
     never changed.
+
+    ``asking=True`` (a referee at a table) raises NeedsInputError for a choice the rules give
+    a player that the action leaves open, once it arises: the order of the cards he loses to
+    Pandora (D1) or of a whole hand he discards (D2), when two or more different cards go.
+    Without it (a ruling file, a replay) the default order applies (HZ-P13).
 
     ``checked=False`` only carries the action out, for an action known to be legal in ``st``
     (one read back from a verified log: it was checked when it was accepted). For a legal
     action the outcome is exactly the checked one; for an illegal one it is unspecified (it
     may raise, or give a state no legal play reaches). It still raises NotationError for a
     card no deck has and NeedsInputError for a value the effect needs."""
-    return _resolve(st, action, checked=checked)
+    return _resolve(st, action, checked=checked, asking=asking)
 
 
 def legal_actions(st: GameState) -> list[Action]:

@@ -176,7 +176,7 @@ class Acting:
         withdrawn only by the judge's correction."""
         g = f.module
         try:
-            out = g.apply(f.state, action)
+            out = g.apply(f.state, action, asking=True)  # every open choice is asked (HZ-P13)
         except Missing as e:
             asked = g.asked(e, actor)
             mine = not projected or own == e.needs
@@ -236,7 +236,7 @@ class Acting:
         g = f.module
         if seat in g.players:
             try:
-                g.apply(g.project(f.state, seat), action)
+                g.apply(g.project(f.state, seat), action, asking=True)
             except Missing as pe:
                 if pe.needs == e.needs:
                     return pe.reason

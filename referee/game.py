@@ -154,8 +154,12 @@ class Game(Protocol):
         """Raises Illegal, Missing or Malformed when ``action`` cannot be applied."""
         ...
 
-    def apply(self, state: Any, action: Any, checked: bool = True) -> Outcome:
+    def apply(self, state: Any, action: Any, checked: bool = True, asking: bool = False) -> Outcome:
         """Checks and applies. Raises as :meth:`check`.
+
+        ``asking=True`` (acting at a table) raises Missing for a choice the rules give a
+        player that the action leaves open, once it arises (Hera & Zeus: discard orders,
+        HZ-P13); without it the game's default choice applies (rulings, the fold).
 
         ``checked=False`` only carries the action out, without its legality checks: for an
         action known to be legal on ``state`` (read back from a verified log, checked when

@@ -530,9 +530,11 @@ class HeraZeus:
         with _engine_errors():
             engine.check(state, action)
 
-    def apply(self, state: GameState, action: Action, checked: bool = True) -> Outcome:
+    def apply(
+        self, state: GameState, action: Action, checked: bool = True, asking: bool = False
+    ) -> Outcome:
         with _engine_errors():
-            out = engine.apply(state, action, checked=checked)
+            out = engine.apply(state, action, checked=checked, asking=asking)
         return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
 
     def actor(self, state: GameState, action: Action, seat: str) -> str:

@@ -401,11 +401,8 @@ class Table(Generic[R]):
             return getattr(a, needs)
         if needs.startswith("order."):
             who = Player.parse(needs.partition(".")[2])
-            if isinstance(a, PegasusHand):
-                hand = list(st.sides[who].hand)
-                picked = self._hand_card(who, a.pick or "?")
-                hand.remove(picked)
-                return [c.notation(who) for c in (picked, *hand)]
+            if isinstance(a, PegasusHand):  # the default (D2): the hand as it is, Pandora in place
+                return [c.notation(who) for c in st.sides[who].hand]
             assert isinstance(a, Challenge | PegasusField)
             col = st.sides[who].field[a.column - 1]
             return [s.card.notation(who) for s in col if s.card is not None]

@@ -17,7 +17,7 @@ from privacy_property import (
 
 from engine import Player
 
-GAMES = 40
+GAMES = 48
 
 
 def test_no_seat_sees_what_its_player_could_not_see() -> None:

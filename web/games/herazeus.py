@@ -43,6 +43,7 @@ from web.games.herazeus_present import (
     action_label,
     controls_for,
     event_lines,
+    order_choices,
     record_lines,
     setup_of,
     taken_names,
@@ -150,6 +151,7 @@ class HeraZeusPages:
             "hostage": HOSTAGE_NAME[p],
             "photo": photo_context(game, seat, view, legal),
             "has_kit": has_kit(game),
+            "order_choices": order_choices(view, p),
         }
 
     def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:

@@ -22,7 +22,9 @@ def parse_answer(needs: str, form: Mapping[str, str]) -> Any:
         except ValueError:
             raise ValueError(f"{needs}: a number is needed, not {text!r}") from None
     if needs in ("reveal.cards", "reveal.hand") or needs.startswith("order."):
-        items = [x.strip() for x in form.get("value", "").replace("\n", ",").split(",")]
+        # a one-tap order (HZ-P13) comes as ``order``; a typed one as ``value``
+        text = form.get("order") or form.get("value", "")
+        items = [x.strip() for x in text.replace("\n", ",").split(",")]
         return [x for x in items if x]
     text = form.get("value", "").strip()
     if not text:

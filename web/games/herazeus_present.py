@@ -6,6 +6,7 @@ hidden state).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -183,6 +184,34 @@ def action_label(a: Action) -> str:
     if isinstance(a, Draw):
         return "Draw a card"
     return a.text()
+
+
+def order_choices(view: Mapping[str, Any], p: Player) -> list[tuple[str, str]] | None:
+    """The one-tap answers to a question to ``p`` about the order of his discards (D1, D2;
+    HZ-P13): first the default (as the cards stood, the last on top), then each other card
+    put on top. The cards come from his own view: the column the question names, else his
+    hand. None when no such question waits on him or a card is not known (then he types or
+    taps the names)."""
+    asked = view.get("asked") or {}
+    if not str(asked.get("needs", "")).startswith(f"order.{p.key}"):
+        return None
+    if p.key not in asked.get("asked", ()):
+        return None
+    side = view.get(p.key) or {}
+    m = re.search(r"from column ([1-3])", str(asked.get("reason", "")))
+    if m:
+        cards = [str(c).lstrip("^") for c in side.get("field", [[], [], []])[int(m[1]) - 1]]
+    else:
+        cards = [str(c) for c in side.get("hand", [])]
+    if len(cards) < 2 or any(c.startswith(("?", "@")) for c in cards):
+        return None
+    out = [(f"Keep this order: {', '.join(cards)} (on top: {cards[-1]})", ",".join(cards))]
+    for c in dict.fromkeys(cards):
+        if c != cards[-1]:
+            rest = list(cards)
+            rest.remove(c)
+            out.append((f"{c} on top", ",".join([*rest, c])))
+    return out
 
 
 def taken_names(p: Player, held: Sequence[str]) -> list[str]:
