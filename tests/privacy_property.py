@@ -1056,11 +1056,16 @@ def play_watched(
 
 
 def no_seat_sees_hidden(
-    make: Callable[[int], Driver], games: int, log_every: int, stranger_every: int
+    make: Callable[[int], Driver],
+    games: int,
+    log_every: int,
+    stranger_every: int,
+    also: Sequence[int] = (),
 ) -> Coverage:
-    """Part 1 over ``games`` seeded random games, each through a fresh driver."""
+    """Part 1 over ``games`` seeded random games (seeds 0 to games - 1, and ``also``), each
+    through a fresh driver."""
     cover = Coverage()
-    for seed in range(games):
+    for seed in [*range(games), *also]:
         d = make(seed)
         try:
             play_watched(d, seed, cover, log_every, stranger_every)

@@ -17,11 +17,16 @@ from privacy_property import (
 
 from engine import Player
 
-GAMES = 48
+GAMES = 40
+# a game whose Pythia spies on a hand the referee does not know whole (reveal.hand): rare in
+# random play, so named here for the coverage below
+RARE_SEEDS = (166,)
 
 
 def test_no_seat_sees_what_its_player_could_not_see() -> None:
-    cover = no_seat_sees_hidden(ServiceDriver.new, GAMES, log_every=1000, stranger_every=10)
+    cover = no_seat_sees_hidden(
+        ServiceDriver.new, GAMES, log_every=1000, stranger_every=10, also=RARE_SEEDS
+    )
     # the games did exercise the hidden-card actions, the questions and the wrong inputs
     assert {"draw", "play", "deal", "redraw", "first_row", "pegasus hand", "pythia spy"} <= (
         cover.kinds

@@ -98,49 +98,193 @@
     });
   }
 
-  // ---- live updates ----
-  var busy = false, again = false;
-  function isDirty(el) {
-    var a = document.activeElement;
-    if (a && el.contains(a) && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName)) { return true; }
-    return false;
+  // ---- live updates and forms sent in place ----
+  // A live section ([data-live][id]) is replaced by its fresh copy, keeping what the person had
+  // half entered (a value that differs from the page's own), the focus (by id, or by the form
+  // and the field's name) and the scroll position; the flashes of an older moment go, and the
+  // news is announced politely to a screen reader (issue 13, items 1 and 8).
+  var busy = false, again = false, sending = false;
+  function keyOf(el) {
+    if (!el || el === body) { return null; }
+    if (el.id) { return "id:" + el.id; }
+    var form = el.form || el.closest("form");
+    var name = el.getAttribute("name") || "";
+    var where = form ? (form.id ? "#" + form.id : form.getAttribute("action") || "") : "";
+    var value = el.tagName === "BUTTON" ? el.getAttribute("value") || el.textContent.trim() : "";
+    return where + "|" + el.tagName + "|" + name + "|" + value;
+  }
+  function find(root, key) {
+    if (!key) { return null; }
+    if (key.indexOf("id:") === 0) { return root.querySelector("#" + CSS.escape(key.slice(3))); }
+    var all = root.querySelectorAll("input, select, textarea, button, a");
+    for (var i = 0; i < all.length; i++) { if (keyOf(all[i]) === key) { return all[i]; } }
+    return null;
+  }
+  function changed(el) {
+    if (el.tagName === "SELECT") {
+      return Array.prototype.some.call(el.options, function (o) { return o.selected !== o.defaultSelected; });
+    }
+    if (el.type === "checkbox" || el.type === "radio") { return el.checked !== el.defaultChecked; }
+    if (el.type === "hidden" || el.type === "submit" || el.type === "file") { return false; }
+    return el.value !== el.defaultValue;
+  }
+  function drafts(root, skip) {
+    var out = [];
+    root.querySelectorAll("input, select, textarea").forEach(function (el) {
+      if (skip && skip.contains(el)) { return; }
+      if (changed(el)) { out.push([keyOf(el), el.type === "checkbox" || el.type === "radio" ? el.checked : el.value]); }
+    });
+    root.querySelectorAll("details[data-touched]").forEach(function (d) {  // opened or closed by hand
+      var s = d.querySelector("summary");
+      if (s) { out.push(["open|" + s.textContent.trim(), d.open]); }
+    });
+    return out;
+  }
+  function restore(root, saved) {
+    saved.forEach(function (kv) {
+      if (kv[0].indexOf("open|") === 0) {
+        root.querySelectorAll("details").forEach(function (d) {
+          var s = d.querySelector("summary");
+          if (s && "open|" + s.textContent.trim() === kv[0]) { d.open = kv[1]; d.dataset.touched = "1"; }
+        });
+        return;
+      }
+      var el = find(root, kv[0]);
+      if (!el || changed(el)) { return; }
+      if (el.type === "checkbox" || el.type === "radio") { el.checked = kv[1]; } else { el.value = kv[1]; }
+      if (el.tagName === "SELECT") { el.dataset.filled = "1"; }
+    });
+  }
+  function announce(text) {
+    var live = document.getElementById("announce");
+    if (!live || !text) { return; }
+    live.textContent = "";
+    window.setTimeout(function () { live.textContent = text; }, 50);
+  }
+  function news(doc, before) {
+    // the log lines newer than what this page showed, then the status line
+    var lines = [];
+    doc.querySelectorAll(".log li[data-seq]").forEach(function (li) {
+      if (parseInt(li.getAttribute("data-seq"), 10) > before) { lines.push(li.textContent.replace(/\s+/g, " ").trim()); }
+    });
+    var turn = doc.querySelector("#status .turn");
+    if (turn) { lines.push(turn.textContent.replace(/\s+/g, " ").trim()); }
+    return lines.slice(0, 4).join(". ");
+  }
+  // Puts the page ``doc`` in place of this one's live parts. ``sent``: the form just sent (its
+  // own fields are not restored: they were used). Returns false when a new page is needed.
+  function apply(doc, sent) {
+    if ((doc.body.getAttribute("data-seat") || "") !== (body.getAttribute("data-seat") || "")) {
+      return false;  // this phone's seat changed (its link was replaced): a new page
+    }
+    // a live section the page lacks (the actions once setup is over, say) goes in after the
+    // live section that precedes it on the fresh page
+    var freshLive = doc.querySelectorAll("[data-live][id]");
+    var placed = true;
+    if (freshLive.length && !document.getElementById(freshLive[0].id)) {
+      placed = !!document.querySelector("[data-live][id]");
+    }
+    if (!placed) { return false; }
+    checkChain(doc);
+    var before = parseInt(body.getAttribute("data-seq"), 10);
+    var focusKey = keyOf(document.activeElement);
+    var x = window.scrollX, y = window.scrollY;
+    var last = null;
+    freshLive.forEach(function (fresh) {
+      var el = document.getElementById(fresh.id);
+      var copy = document.importNode(fresh, true);
+      if (el) {
+        var saved = drafts(el, sent);
+        el.replaceWith(copy);
+        restore(copy, saved);
+      } else if (last) {
+        last.after(copy);
+      } else {
+        document.querySelector("[data-live][id]").before(copy);
+      }
+      last = copy;
+    });
+    document.querySelectorAll("[data-live][id]").forEach(function (el) {
+      if (!doc.getElementById(el.id)) { el.remove(); }
+    });
+    // the flashes say what happened at an older moment: they go when the log moved on (a live
+    // update) and are replaced by those of a form's answer
+    var flashes = document.getElementById("flashes"), freshFlashes = doc.getElementById("flashes");
+    var moved = (doc.body.getAttribute("data-seq") || "") !== (body.getAttribute("data-seq") || "");
+    if (flashes && freshFlashes && (sent || moved)) { flashes.innerHTML = freshFlashes.innerHTML; }
+    ["head"].forEach(function (id) {
+      var a = document.getElementById(id), b = doc.getElementById(id);
+      if (a && b) { a.textContent = b.textContent; }
+    });
+    body.setAttribute("data-seq", doc.body.getAttribute("data-seq") || "");
+    body.setAttribute("data-hash", doc.body.getAttribute("data-hash") || "");
+    document.title = doc.title;
+    var focus = find(document, focusKey);
+    if (focus && focus !== document.activeElement) { focus.focus({ preventScroll: true }); }
+    window.scrollTo(x, y);
+    bindTable(document); bindPickers(document); bindForms(document);
+    var said = freshFlashes ? freshFlashes.textContent.replace(/\s+/g, " ").trim() : "";
+    announce(said || (isNaN(before) ? "" : news(doc, before)));
+    return true;
   }
   function refresh() {
-    if (busy) { again = true; return; }
+    if (busy || sending) { again = true; return; }  // a form's answer comes first
     busy = true;
     fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
-        if ((doc.body.getAttribute("data-seat") || "") !== (body.getAttribute("data-seat") || "")) {
-          window.location.reload();  // this phone's seat changed (its link was replaced): a new page
-          return;
-        }
-        checkChain(doc);
-        var held = false;
-        document.querySelectorAll("[data-live][id]").forEach(function (el) {
-          var fresh = doc.getElementById(el.id);
-          if (isDirty(el)) { held = true; return; }
-          if (fresh) { el.replaceWith(document.importNode(fresh, true)); } else { el.remove(); }
-        });
-        doc.querySelectorAll("[data-live][id]").forEach(function (fresh) {
-          if (!document.getElementById(fresh.id)) { window.location.reload(); }
-        });
-        ["head"].forEach(function (id) {
-          var a = document.getElementById(id), b = doc.getElementById(id);
-          if (a && b) { a.textContent = b.textContent; }
-        });
-        body.setAttribute("data-seq", doc.body.getAttribute("data-seq") || "");
-        body.setAttribute("data-hash", doc.body.getAttribute("data-hash") || "");
-        var note = document.getElementById("live-note");
-        if (note) {
-          note.hidden = !held;
-          note.textContent = held ? "The table changed while you were choosing; finish or reload." : "";
-        }
-        bindTable(document); bindPickers(document);
+        if (!apply(doc, null)) { window.location.reload(); }
       })
       .catch(function () { /* the next event tries again */ })
       .then(function () { busy = false; if (again) { again = false; refresh(); } });
+  }
+  // A form of a live page is sent with fetch; the page it leads to replaces the live parts in
+  // place (no reload at the top). A form that leads elsewhere, sends a file, or fails, is left
+  // to the browser.
+  function bindForms(root) {
+    root.querySelectorAll("details summary").forEach(function (s) {
+      s.addEventListener("click", function () { s.parentNode.dataset.touched = "1"; });
+    });
+    if (!document.querySelector("[data-live]")) { return; }
+    root.querySelectorAll("form[method=post]").forEach(function (form) {
+      if (form.dataset.bound || form.enctype === "multipart/form-data" || form.hasAttribute("data-reload")) { return; }
+      form.dataset.bound = "1";
+      form.addEventListener("submit", function (e) {
+        if (e.defaultPrevented || !window.fetch || !window.FormData) { return; }
+        e.preventDefault();
+        var data;
+        try { data = new FormData(form, e.submitter || null); } catch (err) {
+          data = new FormData(form);
+          if (e.submitter && e.submitter.name) { data.append(e.submitter.name, e.submitter.value); }
+        }
+        var buttons = form.querySelectorAll("button");
+        buttons.forEach(function (b) { b.disabled = true; });
+        sending = true;
+        fetch(form.getAttribute("action") || window.location.href, { method: "POST", body: data, credentials: "same-origin", headers: { "Accept": "text/html" } })
+          .then(function (r) {
+            var here = window.location.pathname + window.location.search;
+            var there = new URL(r.url, window.location.href);
+            if (!r.ok) {  // an error page (a refused CSRF token, say): shown as the browser would
+              return r.text().then(function (t) { document.open(); document.write(t); document.close(); return null; });
+            }
+            if (there.pathname + there.search !== here) { window.location.href = r.url; return null; }
+            return r.text();
+          })
+          .then(function (html) {
+            if (html === null) { return; }
+            var doc = new DOMParser().parseFromString(html, "text/html");
+            if (!apply(doc, form)) { window.location.reload(); return; }
+            if (form.isConnected) { buttons.forEach(function (b) { b.disabled = false; }); }
+          })
+          .catch(function () {
+            var note = document.getElementById("live-note");
+            if (note) { note.textContent = "The referee could not be reached; nothing was sent twice. Check the connection and try again."; note.hidden = false; }
+            buttons.forEach(function (b) { b.disabled = false; });
+          })
+          .then(function () { sending = false; if (again) { again = false; refresh(); } });
+      });
+    });
   }
   // A refused stream (503: the server's streams are full) closes the EventSource: the page then
   // refreshes itself every Retry-After seconds and asks (HEAD) whether a stream is admitted.
@@ -188,6 +332,7 @@
     checkChain(document);
     bindTable(document);
     bindPickers(document);
+    bindForms(document);
     keys();
     listen();
   });
