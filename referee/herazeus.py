@@ -485,8 +485,8 @@ class HeraZeus:
             raise Malformed(rigged)
         first: str | None
         fixed = rs.fixed_starting_player()
-        if starting == "table":
-            first = fixed.key if fixed else None
+        if starting == "table":  # nothing to decide when the profile fixes it (D19)
+            first = fixed.key if fixed is not None else None
         elif starting is not None:
             try:
                 chosen = Player.parse(starting)
@@ -496,7 +496,7 @@ class HeraZeus:
                 raise Illegal(f"under the {profile} profile {fixed.title} always starts", "D19")
             first = chosen.key
         else:
-            first = fixed.key if fixed else "hera"  # D19: Hera by default
+            first = fixed.key if fixed is not None else "hera"  # D19: Hera by default
         moves = ((first, {"do": "starter", "player": first}),) if first is not None else ()
         return Setup(body, moves)
 

@@ -1,0 +1,189 @@
+"""Issue 13, item 8: the checks of "for every player at the table" that axe-core cannot make
+(axe itself runs on every page of the whole-game test, tests/test_web_browser.py), in headless
+Chromium at 360 x 740: tap targets of 44 px, no sideways scroll at 200% zoom, type that
+follows the browser's font size, borders of controls at 3:1, one h1 a page, and the focus and a
+half-typed note kept across a live update."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from browser_helpers import chrome, new_profile, require_browser, serving
+from service_helpers import make_referee
+from test_service import HERA_HAND, HERA_ROW, ZEUS_HAND, ZEUS_ROW
+
+pytestmark = pytest.mark.browser
+require_browser()
+
+from selenium.webdriver import Chrome  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from referee.service import Referee  # noqa: E402
+from web.app import create_app  # noqa: E402
+
+JUDGE_CODE = "tournament-judge-code-0123456789"
+
+
+@dataclass
+class Table:
+    url: str
+    ref: Referee
+    game: str
+    hera: Chrome
+    judge: Chrome
+
+    def pages(self) -> dict[str, tuple[Chrome, str]]:
+        g = f"{self.url}/g/{self.game}"
+        return {
+            "home": (self.judge, f"{self.url}/"),
+            "hera's seat": (self.hera, g),
+            "the judge's table": (self.judge, g),
+            "all tables": (self.judge, f"{self.url}/judge"),
+            "replay": (self.hera, f"{g}/replay"),
+        }
+
+
+@pytest.fixture(scope="module")
+def table() -> Iterator[Table]:
+    ref = make_referee()
+    config = {"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False, "JUDGE_CODE": JUDGE_CODE}
+    profiles = [new_profile("a11y-hera"), new_profile("a11y-judge")]
+    hera, judge = (chrome(p) for p in profiles)
+    try:
+        with serving(create_app(config)) as url:
+            created = ref.create_game(profile="rio-grande", starting="hera")
+            g = created.game
+            for seat, hand, row in (("hera", HERA_HAND, HERA_ROW), ("zeus", ZEUS_HAND, ZEUS_ROW)):
+                ref.submit(g, seat, {"do": "deal", "player": seat, "cards": list(hand)})
+                ref.submit(g, seat, {"do": "first_row", "player": seat, "cards": list(row)})
+            hera.get(f"{url}/join/{g}/{created.codes['hera']}")
+            judge.get(f"{url}/judge/join/{JUDGE_CODE}")
+            yield Table(url, ref, g, hera, judge)
+    finally:
+        for d in (hera, judge):
+            d.quit()
+        for p in profiles:
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def settled(d: Chrome, url: str) -> None:
+    d.get(url)
+    WebDriverWait(d, 30).until(
+        lambda _: d.execute_script("return document.readyState") == "complete"
+    )
+
+
+SMALL_TARGETS = """
+var out = [];
+document.querySelectorAll(
+  "button, select, input:not([type=hidden]):not([type=radio]):not([type=checkbox]), "
+  + "textarea, summary, a.button, label.choice").forEach(function (el) {
+  var r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0 || el.closest(".sr-only")) { return; }
+  if (r.height < 43.5 || r.width < 43.5) {
+    out.push(el.tagName + (el.id ? "#" + el.id : "") + " '" + (el.textContent || el.name || "")
+      .trim().slice(0, 30) + "' " + Math.round(r.width) + "x" + Math.round(r.height));
+  }
+});
+return out;
+"""
+
+
+def test_every_control_is_at_least_44_px_and_there_is_one_h1(table: Table) -> None:
+    for name, (d, url) in table.pages().items():
+        settled(d, url)
+        assert d.execute_script(SMALL_TARGETS) == [], name
+        assert len(d.find_elements(By.TAG_NAME, "h1")) == 1, name
+
+
+def test_no_page_scrolls_sideways_at_200_percent_zoom(table: Table) -> None:
+    """Zooming a 360 px phone to 200% leaves a layout 180 CSS px wide."""
+    for name, (d, url) in table.pages().items():
+        d.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 180, "height": 370, "deviceScaleFactor": 4, "mobile": False},
+        )
+        try:
+            settled(d, url)
+            wide = d.execute_script(
+                "var e = document.documentElement; return [e.scrollWidth, e.clientWidth];"
+            )
+            culprits = d.execute_script(
+                "var w = document.documentElement.clientWidth;"
+                "return Array.from(document.querySelectorAll('body *')).filter(function (e) {"
+                " var r = e.getBoundingClientRect();"
+                " return (r.right > w || e.scrollWidth > e.clientWidth + 1) && r.width > 0; })"
+                ".slice(-4).map(function (e) { return e.tagName + '.' + e.className + ' '"
+                " + Math.round(e.getBoundingClientRect().right); });"
+            )
+            assert wide[0] <= wide[1], f"{name}: {wide[0]} px wide in {wide[1]}: {culprits}"
+        finally:
+            d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_type_follows_the_browsers_font_size(table: Table) -> None:
+    d, url = table.pages()["hera's seat"]
+    settled(d, url)
+    small = d.execute_script("return getComputedStyle(document.body).fontSize")
+    d.execute_cdp_cmd("Page.setFontSizes", {"fontSizes": {"standard": 24, "fixed": 20}})
+    try:
+        settled(d, url)
+        assert small == "16px"
+        assert d.execute_script("return getComputedStyle(document.body).fontSize") == "24px"
+        log = d.execute_script("return getComputedStyle(document.querySelector('.log')).fontSize")
+        assert float(log.removesuffix("px")) > 20  # .9rem of 24 px
+    finally:
+        d.execute_cdp_cmd("Page.setFontSizes", {"fontSizes": {"standard": 16, "fixed": 13}})
+
+
+def luminance(rgb: str) -> float:
+    r, g, b = (int(v) / 255 for v in re.findall(r"\d+", rgb)[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_the_borders_of_controls_stand_out_at_3_to_1(table: Table) -> None:
+    """WCAG 1.4.11: inputs, selects and buttons are told from a white page by their border."""
+    d, url = table.pages()["hera's seat"]
+    settled(d, url)
+    borders = d.execute_script(
+        "return Array.from(document.querySelectorAll('input:not([type=hidden]), select, button'))"
+        ".filter(function (e) { return e.getBoundingClientRect().height > 0; })"
+        ".map(function (e) { return [e.outerHTML.slice(0, 60), getComputedStyle(e).borderTopColor,"
+        " getComputedStyle(e).backgroundColor]; })"
+    )
+    assert borders
+    for what, border, background in borders:
+        lb = luminance(border)
+        # against the white page, or against the control's own fill when that is darker
+        lw = min(1.0, luminance(background)) if "rgba(0, 0, 0, 0)" not in background else 1.0
+        ratio = (max(lb, 1.0) + 0.05) / (min(lb, 1.0) + 0.05)
+        assert ratio >= 3 or abs(lb - lw) < 1e-6, f"{what}: border {border} is {ratio:.2f}:1"
+
+
+def test_a_live_update_keeps_the_focus_and_a_half_typed_note(table: Table) -> None:
+    """The judge's page replaces its live sections when Hera acts; the reason the judge is
+    typing in one of them keeps its text and his focus, and the news is announced politely."""
+    d, url = table.pages()["the judge's table"]
+    settled(d, url)
+    note = d.find_element(By.CSS_SELECTOR, "#tools input[name=reason]")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", note)
+    note.click()
+    note.send_keys("the deck was shuffled")
+    before = int(d.find_element(By.TAG_NAME, "body").get_attribute("data-seq") or -1)
+    table.ref.submit(table.game, "hera", {"do": "draw"})
+    WebDriverWait(d, 30, poll_frequency=0.05).until(
+        lambda _: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-seq") or -1) > before
+    )
+    active = d.switch_to.active_element
+    assert active.get_attribute("name") == "reason"
+    assert active.get_attribute("value") == "the deck was shuffled"
+    WebDriverWait(d, 30, poll_frequency=0.05).until(
+        lambda _: "draws" in (d.find_element(By.ID, "announce").get_attribute("textContent") or "")
+    )
+    assert d.find_element(By.ID, "announce").get_attribute("aria-live") == "polite"
