@@ -131,18 +131,19 @@ def test_a_verified_log_folds_unchecked_exactly_as_checked() -> None:
 
 def turn_with_points_left(seed: int) -> Table:
     """A game at a table, stopped where the player to act has points left and nothing is
-    asked."""
-    t = Table(make_referee(seed=seed), random.Random(seed), unknown_draw=0.3)
-    t.setup()
-    for _ in range(40):
-        t.step()
-    for _ in range(200):
-        f = t.ref.folded(t.game)
-        st = f.state
-        if st.phase is Phase.PLAY and st.used < st.ap and f.question is None and st.used:
-            return t
-        assert t.step()
-    raise AssertionError("no turn with points left in 200 actions")
+    asked (a game that ends first is replaced by the next seed's)."""
+    for s in range(seed, seed + 50):
+        t = Table(make_referee(seed=s), random.Random(s), unknown_draw=0.3)
+        t.setup()
+        for i in range(240):
+            f = t.ref.folded(t.game)
+            st = f.state
+            ready = st.phase is Phase.PLAY and st.used < st.ap and f.question is None
+            if ready and st.used and i > 40:
+                return t
+            if not t.step():
+                break
+    raise AssertionError("no turn with points left in 50 games")
 
 
 def with_illegal_end_of_turn(t: Table) -> tuple[list[Record], Record]:
