@@ -223,7 +223,8 @@ def test_a_whole_game_through_the_pages(
         """The page has the server's latest event without a reload (live update)."""
         target = server_seq()
         # a generous ceiling: CI is a busy 2-core machine; the test never reloads the page
-        b.wait(lambda: b.seq() == target, f"the page shows event {target} by itself", 20.0)
+        # (a form is sent in place: the server may already be further on when this is read)
+        b.wait(lambda: b.seq() >= target, f"the page shows event {target} by itself", 20.0)
 
     # -- new game (Hera's phone creates it) --
     hera.get(base + "/")
@@ -320,18 +321,10 @@ def test_a_whole_game_through_the_pages(
     zeus.select("#g-draw select[name=card]", "Argus")
     zeus.press("#g-draw", "Draw (1 point)")
     zeus.wait(lambda: "2 of 3" in zeus.text("#status"), "Zeus's draw")
-    zeus.select("#g-play select[name=card]", "Argus")
+    # two taps: the card in the hand, then its place on the drawing
+    zeus.click("#g-play .hand-pick button[data-card='Argus']")
+    step("zeus-taps-argus", zeus)
     zeus.click("svg.table [data-side='zeus'][data-column='1'][data-position='1']")
-    assert (
-        zeus.d.find_element(By.CSS_SELECTOR, "#g-play select[name=column]").get_attribute("value")
-        == "1"
-    )
-    assert (
-        zeus.d.find_element(By.CSS_SELECTOR, "#g-play select[name=position]").get_attribute("value")
-        == "1"
-    )
-    step("zeus-taps-column-1", zeus)
-    zeus.press("#g-play", "Play (1 point)")
     zeus.wait(lambda: "1 of 3" in zeus.text("#status"), "Argus is played")
     zeus.press("#g-draw", "Draw (1 point)")
     zeus.wait(lambda: bool(zeus.d.find_elements(By.CSS_SELECTOR, "#g-end")), "end button")
@@ -342,6 +335,7 @@ def test_a_whole_game_through_the_pages(
     step("hera-second-turn")
 
     # -- Hera's second turn: Pegasus against the hand asks Zeus; then the hostage --
+    hera.click(".tabbar button[aria-controls='g-pegasus']")  # the less frequent actions: a tab
     hera.press("#g-pegasus", "pegasus hand")
     live(zeus)
     zeus.wait(lambda: bool(zeus.d.find_elements(By.CSS_SELECTOR, "#asked form")), "Zeus is asked")
@@ -353,6 +347,7 @@ def test_a_whole_game_through_the_pages(
     hera.wait(lambda: "2 of 3" in hera.text("#status"), "the Pegasus is done")
     assert "Medusa" in hera.text("#log")
     step("pegasus-done", hera, zeus)
+    hera.click(".tabbar button[aria-controls='g-challenge']")
     hera.press("#g-challenge", "challenge 1")
     hera.wait(lambda: "wins" in hera.text("#over"), "the game ends")
     for b in (zeus, judge):

@@ -46,7 +46,9 @@ def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:
             raw["card"] = f["card"]
         return raw
     if do == "play":
-        raw = {"do": "play", "card": f.get("card") or "?", "column": form_int(f, "column")}
+        # a column button (two taps: the card, the column) or the column chosen by name
+        column = form_int(f, "column" if f.get("column") else "at_column")
+        raw = {"do": "play", "card": f.get("card") or "?", "column": column}
         if f.get("position") and f["position"] != "back":
             raw["position"] = form_int(f, "position")
         return raw

@@ -6,6 +6,7 @@
 (function () {
   "use strict";
   var body = document.body;
+  document.documentElement.classList.add("js");
   var game = body.getAttribute("data-game");
 
   // ---- the log head: keep what we saw; warn loudly on a shorter or different chain ----
@@ -42,8 +43,11 @@
 
   // ---- tapping the drawing ----
   var chosen = null;
+  var playing = false;  // a card of the hand was tapped: the next place on one's side plays it
   function bindTable(root) {
     root.querySelectorAll("svg.table [data-column]").forEach(function (g) {
+      if (g.dataset.bound) { return; }
+      g.dataset.bound = "1";
       g.addEventListener("click", function () {
         var side = g.getAttribute("data-side");
         var col = g.getAttribute("data-column");
@@ -54,10 +58,15 @@
         if (side === body.getAttribute("data-seat")) {
           var play = document.getElementById("g-play");
           if (play) {
-            var c = play.querySelector("select[name=column]");
+            var c = play.querySelector("select[name=at_column]");
             var p = play.querySelector("select[name=position]");
             if (c) { c.value = col; }
             if (p) { p.value = empty ? "back" : pos; }
+            if (playing && c) {  // the second tap: the card goes there
+              playing = false;
+              var go = play.querySelector("button[name=use]");
+              if (play.requestSubmit) { play.requestSubmit(go); } else { go.click(); }
+            }
           }
         } else {
           document.querySelectorAll("select[data-pick=column][data-side='" + side + "']").forEach(function (s) { s.value = col; });
@@ -69,11 +78,67 @@
     });
   }
 
+  // ---- the hand's cards as buttons: a card, then its place (two taps) ----
+  function bindHand(root) {
+    root.querySelectorAll(".hand-pick").forEach(function (pick) {
+      var form = pick.closest("form");
+      var select = form && form.querySelector("select[name=card]");
+      if (!select || pick.dataset.bound) { return; }
+      pick.dataset.bound = "1";
+      pick.hidden = false;
+      pick.querySelectorAll("button[data-card]").forEach(function (b) {
+        b.addEventListener("click", function () {
+          pick.querySelectorAll(".chosen").forEach(function (x) { x.classList.remove("chosen"); });
+          b.classList.add("chosen");
+          select.value = b.getAttribute("data-card");
+          playing = true;
+          announce(b.getAttribute("data-card") + " chosen: tap its place on your side of the table");
+        });
+      });
+    });
+  }
+
+  // ---- the less frequent actions behind one tab bar (the page stays short on a phone) ----
+  var openTab = null;  // kept across live updates
+  function bindTabs(root) {
+    root.querySelectorAll("[data-tabs]").forEach(function (box) {
+      if (box.dataset.bound) { return; }
+      box.dataset.bound = "1";
+      var groups = box.querySelectorAll(".group.tab");
+      if (!groups.length) { return; }
+      var bar = document.createElement("div");
+      bar.className = "tabbar";
+      bar.setAttribute("role", "group");
+      bar.setAttribute("aria-label", "more actions");
+      var buttons = [];
+      function show(id) {
+        openTab = id;
+        groups.forEach(function (g) { g.hidden = g.id !== id; });
+        buttons.forEach(function (b) {
+          b.setAttribute("aria-expanded", b.getAttribute("aria-controls") === id ? "true" : "false");
+        });
+      }
+      groups.forEach(function (g) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.className = "tabbutton";
+        b.textContent = g.getAttribute("data-title") || g.id;
+        b.setAttribute("aria-controls", g.id);
+        b.addEventListener("click", function () { show(openTab === g.id ? null : g.id); });
+        buttons.push(b);
+        bar.appendChild(b);
+      });
+      box.insertBefore(bar, box.firstChild);
+      show(openTab && box.querySelector("#" + CSS.escape(openTab)) ? openTab : null);
+    });
+  }
+
   // ---- tapping card names into boxes ----
   function bindPickers(root) {
     root.querySelectorAll(".picker[data-picker]").forEach(function (pk) {
       var target = document.getElementById(pk.getAttribute("data-picker"));
-      if (!target) { return; }
+      if (!target || pk.dataset.bound) { return; }
+      pk.dataset.bound = "1";
       pk.hidden = false;
       pk.querySelectorAll("button[data-name]").forEach(function (b) {
         b.addEventListener("click", function () {
@@ -92,9 +157,26 @@
           }
         });
       });
+      // a box changed by hand counts as filled only when it names a card: one set back to "?"
+      // is filled again by the next tap (issue 13, item 1)
       target.querySelectorAll("select").forEach(function (s) {
-        s.addEventListener("change", function () { s.dataset.filled = "1"; });
+        s.addEventListener("change", function () {
+          if (s.value === "?") { delete s.dataset.filled; s.classList.remove("filled"); }
+          else { s.dataset.filled = "1"; s.classList.add("filled"); }
+        });
       });
+      var undo = pk.querySelector("button[data-undo]");
+      if (undo) {
+        undo.addEventListener("click", function () {
+          if (target.tagName === "INPUT") {
+            target.value = target.value.split(",").slice(0, -1).join(",");
+            return;
+          }
+          var filled = target.querySelectorAll("select[data-filled]");
+          var last = filled[filled.length - 1];
+          if (last) { last.value = "?"; delete last.dataset.filled; last.classList.remove("filled"); }
+        });
+      }
     });
   }
 
@@ -222,7 +304,7 @@
     var focus = find(document, focusKey);
     if (focus && focus !== document.activeElement) { focus.focus({ preventScroll: true }); }
     window.scrollTo(x, y);
-    bindTable(document); bindPickers(document); bindForms(document);
+    bindTable(document); bindPickers(document); bindHand(document); bindTabs(document); bindForms(document);
     var said = freshFlashes ? freshFlashes.textContent.replace(/\s+/g, " ").trim() : "";
     announce(said || (isNaN(before) ? "" : news(doc, before)));
     return true;
@@ -244,6 +326,8 @@
   // to the browser.
   function bindForms(root) {
     root.querySelectorAll("details summary").forEach(function (s) {
+      if (s.dataset.bound) { return; }
+      s.dataset.bound = "1";
       s.addEventListener("click", function () { s.parentNode.dataset.touched = "1"; });
     });
     if (!document.querySelector("[data-live]")) { return; }
@@ -332,6 +416,8 @@
     checkChain(document);
     bindTable(document);
     bindPickers(document);
+    bindHand(document);
+    bindTabs(document);
     bindForms(document);
     keys();
     listen();
