@@ -1,0 +1,173 @@
+"""Issue 13, item 1: a seat page for one hand. Two phones at 360 x 740 play the opening turns
+of a game through their pages; before every tap, the control to tap already lies inside the
+viewport, with no scrolling, and the taps are counted per seat (printed: ``pytest -s``).
+Setup (D19) is recorded through the service: the count is of the game's turns."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+from browser_helpers import chrome, new_profile, require_browser, serving
+from service_helpers import make_referee
+from test_service import HERA_HAND, HERA_ROW, ZEUS_HAND, ZEUS_ROW
+
+pytestmark = pytest.mark.browser
+require_browser()
+
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
+from selenium.webdriver import Chrome  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from referee.service import Referee  # noqa: E402
+from web.app import create_app  # noqa: E402
+
+CEILING = 30.0  # seconds: CI is a busy 2-core machine; every wait is for a condition
+
+
+@dataclass
+class Phone:
+    name: str
+    d: Chrome
+    taps: int = 0
+    out_of_reach: list[str] = field(default_factory=list)
+
+    def seq(self) -> int:
+        return int(self.d.find_element(By.TAG_NAME, "body").get_attribute("data-seq") or -1)
+
+    def wait(self, cond: Callable[[], bool], what: str) -> None:
+        stale = (StaleElementReferenceException, NoSuchElementException)
+        try:
+            WebDriverWait(self.d, CEILING, 0.05, ignored_exceptions=stale).until(lambda _: cond())
+        except Exception:
+            raise AssertionError(f"{self.name}: {what} (within {CEILING} s)") from None
+
+    def reach(self, css: str) -> None:
+        """The control lies inside the viewport as the page stands: no scrolling needed."""
+        self.wait(lambda: bool(self.d.find_elements(By.CSS_SELECTOR, css)), f"{css} shown")
+        box = self.d.execute_script(
+            "var r = document.querySelector(arguments[0]).getBoundingClientRect();"
+            "return [r.top, r.bottom, window.innerHeight, window.scrollY];",
+            css,
+        )
+        if not (box[0] >= 0 and box[1] <= box[2] and box[3] == 0):
+            self.out_of_reach.append(f"{css}: {box[0]:.0f}-{box[1]:.0f} of {box[2]} px")
+
+    def tap(self, css: str) -> None:
+        self.reach(css)
+        self.taps += 1
+        self.d.find_element(By.CSS_SELECTOR, css).click()
+
+    def choose(self, css: str, value: str) -> None:
+        self.reach(css)
+        self.taps += 1
+        Select(self.d.find_element(By.CSS_SELECTOR, css)).select_by_value(value)
+
+
+@pytest.fixture
+def phones() -> Iterator[tuple[Referee, str, Phone, Phone]]:
+    ref = make_referee()
+    config = {"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False}
+    profiles = [new_profile("taps-hera"), new_profile("taps-zeus")]
+    drivers = [chrome(path) for path in profiles]
+    for d in drivers:  # a phone's viewport: 360 x 740 CSS pixels, no browser bars
+        d.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True},
+        )
+    try:
+        with serving(create_app(config)) as url:
+            created = ref.create_game(profile="rio-grande", starting="hera")
+            g = created.game
+            for seat, hand, row in (("hera", HERA_HAND, HERA_ROW), ("zeus", ZEUS_HAND, ZEUS_ROW)):
+                ref.submit(g, seat, {"do": "deal", "player": seat, "cards": list(hand)})
+                ref.submit(g, seat, {"do": "first_row", "player": seat, "cards": list(row)})
+            hera, zeus = Phone("hera", drivers[0]), Phone("zeus", drivers[1])
+            for p in (hera, zeus):
+                p.d.get(f"{url}/join/{g}/{created.codes[p.name]}")
+            yield ref, g, hera, zeus
+    finally:
+        for d in drivers:
+            d.quit()
+        for path in profiles:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def test_every_control_of_the_opening_turns_is_in_reach_without_scrolling(
+    phones: tuple[Referee, str, Phone, Phone],
+) -> None:
+    ref, g, hera, zeus = phones
+
+    def settled(*who: Phone) -> None:
+        """Each page shows the server's latest event (sent in place, or a live update)."""
+        target = int(ref.folded(g).last_seq)
+        for p in who or (hera, zeus):
+            shown(p, target)
+
+    def shown(p: Phone, target: int) -> None:
+        p.wait(lambda: p.seq() >= target, f"the page shows event {target}")
+
+    def act(p: Phone, *taps: str) -> None:
+        before = int(ref.folded(g).last_seq)
+        for css in taps:
+            p.tap(css)
+        p.wait(lambda: int(ref.folded(g).last_seq) > before, f"{taps[-1]} is recorded")
+        settled()
+
+    def play(p: Phone, card: str, column: int) -> None:
+        p.tap(f"#g-play .hand-pick button[data-card='{card}']")  # the card in the hand
+        act(p, f"#g-play .columns button[value='{column}']")  # then its column
+
+    settled()
+    # Hera's first turn (no challenge yet, D6): draw, play Nemesis into column 2, draw, end
+    act(hera, "#g-draw button[type=submit]")
+    play(hera, "Nemesis", 2)
+    act(hera, "#g-draw button[type=submit]")
+    act(hera, "#g-end button")
+    # Zeus's first turn: two draws, Apollo into column 3, end
+    act(zeus, "#g-draw button[type=submit]")
+    act(zeus, "#g-draw button[type=submit]")
+    play(zeus, "Apollo", 3)
+    act(zeus, "#g-end button")
+    # Hera's second turn: Pegasus against the hand; Zeus answers which card came out (D2)
+    act(
+        hera, ".tabbar button[aria-controls='g-pegasus']", "#g-pegasus button[value='pegasus hand']"
+    )
+    zeus.wait(lambda: bool(zeus.d.find_elements(By.CSS_SELECTOR, "#asked form")), "Zeus is asked")
+    zeus.choose("#asked select[name=value]", "Medusa")
+    act(zeus, "#asked form button[type=submit]")
+    act(hera, "#g-draw button[type=submit]")
+    act(hera, ".tabbar button[aria-controls='g-challenge']", "#g-challenge button")
+    print(f"\ntaps per seat: Hera {hera.taps}, Zeus {zeus.taps}")
+    assert hera.out_of_reach == [] and zeus.out_of_reach == [], (
+        hera.out_of_reach + zeus.out_of_reach
+    )
+    assert (hera.taps, zeus.taps) == (10, 7)
+
+
+def test_landscape_puts_the_drawing_and_the_controls_side_by_side(
+    phones: tuple[Referee, str, Phone, Phone],
+) -> None:
+    _, _, hera, _ = phones
+    hera.d.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 740, "height": 360, "deviceScaleFactor": 2, "mobile": True},
+    )
+    hera.d.refresh()
+    hera.wait(lambda: bool(hera.d.find_elements(By.CSS_SELECTOR, "#g-draw")), "the actions")
+    table, actions = (
+        hera.d.execute_script(
+            "var r = document.getElementById(arguments[0]).getBoundingClientRect();"
+            "return [r.left, r.right, r.top];",
+            which,
+        )
+        for which in ("table", "actions")
+    )
+    assert table[1] <= actions[0] + 1  # the drawing on the left, the controls on its right
+    assert abs(table[2] - actions[2]) < 40  # side by side, not one below the other
