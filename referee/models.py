@@ -99,7 +99,9 @@ class TableRow(TypedDict):
     open_calls: NotRequired[int]
     open_irregularities: NotRequired[int]
     calls: NotRequired[list[OpenItem]]  # the open calls themselves, with their notes
+    irregularities: NotRequired[list[OpenItem]]  # the open irregularities themselves
     waiting: NotRequired[bool]
+    waiting_since: NotRequired[str | None]  # when the open question was asked
     broken: NotRequired[str | None]
     last_time: NotRequired[str]
     head: NotRequired[Head]

@@ -188,8 +188,12 @@ class Reading:
                 out.append(hit[1])
                 continue
             row = self._row(game)
-            with self._rows_lock:
-                self._rows[game] = (head, row)
+            made = row.get("head")
+            # kept only when the row was made at the head read above: a row folded while a
+            # write landed in between is made again next time instead of standing for it
+            if made is None or (made["seq"], made["hash"]) == head[0]:
+                with self._rows_lock:
+                    self._rows[game] = (head, row)
             out.append(row)
         if len(self._rows) > len(games):
             with self._rows_lock:
@@ -215,7 +219,9 @@ class Reading:
             "open_calls": sum(1 for r in items if r.kind == "call"),
             "open_irregularities": sum(1 for r in items if r.kind != "call"),
             "calls": [open_item(r) for r in items if r.kind == "call"],
+            "irregularities": [open_item(r) for r in items if r.kind != "call"],
             "waiting": f.question is not None,
+            "waiting_since": f.question.time if f.question is not None else None,
             "broken": f.broken,
             "last_time": f.last_time,
             "head": head_of(f),

@@ -11,10 +11,21 @@ At a table without a judge, the players' corrections: one proposes an undo or an
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from werkzeug.wrappers import Response
 
 from referee.service import ServiceError
@@ -32,7 +43,7 @@ from web.request import (
     seat_of,
     with_game,
 )
-from web.tables import ACTIVE, PAGE_SIZE, ordered
+from web.tables import ACTIVE, PAGE_SIZE, alerts, ordered
 
 
 @contextmanager
@@ -186,8 +197,10 @@ def tables() -> str:
             "versus": " vs ".join(players.get(s, title) for s, title in seats(pm)),
             "status": pm.table_status(t),
         }
+    now = current_app.config.get("CLOCK", lambda: datetime.datetime.now(datetime.UTC))()
     return render_template(
         "tables.html",
+        alerts=alerts(rows, now),
         rows=rows,
         active=active,
         others=shown,

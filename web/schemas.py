@@ -435,7 +435,13 @@ class TableSchema(Schema):
     calls = fields.List(
         fields.Nested(OpenItemSchema), metadata={"description": "the open judge calls"}
     )
+    irregularities = fields.List(
+        fields.Nested(OpenItemSchema), metadata={"description": "the open irregularities"}
+    )
     waiting = fields.Boolean()
+    waiting_since = fields.String(
+        allow_none=True, metadata={"description": "when the open question was asked"}
+    )
     broken = fields.Raw(allow_none=True)
     held = fields.String(metadata={"description": "why the record is held, when it is"})
     last_time = fields.String(allow_none=True)

@@ -69,3 +69,40 @@ def ordered(rows: Sequence[TableRow]) -> list[tuple[str, TableRow]]:
 def _desc(text: str) -> str:
     """A key that sorts ISO times newest first."""
     return "".join(chr(0x10FFFF - ord(c)) for c in text)
+
+
+ANSWER_LATE = datetime.timedelta(minutes=1)  # a question unanswered this long is an alert
+
+
+def alerts(rows: Sequence[TableRow], now: datetime.datetime) -> list[dict[str, str]]:
+    """What needs the judge across the hall, oldest first (issue 13, item 5): each open call
+    with its note, each open irregularity, each held or broken record, and each question
+    waiting for a player's answer for more than :data:`ANSWER_LATE`. ``now`` is the clock's
+    (injected by the caller, so a test needs no sleep)."""
+    out: list[dict[str, str]] = []
+    for r in rows:
+        g = r["game"]
+        if "held" in r:
+            out.append({"game": g, "time": "", "what": f"record held: {r['held']}"})
+            continue
+        if r.get("broken"):
+            out.append({"game": g, "time": "", "what": f"record broken: {r.get('broken')}"})
+        for c in r.get("calls", []):
+            note = str(c.get("body", {}).get("note") or "").strip()
+            who = str(c.get("seat", "")).title()
+            what = f"{who} calls the judge" + (f": {note}" if note else "")
+            out.append({"game": g, "time": c.get("time", ""), "what": what, "seq": str(c["seq"])})
+        for i in r.get("irregularities", []):
+            problem = str(i.get("body", {}).get("problem") or i.get("kind"))
+            out.append({"game": g, "time": i.get("time", ""), "what": f"irregularity: {problem}"})
+        since = _time(r.get("waiting_since"))
+        if since is not None and now - since > ANSWER_LATE:
+            late = int((now - since).total_seconds() // 60)
+            out.append(
+                {
+                    "game": g,
+                    "time": r.get("waiting_since") or "",
+                    "what": f"waiting for a player's answer for {late} min",
+                }
+            )
+    return sorted(out, key=lambda a: a["time"])

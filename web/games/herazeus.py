@@ -34,6 +34,7 @@ from web.games.herazeus_drawing import table_svg as draw_table
 from web.games.herazeus_drawing import table_text as draw_text
 from web.games.herazeus_forms import form_action, form_observation, parse_answer
 from web.games.herazeus_present import (
+    DEAD_END_NOTE,
     GROUPS,
     NEEDS_TEXT,
     PROFILE_HELP,
@@ -152,12 +153,14 @@ class HeraZeusPages:
             "photo": photo_context(game, seat, view, legal),
             "has_kit": has_kit(game),
             "order_choices": order_choices(view, p),
+            "dead_end_note": DEAD_END_NOTE,
         }
 
     def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:
         return {
             "pose_examples": ["challenge 2", "pegasus field 1"],
             "amend_example": "draw Artemis",
+            "dead_end_note": DEAD_END_NOTE,
         }
 
     def common_context(self, view: SeatView) -> dict[str, Any]:

@@ -78,6 +78,9 @@ NEEDS_TEXT = {
     "place": "The card Pegasus drew goes face up to the front of a column: which column?",
     "at": "Where did the hostage land when the deck was shuffled (0 = on top)?",
 }
+# A player's call that declares the dead end of D8 (HZ-P6): the judge's "Confirm the dead end"
+# is shown only while such a call from the player to act is open (issue 13, item 5).
+DEAD_END_NOTE = "I cannot use my remaining action points [D8]"
 GROUPS = (
     ("draw", "Draw"),
     ("play", "Play a card into a column"),

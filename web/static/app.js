@@ -402,6 +402,22 @@
     });
   }
 
+  // ---- a page without one game's stream (the judge's hall): it asks again, never faster
+  // than its data-poll milliseconds nor than three times what the last answer took ----
+  function poll() {
+    var every = parseInt(body.getAttribute("data-poll"), 10);
+    if (isNaN(every) || !window.fetch) { return; }
+    function again() {
+      var t0 = Date.now();
+      fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+        .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+        .then(function (html) { apply(new DOMParser().parseFromString(html, "text/html"), null); })
+        .catch(function () { /* tried again below */ })
+        .then(function () { window.setTimeout(again, Math.max(every, 3 * (Date.now() - t0))); });
+    }
+    window.setTimeout(again, every);
+  }
+
   // ---- replay: arrow keys ----
   function keys() {
     if (!document.getElementById("stepper")) { return; }
@@ -421,5 +437,6 @@
     bindForms(document);
     keys();
     listen();
+    poll();
   });
 }());

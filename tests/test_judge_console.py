@@ -1,0 +1,120 @@
+"""Issue 13, item 5: the judge's hall at a glance. What needs the judge is listed oldest first:
+each open call with its note, each open irregularity, each held record, and each question a
+player has left unanswered for more than a minute (the clock is injected: no test sleeps)."""
+
+from __future__ import annotations
+
+import datetime
+import html
+from typing import Any
+
+import pytest
+from flask import Flask
+from test_service import new_game as service_game
+from web_helpers import judge_browser, make_app, new_game, referee_of
+
+from referee.models import TableRow
+from referee.service import NeedsInput
+from web.tables import alerts
+
+T0 = datetime.datetime(2026, 11, 24, 1, 0, tzinfo=datetime.UTC)
+
+
+def at(minutes: float) -> str:
+    return (T0 + datetime.timedelta(minutes=minutes)).isoformat()
+
+
+def test_alerts_come_oldest_first_with_the_notes_and_late_answers() -> None:
+    rows: list[TableRow] = [
+        {
+            "game": "g2",
+            "calls": [{"seq": 9, "kind": "call", "seat": "zeus", "time": at(3), "body": {}}],
+            "irregularities": [
+                {
+                    "seq": 7,
+                    "kind": "irregularity",
+                    "seat": "hera",
+                    "time": at(2),
+                    "body": {"problem": "Pegasus is not Medusa"},
+                }
+            ],
+            "waiting_since": at(1),
+        },
+        {
+            "game": "g1",
+            "calls": [
+                {"seq": 4, "kind": "call", "seat": "hera", "time": at(0), "body": {"note": "deck"}}
+            ],
+            "waiting_since": at(4.5),  # 30 s before "now": not late yet
+        },
+        {"game": "g3", "held": "event 5's hash does not match"},
+    ]
+    got = [(a["game"], a["what"]) for a in alerts(rows, T0 + datetime.timedelta(minutes=5))]
+    assert got == [
+        ("g3", "record held: event 5's hash does not match"),
+        ("g1", "Hera calls the judge: deck"),
+        ("g2", "waiting for a player's answer for 4 min"),
+        ("g2", "irregularity: Pegasus is not Medusa"),
+        ("g2", "Zeus calls the judge"),
+    ]
+
+
+@pytest.fixture
+def clock() -> dict[str, datetime.datetime]:
+    return {"now": datetime.datetime.now(datetime.UTC)}
+
+
+@pytest.fixture
+def app(clock: dict[str, datetime.datetime]) -> Flask:
+    return make_app(CLOCK=lambda: clock["now"])
+
+
+def hall(app: Flask) -> str:
+    return html.unescape(judge_browser(app).get("/judge").get_data(as_text=True))
+
+
+def test_a_call_is_listed_with_its_note_until_it_is_settled(app: Flask) -> None:
+    created, b = new_game(app)
+    g = created.game
+    assert "Nothing needs you now." in hall(app)
+    r = b["hera"].post(f"/api/v1/games/{g}/calls", {"note": "the deck fell"}, game=g)
+    assert r.status_code == 201, r.data
+    seq = int(r.json["seq"])  # type: ignore[index]
+    assert "Hera calls the judge: the deck fell" in hall(app)
+    referee_of(app).resolve(g, "judge", seq, "reshuffled, both agree")
+    assert "the deck fell" not in hall(app) and "Nothing needs you now." in hall(app)
+
+
+def test_a_question_unanswered_for_a_minute_is_an_alert(app: Flask, clock: dict[str, Any]) -> None:
+    ref = referee_of(app)
+    g = service_game(ref, game="late1")
+    for seat in ("hera", "zeus"):
+        for _ in range(3):
+            ref.submit(g, seat, {"do": "draw"})
+        ref.submit(g, seat, {"do": "end_turn"})
+    with pytest.raises(NeedsInput) as info:
+        ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})  # Zeus is asked (D2, D22)
+    asked = datetime.datetime.fromisoformat(ref.log(g, "judge")[info.value.seq or 0].time)
+    clock["now"] = asked + datetime.timedelta(seconds=30)
+    assert "waiting for a player's answer" not in hall(app)
+    clock["now"] = asked + datetime.timedelta(minutes=2)
+    assert "waiting for a player's answer for 2 min" in hall(app)
+
+
+def test_the_dead_end_is_confirmed_only_once_the_player_to_act_declares_it(app: Flask) -> None:
+    """D8, HZ-P6: "Confirm the dead end" is not a standing button; it appears on the judge's
+    table page when the player to act has called the judge to declare it, from his page."""
+    created, b = new_game(app)
+    g = created.game
+    ref = referee_of(app)
+    for seat in ("hera", "zeus"):  # cards not entered: the referee cannot see a dead end
+        ref.submit(g, seat, {"do": "deal", "player": seat, "cards": ["?"] * 9})
+        ref.submit(g, seat, {"do": "first_row", "player": seat, "cards": ["?"] * 3})
+    judge = judge_browser(app)
+    assert "Confirm the dead end" not in judge.get(f"/g/{g}").get_data(as_text=True)
+    seat_page = b["hera"].get(f"/g/{g}").get_data(as_text=True)
+    assert "I cannot use my points: call the judge" in seat_page
+    note = "I cannot use my remaining action points [D8]"
+    r = b["hera"].post(f"/g/{g}/call", data={"note": note}, game=g)
+    assert r.status_code == 303
+    assert "Confirm the dead end" in judge.get(f"/g/{g}").get_data(as_text=True)

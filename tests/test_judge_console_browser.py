@@ -1,0 +1,88 @@
+"""Issue 13, item 5 in Chromium on a 1280 x 800 laptop: a judge call reaches the judge's hall
+and the table's judge page without a reload, and settling it clears it on both. The time it
+took is printed (``pytest -s``); the test waits for the condition, with a generous ceiling."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+
+import pytest
+from browser_helpers import artifacts, chrome, new_profile, require_browser, serving
+from service_helpers import make_referee
+from test_service import new_game
+
+pytestmark = pytest.mark.browser
+require_browser()
+
+from selenium.webdriver import Chrome  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from referee.service import Referee  # noqa: E402
+from web.app import create_app  # noqa: E402
+
+JUDGE_CODE = "tournament-judge-code-0123456789"
+CEILING = 30.0
+
+
+@pytest.fixture
+def judge() -> Iterator[tuple[Referee, str, Chrome, Chrome]]:
+    ref = make_referee()
+    config = {"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False, "JUDGE_CODE": JUDGE_CODE}
+    profile = new_profile("console")
+    hall, table = chrome(profile), None
+    try:
+        with serving(create_app(config)) as url:
+            g = new_game(ref, game="hall1")
+            hall.set_window_size(1280, 800)
+            hall.get(f"{url}/judge/join/{JUDGE_CODE}")
+            hall.get(f"{url}/judge")
+            table = chrome(new_profile("console-table"))
+            table.set_window_size(1280, 800)
+            table.get(f"{url}/judge/join/{JUDGE_CODE}")
+            table.get(f"{url}/g/{g}")
+            yield ref, g, hall, table
+    finally:
+        for d in (hall, table):
+            if d is not None:
+                d.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def text(d: Chrome, css: str) -> str:
+    found = d.find_elements(By.CSS_SELECTOR, css)
+    return str(found[0].text) if found else ""
+
+
+def until(d: Chrome, cond: object, what: str) -> float:
+    t0 = time.monotonic()
+    try:
+        WebDriverWait(d, CEILING, 0.05).until(lambda _: cond())  # type: ignore[operator]
+    except Exception:
+        raise AssertionError(f"{what} (within {CEILING} s)") from None
+    return time.monotonic() - t0
+
+
+def test_a_call_reaches_the_console_without_a_reload_and_settling_clears_it(
+    judge: tuple[Referee, str, Chrome, Chrome],
+) -> None:
+    ref, g, hall, table = judge
+    assert "Nothing needs you now." in text(hall, "#alerts")
+    for d in (hall, table):
+        d.execute_script("window.stillHere = true")  # gone after a reload
+    call = ref.call_judge(g, "hera", "the deck fell")
+    took = until(
+        hall, lambda: "Hera calls the judge: the deck fell" in text(hall, "#alerts"), "hall"
+    )
+    until(table, lambda: "the deck fell" in text(table, "#alerts"), "the table's judge page")
+    print(f"\nthe call reached the judge's hall in {took:.2f} s")
+    shots = artifacts("browser")
+    shots.mkdir(parents=True, exist_ok=True)
+    hall.save_screenshot(str(shots / "judge-hall-1280.png"))
+    table.save_screenshot(str(shots / "judge-table-1280.png"))
+    ref.resolve(g, "judge", call.seq, "picked up, reshuffled")
+    until(hall, lambda: "Nothing needs you now." in text(hall, "#alerts"), "cleared in the hall")
+    until(table, lambda: "the deck fell" not in text(table, "#alerts"), "cleared at the table")
+    assert all(d.execute_script("return window.stillHere === true") for d in (hall, table))
