@@ -362,6 +362,17 @@ RULES: dict[str, Rule] = {
             "the action gives one.",
             ("PROJECT",),
         ),
+        _R(
+            "HZ-P14",
+            "Taking back one's own last action",
+            "A player may ask to take back his own last action while his opponent has not "
+            "acted since; it is taken back only if the opponent accepts, and the request lapses "
+            "when anyone acts. An action that turned up a card hidden from its player (a "
+            "challenge, a Pegasus, a Pythia) or that waits for an answer stands (HZ-P12); only "
+            "the judge corrects it. An accepted take-back is a correction in the log: nothing "
+            "is deleted, and the undone action stays hidden as it was (D21, D22).",
+            ("PROJECT",),
+        ),
     )
 }
 

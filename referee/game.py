@@ -167,6 +167,11 @@ class Game(Protocol):
         unspecified outcome or error. The fold uses it; acting and rulings never do."""
         ...
 
+    def take_back_refusal(self, action: Mapping[str, Any]) -> str | None:
+        """Why an action (its JSON) may not be taken back by its player with his opponent's
+        consent (it turned up a card hidden from him, say), or None (HZ-P14)."""
+        ...
+
     def actor(self, state: Any, action: Any, seat: str) -> str:
         """The player an action is for, as submitted from ``seat``. Raises NotYours."""
         ...

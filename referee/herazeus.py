@@ -537,6 +537,17 @@ class HeraZeus:
             out = engine.apply(state, action, checked=checked, asking=asking)
         return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
 
+    def take_back_refusal(self, action: Mapping[str, Any]) -> str | None:
+        """HZ-P14: a challenge, a Pegasus or a Pythia turns up cards hidden from its player:
+        it stands (HZ-P12)."""
+        do = str(action.get("do", ""))
+        if do in ("challenge", "pegasus", "pythia"):
+            return (
+                f"a {do} turned up cards hidden from you: it stands (HZ-P12); "
+                "only the judge corrects it"
+            )
+        return None
+
     def actor(self, state: GameState, action: Action, seat: str) -> str:
         if isinstance(action, Starter):
             if seat not in ("judge", *PLAYERS):

@@ -10,6 +10,13 @@ amend (a ``propose`` record), the other player *approves* it (an ``approve`` rec
 in the same transaction by the ``undo`` or ``amend`` itself) or *declines* it (``decline``).
 A seat request there is approved by the other player (``move``). At a judged table only the
 judge corrects and moves seats.
+
+**A take-back** (HZ-P14, any table): a player asks to take back his own last action while the
+opponent has not acted since (a ``propose`` record of an undo, marked ``takeback``); the other
+player accepts (``approve``, then the ``undo`` in the same transaction) or declines
+(``decline``). It lapses when anyone acts. An action that turned up a card hidden from its
+player (a challenge, Pegasus, Pythia) or that a question completed stands (HZ-P12): only the
+judge corrects it.
 """
 
 from __future__ import annotations
@@ -264,6 +271,44 @@ class Judging:
             recs, after = self.repo.write(game, build)
         return redact(recs[0], seat, after.module)
 
+    def take_back_refusal(self, f: Folded, seat: str) -> tuple[Record | None, str | None]:
+        """The action ``seat`` may take back now, or why not (HZ-P14)."""
+        g = f.module
+        if seat not in g.players:
+            return None, "only a player takes back his own action"
+        if f.question is not None:
+            return None, "an action waiting for an answer stands (HZ-P12); call the judge"
+        last = None
+        for r in reversed(self.repo.records(f.game)):
+            if r.kind in ("action", "ask", "undo", "amend"):
+                last = r
+                break
+        if last is None or last.kind != "action":
+            return None, "there is no action of yours to take back since the last correction"
+        action = last.body.get("action")
+        if last.seat != seat or last.body.get("actor") != seat or not isinstance(action, dict):
+            return None, "only your own last action, before your opponent acts, is taken back"
+        why = g.take_back_refusal(action)
+        if why is not None:
+            return None, why
+        return last, None
+
+    def take_back(self, game: str, seat: str) -> Record:
+        """Asks to take back ``seat``'s own last action (HZ-P14): a take-back proposal the
+        other player accepts or declines. Raises Forbidden, Refused (naming HZ-P14)."""
+        self.reading.seat_of(game, seat)
+        with self.repo.lock(game):
+
+            def build(f: Folded) -> list[Draft]:
+                last, why = self.take_back_refusal(f, seat)
+                if last is None:
+                    raise Refused(f"no take-back: {why}", "HZ-P14")
+                body = {"kind": "undo", "to": last.seq - 1, "reason": "take-back"}
+                return [Draft(seat, "propose", {"correction": body, "takeback": last.seq})]
+
+            recs, after = self.repo.write(game, build)
+        return redact(recs[0], seat, after.module)
+
     def approve(self, game: str, seat: str, proposal: int, agree: bool = True) -> list[Record]:
         """The other player approves (or, ``agree=False``, declines) an open proposal. Once
         every player approved, its correction is written in the same transaction. Returns the
@@ -276,10 +321,14 @@ class Judging:
         with self.repo.lock(game):
 
             def build(f: Folded) -> list[Draft]:
-                self._player_at_unjudged(f, seat)
                 p = f.proposals.get(proposal)
-                if p is None:
+                if p is None:  # never made, settled, or lapsed when the table moved on
                     raise Refused(f"event {proposal} is not an open proposal")
+                if "takeback" in p.body:
+                    if seat not in f.module.players or seat == p.seat:
+                        raise Forbidden("the other player accepts or declines a take-back")
+                else:
+                    self._player_at_unjudged(f, seat)
                 if not agree:
                     return [Draft(seat, "decline", {"proposal": proposal})]
                 if seat in f.approvals.get(proposal, ()):

@@ -92,8 +92,10 @@ class Reading:
             if (seat == JUDGE if judged else seat in players and seat != r.body.get("seat"))
         ]
         proposals = []
-        if not judged and seat in players:
+        if seat in players:  # a take-back (HZ-P14) at any table; other proposals without a judge
             for p in f.proposals.values():
+                if judged and "takeback" not in p.body:
+                    continue
                 cut = redact(p, seat, f.module)
                 proposals.append(
                     {
@@ -101,6 +103,7 @@ class Reading:
                         "seat": p.seat,
                         "correction": dict(cut.body.get("correction", {})),
                         "approved": list(f.approvals.get(p.seq, ())),
+                        "takeback": p.body.get("takeback"),
                     }
                 )
         return {"judged": judged, "requests": requests, "proposals": proposals}

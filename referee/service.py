@@ -255,6 +255,14 @@ class Referee:
     def propose(self, game: str, seat: str, correction: Mapping[str, Any]) -> Record:
         return self.judging.propose(game, seat, correction)
 
+    def take_back(self, game: str, seat: str) -> Record:
+        return self.judging.take_back(game, seat)
+
+    def take_back_refusal(self, game: str, seat: str) -> str | None:
+        """Why ``seat`` may not ask to take back his last action now (None: he may)."""
+        self.reading.seat_of(game, seat)
+        return self.judging.take_back_refusal(self.repo.folded(game), seat)[1]
+
     def approve(self, game: str, seat: str, proposal: int, agree: bool = True) -> list[Record]:
         return self.judging.approve(game, seat, proposal, agree)
 

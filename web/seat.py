@@ -20,6 +20,7 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from referee.jsonin import loads_strict
+from referee.log import Record
 from referee.service import NeedsInput, ServiceError, fill_input
 from web.acting import back, forget_own_question, own_question, submit
 from web.desk import judge_context
@@ -70,6 +71,8 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     if seat in pm.players:
         ctx.update(
             asked=view.get("asked"),
+            take_back=ref.take_back_refusal(game, seat) is None,
+            put_back=put_back(pm, records, seat),
             need=own_question(game),
             **pm.seat_context(ref, game, seat, view),
         )
@@ -77,6 +80,25 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         ctx.update(judge_context(ref, pm, game, view, records))
         ctx.update(pm.judge_context(ref, game, view))
     return ctx
+
+
+def put_back(pm: PageModule, records: list[Record], seat: str) -> str | None:
+    """What this seat is told after an accepted take-back (HZ-P14), until the next action:
+    the action taken back, as this seat reads it, and what to put back on the table."""
+    for i in range(len(records) - 1, 0, -1):
+        r = records[i]
+        if r.kind == "action":
+            return None
+        if r.kind != "undo":
+            continue
+        approved = records[i - 1]
+        asked = approved.body.get("proposal") if approved.kind == "approve" else None
+        proposal = records[asked] if isinstance(asked, int) and asked < len(records) else None
+        if proposal is None or "takeback" not in proposal.body:
+            return None
+        undone = records[int(proposal.body["takeback"])]
+        return pm.put_back_words(undone, seat)
+    return None
 
 
 def side_choice(pm: PageModule, game: str, seat: str, side: str) -> list[dict[str, Any]]:
@@ -238,6 +260,26 @@ def observe(game: str) -> Response:
         flash(f"Recorded: {obs['card']}.", "ok")
     except ServiceError as e:
         flash(refusal(e), "error")
+    return back(game)
+
+
+@bp.post("/g/<game>/takeback")
+@with_game
+@csrf_protected
+def take_back(game: str) -> Response:
+    """Asks to take back this seat's own last action (HZ-P14); the other player accepts or
+    declines it on his page."""
+    seat = seat_of(game)
+    pm = pages_or_refuse(game)
+    if pm is None:
+        return back(game)
+    try:
+        get_referee().take_back(game, seat)
+    except ServiceError as e:
+        flash(refusal(e), "error")
+        return back(game)
+    other = " or ".join(seat_title(pm, s) for s in pm.players if s != seat)
+    flash(f"You asked to take back your last action; {other} accepts or declines.", "info")
     return back(game)
 
 

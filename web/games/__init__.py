@@ -101,6 +101,11 @@ class PageModule(Protocol):
         saying exactly what the drawing shows."""
         ...
 
+    def put_back_words(self, undone: Record, seat: str) -> str:
+        """What ``seat`` is told to put back on the table once the action ``undone`` (cut for
+        ``seat``) was taken back (HZ-P14)."""
+        ...
+
     def extras_html(self, view: Mapping[str, Any]) -> str:
         """What the offline report shows below the drawing (escaped HTML; may be "")."""
         ...
