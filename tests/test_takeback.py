@@ -116,7 +116,7 @@ def test_both_phones_say_what_to_put_back(app: Flask) -> None:
     assert "Take back my last action" in hera.get(f"/g/{g}").get_data(as_text=True)
     assert hera.post(f"/g/{g}/takeback", data={}, game=g).status_code == 303
     page = html.unescape(zeus.get(f"/g/{g}").get_data(as_text=True))
-    assert "Hera asks to take back her last action" in page and "Accept the take-back" in page
+    assert "Hera asks to take back the last action" in page and "Accept the take-back" in page
     proposal = http.ref.seat_news(g, "zeus")["proposals"][0]["seq"]
     r = zeus.post(f"/g/{g}/proposals/approve", data={"proposal": proposal}, game=g)
     assert r.status_code == 303
