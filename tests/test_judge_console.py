@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import html
+import re
 from typing import Any
 
 import pytest
@@ -118,3 +119,22 @@ def test_the_dead_end_is_confirmed_only_once_the_player_to_act_declares_it(app: 
     r = b["hera"].post(f"/g/{g}/call", data={"note": note}, game=g)
     assert r.status_code == 303
     assert "Confirm the dead end" in judge.get(f"/g/{g}").get_data(as_text=True)
+
+
+def test_the_judge_records_an_action_picked_from_the_legal_ones(app: Flask) -> None:
+    """The judge's "record an action" offers exactly the legal actions; picking one records it
+    (typed notation stays possible)."""
+    created, _ = new_game(app)
+    g = created.game
+    ref = referee_of(app)
+    for seat in ("hera", "zeus"):
+        ref.submit(g, seat, {"do": "deal", "player": seat, "cards": ["?"] * 9})
+        ref.submit(g, seat, {"do": "first_row", "player": seat, "cards": ["?"] * 3})
+    judge = judge_browser(app)
+    page = judge.get(f"/g/{g}").get_data(as_text=True)
+    picker = page.split('name="legal"')[1].split("</select>")[0]
+    offered = re.findall(r'<option value="([^"]+)">', picker)
+    assert offered == ref.view(g, "judge")["legal"]
+    n = ref.folded(g).last_seq
+    r = judge.post(f"/g/{g}/judge/act", data={"legal": "draw", "action": ""}, game=g)
+    assert r.status_code == 303 and ref.folded(g).last_seq == n + 1

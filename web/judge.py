@@ -85,8 +85,9 @@ def judge_action(game: str, what: str) -> Response:
             raw = pages(game).action_from_text(f.get("action", ""))
             ref.amend(game, "judge", form_int(f, "event"), raw, reason)
             flash(f"Event {f.get('event')} amended.", "ok")
-        elif what == "act":
-            submit(game, "judge", pages(game).action_from_text(f.get("action", "")))
+        elif what == "act":  # typed, else picked from the legal actions
+            typed = f.get("action", "").strip() or f.get("legal", "")
+            submit(game, "judge", pages(game).action_from_text(typed))
         elif what == "resolve":
             ref.resolve(game, "judge", form_int(f, "event"), reason)
             flash(f"Event {f.get('event')} settled.", "ok")
