@@ -32,11 +32,20 @@ def _points(ap: Any) -> str:
     return plural(ap, "action point") if isinstance(ap, int) else f"{ap} action points"
 
 
+def card_words(name: str) -> str:
+    """A card as a person reads it: the notation's ``Pegasus/zeus`` (a card of Zeus's deck,
+    taken by Sirens, D13) is "Pegasus (Zeus's card)"; any other name is itself."""
+    base, _, deck = name.partition("/")
+    title = PLAYER_TITLE.get(deck)
+    return f"{base} ({title}'s card)" if title else name
+
+
 def describe_event_json(e: Mapping[str, Any]) -> str | None:
     """One sentence for an event in its JSON form; a masked event names no card."""
     who = PLAYER_TITLE.get(str(e.get("player")), "")
     card = e.get("card")
-    name = card if isinstance(card, str) and card else "a card"  # a sealed card names nothing
+    # a sealed card names nothing
+    name = card_words(card) if isinstance(card, str) and card else "a card"
     k = e.get("kind")
     if k == "drawn":
         return f"{who} draws {name}." if name != "?" else f"{who} draws a card."
@@ -56,7 +65,7 @@ def describe_event_json(e: Mapping[str, Any]) -> str | None:
         return f"Pegasus draws {name} from {who}'s hand."
     if k == "redealt":
         old = e.get("cards")
-        hand = ", ".join(old) if isinstance(old, list) else "not shown to you"
+        hand = ", ".join(map(card_words, old)) if isinstance(old, list) else "not shown to you"
         return (
             f"{who} cannot lay a first row and shows the hand ({hand}); it is shuffled back and "
             "nine cards are dealt again (D19)."
@@ -64,7 +73,7 @@ def describe_event_json(e: Mapping[str, Any]) -> str | None:
     if k == "shown":
         cards = e.get("cards")
         cards = cards if isinstance(cards, list) else None
-        shown = ", ".join(cards) if cards else "(not shown to you)"
+        shown = ", ".join(map(card_words, cards)) if cards else "(not shown to you)"
         return f"{who} shows the hand: {shown or 'nothing'}."
     if k == "figure_placed":
         return f"{who}'s figure enters {_where(e.get('to'))}."

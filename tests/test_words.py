@@ -42,3 +42,14 @@ def test_a_turn_of_one_action_point_says_point() -> None:
 def test_a_question_of_the_engine_reads_as_words_with_its_rule() -> None:
     e = NeedsInputError("D2", "place", "the card Pegasus drew goes to a column: which one?")
     assert str(e) == "the card Pegasus drew goes to a column: which one? [D2]"  # not "give place"
+
+
+def test_a_card_of_the_other_deck_reads_with_its_origin_in_words() -> None:
+    """D13: a card Sirens took stays its deck's; people read "Pegasus (Zeus's card)", never
+    the notation's "Pegasus/zeus"."""
+    from referee.board import card_words, describe_event_json
+
+    assert card_words("Pegasus/zeus") == "Pegasus (Zeus's card)"
+    assert card_words("Pegasus") == "Pegasus" and card_words("?") == "?"
+    line = describe_event_json({"kind": "drawn", "player": "hera", "card": "Pegasus/zeus"})
+    assert line == "Hera draws Pegasus (Zeus's card)."

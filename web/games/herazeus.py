@@ -23,6 +23,7 @@ from marshmallow import Schema
 from engine import RULES, NotationError, Player, parse_action_text
 from engine.cards import HOSTAGE_NAME
 from engine.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
+from referee.board import card_words
 from referee.herazeus import NAME, PLAYERS, hz_view, side_of
 from referee.log import Record
 from referee.models import SeatView, TableRow
@@ -181,6 +182,7 @@ class HeraZeusPages:
             "has_kit": has_kit(game),
             "order_choices": order_choices(view, p),
             "dead_end_note": DEAD_END_NOTE,
+            "card_words": card_words,
         }
 
     def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:
