@@ -98,7 +98,9 @@ def main() -> None:
             }
             for name, url in pages.items():
                 score, failed = audit(args.lighthouse, url)
-                print(f"{name:14} accessibility {score:5.1f}" + "".join(f"\n    {f}" for f in failed))
+                print(
+                    f"{name:14} accessibility {score:5.1f}" + "".join(f"\n    {f}" for f in failed)
+                )
         finally:
             proc.terminate()
             proc.wait(timeout=30)

@@ -33,6 +33,8 @@ class EventKind(enum.Enum):
     TURN_ENDED = "turn_ended"
     TURN_BEGAN = "turn_began"
     GAME_OVER = "game_over"
+    # a challenge decided by strength (D11): both strengths and the winner, None for a tie
+    CHALLENGED = "challenged"
     # setup (D19)
     STARTER = "starter"
     DEALT = "dealt"

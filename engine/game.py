@@ -695,6 +695,17 @@ def _resolve_challenge(w: _Work, p: Player, ci: int, att: Card, dfn: Card, a: Ch
     if att.name == "Pythia":
         w.rule("D3")
     sa, sd = cat.strength(att) or 0, cat.strength(dfn) or 0
+    winner = p if sa > sd else o if sd > sa else None
+    w.emit(
+        EventKind.CHALLENGED,
+        p,
+        att,
+        dst=field_loc(ci, 0),
+        strength=sa,
+        against=dfn.notation(o),
+        against_strength=sd,
+        winner=winner,
+    )
     if sa > sd:
         _lose_front(w, o, ci)
     elif sd > sa:

@@ -75,6 +75,16 @@ def describe_event_json(e: Mapping[str, Any]) -> str | None:
         cards = cards if isinstance(cards, list) else None
         shown = ", ".join(map(card_words, cards)) if cards else "(not shown to you)"
         return f"{who} shows the hand: {shown or 'nothing'}."
+    if k == "challenged":  # D11: both strengths and the winner
+        other = next((t for p, t in PLAYER_TITLE.items() if t != who), "")
+        against = e.get("against")
+        theirs = card_words(against) if isinstance(against, str) else "a card"
+        won = PLAYER_TITLE.get(str(e.get("winner")))
+        result = f"{won} wins the challenge" if won else "a tie: both cards are discarded"
+        return (
+            f"{who}'s {name} ({e.get('strength')}) against {other}'s {theirs} "
+            f"({e.get('against_strength')}): {result}."
+        )
     if k == "figure_placed":
         return f"{who}'s figure enters {_where(e.get('to'))}."
     if k == "figure_removed":

@@ -40,6 +40,7 @@ from referee.game import Malformed
 from referee.games import game_of
 from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
+from referee.narration import record_words
 from referee.reading import ALL_SEATS
 from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.service import Referee, ServiceError, open_referee
@@ -197,15 +198,21 @@ def replay_text(records: list[Record], step: bool, verified: bool = False) -> No
     print(f"Game {records[0].game}: {json.dumps(records[0].body, ensure_ascii=False)}")
     for r in records[1:]:
         fold_step(f, r)
-        line = f"#{r.seq} {r.time} {r.seat}: {r.kind}"
+        # in words: who did what (the action in the game's notation, which `referee rule`
+        # reads back), the service's records as the pages say them
+        who = r.seat.capitalize()
+        line = f"#{r.seq} {r.time[11:19]} {who}: "
         if r.kind == "action":
-            line += f" {f.module.action_text(r.body['action'])}"
-        elif r.kind in ("undo", "amend", "ask", "call", "resolve", "reissue"):
-            line += f" {json.dumps(dict(r.body), ensure_ascii=False)}"
-        elif r.kind in ("observation", "irregularity"):
+            line += f"{f.module.action_text(r.body['action'])}"
+        elif r.kind == "observation":
             irr = r.body.get("irregularity")
-            problem = irr.get("problem") if isinstance(irr, dict) else r.body.get("problem")
-            line += f" {problem or json.dumps(dict(r.body), ensure_ascii=False)}"
+            problem = irr.get("problem") if isinstance(irr, dict) else None
+            line += f"saw {r.body.get('card', 'a card')}" + (f" ({problem})" if problem else "")
+        else:
+            line += record_words(r, judge=True)
+            note = r.body.get("reason") or r.body.get("note")
+            if note and r.kind not in ("irregularity", "ask"):
+                line += f" Reason: {note}"
         print(line)
         for e in r.events:
             said = f.module.event_text(e)
@@ -217,7 +224,7 @@ def replay_text(records: list[Record], step: bool, verified: bool = False) -> No
             input("  (Enter for the next event) ")
     over = f.module.summary(f.state)
     if over.winner is not None:
-        print(f"{over.winner.capitalize()} wins ({over.reason or ''}).")
+        print(f"{over.winner.capitalize()} wins: {f.module.reason_text(over.reason)}.")
 
 
 def _open(db: str, *, readonly: bool) -> Referee | str:

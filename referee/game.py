@@ -167,6 +167,10 @@ class Game(Protocol):
         unspecified outcome or error. The fold uses it; acting and rulings never do."""
         ...
 
+    def reason_text(self, reason: str | None) -> str:
+        """Why a game ended (its ``summary``'s ``reason``), in words with its rule."""
+        ...
+
     def take_back_refusal(self, action: Mapping[str, Any]) -> str | None:
         """Why an action (its JSON) may not be taken back by its player with his opponent's
         consent (it turned up a card hidden from him, say), or None (HZ-P14)."""

@@ -78,6 +78,17 @@ PRIVATE_LIST_ACTIONS = frozenset({"deal", "first_row", "redeal"})
 RULES_VERSION = "hz-engine/1"
 
 
+# Why a game ended (engine.EndReason), in words with the rule that ended it.
+END_WORDS = {
+    "hostage_challenged": "The opponent's hostage was challenged in the first row [D11].",
+    "hostage_by_pegasus": "Pegasus drew the opponent's hostage from the hand [D2].",
+    "pandora_hostage": "Pandora cost the opponent his hostage [D1].",
+    "pandora_own_hostage": "The challenger of Pandora lost his own hostage [D1].",
+    "cannot_use_ap": "The player to move could not use all his action points [D8].",
+    "empty_field": "A turn began with no card on the player's side [D9].",
+}
+
+
 class SideView(TypedDict):
     """One player's side as a seat sees it (``?`` a back of his own deck, ``?/hera`` of
     another; ``^`` a face-up card; ``@`` the figure)."""
@@ -536,6 +547,10 @@ class HeraZeus:
         with _engine_errors():
             out = engine.apply(state, action, checked=checked, asking=asking)
         return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
+
+    def reason_text(self, reason: str | None) -> str:
+        """Why the game ended, in words with its rule (``END_WORDS``)."""
+        return END_WORDS.get(str(reason), reason or "")
 
     def take_back_refusal(self, action: Mapping[str, Any]) -> str | None:
         """HZ-P14: a challenge, a Pegasus or a Pythia turns up cards hidden from its player:

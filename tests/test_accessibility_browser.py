@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 from browser_helpers import chrome, new_profile, require_browser, serving
 from service_helpers import make_referee
-from test_service import HERA_HAND, HERA_ROW, ZEUS_HAND, ZEUS_ROW
+from test_service import set_up
 
 pytestmark = pytest.mark.browser
 require_browser()
@@ -58,9 +58,7 @@ def table() -> Iterator[Table]:
         with serving(create_app(config)) as url:
             created = ref.create_game(profile="rio-grande", starting="hera")
             g = created.game
-            for seat, hand, row in (("hera", HERA_HAND, HERA_ROW), ("zeus", ZEUS_HAND, ZEUS_ROW)):
-                ref.submit(g, seat, {"do": "deal", "player": seat, "cards": list(hand)})
-                ref.submit(g, seat, {"do": "first_row", "player": seat, "cards": list(row)})
+            set_up(ref, g)
             hera.get(f"{url}/join/{g}/{created.codes['hera']}")
             judge.get(f"{url}/judge/join/{JUDGE_CODE}")
             yield Table(url, ref, g, hera, judge)

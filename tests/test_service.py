@@ -63,10 +63,23 @@ def new_game(
 ) -> str:
     """A game in play: both hands and first rows recorded from their own seats."""
     g = ref.create_game(profile=profile, starting=starting, game=game).game
+    set_up(ref, g, hera=hera, zeus=zeus, hera_row=hera_row, zeus_row=zeus_row)
+    return g
+
+
+def set_up(
+    ref: Referee,
+    g: str,
+    *,
+    hera: Sequence[str] = HERA_HAND,
+    zeus: Sequence[str] = ZEUS_HAND,
+    hera_row: Sequence[str] = HERA_ROW,
+    zeus_row: Sequence[str] = ZEUS_ROW,
+) -> None:
+    """Both hands and first rows of game ``g`` recorded from their own seats (D19)."""
     for seat, hand, row in (("hera", hera, hera_row), ("zeus", zeus, zeus_row)):
         ref.submit(g, seat, {"do": "deal", "player": seat, "cards": list(hand)})
         ref.submit(g, seat, {"do": "first_row", "player": seat, "cards": list(row)})
-    return g
 
 
 def first_turns(ref: Referee, g: str, hera: Sequence[str] = (), zeus: Sequence[str] = ()) -> None:

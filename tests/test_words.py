@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from engine import NeedsInputError
@@ -53,3 +56,51 @@ def test_a_card_of_the_other_deck_reads_with_its_origin_in_words() -> None:
     assert card_words("Pegasus") == "Pegasus" and card_words("?") == "?"
     line = describe_event_json({"kind": "drawn", "player": "hera", "card": "Pegasus/zeus"})
     assert line == "Hera draws Pegasus (Zeus's card)."
+
+
+def test_a_challenge_reads_with_both_strengths_and_the_winner() -> None:
+    """D11: the log says what was compared and who won, not only what was discarded."""
+    import re
+
+    from service_helpers import make_referee
+    from test_service import first_turns, new_game
+
+    from referee.board import describe_event_json
+
+    ref = make_referee()
+    g = new_game(ref)  # Hera's column 1 starts with Hydra, Zeus's with Cyclops
+    first_turns(ref, g)
+    receipt = ref.submit(g, "hera", {"do": "challenge", "column": 1})
+    lines = [describe_event_json(e) for e in receipt.events]
+    said = next(line for line in lines if line and "against" in line)
+    assert re.fullmatch(
+        r"Hera's Hydra \(\d\) against Zeus's Cyclops \(\d\): "
+        r"(Hera wins the challenge|Zeus wins the challenge|a tie: both cards are discarded)\.",
+        said,
+    ), said
+
+
+def test_referee_replay_traces_a_game_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`referee replay` prints who did what: actions in the notation `referee rule` reads, the
+    service's records as the pages say them; no record kind, no raw JSON body."""
+    from service_helpers import make_referee
+    from test_service import first_turns, new_game
+
+    from web.cli import main
+
+    ref = make_referee()
+    g = new_game(ref)
+    first_turns(ref, g)
+    ref.call_judge(g, "hera", "the deck fell")
+    receipt = ref.submit(g, "hera", {"do": "challenge", "column": 1})
+    assert receipt.seq
+    path = tmp_path / "game.jsonl"
+    path.write_text(ref.export(g, "judge"), "utf-8")
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Hera: The judge was called to the table. Reason: the deck fell" in out
+    assert ("Hera's Hydra (" in out and "wins the challenge" in out) or "a tie" in out
+    assert not re.search(r": (action|call|ask|undo|amend|claim) ", out), out
+    assert '{"' not in out.split("\n", 1)[1]  # past the header line

@@ -24,7 +24,7 @@ from engine import RULES, NotationError, Player, parse_action_text
 from engine.cards import HOSTAGE_NAME
 from engine.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
 from referee.board import card_words
-from referee.herazeus import NAME, PLAYERS, hz_view, side_of
+from referee.herazeus import END_WORDS, NAME, PLAYERS, hz_view, side_of
 from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee
@@ -54,14 +54,7 @@ from web.games.herazeus_schemas import HZViewSchema
 from web.images import has_kit, parse_kit_upload, photo_context
 
 # Why a game ended (engine.EndReason), with the rule that ended it.
-REASONS = {
-    "hostage_challenged": "The opponent's hostage was challenged in the first row [D11].",
-    "hostage_by_pegasus": "Pegasus drew the opponent's hostage from the hand [D2].",
-    "pandora_hostage": "Pandora cost the opponent his hostage [D1].",
-    "pandora_own_hostage": "The challenger of Pandora lost his own hostage [D1].",
-    "cannot_use_ap": "The player to move could not use all his action points [D8].",
-    "empty_field": "A turn began with no card on the player's side [D9].",
-}
+REASONS = END_WORDS  # why a game ended, in words with its rule (the game module's)
 JUDGE_ACTIONS = {"stuck": {"do": "declare_stuck"}}  # D8: the judge confirms a dead end
 
 
