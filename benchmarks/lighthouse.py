@@ -29,7 +29,17 @@ PORT = 8791
 def serve(tmp: Path) -> tuple[subprocess.Popen[str], str]:
     referee = Path(sys.executable).with_name("referee")
     proc = subprocess.Popen(
-        [str(referee), "serve", "--demo", "--port", str(PORT), "--db", str(tmp / "lh.db")],
+        [
+            str(referee),
+            "serve",
+            "--demo",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(PORT),
+            "--db",
+            str(tmp / "lh.db"),
+        ],
         cwd=tmp,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -38,7 +48,7 @@ def serve(tmp: Path) -> tuple[subprocess.Popen[str], str]:
     out = ""
     deadline = time.monotonic() + 60
     assert proc.stdout is not None
-    while "Zeus" not in out and time.monotonic() < deadline:
+    while not re.search(r"^Zeus\s+http", out, re.M) and time.monotonic() < deadline:
         out += proc.stdout.readline()
     return proc, out
 
@@ -88,7 +98,12 @@ def main() -> None:
             game = hera.split("/join/")[1].split("/")[0]
             judge = re.search(r"(http://\S+/judge/join/\S+)", out)
             assert judge is not None
-            urllib.request.urlopen(local + "/", timeout=30).read()
+            for _ in range(120):  # the links are printed before the server listens
+                try:
+                    urllib.request.urlopen(local + "/", timeout=30).read()
+                    break
+                except OSError:
+                    time.sleep(0.5)
             pages = {
                 "home": local + "/",
                 "Hera's seat": hera,
