@@ -169,3 +169,37 @@ def test_landscape_puts_the_drawing_and_the_controls_side_by_side(
     )
     assert table[1] <= actions[0] + 1  # the drawing on the left, the controls on its right
     assert abs(table[2] - actions[2]) < 40  # side by side, not one below the other
+
+
+def test_a_take_back_accepted_then_one_declined_on_two_phones(
+    phones: tuple[Referee, str, Phone, Phone],
+) -> None:
+    """HZ-P14 in the browser: Hera asks to take back her draw, Zeus's phone asks him; accepted,
+    both phones say what goes back; asked again and declined, both say the draw stands."""
+    ref, g, hera, zeus = phones
+
+    def click(p: Phone, css: str) -> None:
+        p.wait(lambda: bool(p.d.find_elements(By.CSS_SELECTOR, css)), f"{css} shown")
+        el = p.d.find_element(By.CSS_SELECTOR, css)
+        p.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
+        el.click()
+
+    def says(p: Phone, words: str) -> None:
+        p.wait(lambda: words in p.d.find_element(By.TAG_NAME, "body").text, f"says {words!r}")
+
+    hera.wait(lambda: bool(hera.d.find_elements(By.CSS_SELECTOR, "#g-draw")), "Hera's turn")
+    Select(hera.d.find_element(By.CSS_SELECTOR, "#g-draw select[name=card]")).select_by_value(
+        "Medusa"
+    )
+    click(hera, "#g-draw button[type=submit]")
+    click(hera, "#takeback-form button")
+    click(zeus, "#accept-takeback")
+    says(hera, "Taken back: your draw. Put Medusa back on top of your deck.")
+    says(zeus, "Taken back: Hera's draw. Hera puts the card back on top of her deck.")
+    assert ref.folded(g).state.used == 0
+    click(hera, "#g-draw button[type=submit]")
+    click(hera, "#takeback-form button")
+    click(zeus, "#decline-takeback")
+    says(hera, "Zeus declined the take-back: the action stands")
+    says(zeus, "You declined the take-back: the action stands")
+    assert ref.folded(g).state.used == 1

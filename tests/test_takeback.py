@@ -125,3 +125,24 @@ def test_both_phones_say_what_to_put_back(app: Flask) -> None:
     assert "Taken back: your draw. Put Medusa back on top of your deck." in mine
     assert "Taken back: Hera's draw. Hera puts the card back on top of her deck." in theirs
     assert "Put Medusa" not in theirs and "puts Medusa" not in theirs
+
+
+def test_after_the_judges_undo_each_phone_says_what_to_put_back(app: Flask) -> None:
+    """Issue 13: after a judge's undo the pages do not narrate the undone moves as if they
+    stood: the log strikes them through, and each phone says what goes back where."""
+    http = HttpReferee(app)
+    g = new_game(http)  # type: ignore[arg-type]
+    before = http.ref.folded(g).last_seq
+    http.ref.submit(g, "hera", {"do": "draw", "card": "Medusa"})
+    http.ref.submit(g, "hera", {"do": "play", "card": "Nemesis", "column": 2})
+    http.ref.undo(g, "judge", before, "the wrong card was scanned")
+    mine = html.unescape(http.browser(g, "hera").get(f"/g/{g}").get_data(as_text=True))
+    theirs = html.unescape(http.browser(g, "zeus").get(f"/g/{g}").get_data(as_text=True))
+    assert mine.index("Undone by the judge: your play into column 2. Take Nemesis back") < (
+        mine.index("Undone by the judge: your draw. Put Medusa back on top of your deck.")
+    )
+    assert "Undone by the judge: Hera's draw. Hera puts the card back on top of her deck." in (
+        theirs
+    )
+    assert f"(undone by event {before + 3})" in theirs
+    assert "Put Medusa" not in theirs

@@ -49,7 +49,8 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     side = request.args.get("side") if seat not in pm.players else None
     side = side if side in pm.players else pm.players[0]
     records = ref.log(game, seat)
-    log = [describe_record(pm, r, seat) for r in records]
+    gone = undone_by(records)
+    log = [{**describe_record(pm, r, seat), "undone": gone.get(r.seq)} for r in records]
     ctx: dict[str, Any] = {
         "game": game,
         "seat": seat,
@@ -82,23 +83,48 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     return ctx
 
 
-def put_back(pm: PageModule, records: list[Record], seat: str) -> str | None:
-    """What this seat is told after an accepted take-back (HZ-P14), until the next action:
-    the action taken back, as this seat reads it, and what to put back on the table."""
+def undone_by(records: list[Record]) -> dict[int, int]:
+    """Which action records a later correction undid or replaced: event -> the correction."""
+    live: list[int] = []
+    out: dict[int, int] = {}
+    for r in records:
+        if r.kind == "action":
+            live.append(r.seq)
+        elif r.kind == "undo" and isinstance(r.body.get("to"), int):
+            to = int(r.body["to"])
+            for seq in [s for s in live if s > to]:
+                out[seq] = r.seq
+            live = [s for s in live if s <= to]
+        elif r.kind == "amend" and isinstance(r.body.get("event"), int):
+            out[int(r.body["event"])] = r.seq
+    return out
+
+
+def put_back(pm: PageModule, records: list[Record], seat: str) -> list[str]:
+    """What this seat is told after a correction, until the next action: each action a
+    take-back (HZ-P14) or the judge's undo undid, as this seat reads it, and what to put back
+    on the table, the latest first."""
     for i in range(len(records) - 1, 0, -1):
         r = records[i]
         if r.kind == "action":
-            return None
+            return []
+        if r.kind == "decline":
+            asked = r.body.get("proposal")
+            proposal = records[asked] if isinstance(asked, int) and asked < len(records) else None
+            if proposal is not None and "takeback" in proposal.body:
+                by = "You" if r.seat == seat else seat_title(pm, r.seat)
+                return [f"{by} declined the take-back: the action stands (HZ-P14)."]
+            continue
         if r.kind != "undo":
             continue
         approved = records[i - 1]
         asked = approved.body.get("proposal") if approved.kind == "approve" else None
         proposal = records[asked] if isinstance(asked, int) and asked < len(records) else None
-        if proposal is None or "takeback" not in proposal.body:
-            return None
-        undone = records[int(proposal.body["takeback"])]
-        return pm.put_back_words(undone, seat)
-    return None
+        lead = "Taken back" if proposal is not None and "takeback" in proposal.body else None
+        lead = lead or "Undone by the judge"
+        gone = [seq for seq, by in undone_by(records[: i + 1]).items() if by == r.seq]
+        return [pm.put_back_words(records[seq], seat, lead) for seq in sorted(gone, reverse=True)]
+    return []
 
 
 def side_choice(pm: PageModule, game: str, seat: str, side: str) -> list[dict[str, Any]]:

@@ -101,9 +101,9 @@ class PageModule(Protocol):
         saying exactly what the drawing shows."""
         ...
 
-    def put_back_words(self, undone: Record, seat: str) -> str:
+    def put_back_words(self, undone: Record, seat: str, lead: str = "Taken back") -> str:
         """What ``seat`` is told to put back on the table once the action ``undone`` (cut for
-        ``seat``) was taken back (HZ-P14)."""
+        ``seat``) was taken back (HZ-P14) or undone by the judge (``lead`` opens the words)."""
         ...
 
     def extras_html(self, view: Mapping[str, Any]) -> str:

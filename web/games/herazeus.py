@@ -93,7 +93,7 @@ class HeraZeusPages:
     def table_text(self, view: Mapping[str, Any], *, seat: str) -> str:
         return draw_text(view, seat=seat)
 
-    def put_back_words(self, undone: Record, seat: str) -> str:
+    def put_back_words(self, undone: Record, seat: str, lead: str = "Taken back") -> str:
         """HZ-P14: the action taken back, and what goes back where, in this seat's words (the
         card itself only when this seat may read it in the record)."""
         action = undone.body.get("action")
@@ -108,17 +108,14 @@ class HeraZeusPages:
         do = action.get("do")
         if do == "draw":
             doer = "Put" if own else f"{who} puts"
-            return f"Taken back: {whose} draw. {doer} {card} back on top of {his} deck."
+            return f"{lead}: {whose} draw. {doer} {card} back on top of {his} deck."
         if do == "play":
             doer = "Take" if own else f"{who} takes"
             column = action.get("column")
-            return (
-                f"Taken back: {whose} play into column {column}. "
-                f"{doer} {card} back into {his} hand."
-            )
+            return f"{lead}: {whose} play into column {column}. {doer} {card} back into {his} hand."
         if do == "end_turn":
-            return f"Taken back: the end of {whose} turn. It is {whose} turn again."
-        return f"Taken back: {whose} last action. Put the table back as it was before it."
+            return f"{lead}: the end of {whose} turn. It is {whose} turn again."
+        return f"{lead}: {whose} action. Put the table back as it was before it."
 
     def extras_html(self, view: Mapping[str, Any]) -> str:
         """Each hand the reader may see, as a list."""
