@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from service_helpers import make_referee
-from test_service import ZEUS_HAND, new_game
+from test_service import ZEUS_HAND, new_game, set_up
 from web_helpers import HttpReferee, make_app
 
 from engine import NeedsInputError, apply, parse_action_text
@@ -18,11 +18,16 @@ from referee.herazeus import hz_view
 from referee.service import NeedsInput, Referee
 
 
-def pandora_in_column_1(ref: Referee, behind: str = "Nemesis") -> str:
+def pandora_in_column_1(ref: Referee, behind: str = "Nemesis", game: str | None = None) -> str:
     """Zeus's first row starts with Pandora (face down); Hera's column 1 holds her Hydra and,
-    behind it, ``behind``; both first turns are played. Hera is to play."""
+    behind it, ``behind``; both first turns are played. Hera is to play. ``game``: a game
+    created already (else one is made)."""
     zeus = ["Pandora" if c == "Cyclops" else c for c in ZEUS_HAND]
-    g = new_game(ref, zeus=zeus, zeus_row=["Pandora", "Giant", "Centaur"])
+    if game is None:
+        g = new_game(ref, zeus=zeus, zeus_row=["Pandora", "Giant", "Centaur"])
+    else:
+        g = game
+        set_up(ref, g, zeus=zeus, zeus_row=["Pandora", "Giant", "Centaur"])
     ref.submit(g, "hera", {"do": "play", "card": behind, "column": 1})
     for _ in range(2):
         ref.submit(g, "hera", {"do": "draw"})

@@ -25,7 +25,7 @@ from selenium.webdriver import Chrome  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from referee.service import Referee  # noqa: E402
+from referee.service import NeedsInput, Referee  # noqa: E402
 from web.app import create_app  # noqa: E402
 
 CEILING = 30.0  # seconds: CI is a busy 2-core machine; every wait is for a condition
@@ -203,3 +203,28 @@ def test_a_take_back_accepted_then_one_declined_on_two_phones(
     says(hera, "Zeus declined the take-back: the action stands")
     says(zeus, "You declined the take-back: the action stands")
     assert ref.folded(g).state.used == 1
+
+
+def test_the_pandora_order_question_reaches_its_owner_and_his_order_is_the_piles(
+    phones: tuple[Referee, str, Phone, Phone],
+) -> None:
+    """D1, HZ-P13 in the browser: Hera's challenge turns up Pandora; her phone asks her the order
+    of her Hydra and Nemesis, the default first; she puts Hydra on top, and so the pile is."""
+    from test_order_questions import pandora_in_column_1
+
+    ref, _, hera, zeus = phones
+    url = hera.d.current_url.split("/g/")[0]
+    created = ref.create_game(profile="rio-grande", starting="hera")
+    g = pandora_in_column_1(ref, game=created.game)
+    for p in (hera, zeus):
+        p.d.get(f"{url}/join/{g}/{created.codes[p.name]}")
+    with pytest.raises(NeedsInput):
+        ref.submit(g, "hera", {"do": "challenge", "column": 1})
+    hera.d.refresh()
+    hera.wait(lambda: bool(hera.d.find_elements(By.CSS_SELECTOR, ".order-choices")), "asked")
+    labels = [b.text for b in hera.d.find_elements(By.CSS_SELECTOR, ".order-choices button")]
+    assert labels == ["Keep this order: Hydra, Nemesis (on top: Nemesis)", "Hydra on top"]
+    assert not zeus.d.find_elements(By.CSS_SELECTOR, ".order-choices")
+    hera.tap(".order-choices button[value='Nemesis,Hydra']")
+    hera.wait(lambda: ref.folded(g).question is None, "the answer is recorded")
+    assert [c.name for c in ref.folded(g).state.sides[0].discard][-2:] == ["Nemesis", "Hydra"]
