@@ -146,3 +146,21 @@ def test_after_the_judges_undo_each_phone_says_what_to_put_back(app: Flask) -> N
     )
     assert f"(undone by event {before + 3})" in theirs
     assert "Put Medusa" not in theirs
+
+
+def test_a_take_back_over_the_api(app: Flask) -> None:
+    """POST /api/v1/games/<g>/takeback asks; the other player answers at /proposals."""
+    http = HttpReferee(app)
+    g = new_game(http)  # type: ignore[arg-type]
+    http.ref.submit(g, "hera", {"do": "draw", "card": "Medusa"})
+    hera, zeus = http.browser(g, "hera"), http.browser(g, "zeus")
+    r = hera.post(f"/api/v1/games/{g}/takeback", None, game=g)
+    assert r.status_code == 201, r.data
+    proposal = int(r.json["seq"])  # type: ignore[index]
+    r = hera.post(f"/api/v1/games/{g}/proposals", {"proposal": proposal, "accept": True}, game=g)
+    assert r.status_code == 403, r.data  # the asker does not accept his own take-back
+    r = zeus.post(f"/api/v1/games/{g}/proposals", {"proposal": proposal, "accept": True}, game=g)
+    assert r.status_code == 200, r.data
+    assert [x["kind"] for x in r.json["records"]] == ["approve", "undo"]  # type: ignore[index]
+    r = hera.post(f"/api/v1/games/{g}/takeback", None, game=g)
+    assert r.status_code == 422 and "HZ-P14" in r.get_data(as_text=True), r.data

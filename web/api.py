@@ -520,6 +520,63 @@ def call_judge(game: str) -> Response:
 
 
 @route(
+    "/games/<game>/takeback",
+    "POST",
+    "Ask to take back your own last action (HZ-P14)",
+    response=schemas.RecordSchema,
+    ok=201,
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="player",
+    headers=("X-CSRF-Token", "Idempotency-Key"),
+    etag=True,
+)
+@with_known_game
+@csrf_protected
+def take_back(game: str) -> Response:
+    """A take-back proposal: the other player accepts or declines it (``/proposals``); any
+    action closes it. Refused (naming HZ-P14) once the opponent acted, for an action that
+    turned up a hidden card, or one that waits for an answer."""
+    seat = seat_of(game)
+    if seat not in _ref().game_info(game).players:
+        raise Forbidden(f"the {seat} seat cannot take back an action; a player can")
+
+    def call(key: str | None) -> Response:
+        return _record(game, seat, _ref().take_back(game, seat))
+
+    return _once(game, call)
+
+
+@route(
+    "/games/<game>/proposals",
+    "POST",
+    "Accept or decline the other player's proposal",
+    body=schemas.ProposalAnswerSchema,
+    response=schemas.RecordsSchema,
+    errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
+    access="player",
+    headers=("X-CSRF-Token", "Idempotency-Key"),
+    etag=True,
+)
+@with_known_game
+@csrf_protected
+def answer_proposal(game: str) -> Response:
+    """Accepted, the correction is written with the acceptance (a take-back, HZ-P14, at any
+    table; an undo or amend at a table without a judge once both players approved)."""
+    seat = seat_of(game)
+    if seat not in _ref().game_info(game).players:
+        raise Forbidden(f"the {seat} seat cannot answer a proposal; a player can")
+    body = _load(schemas.ProposalAnswerSchema)
+
+    def call(key: str | None) -> Response:
+        recs = _ref().approve(game, seat, body["proposal"], agree=body["accept"])
+        resp = jsonify({"records": [r.to_json() for r in recs]})
+        resp.set_etag(str(_seq(game)))
+        return resp
+
+    return _once(game, call)
+
+
+@route(
     "/games/<game>/undo",
     "POST",
     "Judge: continue from the position after an event",

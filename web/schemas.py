@@ -225,6 +225,14 @@ class CallSchema(Strict):
     note = fields.String(load_default="", validate=NOTE)
 
 
+class ProposalAnswerSchema(Strict):
+    """A player's answer to the other's proposal (a take-back, HZ-P14, or a correction at a
+    table without a judge)."""
+
+    proposal = fields.Integer(required=True, strict=True, validate=EVENT)
+    accept = fields.Boolean(required=True, truthy={True}, falsy={False})
+
+
 class UndoSchema(Strict):
     to = fields.Integer(required=True, strict=True, validate=EVENT)
     reason = fields.String(required=True, validate=REASON)
@@ -377,6 +385,12 @@ class LogSchema(Schema):
     game = fields.String()
     records = fields.List(
         fields.Dict(), metadata={"description": "the records (see Record), oldest first"}
+    )
+
+
+class RecordsSchema(Schema):
+    records = fields.List(
+        fields.Dict(), metadata={"description": "the records written (see Record), in order"}
     )
 
 
