@@ -118,6 +118,9 @@ def test_every_control_of_a_whole_game_is_in_reach_without_scrolling(
         p.wait(lambda: int(ref.folded(g).last_seq) > before, f"{taps[-1]} is recorded")
         settled()
 
+    def ends(p: Phone) -> None:
+        p.wait(lambda: "wins" in p.d.find_element(By.ID, "over").text, "the end is shown")
+
     def play(p: Phone, card: str, column: int) -> None:
         p.tap(f"#g-play .hand-pick button[data-card='{card}']")  # the card in the hand
         act(p, f"#g-play .columns button[value='{column}']")  # then its column
@@ -153,7 +156,7 @@ def test_every_control_of_a_whole_game_is_in_reach_without_scrolling(
         "#g-challenge button[value='challenge 1']",
     )
     for p in (hera, zeus):
-        p.wait(lambda p=p: "wins" in p.d.find_element(By.ID, "over").text, "the end is shown")
+        ends(p)
     assert ref.folded(g).state.winner is not None and ref.folded(g).state.winner.key == "hera"
     print(f"\ntaps per seat: Hera {hera.taps}, Zeus {zeus.taps}")
     assert hera.out_of_reach == [] and zeus.out_of_reach == [], (
