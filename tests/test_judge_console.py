@@ -132,6 +132,7 @@ def test_the_judge_records_an_action_picked_from_the_legal_ones(app: Flask) -> N
         ref.submit(g, seat, {"do": "first_row", "player": seat, "cards": ["?"] * 3})
     judge = judge_browser(app)
     page = judge.get(f"/g/{g}").get_data(as_text=True)
+    assert "first_row" not in page and "first-row zeus" in page  # the events, as he types them
     picker = page.split('name="legal"')[1].split("</select>")[0]
     offered = re.findall(r'<option value="([^"]+)">', picker)
     assert offered == ref.view(g, "judge")["legal"]

@@ -20,7 +20,7 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import Schema
 
-from engine import RULES, NotationError, Player, parse_action_text
+from engine import RULES, NotationError, Player, parse_action, parse_action_text
 from engine.cards import HOSTAGE_NAME
 from engine.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
 from referee.board import card_words
@@ -212,8 +212,11 @@ class HeraZeusPages:
             raise Unreadable(str(e)) from None
 
     def action_summary(self, action: Mapping[str, Any]) -> str:
-        card = action.get("card")
-        return f"{action.get('do')}{f' {card}' if card else ''}"
+        """The action as the judge types it (the text notation), for his pickers."""
+        try:
+            return parse_action(dict(action), "action").text()
+        except (NotationError, TypeError, ValueError):  # a sealed part: what is readable
+            return str(action.get("do", "action")).replace("_", " ")
 
     def judge_action(self, what: str) -> dict[str, Any] | None:
         raw = JUDGE_ACTIONS.get(what)
