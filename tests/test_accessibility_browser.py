@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from browser_helpers import chrome, new_profile, require_browser, serving
+from browser_helpers import axe_violations, chrome, new_profile, require_browser, serving
 from service_helpers import make_referee
 from test_service import set_up
 
@@ -44,6 +44,7 @@ class Table:
             "hera's seat": (self.hera, g),
             "the judge's table": (self.judge, g),
             "all tables": (self.judge, f"{self.url}/judge"),
+            "the console": (self.judge, f"{self.url}/judge?table={self.game}"),
             "replay": (self.hera, f"{g}/replay"),
         }
 
@@ -97,6 +98,12 @@ def test_every_control_is_at_least_44_px_and_there_is_one_h1(table: Table) -> No
         settled(d, url)
         assert d.execute_script(SMALL_TARGETS) == [], name
         assert len(d.find_elements(By.TAG_NAME, "h1")) == 1, name
+
+
+def test_axe_core_finds_no_wcag_a_or_aa_violation_on_any_page(table: Table) -> None:
+    for name, (d, url) in table.pages().items():
+        settled(d, url)
+        assert axe_violations(d) == [], name
 
 
 def test_no_page_scrolls_sideways_at_200_percent_zoom(table: Table) -> None:

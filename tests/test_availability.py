@@ -361,13 +361,13 @@ def test_the_overview_lists_the_tables_playing_now_first_and_pages_the_rest() ->
     judge = Browser(app)
     judge.client.get(f"/judge/join/{app.config['JUDGE_CODE']}")
     page = judge.get("/judge").get_data(as_text=True)
-    rows = re.findall(r'data-state="(\w+)"[^>]*>\s*<a href="/g/(\w+)"', page)
+    rows = re.findall(r'data-state="(\w+)"[^>]*>\s*<a href="/judge\?table=(\w+)"', page)
     assert rows[0] == ("playing", playing.game)
     assert len(rows) == 1 + 50  # the tables playing now, then the others 50 at a time
     assert not {g for _, g in rows} & set(finished)
     assert 'rel="next"' in page
     rest = judge.get("/judge?page=2").get_data(as_text=True)
-    later = re.findall(r'data-state="(\w+)"[^>]*>\s*<a href="/g/(\w+)"', rest)
+    later = re.findall(r'data-state="(\w+)"[^>]*>\s*<a href="/judge\?table=(\w+)"', rest)
     assert {g for st, g in later if st == "finished"} == set(finished)
     assert [st for st, _ in later][-2:] == ["finished", "finished"]
     api = judge.get("/api/v1/tables?state=active").json["tables"]  # type: ignore[index]

@@ -139,3 +139,65 @@ def test_the_judge_records_an_action_picked_from_the_legal_ones(app: Flask) -> N
     n = ref.folded(g).last_seq
     r = judge.post(f"/g/{g}/judge/act", data={"legal": "draw", "action": ""}, game=g)
     assert r.status_code == 303 and ref.folded(g).last_seq == n + 1
+
+
+def test_the_console_shows_the_hall_and_the_chosen_table_on_one_page(app: Flask) -> None:
+    """Issue 13, item 5: every table at a glance and, beside it, the chosen table's desk (its
+    calls, position, log and tools) on one page, ``/judge?table=<game>``; the hall's links
+    choose a table there."""
+    created, b = new_game(app)
+    g = created.game
+    other, _ = new_game(app)
+    b["hera"].post(f"/api/v1/games/{g}/calls", {"note": "the deck fell"}, game=g)
+    judge = judge_browser(app)
+    hall_page = html.unescape(judge.get("/judge").get_data(as_text=True))
+    assert f'href="/judge?table={g}"' in hall_page and 'id="ruling-form"' not in hall_page
+    page = html.unescape(judge.get(f"/judge?table={g}").get_data(as_text=True))
+    assert "Hera calls the judge: the deck fell" in page  # the hall's alert
+    assert f"/judge?table={other.game}" in page  # every table stays listed
+    assert "Judge call" in page and "the deck fell" in page  # the desk's own settle form
+    for part in ('id="ruling-form"', 'id="undo-form"', 'id="judge-act-form"', 'id="log"'):
+        assert part in page, part
+    assert f'data-game="{g}"' in page and 'aria-current="page"' in page  # the live stream
+
+
+def test_a_form_sent_from_the_console_comes_back_to_the_console(app: Flask) -> None:
+    created, b = new_game(app)
+    g = created.game
+    r = b["hera"].post(f"/api/v1/games/{g}/calls", {"note": "the deck fell"}, game=g)
+    seq = int(r.json["seq"])  # type: ignore[index]
+    judge = judge_browser(app)
+    page = judge.get(f"/judge?table={g}").get_data(as_text=True)
+    assert page.count('name="back" value="console"') >= page.count('name="csrf"') > 0
+    sent = judge.post(
+        f"/g/{g}/judge/resolve",
+        data={"event": str(seq), "reason": "reshuffled", "back": "console"},
+        game=g,
+    )
+    assert sent.status_code == 303 and sent.headers["Location"] == f"/judge?table={g}"
+    assert not referee_of(app).view(g, "judge")["open"]
+    alone = judge.post(f"/g/{g}/judge/act", data={"legal": "", "action": "nonsense"}, game=g)
+    assert alone.headers["Location"] == f"/g/{g}"  # from the table's own page: back there
+
+
+def test_the_console_rules_and_turns_the_drawing_without_leaving(app: Flask) -> None:
+    created, _ = new_game(app)
+    g = created.game
+    judge = judge_browser(app)
+    page = html.unescape(judge.get(f"/judge?table={g}&side=zeus").get_data(as_text=True))
+    ruling = (
+        page.split('id="ruling-form"')[0].rsplit("<form", 1)[1]
+        + page.split('id="ruling-form"')[1].split("</form>")[0]
+    )
+    assert 'action="/judge"' in ruling
+    assert f'name="table" value="{g}"' in ruling and 'name="side" value="zeus"' in ruling
+    assert f"/judge?table={g}&side=hera" in page
+    asked = html.unescape(judge.get(f"/judge?table={g}&pose=draw").get_data(as_text=True))
+    assert 'id="ruling"' in asked
+
+
+def test_the_console_shows_no_desk_for_a_table_this_browser_does_not_judge(app: Flask) -> None:
+    created, b = new_game(app)
+    g = created.game
+    page = b["hera"].get(f"/judge?table={g}").get_data(as_text=True)
+    assert 'id="ruling-form"' not in page and "Hera" not in page.split("<main>")[1]

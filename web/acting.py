@@ -19,8 +19,12 @@ OWN_QUESTION = "question"  # the session key of a question for the submitter him
 
 
 def back(game: str, anchor: str = "") -> Response:
-    """Back to the game's page (at ``anchor``), after a post."""
-    target = url_for("seat.seat_page", game=game)
+    """Back to the game's page (at ``anchor``), after a post; to the judge's console with
+    this table chosen when the form came from there (``back=console``)."""
+    if request.form.get("back") == "console":
+        target = url_for("judge.tables", table=game)
+    else:
+        target = url_for("seat.seat_page", game=game)
     return redirect(target + (f"#{anchor}" if anchor else ""), 303)
 
 

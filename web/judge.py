@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from flask import (
     Blueprint,
@@ -43,6 +44,7 @@ from web.request import (
     seat_of,
     with_game,
 )
+from web.seat import page_context
 from web.tables import ACTIVE, PAGE_SIZE, alerts, ordered
 
 
@@ -199,19 +201,43 @@ def tables() -> str:
             "status": pm.table_status(t),
         }
     now = current_app.config.get("CLOCK", lambda: datetime.datetime.now(datetime.UTC))()
-    return render_template(
-        "tables.html",
-        alerts=alerts(rows, now),
-        rows=rows,
-        active=active,
-        others=shown,
-        others_total=len(others),
-        page=page,
-        pages_count=pages_count,
-        words=words,
-        seat="judge",
-        head=None,
+    chosen = request.args.get("table", "")
+    desk = console_desk(chosen) if chosen in games else {}
+    hall = {
+        "alerts": alerts(rows, now),
+        "rows": rows,
+        "active": active,
+        "others": shown,
+        "others_total": len(others),
+        "page": page,
+        "pages_count": pages_count,
+        "words": words,
+        "seat": "judge",
+        "head": desk.get("head"),
+        "chosen": chosen if desk else None,
+    }
+    return render_template("tables.html", **{**desk, **hall})
+
+
+def console_desk(game: str) -> dict[str, Any]:
+    """The desk of ``game`` as the console shows it beside the hall (``/judge?table=``): the
+    judge's page context, with the ruling tool, the side links and every form leading back
+    to the console."""
+    ctx = page_context(game, "judge")
+    args = {"table": game}
+    side = request.args.get("side")
+    if side:
+        args["side"] = side
+    ctx.update(
+        console=True,
+        desk_url=url_for("judge.tables"),
+        desk_args=args,
+        side_choice=[
+            {**c, "url": url_for("judge.tables", table=game, side=p)}
+            for c, p in zip(ctx["side_choice"], ctx["pages"].players, strict=True)
+        ],
     )
+    return ctx
 
 
 def pages(game: str) -> PageModule:
