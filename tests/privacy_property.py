@@ -12,7 +12,8 @@ Two parts:
 
 1. **What is hidden from whom** (:func:`no_seat_sees_hidden`). Random games are played from the
    players' own seats (seeded), with real card names, unscanned cards, the referee's questions
-   (D20, D22), observations, wrong inputs (some becoming irregularities) and judge corrections.
+   (D20, D22), observations, wrong inputs (some becoming irregularities), take-backs accepted
+   and declined (HZ-P14) and judge corrections.
    After every step every seat's view (and the view of every stranger: no code, a mistyped one,
    another game's, a forged judge's, all of whom read as the public), every receipt and question,
    and every few steps and at the end every reader's log, export and live stream, are checked
@@ -43,7 +44,9 @@ Two parts:
    a hidden one, every legal action, and every action aimed at a column on every column, with
    and without an ``order`` for his own column, right or wrong), every answer he may give to a
    question asked of himself, every observation he may report (his own cards named as cards of
-   either deck, the opponent's cards), his view and legal list before and after each, his log,
+   either deck, the opponent's cards), his asking to take each legal action back (HZ-P14) and
+   what he sees once the opponent accepted or declined, his view and legal list before and
+   after each, his log,
    his export, the public's log, the live stream, and (through the web app) his pages. An
    action on the hidden card's own column may turn it face up, after which the rules let the
    replies differ: it is judged alike at every table (the same refusal, the same question put
@@ -162,6 +165,10 @@ class Driver(Protocol):
 
     def reissue(self, game: str, seat: str, target: str) -> str: ...
 
+    def take_back(self, game: str, seat: str) -> Record: ...
+
+    def approve(self, game: str, seat: str, proposal: int, agree: bool) -> None: ...
+
     def view(self, game: str, seat: str) -> dict[str, Any]: ...
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]: ...
@@ -273,6 +280,12 @@ class ServiceDriver:
 
     def reissue(self, game: str, seat: str, target: str) -> str:
         return self.ref.reissue(game, seat, target)
+
+    def take_back(self, game: str, seat: str) -> Record:
+        return self.ref.take_back(game, seat)
+
+    def approve(self, game: str, seat: str, proposal: int, agree: bool) -> None:
+        self.ref.approve(game, seat, proposal, agree)
 
     def _seat(self, game: str, reader: str) -> str:
         """The seat a reader's device token opens (a stranger's opens the public seat)."""
@@ -465,6 +478,15 @@ class HttpDriver:
         if r.status_code != 200:
             self._refusal(r)
         return str(r.json["code"])  # type: ignore[index]
+
+    def take_back(self, game: str, seat: str) -> Record:
+        return self._record(self._post(game, seat, f"/api/v1/games/{game}/takeback", None), game)
+
+    def approve(self, game: str, seat: str, proposal: int, agree: bool) -> None:
+        body = {"proposal": proposal, "accept": agree}
+        r = self._post(game, seat, f"/api/v1/games/{game}/proposals", body)
+        if r.status_code != 200:
+            self._refusal(r)
 
     # ---- reading ----------------------------------------------------------------------------
 
@@ -980,6 +1002,26 @@ def wrong_observation(d: Driver, t: Table[Driver], rng: random.Random) -> str | 
     return "contradiction"
 
 
+def take_back(d: Driver, t: Table[Driver], rng: random.Random) -> str | None:
+    """The player who acted last asks to take his action back (HZ-P14) and the other accepts or
+    declines; accepted, the table puts its cards back (the truth returns to before the action).
+    None when that action cannot be taken back (the rules refuse it, or the opponent acted)."""
+    last = next((r for r in reversed(t.records()) if r.kind == "action"), None)
+    if last is None or t.before_last is None or t.diverged or last.seat not in ("hera", "zeus"):
+        return None
+    seat = last.seat
+    if d.ref.take_back_refusal(t.game, seat) is not None:
+        return None
+    asked = d.take_back(t.game, seat)
+    agree = rng.random() < 0.6
+    d.approve(t.game, Player.parse(seat).other.key, asked.seq, agree)
+    if agree:
+        t.truth = t.before_last
+        assert t.service == t.truth or t.records()[-1].kind == "undo"
+    t.before_last = None
+    return "take-back accepted" if agree else "take-back declined"
+
+
 def corrections(d: Driver, t: Table[Driver], rng: random.Random) -> None:
     """The judge amends a drawn card's identity and undoes to an earlier event."""
     game = t.game
@@ -1038,6 +1080,9 @@ def play_watched(
         if not t.step():
             break
         steps += 1
+        if rng.random() < 0.1:  # a take-back asked, then accepted or declined (HZ-P14)
+            w.views()
+            cover.probes.add(take_back(d, t, rng) or "")
         w.views(strangers=steps % stranger_every == 0)
         if steps % log_every == 0:
             w.logs()
@@ -1281,6 +1326,7 @@ class Compared:
     pages: int = 0  # pages compared byte for byte
     answers: int = 0  # answers to questions asked of the player himself
     observations: int = 0  # observations of his own and the opponent's cards
+    take_backs: int = 0  # his actions taken back (HZ-P14), accepted or declined
 
 
 def probe_twins(
@@ -1366,6 +1412,16 @@ def probe_twins(
             if "seq" in body:  # ask again for the next answer
                 (alike if on_column else same)(what, submit(raw))
 
+    def take_back_alike(text: str, agree: bool) -> None:
+        """He asks to take the action back (HZ-P14): the same reply at every twin; the other
+        accepts or declines at every twin, and he then sees the same table."""
+        if same(f"take-back of {text}", lambda t: t.take_back(game, seat)).kind != "ok":
+            return
+        for t in twins:
+            t.approve(game, Player.parse(seat).other.key, t.ref.folded(game).last_seq, agree)
+        same(f"view after the take-back of {text} ({'accepted' if agree else 'declined'})", view)
+        n.take_backs += 1
+
     all_pages = lead.pages(game, seat)
     same("view", view)
     pages(all_pages)
@@ -1385,6 +1441,8 @@ def probe_twins(
             same(f"view after {text}", view)
             if i < len(legal):
                 pages(all_pages[:1])  # the table's page
+                if got.kind == "ok":
+                    take_back_alike(text, i % 2 == 0)
             answer_own(text, raw, [got], False)
             back_to(start)
     observed = observation_probes(lead.ref.folded(game).state, seat, rng)
@@ -1479,6 +1537,7 @@ def no_reply_depends_on_hidden(
             cover.compared.pages += c.pages
             cover.compared.answers += c.answers
             cover.compared.observations += c.observations
+            cover.compared.take_backs += c.take_backs
             cover.samples += 1
             cover.fronts += s.secret.position == 1
             cover.zones.add(s.secret.zone)

@@ -228,6 +228,7 @@ class Table(Generic[R]):
         self.codes = created.codes
         self.asked_log: list[NeedsInput] = []  # every NeedsInput met, for the tests
         self.diverged = False  # the truth ended by D8 where the referee could not tell
+        self.before_last: GameState | None = None  # the truth before the last action
         for r in ref.log(self.game, "judge"):
             self.on_ack(self.game, r.seq)
 
@@ -342,6 +343,7 @@ class Table(Generic[R]):
         before = self.truth
         receipt = self._submit_answering(seat, a, raw, before)
         self.truth = apply(before, a).state
+        self.before_last = before
         if self.service.phase is self.truth.phase:
             consistent(self.truth, self.service)
         else:  # D8 where the referee does not know a hand: only the truth sees the end

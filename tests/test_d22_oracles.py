@@ -51,6 +51,7 @@ def test_no_reply_depends_on_a_card_hidden_from_the_player() -> None:
     assert cover.fronts >= 10 and cover.compared.on_the_column >= 100, cover
     assert cover.compared.answers >= 10, cover  # questions asked of the player himself
     assert cover.compared.observations >= 1_000, cover
+    assert cover.compared.take_backs >= 30, cover  # his own actions taken back (HZ-P14)
     assert cover.zones == {"hand", "field"}
 
 

@@ -38,6 +38,7 @@ def test_no_http_reply_depends_on_a_card_hidden_from_the_player() -> None:
     assert cover.samples >= 8 and cover.compared.replies > 1_000, cover
     assert cover.compared.pages > 50, cover
     assert cover.compared.on_the_column > 0 and cover.compared.observations > 0, cover
+    assert cover.compared.take_backs > 0, cover
     assert cover.zones == {"hand", "field"}
 
 
