@@ -192,6 +192,7 @@ class PegasusOwnFigure(Action):
 class PythiaSpy(Action):
     kind: ClassVar[ActionKind] = ActionKind.PYTHIA_SPY
     hand: tuple[str, ...] = ()  # identities of the opponent's unknown hand cards (D20)
+    order: Order = ()  # the order the Poseidon and Nemesis found go onto their pile (D12)
     by: Player | None = None
 
 
@@ -514,7 +515,8 @@ def parse_action(raw: Any, where: str = "action") -> Action:
         mode = r._get("mode")
         if mode == "spy":
             rv = r.reveal(("hand",))
-            a = PythiaSpy(hand=r.names("reveal.hand", rv.get("hand", [])), by=by)
+            hand = r.names("reveal.hand", rv.get("hand", []))
+            a = PythiaSpy(hand=hand, order=r.order(), by=by)
         elif mode == "reveal":
             rv = r.reveal(("cards",))
             a = PythiaReveal(

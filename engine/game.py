@@ -955,13 +955,15 @@ def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
         to=p.key,
         cards=[c.notation(o) for c in hand],
     )
-    keep = []
-    for c in hand:
-        if c.name in POWERFUL:
-            w.discard_card(o, c, "hand")
-        else:
-            keep.append(c)
-    w.hand[o] = keep
+    # onto the holder's pile in the order he chooses, asked when two different cards go
+    # (HZ-P13); by default as they stood in the hand, the last one on top
+    found = [c for c in hand if c.name in POWERFUL]
+    w.hand[o] = [c for c in hand if c.name not in POWERFUL]
+    if len(found) > 1:
+        what = "the Poseidon and Nemesis cards Pythia found in the hand"
+        found = identify_all(w, o, found, a.order_for(o), f"order.{o.key}", "D12", what)
+    for c in found:
+        w.discard_card(o, c, "hand")
 
 
 def _pythia_reveal(w: _Work, p: Player, a: PythiaReveal) -> None:

@@ -354,9 +354,10 @@ RULES: dict[str, Rule] = {
         _R(
             "HZ-P13",
             "The owner is asked his discard order",
-            "At a table the referee asks a player the order of the cards he loses to Pandora (D1) "
-            "or of the whole hand he discards (D2) when two or more different cards go and the "
-            "action did not give it. He is asked once the cards are face up for both players, "
+            "At a table the referee asks a player the order of the cards he loses to Pandora (D1), "
+            "of the whole hand he discards (D2) or of the Poseidon and Nemesis cards Pythia's "
+            "spy finds in his hand (D12) when two or more different cards go and the action did "
+            "not give it. He is asked once the cards are face up for both players, "
             "the default order (as they stood, the rearmost on top) one tap away; the judge may "
             "answer for him (HZ-P11). A ruling file or a replay uses the default order unless "
             "the action gives one.",

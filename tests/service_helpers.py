@@ -43,7 +43,7 @@ from engine.actions import (
     Sirens,
     Starter,
 )
-from engine.cards import HOSTAGE_NAME, Card, card
+from engine.cards import HOSTAGE_NAME, POWERFUL, Card, card
 from engine.state import EndReason, Phase
 from referee.fold import Folded
 from referee.herazeus import ruleset_from_create
@@ -405,6 +405,8 @@ class Table(Generic[R]):
             who = Player.parse(needs.partition(".")[2])
             if isinstance(a, PegasusHand):  # the default (D2): the hand as it is, Pandora in place
                 return [c.notation(who) for c in st.sides[who].hand]
+            if isinstance(a, PythiaSpy):  # D12: the Poseidon and Nemesis found, as they stood
+                return [c.notation(who) for c in st.sides[who].hand if c.name in POWERFUL]
             assert isinstance(a, Challenge | PegasusField)
             col = st.sides[who].field[a.column - 1]
             return [s.card.notation(who) for s in col if s.card is not None]

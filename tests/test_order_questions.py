@@ -1,6 +1,7 @@
 """Issue 13, item 3 (HZ-P13): every choice the rules give a player is asked of him at the
 moment the table makes it. The owner of cards lost to Pandora chooses their order on his pile
-(D1), as does a player whose whole hand goes (D2); the default order is one answer away, the
+(D1), as does a player whose whole hand goes (D2) and the holder of the Poseidon and Nemesis
+cards Pythia's spy finds (D12); the default order is one answer away, the
 judge may answer for an absent player (HZ-P11), and a ruling file keeps the default."""
 
 from __future__ import annotations
@@ -9,13 +10,15 @@ import re
 from typing import Any
 
 import pytest
+from helpers import pos
 from service_helpers import make_referee
 from test_service import ZEUS_HAND, new_game, set_up
 from web_helpers import HttpReferee, make_app
 
-from engine import NeedsInputError, apply, parse_action_text
+from engine import NeedsInputError, Player, apply, parse_action_text
 from referee.herazeus import hz_view
 from referee.service import NeedsInput, Referee
+from web.games.herazeus_present import order_choices
 
 
 def pandora_in_column_1(ref: Referee, behind: str = "Nemesis", game: str | None = None) -> str:
@@ -157,3 +160,46 @@ def test_the_seat_page_offers_the_default_first_and_each_card_on_top_one_tap_eac
     r = hera.post(f"/g/{g}/answer", data={"needs": "order.hera", "order": "Nemesis,Hydra"}, game=g)
     assert r.status_code == 303
     assert pile(ref.ref, g, "hera", "hera")[-1] == "Hydra"
+
+
+def test_the_poseidon_and_nemesis_found_by_pythia_go_in_their_holders_order() -> None:
+    """D12: Pythia's spy finds Zeus's Poseidon and the Nemesis he took from Hera's pile (D13);
+    both go onto his pile. At a table he is asked their order (HZ-P13); a ruling keeps the
+    hand's order, the last one on top; one alone is never asked."""
+    st = pos(hera_hand=["Pythia"], zeus_hand=["Poseidon", "Medusa", "Nemesis/hera"])
+    spy = parse_action_text("pythia spy")
+    out = apply(st, spy)
+    assert [c.notation(Player.ZEUS) for c in out.state.sides[Player.ZEUS].discard] == [
+        "Poseidon",
+        "Nemesis/hera",
+    ]
+    assert [c.name for c in out.state.sides[Player.ZEUS].hand] == ["Medusa"]
+    with pytest.raises(NeedsInputError) as info:
+        apply(st, spy, asking=True)
+    e = info.value
+    assert (e.needs, e.rule, e.asked) == ("order.zeus", "D12", ("zeus",))
+    assert "Poseidon and Nemesis" in str(e) and "Medusa" not in str(e)
+    chosen = apply(
+        st, parse_action_text("pythia spy order.zeus=Nemesis/hera,Poseidon"), asking=True
+    )
+    assert [c.name for c in chosen.state.sides[Player.ZEUS].discard] == ["Nemesis", "Poseidon"]
+    alone = pos(hera_hand=["Pythia"], zeus_hand=["Poseidon", "Medusa"])
+    assert [c.name for c in apply(alone, spy, asking=True).state.sides[Player.ZEUS].discard] == [
+        "Poseidon"
+    ]
+
+
+def test_the_seat_page_offers_only_the_cards_pythia_found() -> None:
+    """The one-tap answers to a D12 order question name the Poseidon and Nemesis only."""
+    reason = (
+        "Zeus chooses the order in which the Poseidon and Nemesis cards Pythia found in the hand "
+        "go onto the discard pile (the last one ends on top)"
+    )
+    view = {
+        "asked": {"needs": "order.zeus", "asked": ["zeus"], "reason": reason},
+        "zeus": {"hand": ["Poseidon", "Medusa", "Nemesis/hera"]},
+    }
+    assert order_choices(view, Player.ZEUS) == [
+        ("Keep this order: Poseidon, Nemesis/hera (on top: Nemesis/hera)", "Poseidon,Nemesis/hera"),
+        ("Poseidon on top", "Nemesis/hera,Poseidon"),
+    ]

@@ -29,7 +29,7 @@ from engine.actions import (
     RemoveFigure,
     Sirens,
 )
-from engine.cards import HOSTAGE_NAME
+from engine.cards import HOSTAGE_NAME, POWERFUL
 from referee.board import describe_event_json
 from referee.herazeus import HZView
 from referee.log import Record
@@ -190,7 +190,7 @@ def action_label(a: Action) -> str:
 
 
 def order_choices(view: Mapping[str, Any], p: Player) -> list[tuple[str, str]] | None:
-    """The one-tap answers to a question to ``p`` about the order of his discards (D1, D2;
+    """The one-tap answers to a question to ``p`` about the order of his discards (D1, D2, D12;
     HZ-P13): first the default (as the cards stood, the last on top), then each other card
     put on top. The cards come from his own view: the column the question names, else his
     hand. None when no such question waits on him or a card is not known (then he types or
@@ -201,11 +201,14 @@ def order_choices(view: Mapping[str, Any], p: Player) -> list[tuple[str, str]] |
     if p.key not in asked.get("asked", ()):
         return None
     side = view.get(p.key) or {}
-    m = re.search(r"from column ([1-3])", str(asked.get("reason", "")))
+    reason = str(asked.get("reason", ""))
+    m = re.search(r"from column ([1-3])", reason)
     if m:
         cards = [str(c).lstrip("^") for c in side.get("field", [[], [], []])[int(m[1]) - 1]]
     else:
         cards = [str(c) for c in side.get("hand", [])]
+        if "Pythia found" in reason:  # D12: only the Poseidon and Nemesis cards go
+            cards = [c for c in cards if c.partition("/")[0] in POWERFUL]
     if len(cards) < 2 or any(c.startswith(("?", "@")) for c in cards):
         return None
     out = [(f"Keep this order: {', '.join(cards)} (on top: {cards[-1]})", ",".join(cards))]
