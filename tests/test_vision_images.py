@@ -71,8 +71,13 @@ def test_backs_read_as_face_down_with_their_deck(name: str, snapshots: dict[str,
 
 @pytest.mark.parametrize("name", TABLES)
 def test_bare_cells_read_empty(name: str, snapshots: dict[str, Snapshot]) -> None:
-    for key, _ in cells(name, "empty"):
-        assert at(snapshots[name], key).state == "empty", key
+    """A bare cell reads empty, or unknown when it does not look like bare mat in every way
+    (issue 14: "empty" only when it looks like bare mat in brightness too): under a glare spot,
+    or on a blotchy cloth mat whose brightness varies more than a plain sleeve's would. Never
+    anything else, and most of them empty."""
+    states = [at(snapshots[name], key).state for key, _ in cells(name, "empty")]
+    assert set(states) <= {"empty", "unknown"}
+    assert states.count("empty") >= 0.65 * len(states), states
 
 
 @pytest.mark.parametrize("name", TABLES)

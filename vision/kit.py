@@ -52,6 +52,16 @@ class KitLike(Protocol):
     @property
     def mat(self) -> MatGeometry: ...
 
+    @property
+    def code_mm(self) -> float:
+        """The printed face code's side (the symbol, quiet zone not included), mm."""
+        ...
+
+    @property
+    def back_marker_mm(self) -> float:
+        """The printed back marker's side, mm."""
+        ...
+
     def card_for(self, payload: str) -> CardRef | None:
         """The card a checked payload names, or None when the kit printed no such sticker."""
         ...
@@ -76,6 +86,14 @@ class VisionKit:
     @property
     def mat(self) -> MatGeometry:
         return self.kit.mat
+
+    @property
+    def code_mm(self) -> float:
+        return self.kit.options.code_mm
+
+    @property
+    def back_marker_mm(self) -> float:
+        return self.kit.options.back_marker_mm
 
     def card_for(self, payload: str) -> CardRef | None:
         return self.cards.get(payload)

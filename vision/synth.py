@@ -12,7 +12,7 @@ test and benchmark equipment: the recognition code never imports it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -71,6 +71,14 @@ class SceneOptions:
     glare: float = 0.0  # chance of a glare spot
     hands: int = 0  # hands over the table
     render_px_per_mm: float = 5.0
+    held: float = 0.0  # chance that a hand holds a card just above the mat (issue 14)
+    sleeves: float = 0.0  # chance that a face-up card lies under a plain beige sleeve
+    falloff: float = 0.0  # the lamp's fall-off: light lost at the frame's corners (0-1)
+    barrel: float = 0.0  # the lens's barrel distortion: largest k1 (radius 1 = half diagonal)
+    join: float = 0.0  # the assembled mat's join errors: largest shift of a sheet (mm)
+    piles: bool = False  # the draw piles lie beside the mat
+    paper: float = 0.5  # chance that the mat is the kit's printed paper mat (else a dark cloth)
+    exposure: float = 1.0  # the camera's exposure (a white mat filling the frame: below 1)
 
 
 @dataclass
@@ -79,6 +87,61 @@ class Scene:
 
     image: Image
     truth: dict[str, Any] = field(default_factory=dict)
+
+
+# The hard sets (issue 14): at least as hard as the held-out photos the issue describes.
+# Each set has its own seeds, so a figure names the frames it was measured on.
+HARD_TABLE_SEEDS = {"1080p": 14_000, "4k": 15_000, "12mp": 16_000}
+HARD_PHONE_SEEDS = {"1080p": 17_000, "12mp": 18_000}
+
+
+def hard_table_options(resolution: str) -> SceneOptions:
+    """An overhead table frame at ``resolution`` ("1080p", "4k", "12mp") as a real table gives
+    it: tilt up to about 18 degrees, barrel distortion, lamp fall-off, join errors of the
+    assembled mat, draw piles beside it, a hand in 30% of frames (often holding a card), plain
+    beige and glossy sleeves (glare), blur 0.3-1 px, noise, JPEG 70-92."""
+    size = {"1080p": (1920, 1080), "4k": (3840, 2160), "12mp": (4000, 3000)}[resolution]
+    return SceneOptions(
+        width=size[0],
+        height=size[1],
+        tilt=0.16,
+        rotation=8.0,
+        fill=0.8,
+        blur=1.0,
+        noise=5.0,
+        jpeg=(70, 92),
+        light=0.3,
+        glare=0.4,
+        hands=0,  # drawn per frame: a hand in 30% of frames (see hard_table_scene)
+        render_px_per_mm=5.0 if resolution == "1080p" else 9.0,
+        held=0.6,
+        sleeves=0.06,
+        paper=0.85,  # the kit's printed mat, mostly; now and then a cloth mat
+        exposure=0.88,
+        falloff=0.35,
+        barrel=0.06,
+        join=1.5,
+        piles=True,
+    )
+
+
+def hard_phone_options(resolution: str) -> SceneOptions:
+    """A phone photo of one card or a fan (perspective, blur up to about half a module, noise,
+    uneven light, glare, JPEG 70-92) at "1080p" or "12mp"."""
+    size = {"1080p": (1920, 1080), "12mp": (4000, 3000)}[resolution]
+    return SceneOptions(
+        width=size[0],
+        height=size[1],
+        tilt=0.12,
+        rotation=30.0,
+        fill=0.8,
+        blur=2.0 if resolution == "12mp" else 1.0,
+        noise=6.0,
+        jpeg=(70, 92),
+        light=0.45,
+        glare=0.3,
+        render_px_per_mm=12.0 if resolution == "12mp" else 6.0,
+    )
 
 
 def demo_kit(kit_id: str = "K7QX2", secret: str = "5e" * 16) -> VisionKit:
@@ -185,17 +248,75 @@ def _quad(x: float, y: float, w: float, h: float) -> NDArray[Any]:
     return np.array([(x, y), (x + w, y), (x + w, y + h), (x, y + h)], np.float32)
 
 
+def _join_errors(
+    mat: Image, rng: np.random.Generator, ppm: float, join: float
+) -> tuple[Image, Any]:
+    """The mat as assembled from four sheets, each but the first shifted by up to ``join`` mm
+    (tape over the seams). Returns the image and the shift (mm) at a mat point (mm)."""
+    H, W = mat.shape[:2]
+    shifts = [(0.0, 0.0)] + [
+        (float(rng.uniform(-join, join)), float(rng.uniform(-join, join))) for _ in range(3)
+    ]
+    out = mat.copy()
+    for i, (y0, y1, x0, x1) in enumerate(
+        (
+            (0, H // 2, 0, W // 2),
+            (0, H // 2, W // 2, W),
+            (H // 2, H, 0, W // 2),
+            (H // 2, H, W // 2, W),
+        )
+    ):
+        dx, dy = shifts[i]
+        m = np.array([[1, 0, dx * ppm], [0, 1, dy * ppm]], np.float32)
+        part = mat[y0:y1, x0:x1]
+        out[y0:y1, x0:x1] = cv2.warpAffine(
+            part, m, (x1 - x0, y1 - y0), borderMode=cv2.BORDER_REPLICATE
+        )
+    tape = max(1, round(ppm))
+    out[H // 2 - tape : H // 2 + tape, :] = (out[H // 2 - tape : H // 2 + tape, :] * 0.93).astype(
+        np.uint8
+    )
+    out[:, W // 2 - tape : W // 2 + tape] = (out[:, W // 2 - tape : W // 2 + tape] * 0.93).astype(
+        np.uint8
+    )
+
+    def shift_at(x: float, y: float) -> tuple[float, float]:
+        return shifts[(2 if y * ppm >= H // 2 else 0) + (1 if x * ppm >= W // 2 else 0)]
+
+    return out, shift_at
+
+
+def _sleeve_over(card: Image, rng: np.random.Generator, ppm: float) -> Image:
+    """A plain beige sleeve with folds lying over ``card`` (an empty sleeve, or a sleeve's
+    plain side): the card's face, code included, does not show through."""
+    h, w = card.shape[:2]
+    base = np.array([168, 196, 214], np.float32) + rng.uniform(-10, 10, 3).astype(np.float32)
+    shade: Image = np.zeros((h, w), np.float32)
+    for _ in range(int(rng.integers(2, 5))):  # folds: soft ridges across the sleeve
+        p0 = (int(rng.integers(0, w)), 0)
+        p1 = (int(rng.integers(0, w)), h - 1)
+        cv2.line(shade, p0, p1, float(rng.uniform(-22, 22)), max(2, round(2 * ppm)))
+    shade = cv2.GaussianBlur(shade, (0, 0), max(1.0, 1.5 * ppm))
+    sleeve = np.clip(base[None, None, :] + shade[..., None], 0, 255)
+    alpha = float(rng.uniform(0.93, 1.0))
+    out: Image = np.clip(alpha * sleeve + (1 - alpha) * card, 0, 255).astype(np.uint8)
+    return out
+
+
 def render_mat(
     kit: VisionKit,
     layout: dict[tuple[Deck, int, int], dict[str, Any]],
     rng: np.random.Generator,
     ppm: float,
+    join: float = 0.0,
+    paper_chance: float = 0.5,
 ) -> tuple[Image, dict[tuple[Deck, int, int], NDArray[Any]]]:
-    """The mat seen straight from above at ``ppm`` px/mm with the cards of ``layout`` on it.
-    Returns the image and, per occupied cell, the quad (mat px) of its code or back marker."""
+    """The mat seen straight from above at ``ppm`` px/mm with the cards of ``layout`` on it
+    (``join``: the sheets' join errors, mm). Returns the image and, per occupied cell, the quad
+    (mat px) of its code or back marker."""
     geo = kit.mat
     W, H = round(geo.width * ppm), round(geo.height * ppm)
-    paper = rng.random() < 0.5  # printed on white paper, or a dark cloth mat
+    paper = rng.random() < paper_chance  # printed on white paper, or a dark cloth mat
     base = (228, 230, 232) if paper else tuple(int(v) for v in rng.integers(40, 120, 3))
     mat = _texture(rng, H, W, base)  # type: ignore[arg-type]
     line = (90, 90, 90) if paper else (200, 200, 200)
@@ -233,12 +354,16 @@ def render_mat(
             round(mx * ppm),
             round(my * ppm),
         )
+    shift_at: Any = lambda x, y: (0.0, 0.0)  # noqa: E731
+    if join > 0:
+        mat, shift_at = _join_errors(mat, rng, ppm, join)
     quads: dict[tuple[Deck, int, int], NDArray[Any]] = {}
     for key, item in layout.items():
         side = key[0]
         x, y, w, h = geo.cells[key]
-        cx = x + (w - CARD_MM[0]) / 2 + float(rng.uniform(-1.5, 1.5))
-        cy = y + (h - CARD_MM[1]) / 2 + float(rng.uniform(-1.5, 1.5))
+        sx, sy = shift_at(x + w / 2, y + h / 2)  # the cell as printed on its sheet
+        cx = x + sx + (w - CARD_MM[0]) / 2 + float(rng.uniform(-1.5, 1.5))
+        cy = y + sy + (h - CARD_MM[1]) / 2 + float(rng.uniform(-1.5, 1.5))
         if item["state"] == "down":
             img = _card_back(rng, item["deck"], ppm)
             m = BACK_MARKER_MM
@@ -255,6 +380,8 @@ def render_mat(
         if side == "zeus":  # a card faces its owner: Zeus's are upside down for Hera
             img = cv2.rotate(img, cv2.ROTATE_180)
             local = np.array([img.shape[1], img.shape[0]], np.float32) - local
+        if item.get("sleeve"):
+            img = _sleeve_over(img, rng, ppm)
         ox, oy = round(cx * ppm), round(cy * ppm)
         hh, ww = img.shape[:2]
         mat[oy : oy + hh, ox : ox + ww] = img
@@ -326,6 +453,23 @@ def _photograph(
     return out, Hm
 
 
+def _barrel(img: Image, k1: float) -> Image:
+    """The frame through a lens with barrel distortion ``k1`` (radius 1 = half the diagonal):
+    straight lines bow outwards, most at the edges."""
+    if k1 <= 0:
+        return img
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = w / 2, h / 2
+    r = np.hypot(w, h) / 2
+    dx, dy = (xx - cx) / r, (yy - cy) / r
+    f = 1 + k1 * (dx * dx + dy * dy)
+    mx = (cx + dx * f * r).astype(np.float32)
+    my = (cy + dy * f * r).astype(np.float32)
+    out: Image = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
 GLARE_HIDES = 60.0  # added light (grey levels) above which a code counts as washed out
 
 
@@ -342,6 +486,13 @@ def _degrade(
         a = float(rng.uniform(0, 2 * np.pi))
         g = (np.cos(a) * xx / w + np.sin(a) * yy / h) * o.light
         f *= (1.0 - o.light / 2 + g - g.min())[..., None]
+    if o.exposure != 1.0:
+        f *= o.exposure
+    if o.falloff > 0:  # the lamp: light falls off towards the frame's corners
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        cx, cy = rng.uniform(0.35, 0.65) * w, rng.uniform(0.35, 0.65) * h
+        r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / (0.25 * (w * w + h * h))
+        f *= (1.0 - o.falloff * np.clip(r2, 0, 1.5))[..., None]
     if o.glare > 0 and rng.random() < o.glare:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
@@ -418,6 +569,85 @@ def random_layout(
     return layout
 
 
+def _held_card(
+    kit: VisionKit,
+    rng: np.random.Generator,
+    ppm: float,
+    shape: tuple[int, int],
+    centre: tuple[float, float],
+    taken: set[str],
+) -> tuple[Image, NDArray[Any], dict[str, Any]]:
+    """A card held a few centimetres above the mat near ``centre`` (mat px), as the camera sees
+    it through the mat's homography: bigger than a card lying there (nearer the lens), turned,
+    tilted (foreshortened) and off any cell's axes. Returns the mat-sized image, its mask and
+    what it is (``{"payload"}`` face up, ``{"deck"}`` a back)."""
+    if rng.random() < 0.5:
+        free = [p for p in kit.cards if p not in taken]
+        p = free[int(rng.integers(0, len(free)))]
+        c = kit.cards[p]
+        img = _card_face(rng, p, c.name, c.serial, ppm)
+        what: dict[str, Any] = {"payload": p}
+    else:
+        deck: Deck = "hera" if rng.random() < 0.5 else "zeus"
+        img = _card_back(rng, deck, ppm)
+        what = {"deck": deck}
+    h, w = img.shape[:2]
+    src = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
+    scale = float(rng.uniform(1.06, 1.25))  # 4-15 cm above the mat under a lens at ~80 cm
+    tilt = np.cos(np.deg2rad(rng.uniform(8, 45)))  # turned about one axis: foreshortened
+    keystone = float(rng.uniform(0.85, 0.97))  # its near edge wider than its far edge
+    local = (src - src.mean(axis=0)) * scale
+    local[:, 1] *= tilt
+    local[:2, 0] *= keystone
+    ang = np.deg2rad(rng.uniform(8, 80) * (1 if rng.random() < 0.5 else -1))
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]], np.float32)
+    dst = local @ rot.T + np.array(centre, np.float32)
+    hm = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+    out = cv2.warpPerspective(img, hm, (shape[1], shape[0]))
+    mask = cv2.warpPerspective(np.full((h, w), 255, np.uint8), hm, (shape[1], shape[0]))
+    return out, mask, what
+
+
+def _piles(
+    rng: np.random.Generator, mat: Image, ppm: float, margin: int
+) -> tuple[Image, tuple[int, int]]:
+    """The mat on the table with both draw piles beside its short sides (stacks of backs,
+    their markers showing). Returns the canvas and the mat's offset in it."""
+    H, W = mat.shape[:2]
+    canvas = _texture(rng, H + 2 * margin, W + 2 * margin, (70, 110, 150))
+    canvas[margin : margin + H, margin : margin + W] = mat
+    for deck, x0 in (("hera", 0), ("zeus", margin + W)):
+        back = _card_back(rng, deck, ppm)  # type: ignore[arg-type]
+        bh, bw = back.shape[:2]
+        for k in range(3):  # a stack: each card a little off the one below
+            ang = float(rng.uniform(-8, 8))
+            rm = cv2.getRotationMatrix2D((bw / 2, bh / 2), ang, 1.0)
+            card = cv2.warpAffine(back, rm, (bw, bh), borderMode=cv2.BORDER_REPLICATE)
+            x = x0 + max(0, (margin - bw) // 2) + k * 2
+            y = margin + (H - bh) // 2 + int(rng.integers(-20, 20)) - k * 2
+            ww = min(bw, canvas.shape[1] - x)
+            canvas[y : y + bh, x : x + ww] = card[:, :ww]
+    return canvas, (margin, margin)
+
+
+def hard_table_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
+    """Frame ``i`` of the hard overhead set at ``resolution`` (seeded by
+    :data:`HARD_TABLE_SEEDS`): a hand over the table in 30% of frames."""
+    seed = HARD_TABLE_SEEDS[resolution] + i
+    o = hard_table_options(resolution)
+    hands = 1 if np.random.default_rng(seed + 7_919).random() < 0.3 else 0
+    return table_scene(kit, seed, replace(o, hands=hands), foreign=0)
+
+
+def hard_phone_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
+    """Photo ``i`` of the hard phone set at ``resolution`` (seeded by
+    :data:`HARD_PHONE_SEEDS`): one card in a quarter of the photos, else a fan of 3-6."""
+    seed = HARD_PHONE_SEEDS[resolution] + i
+    r = np.random.default_rng(seed + 7_919)
+    cards = 1 if r.random() < 0.25 else int(r.integers(3, 7))
+    return card_scene(kit, seed, hard_phone_options(resolution), cards=cards)
+
+
 def table_scene(
     kit: VisionKit, seed: int, options: SceneOptions | None = None, foreign: int = 0
 ) -> Scene:
@@ -428,19 +658,31 @@ def table_scene(
     o = options or SceneOptions()
     rng = np.random.default_rng(seed)
     layout = random_layout(kit, rng, foreign)
+    if o.sleeves > 0:
+        for item in layout.values():
+            if item["state"] == "up" and rng.random() < o.sleeves:
+                item["sleeve"] = True
     ppm = o.render_px_per_mm
-    mat, quads = render_mat(kit, layout, rng, ppm)
+    mat, quads = render_mat(kit, layout, rng, ppm, o.join, o.paper)
     hand: Image = np.zeros(mat.shape[:2], np.uint8)
+    covered: Image = np.zeros(mat.shape[:2], np.uint8)  # hands and held cards
+    held: list[dict[str, Any]] = []
     cells = list(kit.mat.cells)
     for _ in range(o.hands):
         key = cells[int(rng.integers(0, len(cells)))]
         x, y, w, h = kit.mat.cells[key]
-        hand |= _hand_mask(
-            rng,
-            (hand.shape[0], hand.shape[1]),
-            ((x + w * 0.6) * ppm, (y + h * 0.7) * ppm),
-            65 * ppm,
-        )
+        at = ((x + w * 0.6) * ppm, (y + h * 0.7) * ppm)
+        if o.held > 0 and rng.random() < o.held:  # the hand holds a card above the mat
+            taken = {str(i.get("payload")) for i in layout.values()}
+            off = rng.uniform(-25, 25, 2) * ppm
+            img, mask, what = _held_card(
+                kit, rng, ppm, mat.shape[:2], (at[0] + off[0], at[1] - 30 * ppm + off[1]), taken
+            )
+            mat = np.where(mask[..., None] > 0, img, mat)
+            covered |= mask
+            held.append(what)
+        hand |= _hand_mask(rng, (hand.shape[0], hand.shape[1]), at, 65 * ppm)
+    covered |= hand
     if o.hands:
         skin = np.array([120, 150, 205], np.float32)
         shade = _texture(rng, mat.shape[0], mat.shape[1], (0, 0, 0)).astype(np.float32)[..., :1]
@@ -454,19 +696,29 @@ def table_scene(
         )
         * ppm
     )
+    offset = np.zeros(2, np.float32)
+    if o.piles:
+        mat, (mx, my) = _piles(rng, mat, ppm, round(75 * ppm))
+        offset = np.array([mx, my], np.float32)
+        corners = corners + offset
     frame, Hm = _photograph(mat, rng, o, corners)
+    frame = _barrel(frame, float(rng.uniform(0, o.barrel)) if o.barrel > 0 else 0.0)
     keys = list(quads)
-    centres = np.array([quads[k].mean(axis=0) for k in keys], np.float64).reshape(-1, 1, 2)
+    centres = np.array([quads[k].mean(axis=0) + offset for k in keys], np.float64).reshape(-1, 1, 2)
     probes = cv2.perspectiveTransform(centres, Hm).reshape(-1, 2) if keys else None
     frame, glare_at = _degrade(frame, rng, o, probes)
     glare = dict(zip(keys, glare_at, strict=True))
     truth: dict[str, Any] = {"kind": "table", "seed": seed, "kit_id": kit.kit_id, "cells": {}}
+    if held:
+        truth["held"] = held
     for key in geo.iter_cells():
         side, col, row = key
         x, y, w, h = geo.cells[key]
-        cell_vis = _visible(hand, _quad(x, y, w, h) * ppm)
+        cell_vis = _visible(covered, _quad(x, y, w, h) * ppm)
         item = dict(layout.get(key, {"state": "empty"}))
-        vis = _visible(hand, quads[key]) if key in quads else cell_vis
+        vis = _visible(covered, quads[key]) if key in quads else cell_vis
+        if item.get("sleeve"):
+            vis = 0.0  # the sleeve hides the code: a card lies there, unread
         item["visible"] = round(vis, 3)
         if glare.get(key, 0.0) > 1.0:
             item["glare"] = round(glare[key])
@@ -522,3 +774,53 @@ def card_scene(
     frame, _ = _photograph(canvas, rng, o, corners)
     frame, _ = _degrade(frame, rng, o)
     return Scene(frame, {"kind": "cards", "seed": seed, "kit_id": kit.kit_id, "cards": shown})
+
+
+@dataclass
+class TableScore:
+    """How a table snapshot compares with a scene's truth. ``wrong`` lists every cell read as
+    something it is not (a card, a deck, or empty where a card lies): what a referee must never
+    report. ``read``/``readable`` count the face-up codes and backs a reader must report."""
+
+    up_read: int = 0
+    up_readable: int = 0
+    backs_read: int = 0
+    backs_readable: int = 0
+    empty_read: int = 0
+    empty_readable: int = 0
+    wrong: list[str] = field(default_factory=list)
+
+    def add(self, other: TableScore) -> None:
+        self.up_read += other.up_read
+        self.up_readable += other.up_readable
+        self.backs_read += other.backs_read
+        self.backs_readable += other.backs_readable
+        self.empty_read += other.empty_read
+        self.empty_readable += other.empty_readable
+        self.wrong.extend(other.wrong)
+
+
+def score_table(cells: dict[str, dict[str, Any]], truth: dict[str, Any]) -> TableScore:
+    """Scores snapshot cells (``"side/col/row"`` -> ``{"state", "payload"?, "deck"?}``, as
+    :meth:`vision.table.Snapshot.to_json` gives them per cell) against ``truth``."""
+    out = TableScore()
+    for key, c in truth["cells"].items():
+        got = cells[key]
+        state = got["state"]
+        if c["expect"] == "up":
+            out.up_readable += 1
+            out.up_read += state == "up" and got.get("payload") == c["payload"]
+        elif c["expect"] == "down":
+            out.backs_readable += 1
+            out.backs_read += state == "down" and got.get("deck") == c["deck"]
+        elif c["expect"] == "empty":
+            out.empty_readable += 1
+            out.empty_read += state == "empty"
+        seed = truth.get("seed")
+        if state == "up" and (c["state"] != "up" or got.get("payload") != c.get("payload")):
+            out.wrong.append(f"seed {seed} {key}: read {got.get('payload')}, truth {c}")
+        if state == "down" and (c["state"] != "down" or got.get("deck") != c.get("deck")):
+            out.wrong.append(f"seed {seed} {key}: read a {got.get('deck')} back, truth {c}")
+        if state == "empty" and c["state"] != "empty":
+            out.wrong.append(f"seed {seed} {key}: read empty, truth {c}")
+    return out

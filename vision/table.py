@@ -5,18 +5,23 @@ For each side (hera, zeus), column 1-3 and row 1-4 (numbered as the owner sees t
 
 - ``up``: a face-up card; its face code was read and checked, so ``card`` names it;
 - ``down``: a face-down card; its back marker tells the deck and nothing more;
-- ``empty``: the cell looks like bare mat;
+- ``empty``: the cell looks like bare mat in every way: edges, texture, tint and brightness;
 - ``unknown``: something lies there that could not be read (a hand, glare, a card whose code
-  is covered, a foreign code, two codes at once). Never a guess, never a wrong card.
+  is covered, a card held above the mat, a foreign code, two codes at once). Never a guess,
+  never a wrong card.
 
 The pipeline: grey -> ArUco markers -> mat pose (homography) -> full-frame QR pass -> each
-code and back marker placed in its cell through the homography -> cells with nothing read are
-tested for bare mat (edges and colour against the mat's own free areas) -> occupied but unread
-cells get a second QR pass on a 2x-upscaled crop -> snapshot. Pure: arrays in, values out.
+code and back marker placed in its cell through the homography, only when it lies flat there
+(:func:`lies_flat`: seen back on the mat it is the printed square, along the cell's axes; a
+card held above the mat is not, and makes the cell beneath unknown) -> cells with nothing read
+are tested for bare mat (edges, texture, colour and brightness against the mat's own free
+areas and the light across them) -> occupied but unread cells get a second QR pass on a
+2x-upscaled crop -> snapshot. Pure: arrays in, values out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,7 +32,15 @@ from numpy.typing import NDArray
 from printables.kit import DECKS
 from printables.mat import COLUMNS, ROWS, MatGeometry
 from printables.payload import Deck
-from vision.decode import Detection, RawCode, as_gray, check_code, decode_crop, decode_qr
+from vision.decode import (
+    Detection,
+    Point,
+    RawCode,
+    as_gray,
+    check_code,
+    decode_crop,
+    decode_qr,
+)
 from vision.kit import CardRef, KitLike
 from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, rectify
 
@@ -37,6 +50,17 @@ CellKey = tuple[Deck, int, int]
 OCCUPANCY_PX_PER_MM = 1.5
 CELL_INSET_MM = 6.0  # the printed outline and a card's slack stay out of the occupancy test
 EDGE_MARGIN_MM = 4.0  # a code or back centred this close to a cell's edge belongs to no cell
+
+# Lying flat (issue 14): a code or back marker is placed in a cell only when, seen back on the
+# mat through its homography, it is the printed square lying there: its sides the printed size,
+# its corners square, its sides along the cell's axes (a card lies up to 4 degrees off its cell),
+# and a back marker near the cell's centre (it is printed at the card's centre). A card held
+# above the mat is nearer the lens: it comes back bigger (6-25% at 4-15 cm), foreshortened
+# when tilted, and turned. Measured on the hard 1080p set (vision.synth): flat codes within
+# 4.7% / 3.6 degrees / 2.1 degrees, flat backs within 8.2% / 5.4 degrees.
+FLAT_CODE = (0.06, 6.0, 6.0)  # code: size (share), corner angle (deg), turn off the axes (deg)
+FLAT_BACK = (0.10, 8.0, 8.0)  # back marker: the same (a smaller symbol: noisier corners)
+BACK_OFF_CENTRE_MM = 10.0  # a back marker this far from its cell's centre lies in no cell
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +155,34 @@ class _Look:
     chroma: tuple[float, float]  # mean Lab a, b
     texture: float  # std of grey relative to its local mean
     off_colour: float  # share of pixels whose colour is far from the bare mat's
+    lum: float = 0.0  # median grey level
+    washed: float = 0.0  # share of pixels washed out (glare)
+
+
+@dataclass(frozen=True, slots=True)
+class _Light:
+    """How bright bare mat is across this frame: a plane fitted to the grey level of the mat's
+    free areas (a lamp's fall-off and a tilted light are smooth), and how far those areas
+    stray from it."""
+
+    coef: tuple[float, ...]  # grey = a + b x + c y (+ d x^2 + e y^2 + f x y), x, y in m
+    spread: float  # the free areas' median relative distance from the surface
+
+    def at(self, x: float, y: float) -> float:
+        return float(np.dot(self.coef, _terms(x / 1000, y / 1000)[: len(self.coef)]))
+
+
+def _terms(x: Any, y: Any) -> Any:
+    """The light surface's terms at (x, y) (m): a lamp's fall-off is about quadratic."""
+    return np.array([np.ones_like(x), x, y, x * x, y * y, x * y])
+
+
+BRIGHTNESS_TOLERANCE = 0.15  # a cell this much darker or brighter than bare mat is not bare
+TINT_LIMIT = 10.0  # Lab a/b distance of a cell's mean colour from bare mat's that is "not mat"
+SMOOTHEST = 0.4  # a cell smoother than this share of bare mat's texture is not bare mat
+QUADRATIC_LIGHT = 3  # the light surface: a plane (3 terms); a quadratic (6) over-fits 11 areas
+BLOWN_MAT = 230  # bare mat this bright (grey) is itself washed out by the noise of a frame
+WASHED_OUT = 250  # grey level of glare: a cell a fifth of which is this bright shows nothing
 
 
 OFF_COLOUR_AB = 12.0  # Lab a/b distance from the mat's colour that counts as "not mat"
@@ -150,7 +202,8 @@ def _look(patch: NDArray[Any], ref_ab: tuple[float, float] | None = None) -> _Lo
         d = np.hypot(lab[:, 1] - ref_ab[0], lab[:, 2] - ref_ab[1])
         lit = lab[:, 0] < 235  # blown-out glare carries no colour: it is not counted
         off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / len(d)
-    return _Look(float(np.count_nonzero(e)) / e.size, (a, b), tex, off)
+    washed = float(np.count_nonzero(g >= WASHED_OUT)) / g.size
+    return _Look(float(np.count_nonzero(e)) / e.size, (a, b), tex, off, float(np.median(g)), washed)
 
 
 def _reference_rects(geo: MatGeometry) -> list[tuple[float, float, float, float]]:
@@ -205,14 +258,65 @@ def _reference(mat_img: NDArray[Any], geo: MatGeometry) -> _Look | None:
     )
 
 
-def _bare_mat(look: _Look, ref: _Look | None) -> float:
+def _light(mat_img: NDArray[Any], geo: MatGeometry) -> _Light | None:
+    """The bare mat's brightness across the frame, from its free areas (robust: an area under a
+    hand or a stray card is dropped and the plane fitted again). None with too few areas."""
+    pts: list[tuple[float, float, float]] = []
+    for rect in _reference_rects(geo):
+        p = _slice(mat_img, rect)
+        if p.shape[0] >= 4 and p.shape[1] >= 4:
+            g = cv2.cvtColor(p, cv2.COLOR_BGR2GRAY)
+            pts.append((rect[0] + rect[2] / 2, rect[1] + rect[3] / 2, float(np.median(g))))
+    if len(pts) < 4:
+        return None
+    arr = np.array(pts, np.float64)
+    terms = _terms(arr[:, 0] / 1000, arr[:, 1] / 1000).T  # (n, 6)
+    keep = np.ones(len(arr), bool)
+    coef = np.zeros(3)
+    rel = np.zeros(len(arr))
+    for _ in range(3):
+        n = QUADRATIC_LIGHT if keep.sum() >= 10 else 3
+        coef, *_ = np.linalg.lstsq(terms[keep, :n], arr[keep, 2], rcond=None)
+        pred = terms[:, :n] @ coef
+        rel = np.abs(arr[:, 2] / np.maximum(pred, 1.0) - 1)
+        new_keep = rel <= max(0.06, 2.5 * float(np.median(rel[keep])))
+        if new_keep.sum() < 4 or (new_keep == keep).all():
+            break
+        keep = new_keep
+    return _Light(tuple(float(v) for v in coef), float(np.median(rel[keep])))
+
+
+def _bare_mat(
+    look: _Look, ref: _Look | None, light: _Light | None = None, at: Point | None = None
+) -> float:
     """How surely a cell is bare mat: > 0 bare (the margin to the nearest limit, up to 1),
-    <= 0 occupied. Limits are tight on purpose: a doubt reads as 'unknown', never 'empty'."""
+    <= 0 occupied. Limits are tight on purpose: a doubt reads as 'unknown', never 'empty'.
+    With ``light`` (and the cell's centre ``at``, mm) the cell must also be as bright as bare
+    mat there: a plain sleeve of the mat's tint and texture, or glare, is not bare mat."""
     edge_limit = max(0.012, 2.5 * (ref.edges if ref else 0.0))
     tex_limit = max(0.06, 1.8 * (ref.texture if ref else 0.0))
     margins = [1 - look.edges / edge_limit, 1 - look.texture / tex_limit]
     if ref is not None:
         margins.append(1 - look.off_colour / 0.04)
+    # where the bare mat itself is washed out (an over-exposed white mat), smoothness and
+    # brightness tell nothing: the other tests decide
+    expected = min(max(light.at(*at), 1.0), 255.0) if light is not None and at else None
+    blown = expected is not None and expected >= BLOWN_MAT and look.washed > 0.2
+    if ref is not None and ref.texture > 0 and not blown:
+        # smoother than bare mat: washed out by glare, or a plain sleeve over the card
+        margins.append(look.texture / (SMOOTHEST * ref.texture) - 1)
+    if light is not None and expected is not None and not blown:
+        if look.washed > 0.2:
+            return -1.0  # glare washed it out where bare mat is not: nothing shows there
+        tol = min(0.25, max(BRIGHTNESS_TOLERANCE, 5 * light.spread))
+        off = [abs(look.lum / expected - 1) / tol]  # each 1 at its own limit
+        if ref is not None:
+            off.append(float(np.hypot(*np.subtract(look.chroma, ref.chroma))) / TINT_LIMIT)
+            if ref.texture > 0:
+                off.append(max(0.0, 1 - look.texture / ref.texture) / (1 - SMOOTHEST))
+        # a little darker, a little yellower and a little smoother than bare mat, all at once,
+        # is not bare mat (a plain sleeve): the deviations add up (their Euclidean norm)
+        margins.append(1 - float(np.hypot.reduce(off)) if len(off) > 1 else 1 - off[0])
     return min(margins)
 
 
@@ -222,6 +326,31 @@ def _bare_mat(look: _Look, ref: _Look | None) -> float:
 def _cell_quad_px(pose: MatPose, rect: tuple[float, float, float, float]) -> NDArray[Any]:
     x, y, w, h = rect
     return pose.to_image([(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
+
+
+def lies_flat(
+    pose: MatPose, corners: Sequence[Point], size_mm: float, limits: tuple[float, float, float]
+) -> str | None:
+    """None when the quad ``corners`` (image px) is a square of ``size_mm`` lying flat on the
+    mat along its axes; else why it is not (lifted, tilted or turned: a card held above it)."""
+    q = pose.to_mat(list(corners))
+    sides = [float(np.hypot(*(q[(i + 1) % 4] - q[i]))) for i in range(4)]
+    size_err = max(abs(x / size_mm - 1) for x in sides)
+    if size_err > limits[0]:
+        return (
+            f"a symbol {min(sides):.1f}-{max(sides):.1f} mm wide where one lying on the mat is "
+            f"{size_mm:g} mm: held above the mat"
+        )
+    for i in range(4):
+        a, b = q[i - 1] - q[i], q[(i + 1) % 4] - q[i]
+        cos = float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+        if abs(np.degrees(np.arccos(np.clip(cos, -1, 1))) - 90) > limits[1]:
+            return "a symbol seen askew: tilted above the mat"
+    d = q[1] - q[0]
+    turn = float(np.degrees(np.arctan2(d[1], d[0]))) % 90
+    if min(turn, 90 - turn) > limits[2]:
+        return f"a symbol turned {min(turn, 90 - turn):.0f} degrees off the cells: not lying in one"
+    return None
 
 
 def read_table(
@@ -239,6 +368,7 @@ def read_table(
 
     codes: dict[CellKey, list[Detection]] = {}
     backs: dict[CellKey, list[Deck]] = {}
+    lifted: dict[CellKey, str] = {}  # cells under a card held above the mat, and why
     detections: list[Detection] = []
 
     def place(code: RawCode, upscaled: bool) -> CellKey | None:
@@ -246,8 +376,13 @@ def read_table(
         detections.append(d)
         ((mx, my),) = pose.to_mat([code.centre])
         key = geo.cell_at(float(mx), float(my))
-        if key is not None:
-            codes.setdefault(key, []).append(d)
+        if key is None:
+            return None
+        why = lies_flat(pose, code.corners, kit.code_mm, FLAT_CODE)
+        if why is not None:
+            lifted[key] = why
+            return None
+        codes.setdefault(key, []).append(d)
         return key
 
     for code in decode_qr(gray):
@@ -256,14 +391,27 @@ def read_table(
         if m.id in BACK_IDS:
             ((mx, my),) = pose.to_mat([m.centre])
             key = geo.cell_at(float(mx), float(my))
-            if key is not None:
-                backs.setdefault(key, []).append(BACK_IDS[m.id])
+            if key is None:
+                continue
+            why = lies_flat(pose, m.corners, kit.back_marker_mm, FLAT_BACK)
+            cx, cy, w, h = geo.cells[key]
+            off = float(np.hypot(mx - (cx + w / 2), my - (cy + h / 2)))
+            if why is None and off > BACK_OFF_CENTRE_MM:
+                why = f"a back {off:.0f} mm from its cell's centre: not lying in it"
+            if why is not None:
+                lifted[key] = why
+                continue
+            backs.setdefault(key, []).append(BACK_IDS[m.id])
 
     mat_img = rectify(bgr, pose, geo, OCCUPANCY_PX_PER_MM) if occupancy else None
     ref = _reference(mat_img, geo) if mat_img is not None else None
+    light = _light(mat_img, geo) if mat_img is not None else None
     cells: dict[CellKey, CellReading] = {}
     for key in geo.iter_cells():
         rect = geo.cells[key]
+        if key in lifted and key not in codes and key not in backs:
+            cells[key] = CellReading(*key, "unknown", 0.0, reason=lifted[key])
+            continue
         if key not in codes and key not in backs:
             inner = (
                 rect[0] + CELL_INSET_MM,
@@ -274,7 +422,9 @@ def read_table(
             bare = 0.0
             if mat_img is not None:
                 patch = _slice(mat_img, inner)
-                bare = _bare_mat(_look(patch, ref.chroma if ref else None), ref)
+                centre = (rect[0] + rect[2] / 2, rect[1] + rect[3] / 2)
+                look = _look(patch, ref.chroma if ref else None)
+                bare = _bare_mat(look, ref, light, centre)
             if bare > 0:
                 cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
                 continue
