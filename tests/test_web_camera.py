@@ -115,7 +115,7 @@ FIRST_ROWS: dict[tuple[str, int, int], dict[str, Any]] = {
 
 @pytest.fixture
 def app() -> Flask:
-    return make_app()
+    return make_app(FRAME_BURST=20)  # the live camera's tests send a few frames at once
 
 
 def kit_game(app: Flask, **kw: Any) -> tuple[str, dict[str, Browser]]:
@@ -147,6 +147,14 @@ def upload(
         body = {field: (io.BytesIO(data), "p.jpg", "image/jpeg")}
         return b.client.post(url, headers=h, data=body, content_type="multipart/form-data")
     return b.client.post(url, headers={**h, "Content-Type": "image/jpeg"}, data=data)
+
+
+def live(b: Browser, game: str, data: bytes) -> TestResponse:
+    """The live camera's view of a still table: the same frame twice (a change is proposed
+    once two frames in a row saw it, issue 14); the second answer."""
+    first = upload(b, game, "frames", data)
+    assert first.status_code == 200, first.data
+    return upload(b, game, "frames", data)
 
 
 def page_photo(b: Browser, game: str, data: bytes) -> TestResponse:
@@ -485,11 +493,30 @@ def test_a_frame_that_matches_the_record_proposes_nothing_and_shows_the_annotate
     assert log_len(app, g) == n  # a frame records nothing
 
 
+def test_the_live_camera_proposes_a_change_only_once_two_frames_in_a_row_saw_it(
+    app: Flask,
+) -> None:
+    """Issue 14, item 1: one frame with a new card proposes nothing yet (``pending`` says a
+    change waits); the next frame that sees it too proposes it. A frame in between that does
+    not see it (a hand passing) starts the count again; so does a new event (another view)."""
+    g, b = in_play(app)
+    played = mat_picture({**FIRST_ROWS, ("hera", 2, 2): {"state": "down", "deck": "hera"}})
+    still = mat_picture(FIRST_ROWS)
+    first = upload(b["hera"], g, "frames", played).json
+    assert first is not None and first["proposals"] == [] and first["pending"] == 2
+    second = upload(b["hera"], g, "frames", played).json
+    assert second is not None and len(second["proposals"]) == 2 and second["pending"] == 0
+    assert upload(b["zeus"], g, "frames", played).json["proposals"] == []  # type: ignore[index]
+    assert upload(b["hera"], g, "frames", still).json["pending"] == 0  # type: ignore[index]
+    again = upload(b["hera"], g, "frames", played).json
+    assert again is not None and again["proposals"] == [] and again["pending"] == 2
+
+
 def test_a_proposed_play_becomes_an_event_only_when_confirmed(app: Flask) -> None:
     g, b = in_play(app)
     ref = referee_of(app)
     layout = {**FIRST_ROWS, ("hera", 2, 2): {"state": "down", "deck": "hera"}}
-    r = upload(b["hera"], g, "frames", mat_picture(layout))
+    r = live(b["hera"], g, mat_picture(layout))
     body = r.json
     assert body is not None
     # two backs in column 2 where one was recorded: either could be the new one (D10 lets a
@@ -516,7 +543,7 @@ def test_a_proposed_play_becomes_an_event_only_when_confirmed(app: Flask) -> Non
     assert done.status_code == 200, done.data
     assert log_len(app, g) == n + 1
     assert hz_view(ref.view(g, "hera"))["hera"]["field"][1] == ["Artemis", "Hydra"]
-    again = upload(b["hera"], g, "frames", mat_picture(layout))
+    again = live(b["hera"], g, mat_picture(layout))
     assert again.json["proposals"] == []  # type: ignore[index]
     stale = b["hera"].post(
         f"/api/v1/games/{g}/actions",
@@ -533,7 +560,7 @@ def test_proposals_are_computed_against_the_senders_view_and_hide_the_opponents_
     g, b = in_play(app)
     layout = {**FIRST_ROWS, ("hera", 2, 2): {"state": "down", "deck": "hera"}}
     picture = mat_picture(layout)
-    r = upload(b["zeus"], g, "frames", picture)
+    r = live(b["zeus"], g, picture)
     body = r.json
     assert body is not None
     assert body["proposals"]
@@ -547,7 +574,7 @@ def test_proposals_are_computed_against_the_senders_view_and_hide_the_opponents_
     text = r.get_data(as_text=True)
     for name in HERA_DEAL:  # Hera's hand and face-down cards: never in Zeus's answer
         assert f'"{name}' not in text and f"{name}/hera" not in text, name
-    judge = upload(b["judge"], g, "frames", picture).json
+    judge = live(b["judge"], g, picture).json
     assert judge["proposals"][0]["confirm"]["endpoint"] == "actions"  # type: ignore[index]
     assert judge["proposals"][0]["confirm"]["choices"] == []  # type: ignore[index]
 
@@ -560,7 +587,7 @@ def test_a_reveal_seen_by_the_camera_is_confirmed_as_an_observation(app: Flask) 
         **FIRST_ROWS,
         ("hera", 2, 1): {"state": "up", "payload": p, **VK.cards[p].to_json()},
     }
-    body = upload(b["hera"], g, "frames", mat_picture(layout)).json
+    body = live(b["hera"], g, mat_picture(layout)).json
     assert body is not None
     (prop,) = body["proposals"]
     assert prop["kind"] == "reveal" and prop["confirm"]["endpoint"] == "observations"

@@ -824,10 +824,12 @@ def frame(game: str) -> Response:
     ``confirm`` says how to record it: POST ``body`` to /games/{game}/``endpoint`` (with
     ``If-Match: seq``); nothing is recorded here. ``image`` (the rectified mat with what was
     read drawn over it, a JPEG data URL) goes to you only. ``found: false`` with a message when
-    the mat is not in the frame. 429 when a seat sends frames faster than 2 a second (3 at
+    the mat is not in the frame. A change is proposed once two frames in a row from your seat
+    saw it on the same view (``pending`` counts the changes seen once so far): a hand passing
+    over the table proposes nothing. 429 when a seat sends frames faster than 2 a second (3 at
     once), 503 while the server reads other frames (both with Retry-After)."""
     data = images.upload_bytes("frame", images.FRAME_LIMIT)
-    out = images.read_frame(images.camera_for(game), data)
+    out = images.read_frame(images.camera_for(game), data, live=True)
     return _json(schemas.FrameSchema, out, 200, out["seq"])
 
 

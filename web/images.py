@@ -47,7 +47,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from flask import current_app, request, session
 
@@ -485,21 +485,71 @@ def _confirm_pegasus(
     return out
 
 
-def read_frame(cam: Camera, data: bytes) -> dict[str, Any]:
+STABLE_FRAMES = 2  # the live camera proposes a change once this many frames in a row saw it
+
+
+class FrameMemory:
+    """What the last live frames of each seat proposed (issue 14, item 1): a change is
+    proposed only once it was seen in :data:`STABLE_FRAMES` frames in a row on the same view,
+    so a hand passing over the table or a card on its way down proposes nothing. Bounded: the
+    seats heard from least recently are forgotten first."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self.size = size
+        self._seen: dict[tuple[str, str], tuple[int, dict[str, int]]] = {}
+        self._lock = threading.Lock()
+
+    def stable(
+        self, game: str, seat: str, seq: int, proposals: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The proposals seen in enough frames in a row, and how many others wait for more."""
+        keys = [  # the same change, however sure each frame was of it
+            json.dumps(
+                {k: v for k, v in p.items() if k != "confidence"}, sort_keys=True, default=str
+            )
+            for p in proposals
+        ]
+        with self._lock:
+            last_seq, counts = self._seen.pop((game, seat), (seq, {}))
+            if last_seq != seq:
+                counts = {}
+            now = {k: counts.get(k, 0) + 1 for k in keys}
+            self._seen[(game, seat)] = (seq, now)
+            while len(self._seen) > self.size:
+                del self._seen[next(iter(self._seen))]
+        ready = [p for p, k in zip(proposals, keys, strict=True) if now[k] >= STABLE_FRAMES]
+        return ready, len(proposals) - len(ready)
+
+
+def _memory() -> FrameMemory:
+    memory = current_app.extensions.get("hz_frame_memory")
+    if memory is None:
+        memory = current_app.extensions["hz_frame_memory"] = FrameMemory()
+    return cast(FrameMemory, memory)
+
+
+def read_frame(cam: Camera, data: bytes, live: bool = False) -> dict[str, Any]:
     """One frame of the mat for the requesting seat: ``found`` (the mat), ``message`` when it
     was not found, else ``snapshot``, ``table`` (text), ``proposals`` (each with ``confirm``),
     ``seq`` (the view they were computed on) and ``image`` (the annotated mat as a JPEG data
-    URL). Records nothing. Raises BadImage (ImageTooLarge above the pixel limit, read from the
-    header), TooFast."""
+    URL). ``live``: a frame of the live camera, whose proposals wait until
+    :data:`STABLE_FRAMES` frames in a row saw them (``pending`` counts those waiting). Records
+    nothing. Raises BadImage (ImageTooLarge above the pixel limit, read from the header),
+    TooFast."""
     game, seat, kit = cam.game, cam.seat, cam.kit
     check_image(data, "frame")
     gate = _gate()
     gate.take(game, seat)
     gate.enter()
     try:
-        return _read_frame(game, seat, kit, data)
+        out = _read_frame(game, seat, kit, data)
     finally:
         gate.leave()
+    if live:
+        out["proposals"], out["pending"] = _memory().stable(
+            game, seat, int(out["seq"]), out["proposals"]
+        )
+    return out
 
 
 def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:

@@ -537,6 +537,9 @@ class FrameSchema(Schema):
     )
     table = fields.String(metadata={"description": "the snapshot drawn as text"})
     proposals = fields.List(fields.Nested(ProposalSchema))
+    pending = fields.Integer(
+        metadata={"description": "changes seen in this frame only: proposed once seen again"}
+    )
     image = fields.String(metadata={"description": "the annotated mat, a JPEG data URL"})
     ms = fields.Float(metadata={"description": "time spent reading, in milliseconds"})
 

@@ -145,8 +145,9 @@
       return;
     }
     if (noMat) { noMat.remove(); }
+    var waiting = data.pending ? " " + data.pending + " change(s) seen once: checking with the next frame." : "";
     say("Mat read in " + Math.round(data.ms || 0) + " ms; " +
-        (data.proposals.length ? data.proposals.length + " proposal(s)." : "the table matches the record."));
+        (data.proposals.length ? data.proposals.length + " proposal(s)." : "the table matches the record.") + waiting);
     renderProposals(data.proposals, data.seq);
     if (!img) {  // below the proposals: what to tap comes first on a phone
       img = el("img", "mat"); img.id = "cam-mat"; img.alt = "The mat as the camera read it";
