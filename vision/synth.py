@@ -298,8 +298,7 @@ def _sleeve_over(card: Image, rng: np.random.Generator, ppm: float) -> Image:
         cv2.line(shade, p0, p1, float(rng.uniform(-22, 22)), max(2, round(2 * ppm)))
     shade = cv2.GaussianBlur(shade, (0, 0), max(1.0, 1.5 * ppm))
     sleeve = np.clip(base[None, None, :] + shade[..., None], 0, 255)
-    alpha = float(rng.uniform(0.93, 1.0))
-    out: Image = np.clip(alpha * sleeve + (1 - alpha) * card, 0, 255).astype(np.uint8)
+    out: Image = sleeve.astype(np.uint8)  # opaque: the card does not show through
     return out
 
 
@@ -576,21 +575,24 @@ def _held_card(
     shape: tuple[int, int],
     centre: tuple[float, float],
     taken: set[str],
+    hold: dict[str, Any] | None = None,
 ) -> tuple[Image, NDArray[Any], dict[str, Any]]:
     """A card held a few centimetres above the mat near ``centre`` (mat px), as the camera sees
     it through the mat's homography: bigger than a card lying there (nearer the lens), turned,
     tilted (foreshortened) and off any cell's axes. Returns the mat-sized image, its mask and
-    what it is (``{"payload"}`` face up, ``{"deck"}`` a back)."""
-    if rng.random() < 0.5:
-        free = [p for p in kit.cards if p not in taken]
-        p = free[int(rng.integers(0, len(free)))]
-        c = kit.cards[p]
-        img = _card_face(rng, p, c.name, c.serial, ppm)
-        what: dict[str, Any] = {"payload": p}
+    what it is (``{"payload"}`` face up, ``{"deck"}`` a back); ``hold`` chooses it."""
+    if hold is None:
+        if rng.random() < 0.5:
+            free = [p for p in kit.cards if p not in taken]
+            hold = {"payload": free[int(rng.integers(0, len(free)))]}
+        else:
+            hold = {"deck": "hera" if rng.random() < 0.5 else "zeus"}
+    if "payload" in hold:
+        c = kit.cards[hold["payload"]]
+        img = _card_face(rng, hold["payload"], c.name, c.serial, ppm)
     else:
-        deck: Deck = "hera" if rng.random() < 0.5 else "zeus"
-        img = _card_back(rng, deck, ppm)
-        what = {"deck": deck}
+        img = _card_back(rng, hold["deck"], ppm)
+    what = dict(hold)
     h, w = img.shape[:2]
     src = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
     scale = float(rng.uniform(1.06, 1.25))  # 4-15 cm above the mat under a lens at ~80 cm

@@ -349,7 +349,9 @@ def lies_flat(
     d = q[1] - q[0]
     turn = float(np.degrees(np.arctan2(d[1], d[0]))) % 90
     if min(turn, 90 - turn) > limits[2]:
-        return f"a symbol turned {min(turn, 90 - turn):.0f} degrees off the cells: not lying in one"
+        return (
+            f"a symbol turned {min(turn, 90 - turn):.0f} degrees off the cells: held above the mat"
+        )
     return None
 
 
