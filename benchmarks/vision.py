@@ -1,6 +1,11 @@
 """Recognition benchmark on seeded synthetic photos (vision.synth): read rates and times.
 
-    .venv/bin/python benchmarks/vision.py [--quick]
+    .venv/bin/python benchmarks/vision.py [--quick] [--hard] [--one-core]
+
+``--hard`` runs only issue 14's hard sets (vision.synth: held cards, beige sleeves, fall-off,
+barrel distortion, join errors, draw piles, hands, glare, blur, noise, JPEG; a seed per set):
+overhead frames at 1080p, 4K and 12 MP (cells read, wrong cells, face-up codes, time per
+frame by stage) and phone photos at 1080p and 12 MP (codes read, wrong, photos with none).
 
 Prints, for 1080p and 12 MP table frames: the share of visible face-up codes each QR decoder
 reads on the same images (zxing-cpp one pass; the table pipeline with its second pass;
@@ -30,7 +35,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.decode import as_gray, read_cards
 from vision.markers import detect_markers
-from vision.synth import Scene, SceneOptions, card_scene, demo_kit, table_scene
+from vision.synth import (
+    HARD_PHONE_SEEDS,
+    HARD_TABLE_SEEDS,
+    Scene,
+    SceneOptions,
+    TableScore,
+    card_scene,
+    demo_kit,
+    hard_phone_scene,
+    hard_table_scene,
+    score_table,
+    table_scene,
+)
 from vision.table import read_table
 
 KIT = demo_kit()
@@ -203,10 +220,85 @@ def single_cards(n: int) -> None:
     )
 
 
+def hard_tables(resolution: str, n: int) -> None:
+    """The hard overhead set at ``resolution`` (issue 14): cells read, wrong cells, face-up
+    codes read, and the time per frame with its breakdown by stage."""
+    total = TableScore()
+    ts: list[float] = []
+    stages: dict[str, list[float]] = {}
+    t0 = time.perf_counter()
+    scenes = [hard_table_scene(KIT, resolution, i) for i in range(n)]
+    made = time.perf_counter() - t0
+    for s in scenes:
+        laps: dict[str, float] = {}
+        t = time.perf_counter()
+        snap = read_table(s.image, KIT, timings=laps)
+        ts.append(time.perf_counter() - t)
+        for k, v in laps.items():
+            stages.setdefault(k, []).append(v)
+        cells = {f"{a}/{b}/{c}": r.to_json() for (a, b, c), r in snap.cells.items()}
+        total.add(score_table(cells, s.truth))
+    readable = total.up_readable + total.backs_readable + total.empty_readable
+    read = total.up_read + total.backs_read + total.empty_read
+    print(
+        f"\n== hard overhead set, {resolution}: {n} frames (seeds from "
+        f"{HARD_TABLE_SEEDS[resolution]}; made in {made:.0f} s) =="
+    )
+    print(f"  cells read                {read}/{readable} ({100 * read / max(1, readable):.1f}%)")
+    print(
+        f"  face-up codes read        {total.up_read}/{total.up_readable} "
+        f"({100 * total.up_read / max(1, total.up_readable):.1f}%)"
+    )
+    print(f"  backs read                {total.backs_read}/{total.backs_readable}")
+    print(f"  bare cells read empty     {total.empty_read}/{total.empty_readable}")
+    print(f"  WRONG cells               {len(total.wrong)}")
+    for w in total.wrong[:5]:
+        print(f"    {w}")
+    parts = ", ".join(f"{k} {median_ms(v):.1f}" for k, v in stages.items())
+    print(f"  median {median_ms(ts):.1f} ms per frame ({parts} ms)")
+
+
+def hard_phones(resolution: str, n: int) -> None:
+    """The hard phone set at ``resolution``: codes read, wrong, photos with no code read."""
+    read = total = wrong = none = 0
+    ts: list[float] = []
+    for i in range(n):
+        s = hard_phone_scene(KIT, resolution, i)
+        t = time.perf_counter()
+        dets = read_cards(s.image, KIT)
+        ts.append(time.perf_counter() - t)
+        want = {c["payload"] for c in s.truth["cards"] if not c["foreign"]}
+        got = {d.payload for d in dets if d.card is not None}
+        total += len(want)
+        read += len(want & got)
+        wrong += len(got - want)
+        none += not got
+    print(
+        f"\n== hard phone set, {resolution}: {n} photos (seeds from "
+        f"{HARD_PHONE_SEEDS[resolution]}) =="
+    )
+    print(
+        f"  codes read {read}/{total} ({100 * read / max(1, total):.1f}%), wrong {wrong}, "
+        f"photos with no code read {none}, median {median_ms(ts):.0f} ms per photo"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer frames")
+    ap.add_argument("--hard", action="store_true", help="only the hard sets of issue 14")
+    ap.add_argument("--one-core", action="store_true", help="OpenCV on one thread")
     args = ap.parse_args()
+    if args.one_core:
+        cv2.setNumThreads(1)
+    if args.hard:
+        n = 10 if args.quick else 60
+        print(f"OpenCV {cv2.__version__}, threads {cv2.getNumThreads()}")
+        for res, k in (("1080p", 1), ("4k", 2), ("12mp", 2)):
+            hard_tables(res, n // k)
+        for res in ("1080p", "12mp"):
+            hard_phones(res, n)
+        return
     n_hd, n_12, slow = (4, 1, 2) if args.quick else (10, 3, 4)
     print(
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "

@@ -612,6 +612,7 @@ def test_every_cli_command_answers_bad_input_without_a_traceback(
         "scan",
         "table",
         "deckcheck",
+        "camera-check",
     ],
 )
 def test_every_command_has_help(command: str) -> None:

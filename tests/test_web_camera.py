@@ -670,7 +670,12 @@ def test_the_camera_page_offers_the_live_camera_and_a_photo_without_inline_scrip
     seat_page = b["hera"].get(f"/g/{g}").get_data(as_text=True)
     assert f'href="/g/{g}/camera"' in seat_page
     js = b["hera"].get("/static/camera.js").get_data(as_text=True)
-    assert "getUserMedia" in js and 'facingMode: "environment"' in js and "toBlob" in js
+    assert "getUserMedia" in js and '"environment"' in js and "toBlob" in js
+    # the highest resolution the device offers, and a full-resolution still (issue 14)
+    assert "ideal: 3840" in js and "ideal: 2160" in js and "MAX_SIDE = 3840" in js
+    assert "ImageCapture" in js and "?still=1" in js
+    page = b["hera"].get(f"/g/{g}/camera").get_data(as_text=True)
+    assert 'id="cam-still"' in page and 'id="cam-framing"' in page
 
 
 def test_a_table_photo_on_the_camera_page_works_without_script_and_confirms(app: Flask) -> None:

@@ -3,10 +3,12 @@
     referee scan IMAGE --kit kit.json [--json]            the cards whose codes a photo shows
     referee table IMAGE --kit kit.json [--json]           the table snapshot of a mat photo
     referee deckcheck IMAGE... --kit kit.json [--deck D]  missing, doubled, foreign stickers
+    referee camera-check IMAGE --kit kit.json [--json]     will face codes read at this framing
 
 Exit status: 0 when the image was read; 2 with one line on stderr when the kit or the image
 cannot be read, when no code of the kit is found, when every code found is foreign, or when
-the mat is not found. Never a traceback for bad input.
+the mat is not found (camera-check then prints its verdict and the fix, and exits 2). Never a
+traceback for bad input.
 """
 
 from __future__ import annotations
@@ -110,8 +112,28 @@ def cmd_deckcheck(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_camera_check(args: argparse.Namespace) -> int:
+    from vision.decode import ImageError
+    from vision.framing import check_framing
+    from vision.sources import SourceError, read_image_file
+
+    kit = _kit(args.kit)
+    if isinstance(kit, str):
+        return _fail(kit)
+    try:
+        verdict = check_framing(read_image_file(args.image), kit)
+    except (SourceError, ImageError) as e:
+        return _fail(str(e))
+    if args.json:
+        print(json.dumps(verdict.to_json(), indent=1))
+    else:
+        print(verdict.text())
+    return 0 if verdict.found else 2
+
+
 def add_vision_commands(sub: Any) -> None:
-    """Adds ``scan``, ``table`` and ``deckcheck`` to the ``referee`` subcommands."""
+    """Adds ``scan``, ``table``, ``deckcheck`` and ``camera-check`` to the ``referee``
+    subcommands."""
     p = sub.add_parser("scan", help="read the card codes in a photo")
     p.add_argument("image", help="a photo (JPEG, PNG) of one card or a fan of cards")
     p.add_argument("--kit", required=True, help="the kit.json the stickers were printed from")
@@ -130,3 +152,11 @@ def add_vision_commands(sub: Any) -> None:
     p.add_argument("--deck", action="append", choices=list(DECKS), help="check only this deck")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_deckcheck)
+
+    p = sub.add_parser(
+        "camera-check", help="say whether a frame's framing lets face codes read, and the fix"
+    )
+    p.add_argument("image", help="a still or a camera frame of the mat")
+    p.add_argument("--kit", required=True, help="the kit.json of the stickers and mat")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(func=cmd_camera_check)

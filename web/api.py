@@ -815,6 +815,7 @@ def photo(game: str) -> Response:
     headers=("X-CSRF-Token",),
     etag=True,
     upload="frame",
+    query=("still",),
 )
 @with_known_game
 @csrf_protected
@@ -826,10 +827,15 @@ def frame(game: str) -> Response:
     read drawn over it, a JPEG data URL) goes to you only. ``found: false`` with a message when
     the mat is not in the frame. A change is proposed once two frames in a row from your seat
     saw it on the same view (``pending`` counts the changes seen once so far): a hand passing
-    over the table proposes nothing. 429 when a seat sends frames faster than 2 a second (3 at
-    once), 503 while the server reads other frames (both with Retry-After)."""
-    data = images.upload_bytes("frame", images.FRAME_LIMIT)
-    out = images.read_frame(images.camera_for(game), data, live=True)
+    over the table proposes nothing; ``?still=1`` (a full-resolution still) is read at once.
+    ``framing`` says whether face codes read at this framing (the pixels per module at the
+    farthest cell and the median one) and how to fix it. 429 when a seat sends frames faster
+    than 2 a second (3 at once), 503 while the server reads other frames (both with
+    Retry-After)."""
+    still = request.args.get("still") == "1"
+    limit = int(current_app.config["MAX_CONTENT_LENGTH"]) if still else images.FRAME_LIMIT
+    data = images.upload_bytes("frame", limit)
+    out = images.read_frame(images.camera_for(game), data, live=not still)
     return _json(schemas.FrameSchema, out, 200, out["seq"])
 
 

@@ -554,12 +554,14 @@ def read_frame(cam: Camera, data: bytes, live: bool = False) -> dict[str, Any]:
 
 def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
     from vision import propose, read_table
+    from vision.framing import check_pose, no_mat
     from vision.markers import MatNotFound
 
     t0 = time.perf_counter()
     image = _decode(data, "frame")
     view = get_referee().view(game, seat)
     seq = int(view.get("seq", 0))
+    height, width = image.shape[:2]
     try:
         snap = read_table(image, kit)
     except MatNotFound as e:
@@ -568,6 +570,7 @@ def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
             "message": f"{e}. Hold the camera so that the mat's four corner squares show.",
             "seq": seq,
             "proposals": [],
+            "framing": no_mat(kit, width, height, str(e)).to_json(),
             "ms": round((time.perf_counter() - t0) * 1000, 1),
         }
     except ValueError as e:  # ImageError
@@ -586,6 +589,7 @@ def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
         "table": snap.text(),
         "proposals": proposals,
         "image": "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii"),
+        "framing": check_pose(snap.pose, kit, width, height).to_json(),
         "ms": round((time.perf_counter() - t0) * 1000, 1),
     }
 

@@ -104,6 +104,11 @@ _QUERY_IN: dict[str, tuple[str, dict[str, Any]]] = {
         "skip this many tables first",
         {"type": "integer", "minimum": 0, "maximum": 10**9},
     ),
+    "still": (
+        "1: a full-resolution still (up to the body limit), read at once; otherwise a live "
+        "frame (at most 4 MB), whose changes are proposed once two frames in a row saw them",
+        {"type": "string", "enum": ["0", "1"]},
+    ),
 }
 
 # the answers that say how long to wait (Retry-After) besides a frame's: (method, rule)

@@ -541,6 +541,12 @@ class FrameSchema(Schema):
         metadata={"description": "changes seen in this frame only: proposed once seen again"}
     )
     image = fields.String(metadata={"description": "the annotated mat, a JPEG data URL"})
+    framing = fields.Dict(
+        metadata={
+            "description": "will face codes read at this framing: px per module (farthest "
+            "cell, median), faces yes/marginal/no, backs, and the fixes in words"
+        }
+    )
     ms = fields.Float(metadata={"description": "time spent reading, in milliseconds"})
 
 

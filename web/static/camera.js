@@ -7,10 +7,10 @@
 (function () {
   "use strict";
   var INTERVAL = 1000;   // ms between frames (the server allows 2 a second per seat)
-  var MAX_SIDE = 1920;   // frames are scaled down to this long side before upload
+  var MAX_SIDE = 3840;   // frames keep up to 4K: small face codes need every pixel (issue 14)
   var QUALITY = 0.85;
 
-  var root, video, canvas, statusEl, result, startBtn, stopBtn, deviceSel;
+  var root, video, canvas, statusEl, result, startBtn, stopBtn, stillBtn, deviceSel;
   var stream = null, timer = null, running = false, sending = false;
   var lastProposals = "", confirming = false;
 
@@ -37,8 +37,9 @@
 
   function start(deviceId) {
     stopStream();
-    var video_c = deviceId ? { deviceId: { exact: deviceId } }
-      : { facingMode: "environment", width: { ideal: 1920 }, height: { ideal: 1080 } };
+    // the highest resolution the device offers, 4K where it can (issue 14, item 4)
+    var video_c = { width: { ideal: 3840 }, height: { ideal: 2160 } };
+    if (deviceId) { video_c.deviceId = { exact: deviceId }; } else { video_c.facingMode = { ideal: "environment" }; }
     say("Asking for the camera…");
     return navigator.mediaDevices.getUserMedia({ video: video_c, audio: false })
       .then(function (s) {
@@ -48,7 +49,10 @@
         running = true;
         startBtn.hidden = true;
         stopBtn.hidden = false;
-        say("Camera on. Point it at the mat.");
+        var track = s.getVideoTracks()[0];
+        var set = track && track.getSettings ? track.getSettings() : {};
+        say("Camera on (" + (set.width || "?") + " x " + (set.height || "?") + "). Point it at the mat.");
+        if (stillBtn) { stillBtn.hidden = false; }
         listDevices();
         schedule(300);
       })
@@ -66,6 +70,7 @@
     video.hidden = true;
     startBtn.hidden = false;
     stopBtn.hidden = true;
+    if (stillBtn) { stillBtn.hidden = true; }
     say("Camera stopped.");
   }
 
@@ -116,8 +121,29 @@
     }, "image/jpeg", QUALITY);
   }
 
-  function send(blob) {
-    return fetch(root.getAttribute("data-frames"), {
+  // ---- a full-resolution still: the sensor's own photo where the browser can take one ----
+  function still() {
+    var track = stream && stream.getVideoTracks()[0];
+    var take = (track && window.ImageCapture)
+      ? new window.ImageCapture(track).takePhoto()
+      : Promise.reject(new Error("no ImageCapture"));
+    say("Taking a full-resolution still…");
+    take.catch(function () {  // no ImageCapture: the video frame at its full size
+      return new Promise(function (resolve) {
+        canvas.width = video.videoWidth; canvas.height = video.videoHeight;
+        canvas.getContext("2d").drawImage(video, 0, 0);
+        canvas.toBlob(resolve, "image/jpeg", 0.92);
+      });
+    }).then(function (blob) {
+      if (!blob) { say("No still could be taken; send a photo below."); return; }
+      sending = true;
+      send(blob, true).then(function () { sending = false; });
+    });
+  }
+
+  function send(blob, isStill) {
+    var url = root.getAttribute("data-frames") + (isStill ? "?still=1" : "");
+    return fetch(url, {
       method: "POST", credentials: "same-origin",
       headers: headers({ "Content-Type": "image/jpeg" }), body: blob
     }).then(function (r) {
@@ -145,6 +171,7 @@
       return;
     }
     if (noMat) { noMat.remove(); }
+    showFraming(data.framing);
     var waiting = data.pending ? " " + data.pending + " change(s) seen once: checking with the next frame." : "";
     say("Mat read in " + Math.round(data.ms || 0) + " ms; " +
         (data.proposals.length ? data.proposals.length + " proposal(s)." : "the table matches the record.") + waiting);
@@ -154,6 +181,29 @@
       result.appendChild(img);
     }
     img.src = data.image;
+  }
+
+  // ---- the framing: pixels per module at the farthest cell, and what to do ----
+  function showFraming(f) {
+    var box = $("cam-framing");
+    if (!box || !f) { return; }
+    box.hidden = false;
+    box.textContent = "";
+    var p = el("p", f.found && f.faces === "yes" ? "flash ok" : "flash info");
+    if (!f.found) {
+      p.textContent = f.width + " x " + f.height + ": the mat was not found.";
+    } else {
+      var verdict = { yes: "face codes will read", marginal: "face codes will read only in part", no: "face codes will not read" }[f.faces];
+      p.textContent = f.width + " x " + f.height + ": " + f.module_px_min.toFixed(1) +
+        " px per module at the farthest cell (" + f.module_px_median.toFixed(1) + " median); " +
+        f.needs + " needed: " + verdict + ".";
+    }
+    box.appendChild(p);
+    if (f.fixes && f.fixes.length) {
+      var ul = el("ul", "fixes");
+      f.fixes.forEach(function (t) { ul.appendChild(el("li", "", t)); });
+      box.appendChild(ul);
+    }
   }
 
   function renderProposals(props, seq) {
@@ -244,7 +294,7 @@
     if (!root) { return; }
     video = $("cam-video"); canvas = document.createElement("canvas");
     statusEl = $("cam-status"); result = $("cam-result");
-    startBtn = $("cam-start"); stopBtn = $("cam-stop"); deviceSel = $("cam-device");
+    startBtn = $("cam-start"); stopBtn = $("cam-stop"); stillBtn = $("cam-still"); deviceSel = $("cam-device");
     var live = $("live"), insecure = $("cam-insecure");
     if (!live || !result) { return; }
     var can = window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
@@ -258,6 +308,7 @@
     live.hidden = false;
     startBtn.addEventListener("click", function () { start(null); });
     stopBtn.addEventListener("click", stop);
+    if (stillBtn) { stillBtn.addEventListener("click", still); }
     deviceSel.addEventListener("change", function () { start(deviceSel.value); });
     document.addEventListener("visibilitychange", function () {
       if (!document.hidden && running) { schedule(200); }
