@@ -202,22 +202,64 @@ def _tiles(w: int, h: int, n: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def find_codes(gray: NDArray[Any], second_pass: bool = True) -> tuple[list[RawCode], int]:
+# Retries for a phone photo (issue 14, item 2), measured on the hard phone sets (vision.synth:
+# blur up to half a module, shake, noise, JPEG): which scale, unsharp amount and binarizer read
+# the codes the first passes missed. Rescaling changes how many pixels a module's blur spans;
+# the global-histogram binarizer reads where glare or shade defeats the local one.
+RETRIES: tuple[tuple[float, float, Any], ...] = (
+    (2.0, 2.0, zxingcpp.Binarizer.LocalAverage),
+    (1.0, 1.0, zxingcpp.Binarizer.GlobalHistogram),
+    (1.5, 2.0, zxingcpp.Binarizer.LocalAverage),
+    (0.75, 2.0, zxingcpp.Binarizer.LocalAverage),
+    (1.5, 2.0, zxingcpp.Binarizer.GlobalHistogram),
+    (0.5, 1.0, zxingcpp.Binarizer.LocalAverage),
+)
+RETRY_MAX_SIDE = 4200  # a retry never decodes a picture longer than this (time, memory)
+
+
+def _retry(gray: NDArray[Any], scale: float, amount: float, binarizer: Any) -> list[RawCode]:
+    """One retry: ``gray`` rescaled, sharpened (unsharp mask of ``amount``), decoded with
+    ``binarizer``; corners back in ``gray``'s pixels."""
+    img = gray
+    if scale != 1.0:
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+        img = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=interp)
+    if amount > 0:
+        soft = cv2.GaussianBlur(img, (0, 0), max(1.0, scale))
+        img = cv2.addWeighted(img, 1 + amount, soft, -amount, 0)
+    out: list[RawCode] = []
+    for b in zxingcpp.read_barcodes(img, formats=_FORMATS, try_invert=False, binarizer=binarizer):
+        if b.valid:
+            p = b.position
+            pts = [p.top_left, p.top_right, p.bottom_right, p.bottom_left]
+            out.append(RawCode(b.text, tuple((q.x / scale, q.y / scale) for q in pts)))  # type: ignore[arg-type]
+    return out
+
+
+def find_codes(
+    gray: NDArray[Any], second_pass: bool = True, retries: bool = False
+) -> tuple[list[RawCode], int]:
     """All codes in a photo of cards: a full-frame pass, then, when nothing was read or the
     codes read are small (others nearby may be too small for one pass), overlapping crops
-    upscaled 2x. Returns the codes and the number of passes run."""
+    upscaled 2x; with ``retries`` (a phone photo, read once), the :data:`RETRIES` ladder too.
+    Returns the codes and the number of passes run."""
     codes = decode_qr(gray)
     if not second_pass:
         return codes, 1
+    passes = 1
     small = not codes or min(c.side_px for c in codes) < SMALL_CODE_PX
-    if not small:
-        return codes, 1
     h, w = gray.shape[:2]
-    n = 1 if max(w, h) <= 1400 else 2
-    extra: list[RawCode] = []
-    for box in _tiles(w, h, n):
-        extra += decode_crop(gray, box)
-    return merge_codes([*codes, *extra], min_dist=max(8.0, 0.3 * SMALL_CODE_PX)), 2
+    if small:
+        passes += 1
+        n = 1 if max(w, h) <= 1400 else 2
+        for box in _tiles(w, h, n):
+            codes = [*codes, *decode_crop(gray, box)]
+    if retries:
+        for scale, amount, binarizer in RETRIES:
+            if max(w, h) * scale <= RETRY_MAX_SIDE:
+                passes += 1
+                codes = [*codes, *_retry(gray, scale, amount, binarizer)]
+    return merge_codes(codes, min_dist=max(8.0, 0.3 * SMALL_CODE_PX)), passes
 
 
 def read_cards(image: Any, kit: KitLike, second_pass: bool = True) -> list[Detection]:
@@ -225,7 +267,7 @@ def read_cards(image: Any, kit: KitLike, second_pass: bool = True) -> list[Detec
     against ``kit``; refused codes are included with their reason. Sorted left to right.
     Raises ImageError for something that is not an image."""
     gray = as_gray(image)
-    codes, _ = find_codes(gray, second_pass)
+    codes, _ = find_codes(gray, second_pass, retries=second_pass)
     dets = [check_code(c, kit) for c in codes]
     return sorted(dets, key=lambda d: (d.centre[0], d.centre[1]))
 

@@ -643,11 +643,17 @@ def hard_table_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
 
 def hard_phone_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
     """Photo ``i`` of the hard phone set at ``resolution`` (seeded by
-    :data:`HARD_PHONE_SEEDS`): one card in a quarter of the photos, else a fan of 3-6."""
+    :data:`HARD_PHONE_SEEDS`): one card in a quarter of the photos, else a fan of 3-6, held at
+    a distance that leaves the codes 2.5-8 px a module, blurred up to half a module, shaken."""
     seed = HARD_PHONE_SEEDS[resolution] + i
     r = np.random.default_rng(seed + 7_919)
     cards = 1 if r.random() < 0.25 else int(r.integers(3, 7))
-    return card_scene(kit, seed, hard_phone_options(resolution), cards=cards)
+    o = hard_phone_options(resolution)
+    span_mm = CARD_MM[0] * cards * 1.35 + 30  # the scene's width (card_scene)
+    module_px = float(r.uniform(2.5, 8.0))  # what the distance leaves a module
+    fill = min(0.95, module_px / (QR_MM / 21) * span_mm / o.width)
+    o = replace(o, fill=fill, blur=0.5 * module_px, motion=0.3 * module_px)
+    return card_scene(kit, seed, o, cards=cards)
 
 
 def table_scene(
