@@ -63,7 +63,8 @@ def cmd_kit(
     from printables.sheets import face_layout, mat_tiling, write_sheets
 
     try:
-        options = PrintOptions(paper=args.paper, code_mm=args.size)
+        size = KIT_1080P_MM if args.for_1080p else args.size
+        options = PrintOptions(paper=args.paper, code_mm=size)
         interactive = (is_tty or sys.stdin.isatty)()
         if args.decks:
             kit = Kit.create(read_deck_file(args.decks), provisional=False, options=options)
@@ -94,12 +95,20 @@ def cmd_kit(
     )
     for p in pdfs:
         print(f"  {p.name}")
+    if args.for_1080p:
+        print(
+            f"The 1080p kit: {KIT_1080P_MM:g} mm face codes, which a 1080p camera over the "
+            "whole mat reads; each sticker covers about a quarter of a card's face."
+        )
     print(
         f"Face codes {kit.options.code_mm:g} mm, {lay.per_page} stickers a page; "
         f"mat {kit.mat.width:g} x {kit.mat.height:g} mm on {tiles.sheets} sheets. "
         "Print test-page.pdf first at 100% and check the 100 mm bars with a ruler."
     )
     return 0
+
+
+KIT_1080P_MM = 30.0  # face codes a 1080p camera over the whole mat reads (issue 14: 143 of 143)
 
 
 def _size(text: str) -> float:
@@ -121,6 +130,13 @@ def add_kit_command(sub: Any) -> None:
         default=DEFAULT_CODE_MM,
         metavar="MM",
         help=f"side of a face QR code in mm (default {DEFAULT_CODE_MM:g})",
+    )
+    p.add_argument(
+        "--for-1080p",
+        action="store_true",
+        help=f"the preset for a 1080p camera over the whole mat: {KIT_1080P_MM:g} mm face codes "
+        "(each covers about a quarter of a card's face; 20 mm needs a 4K camera or a phone's "
+        "full-resolution photo)",
     )
     p.add_argument("--paper", choices=["a4", "letter"], default="a4")
     p.add_argument("--template", action="store_true", help="print a deck list file to edit")

@@ -451,3 +451,15 @@ def test_referee_kit_never_overwrites_a_kit(
     assert run_kit(["--out", str(tmp_path)], is_tty=lambda: False) == 2
     assert "exists" in capsys.readouterr().err
     assert (tmp_path / "kit.json").read_text("utf-8") == before
+
+
+def test_the_1080p_preset_prints_30_mm_face_codes_and_says_what_they_cover(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 14: 20 mm codes need a 4K camera or a phone's full photo; a 1080p camera over the
+    whole mat reads 30 mm ones, which cover about a quarter of a card's face."""
+    assert run_kit(["--out", str(tmp_path), "--for-1080p"], is_tty=lambda: False) == 0
+    out = capsys.readouterr().out
+    assert "30 mm face codes" in out and "quarter of a card's face" in out
+    kit = json.loads((tmp_path / "kit.json").read_text("utf-8"))
+    assert kit["print"]["code_mm"] == 30

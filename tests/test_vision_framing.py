@@ -43,7 +43,7 @@ def test_a_1080p_frame_of_the_whole_mat_says_it_falls_short_and_how_to_fix_it() 
     fixes = " ".join(f.fixes)
     assert "closer" in f.fixes[0] and f"{f.module_px_min:.1f} px per module" in f.fixes[0]
     assert "4K" in fixes and "full-resolution photo" in fixes
-    assert "referee kit --size 30" in fixes and "quarter of a card" in fixes
+    assert "referee kit --for-1080p" in fixes and "quarter of a card" in fixes
 
 
 def test_a_frame_across_the_mat_asks_to_turn_the_camera() -> None:

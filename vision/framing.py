@@ -26,7 +26,7 @@ FACE_NEVER = 1.6  # px per module below which no face code read
 BACK_PX_PER_CELL = 4.0  # px per marker cell from which back markers read
 QR_MODULES = 21  # a version 1 symbol
 MARKER_CELLS = 6  # ArUco 4 x 4 and its black border
-KIT_1080P_MM = 30.0  # the 1080p preset's face codes (referee kit --size 30)
+KIT_1080P_MM = 30.0  # the 1080p preset's face codes (referee kit --for-1080p)
 
 Verdict = Literal["yes", "marginal", "no"]
 
@@ -120,7 +120,7 @@ def check_pose(pose: MatPose, kit: KitLike, width: int, height: int) -> Framing:
             )
         if kit.code_mm < KIT_1080P_MM and low * KIT_1080P_MM / kit.code_mm >= FACE_READS:
             fixes.append(
-                f"Or print the 1080p kit (referee kit --size {KIT_1080P_MM:g}): its "
+                "Or print the 1080p kit (referee kit --for-1080p): its "
                 f"{KIT_1080P_MM:g} mm face codes read at this framing; each sticker covers "
                 "about a quarter of a card's face."
             )
