@@ -191,8 +191,9 @@ BRIGHTNESS_TOLERANCE = 0.15  # a cell this much darker or brighter than bare mat
 TINT_LIMIT = 10.0  # Lab a/b distance of a cell's mean colour from bare mat's that is "not mat"
 SMOOTHEST = 0.4  # a cell smoother than this share of bare mat's texture is not bare mat
 # the light surface's terms (_terms): a plane and a round fall-off. On 120 hard 1080p frames
-# bare cells read empty 1265 of 1354 with it, 1235 with a plane, 1210 with a full quadratic
-# (6 terms over-fit the 11 free areas); 0 wrong cells with each
+# bare cells read empty 1265 of 1354 with it, 1239 with a plane (3 terms); a full quadratic
+# (6) over-fits the 11 free areas (592 of 669 on the first 60 frames, where the plane read
+# 619); 0 wrong cells with each
 QUADRATIC_LIGHT = 4
 BLOWN_MAT = 230  # bare mat this bright (grey) is itself washed out by the noise of a frame
 WASHED_OUT = 250  # grey level of glare: a cell a fifth of which is this bright shows nothing
