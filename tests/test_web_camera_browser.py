@@ -149,6 +149,9 @@ def test_photo_entry_and_the_live_camera_in_chromium(
         assert not d.find_element(By.ID, "cam-insecure").is_displayed()
         d.find_element(By.ID, "cam-start").click()
         wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#proposals li.kind-play"), 40)
+        # the framing, live (issue 14): px per module at the farthest cell, and the fixes
+        framing = d.find_element(By.ID, "cam-framing").text
+        assert "px per module at the farthest cell" in framing, framing
         mat = d.find_element(By.ID, "cam-mat")
         assert str(mat.get_attribute("src")).startswith("data:image/jpeg;base64,")
         assert d.execute_script("return arguments[0].naturalWidth", mat) > 0

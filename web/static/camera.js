@@ -184,6 +184,7 @@
   }
 
   // ---- the framing: pixels per module at the farthest cell, and what to do ----
+  var fixesOpen = false;  // kept across frames
   function showFraming(f) {
     var box = $("cam-framing");
     if (!box || !f) { return; }
@@ -199,10 +200,15 @@
         f.needs + " needed: " + verdict + ".";
     }
     box.appendChild(p);
-    if (f.fixes && f.fixes.length) {
-      var ul = el("ul", "fixes");
+    if (f.fixes && f.fixes.length) {  // one line on the phone; the fixes a tap away
+      var more = el("details", "fixes");
+      if (fixesOpen) { more.open = true; }
+      more.addEventListener("toggle", function () { fixesOpen = more.open; });
+      more.appendChild(el("summary", "", "How to fix it (" + f.fixes.length + ")"));
+      var ul = el("ul", "");
       f.fixes.forEach(function (t) { ul.appendChild(el("li", "", t)); });
-      box.appendChild(ul);
+      more.appendChild(ul);
+      box.appendChild(more);
     }
   }
 
