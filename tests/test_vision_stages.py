@@ -10,11 +10,12 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+import qrcode  # type: ignore[import-untyped]
 
 from printables.kit import KitError
 from printables.payload import Deck
 from vision.deckcheck import check_deck
-from vision.decode import Detection
+from vision.decode import Detection, deblurred, decode_qr, find_codes
 from vision.diff import ViewError, parse_entry, propose
 from vision.kit import CardRef, VisionKit, load_kit
 from vision.markers import MatPose
@@ -333,3 +334,29 @@ def test_deckcheck_lists_what_is_missing(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0
     data = json.loads(out)
     assert data["seen"] == 1 and len(data["missing"]) == 42 and len(data["foreign"]) == 1
+
+
+def _blurred_code(text: str, module_px: int, sigma_px: float) -> np.ndarray:
+    q = qrcode.QRCode(border=4, box_size=1)
+    q.add_data(text)
+    q.make()
+    m = np.array(q.get_matrix(), dtype=np.uint8)
+    fine = np.where(np.kron(m, np.ones((4 * module_px, 4 * module_px))), 0, 255).astype(np.uint8)
+    img = cv2.resize(fine, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    img = np.pad(img, 60, constant_values=255)
+    img = cv2.GaussianBlur(img, (0, 0), sigma_px)
+    noise = np.random.default_rng(1).normal(0, 2, img.shape)
+    out: np.ndarray = np.clip(img + noise, 0, 255).astype(np.uint8)
+    return out
+
+
+def test_a_code_too_blurred_for_the_decoder_reads_once_the_blur_is_undone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    img = _blurred_code("HZ1-F-blurred-test-payload", module_px=3, sigma_px=2.0)
+    assert decode_qr(img) == []
+    assert any(decode_qr(sharp) for sharp in deblurred(img))
+    codes, _ = find_codes(img, retries=True)
+    assert [c.text for c in codes] == ["HZ1-F-blurred-test-payload"]
+    monkeypatch.setattr("vision.decode.DEBLUR_SIGMAS", ())
+    assert find_codes(img, retries=True)[0] == []  # the retry ladder alone does not read it
