@@ -40,6 +40,9 @@ from referee.game import Malformed
 from referee.games import game_of
 from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
+from referee.minotaur_ruling import is_minotaur
+from referee.minotaur_ruling import render_text as render_minotaur
+from referee.minotaur_ruling import rule as minotaur_rule
 from referee.narration import record_words
 from referee.reading import ALL_SEATS
 from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
@@ -92,6 +95,15 @@ def cmd_rule(args: argparse.Namespace) -> int:
         return fail(f"cannot read: {e.strerror or e}")
     name = "stdin" if args.file == "-" else Path(args.file).name
     try:
+        minotaur = is_minotaur(text, name)
+        if minotaur is not None:
+            result = minotaur_rule(minotaur)
+            print(
+                json.dumps(result, indent=1, ensure_ascii=False)
+                if args.json
+                else render_minotaur(result)
+            )
+            return 0
         ruling = rule_file(text, name)
     except NeedsInputError as e:
         return fail(f"{e.needs}: cannot rule without it: {e.reason} ({e.rule})")

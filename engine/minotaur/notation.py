@@ -1,0 +1,432 @@
+"""The Minotaur Lords position notation and ruling files (docs/minotaur-positions.md).
+
+A ruling file carries its own card list (``cards``), a position and ``actions``; the result
+object has the keys of Hera & Zeus's (``legal``, ``failed_at``, ``winner``, ``reason``,
+``rules``, ``ruling``, ``position``) and ``supremacy``, the check of every column as it
+stands after the actions. Every ruling cites M-numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from engine.errors import CatalogueError, IllegalActionError, NeedsInputError, NotationError
+from engine.minotaur.actions import (
+    Action,
+    Activate,
+    ChangeHand,
+    Cure,
+    Effect,
+    EndTurn,
+    Exercise,
+    Pass,
+    Play,
+    SetAside,
+    parse_action,
+)
+from engine.minotaur.cards import (
+    COLUMN_IDS,
+    COLUMNS,
+    PLAYERS,
+    Catalogue,
+    card_from_json,
+)
+from engine.minotaur.rules import apply, supremacy_check
+from engine.minotaur.state import (
+    Boost,
+    Discarded,
+    EndReason,
+    Match,
+    Phase,
+    Placed,
+    Side,
+    Stage,
+    State,
+    Turn,
+)
+
+GAME = "minotaur"
+MAX_CARDS = 120
+MAX_ACTIONS = 200
+MAX_ZONE = 84
+_POSITION_KEYS = {"game", "cards", "turn", "markers", "miron", "vess", "bonus", "match", "over"}
+_FILE_KEYS = _POSITION_KEYS | {"actions", "id", "source", "note", "expect"}
+_SIDE_KEYS = {"hand", "deck", "discard", "columns", "deities", "owned"}
+_TURN_KEYS = {
+    "player",
+    "first",
+    "phase",
+    "fresh",
+    "used",
+    "taken",
+    "left_hand",
+    "checked",
+    "exercised",
+    "pending",
+}
+_PLACED = re.compile(r"^(?P<name>[^*]+?)(?:\*(?P<curses>[0-9]{1,2}))?$")
+
+
+def _obj(v: object, where: str, keys: set[str]) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise NotationError("an object", where)
+    extra = set(v) - keys
+    if extra:
+        raise NotationError(f"unknown key {sorted(extra)[0]!r}", where)
+    return v
+
+
+def _bool(v: object, where: str) -> bool:
+    if not isinstance(v, bool):
+        raise NotationError("true or false", where)
+    return v
+
+
+def _list(v: object, where: str, most: int = MAX_ZONE) -> list[Any]:
+    if not isinstance(v, list) or len(v) > most:
+        raise NotationError(f"a list of at most {most}", where)
+    return v
+
+
+def _known(cat: Catalogue, v: object, where: str) -> str:
+    if not isinstance(v, str) or v not in cat:
+        raise NotationError(f"{str(v)[:40]!r} is not in the file's card list", where)
+    return v
+
+
+def _maybe(cat: Catalogue, v: object, where: str) -> str | None:
+    return None if v == "?" else _known(cat, v, where)
+
+
+def read_catalogue(raw: object, where: str = "cards") -> Catalogue:
+    cards = _list(raw, where, MAX_CARDS)
+    try:
+        return Catalogue(card_from_json(c, f"{where}[{i}]") for i, c in enumerate(cards))
+    except CatalogueError as e:
+        raise NotationError(str(e), where) from None
+
+
+def _placed(cat: Catalogue, v: object, where: str) -> Placed:
+    if isinstance(v, str):
+        m = _PLACED.match(v)
+        if not m:
+            raise NotationError(f"{v[:40]!r}: a card name, or Name*N with N curse tokens", where)
+        return Placed(_known(cat, m["name"], where), int(m["curses"] or 0))
+    o = _obj(v, where, {"card", "curses", "boosts"})
+    curses = o.get("curses", 0)
+    if isinstance(curses, bool) or not isinstance(curses, int) or not 0 <= curses <= 20:
+        raise NotationError("curses: 0 to 20", f"{where}.curses")
+    boosts = []
+    for i, b in enumerate(_list(o.get("boosts", []), f"{where}.boosts", 20)):
+        bo = _obj(b, f"{where}.boosts[{i}]", {"from", "side", "at", "delta"})
+        delta = bo.get("delta")
+        if isinstance(delta, bool) or not isinstance(delta, int) or not -99 <= delta <= 99:
+            raise NotationError("delta: -99 to 99", f"{where}.boosts[{i}].delta")
+        at = bo.get("at")
+        if at != "centre" and at not in COLUMN_IDS:
+            raise NotationError("at: a column or centre", f"{where}.boosts[{i}].at")
+        side = bo.get("side")
+        if side not in PLAYERS:
+            raise NotationError("side: miron or vess", f"{where}.boosts[{i}].side")
+        boosts.append(
+            Boost(
+                _known(cat, bo.get("from"), f"{where}.boosts[{i}].from"), str(side), str(at), delta
+            )
+        )
+    return Placed(_known(cat, o.get("card"), f"{where}.card"), curses, tuple(boosts))
+
+
+def _discarded(cat: Catalogue, v: object, where: str, owner: str) -> Discarded:
+    if not isinstance(v, str):
+        raise NotationError('a pile entry: "Name", "(Name)" or "?" / "?Name"', where)
+    if v.startswith("?"):
+        return Discarded(None if v == "?" else _known(cat, v[1:], where), "nobody")
+    if v.startswith("(") and v.endswith(")"):
+        return Discarded(_known(cat, v[1:-1], where), owner)
+    return Discarded(_known(cat, v, where), "both")
+
+
+def _side(cat: Catalogue, raw: object, p: str) -> Side:
+    o = _obj(raw, p, _SIDE_KEYS)
+    hand = tuple(
+        _maybe(cat, x, f"{p}.hand[{i}]")
+        for i, x in enumerate(_list(o.get("hand", []), f"{p}.hand"))
+    )
+    deck_raw = o.get("deck", 0)
+    if isinstance(deck_raw, int) and not isinstance(deck_raw, bool):
+        if not 0 <= deck_raw <= MAX_ZONE:
+            raise NotationError(f"a deck holds 0 to {MAX_ZONE} cards", f"{p}.deck")
+        deck: tuple[str | None, ...] = (None,) * deck_raw
+    else:
+        deck = tuple(
+            _maybe(cat, x, f"{p}.deck[{i}]") for i, x in enumerate(_list(deck_raw, f"{p}.deck"))
+        )
+    pile = tuple(
+        _discarded(cat, x, f"{p}.discard[{i}]", p)
+        for i, x in enumerate(_list(o.get("discard", []), f"{p}.discard"))
+    )
+    cols_raw = _obj(o.get("columns", {}), f"{p}.columns", set(COLUMN_IDS))
+    columns = tuple(
+        tuple(
+            _placed(cat, x, f"{p}.columns.{c.id}[{i}]")
+            for i, x in enumerate(_list(cols_raw.get(c.id, []), f"{p}.columns.{c.id}", 30))
+        )
+        for c in COLUMNS
+    )
+    deities = tuple(
+        _placed(cat, x, f"{p}.deities[{i}]")
+        for i, x in enumerate(_list(o.get("deities", []), f"{p}.deities", 3))
+    )
+    return Side(hand, deck, pile, columns, deities)
+
+
+def read_position(raw: Mapping[str, Any], keys: set[str] = _POSITION_KEYS) -> State:
+    """A state from a position (or a ruling file). Raises NotationError naming the input."""
+    extra = set(raw) - keys
+    if extra:
+        raise NotationError(f"unknown key {sorted(extra)[0]!r}", "file")
+    if raw.get("game") != GAME:
+        raise NotationError(f'"game": "{GAME}" for a Minotaur Lords position', "game")
+    cat = read_catalogue(raw.get("cards"))
+    t = _obj(raw.get("turn"), "turn", _TURN_KEYS)
+    player = t.get("player")
+    if player not in PLAYERS:
+        raise NotationError("whose turn: miron or vess", "turn.player")
+    phase = t.get("phase", "0")
+    if phase not in {p.value for p in Phase}:
+        raise NotationError("a phase: 0, 1, 2 or supremacy", "turn.phase")
+    used = t.get("used", 0)
+    if isinstance(used, bool) or (
+        used not in (0, 1) and not (phase == "0" and isinstance(used, int) and 0 <= used <= 99)
+    ):
+        raise NotationError(
+            "used: the actions used in this phase (0 or 1 in phases 1 and 2)", "turn.used"
+        )
+    taken = tuple(
+        Phase(x) if x in {p.value for p in Phase} else _bad("a phase", "turn.taken")
+        for x in _list(t.get("taken", []), "turn.taken", 4)
+    )
+    exercised = tuple(
+        x if x in COLUMN_IDS else _bad("a column", "turn.exercised")
+        for x in _list(t.get("exercised", []), "turn.exercised", 6)
+    )
+    pending = t.get("pending")
+    turn = Turn(
+        player=str(player),
+        first=_bool(t.get("first", False), "turn.first"),
+        phase=Phase(phase),
+        fresh=_bool(t.get("fresh", phase == "0" and used == 0 and not taken), "turn.fresh"),
+        used=used,
+        taken=taken,
+        left_hand=_bool(t.get("left_hand", False), "turn.left_hand"),
+        checked=_bool(t.get("checked", phase == "supremacy"), "turn.checked"),
+        exercised=exercised,
+        pending=None if pending is None else _known(cat, pending, "turn.pending"),
+    )
+    mk = _obj(raw.get("markers", {}), "markers", set(COLUMN_IDS))
+    for k, v in mk.items():
+        if v not in PLAYERS:
+            raise NotationError("a marker lies on miron's or vess's side", f"markers.{k}")
+    markers = tuple(mk.get(c.id) for c in COLUMNS)
+    sides = (_side(cat, raw.get("miron", {}), "miron"), _side(cat, raw.get("vess", {}), "vess"))
+    bonus = tuple(
+        _known(cat, x, f"bonus[{i}]") for i, x in enumerate(_list(raw.get("bonus", []), "bonus"))
+    )
+    m = _obj(raw.get("match", {}), "match", {"advanced", "wins", "scarab_backs"})
+    wins = m.get("wins", {"miron": 0, "vess": 0})
+    w = _obj(wins, "match.wins", set(PLAYERS))
+    for k, v in w.items():
+        if isinstance(v, bool) or v not in (0, 1):
+            raise NotationError(
+                "a player has won 0 or 1 games of a match still on", f"match.wins.{k}"
+            )
+    match = Match(
+        advanced=_bool(m.get("advanced", False), "match.advanced"),
+        wins=(w.get("miron", 0), w.get("vess", 0)),
+        scarab_backs=_bool(m.get("scarab_backs", True), "match.scarab_backs"),
+    )
+    owned = tuple(
+        tuple(
+            sorted(
+                n
+                for n in (
+                    *s.hand,
+                    *s.deck,
+                    *(d.name for d in s.discard),
+                    *(x.name for _, x in s.in_play()),
+                )
+                if n is not None
+            )
+        )
+        for s in sides
+    )
+    return State(cat, turn, sides, markers, bonus=bonus, owned=(owned[0], owned[1]), match=match)
+
+
+def _bad(what: str, where: str) -> Any:
+    raise NotationError(what, where)
+
+
+def _placed_json(p: Placed) -> Any:
+    if not p.boosts:
+        return p.name if not p.curses else f"{p.name}*{p.curses}"
+    return {
+        "card": p.name,
+        "curses": p.curses,
+        "boosts": [
+            {"from": b.source, "side": b.side, "at": b.at, "delta": b.delta} for b in p.boosts
+        ],
+    }
+
+
+def _pile_json(d: Discarded) -> str:
+    if d.seen == "nobody":
+        return "?" if d.name is None else f"?{d.name}"
+    name = d.name or "?"
+    return name if d.seen == "both" else f"({name})"
+
+
+def position_json(st: State) -> dict[str, Any]:
+    """The whole position in the notation (every card the referee knows)."""
+    t = st.turn
+    out: dict[str, Any] = {
+        "game": GAME,
+        "cards": st.catalogue.as_json(),
+        "turn": {
+            "player": t.player,
+            "first": t.first,
+            "phase": t.phase.value,
+            "fresh": t.fresh,
+            "used": t.used,
+            "taken": [p.value for p in t.taken],
+            "left_hand": t.left_hand,
+            "checked": t.checked,
+            "exercised": list(t.exercised),
+        },
+        "markers": {c.id: st.marker(c) for c in COLUMNS if st.marker(c)},
+    }
+    if t.pending:
+        out["turn"]["pending"] = t.pending
+    for p, s in zip(PLAYERS, st.sides, strict=True):
+        out[p] = {
+            "hand": [n or "?" for n in s.hand],
+            "deck": len(s.deck) if all(n is None for n in s.deck) else [n or "?" for n in s.deck],
+            "discard": [_pile_json(d) for d in s.discard],
+            "columns": {
+                c.id: [_placed_json(x) for x in s.column(c)] for c in COLUMNS if s.column(c)
+            },
+            "deities": [_placed_json(x) for x in s.deities],
+        }
+    if st.bonus:
+        out["bonus"] = list(st.bonus)
+    if st.match.advanced:
+        out["match"] = {
+            "advanced": True,
+            "wins": dict(zip(PLAYERS, st.match.wins, strict=True)),
+            "scarab_backs": st.match.scarab_backs,
+        }
+    if st.stage is not Stage.PLAY:
+        out["over"] = {
+            "stage": st.stage.value,
+            "winner": st.winner,
+            "reason": st.reason.value if st.reason else None,
+        }
+    return out
+
+
+REASON_WORDS = {
+    EndReason.SUPREMACY: (
+        "holds two of the three columns in both regions at the start of his turn (M2)"
+    ),
+    EndReason.EMPTY_DECK: "starts his turn with his opponent's deck empty (M2, M15)",
+}
+
+
+def rule_file(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The result object of a ruling file. Raises NotationError (malformed or incomplete:
+    the message names the input)."""
+    st = read_position(raw, _FILE_KEYS)
+    acts = _list(raw.get("actions", []), "actions", MAX_ACTIONS)
+    rules: list[str] = []
+    sentences: list[str] = []
+    legal = True
+    failed_at = None
+    parsed: list[Action] = []
+    player = st.turn.player
+    for i, r in enumerate(acts):
+        parsed.append(parse_action(r, f"actions[{i}]", player))
+    for i, a in enumerate(parsed):
+        if st.stage is Stage.OVER:
+            break
+        try:
+            out = apply(st, a)
+        except IllegalActionError as e:
+            legal, failed_at = False, i
+            rules += [r for r in e.rules if r not in rules]
+            sentences.append(
+                f"Action {i + 1} ({describe(a, a.by or st.turn.player)}) is not legal: "
+                f"{e.reason} ({', '.join(e.rules)}). Nothing of it is applied."
+            )
+            break
+        except NeedsInputError as e:
+            raise NotationError(
+                f"incomplete: {e.reason} ({e.rule}; give {e.needs!r})", f"actions[{i}]"
+            ) from None
+        sentences.append(f"{describe(a, a.by or st.turn.player)}: legal ({', '.join(out.rules)}).")
+        st = out.state
+        rules += [r for r in out.rules if r not in rules]
+    if st.stage is not Stage.PLAY and st.winner:
+        assert st.reason is not None
+        sentences.append(f"{st.winner.title()} wins: he {REASON_WORDS[st.reason]}.")
+    checks = supremacy_check(st)
+    return {
+        "legal": legal,
+        "failed_at": failed_at,
+        "winner": st.winner,
+        "reason": st.reason.value if st.reason and st.winner else None,
+        "rules": rules,
+        "ruling": " ".join(sentences) or "No action: the position as given.",
+        "position": position_json(st),
+        "supremacy": [c.as_json() for c in checks],
+    }
+
+
+def _col(c: str | None) -> str:
+    return "the centre" if c in (None, "centre") else COLUMN_IDS[c].words
+
+
+def describe(a: Action, actor: str) -> str:
+    """An action in words, as a judge reads it out."""
+    who = actor.title()
+    if isinstance(a, ChangeHand):
+        return (
+            f"{who} changes his hand, discarding {len(a.discard)} card{'s' * (len(a.discard) != 1)}"
+        )
+    if isinstance(a, Play):
+        where = f" into {_col(a.column)}" if a.column else ""
+        rep = f", replacing {a.replace}" if a.replace else ""
+        return f"{who} plays {a.card}{where}{rep}"
+    if isinstance(a, Activate):
+        return f"{who} activates {a.card} in {_col(a.at)}"
+    if isinstance(a, Cure):
+        return f"{who} cures {a.at.side.title()}'s {a.card} in {_col(a.at.zone)}"
+    if isinstance(a, Pass):
+        return f"{who} passes to {a.to.words}" if a.to else f"{who} passes"
+    if isinstance(a, Exercise):
+        what = f", cursing {a.target[0]} in {_col(a.target[1])}" if a.target else ""
+        return f"{who} exercises supremacy in {_col(a.column)}{what}"
+    if isinstance(a, Effect):
+        n = len(a.ops)
+        return f"{who} records an effect of {a.card} ({n} operation{'s' * (n != 1)})"
+    if isinstance(a, EndTurn):
+        return f"{who} ends his turn" + (", discarding a card" if a.discard else "")
+    if isinstance(a, SetAside):
+        return f"{who} sets {len(a.cards)} card{'s' * (len(a.cards) != 1)} aside for the bonus deck"
+    return f"{who} takes {', '.join(a.cards) or 'no card'} from the bonus deck"
+
+
+def with_turn(st: State, **kw: Any) -> State:
+    return st.evolve(turn=replace(st.turn, **kw))

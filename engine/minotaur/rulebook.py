@@ -1,0 +1,163 @@
+"""The rule catalogue of Minotaur Lords: the decisions M1-M18 of MINOTAUR.md, each with a
+title and a sentence a judge can read aloud, and the project's own rulings (ML-P…) for
+questions MINOTAUR.md leaves open. Cite them as Hera & Zeus cites D-numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    text: str
+
+    def citation(self) -> str:
+        return f"{self.id} {self.title}: {self.text}"
+
+
+_RULES = (
+    Rule(
+        "M1",
+        "Start of turn",
+        "After the win check a player either plays phases 0, 1, 2 and "
+        "supremacy in order, or changes his hand: discards at least one card and draws back "
+        "up to six, and does nothing else that turn.",
+    ),
+    Rule(
+        "M2",
+        "Winning",
+        "At the start of his turn a player wins when his markers hold two of "
+        "the three columns in both regions, or when his opponent's deck is empty. Markers "
+        "count as they lie.",
+    ),
+    Rule(
+        "M3",
+        "Actions",
+        "Playing, activating or curing a card is an action, allowed only in "
+        "the phase printed on the card; phase 0 allows any number, phases 1 and 2 one each.",
+    ),
+    Rule(
+        "M4",
+        "Play or discard one",
+        "At least one card leaves the hand each turn by play or "
+        "discard; a player who reaches the end of his turn without that discards one of his "
+        "choice.",
+    ),
+    Rule(
+        "M5",
+        "First player",
+        "The first turn of the game takes only two of the four phases, "
+        "in their order; a hand change is an ordinary one.",
+    ),
+    Rule(
+        "M6",
+        "Servants",
+        "A servant is played on the player's own side into a column whose "
+        "kind matches one of its icons.",
+    ),
+    Rule(
+        "M7",
+        "Buildings",
+        "A building is played like a servant and enters play with one curse token.",
+    ),
+    Rule(
+        "M8",
+        "Commanders",
+        "A commander is played like a servant, but a player has at most "
+        "one commander in each column.",
+    ),
+    Rule(
+        "M9",
+        "Deities and fate",
+        "A deity goes to the centre and its active text acts at "
+        "once; at most three per player (a fourth replaces one of them) and only one player "
+        "has deities: the opponent discards all of his. A fate card acts at once and is "
+        "discarded.",
+    ),
+    Rule(
+        "M10",
+        "Texts and curses",
+        "A passive text works while its card is in play uncursed; "
+        "an active one when played and each time activated. A cursed card has strength 0 and "
+        "no text; curing removes one token, as an action in the card's phase.",
+    ),
+    Rule(
+        "M11",
+        "The supremacy check",
+        "The active player checks all six columns: the higher "
+        "total takes the marker, a tie leaves none. Then he may exercise each column he "
+        "holds once: military discards the top of the opponent's deck, religious curses an "
+        "opponent's card in the same region, economic draws a card.",
+    ),
+    Rule(
+        "M12",
+        "Texts the referee cannot read",
+        "A text's effect is recorded as operations "
+        "naming the card that caused them; the referee checks the card is in play and "
+        "uncursed and the structure of the operations; the opponent may call the judge.",
+    ),
+    Rule(
+        "M13",
+        "Strength from texts",
+        "A standing strength change from a text is recorded "
+        "once and counts while its card is in play and uncursed.",
+    ),
+    Rule(
+        "M14",
+        "Hidden information",
+        "Hands and decks are hidden; discards go face down: a "
+        "card from play is known to both, one from a hand to its owner, a deck-top card to "
+        "nobody.",
+    ),
+    Rule(
+        "M15",
+        "An empty deck",
+        "Drawing from an empty deck draws nothing; the empty deck "
+        "decides the game at the opponent's next turn start.",
+    ),
+    Rule("M16", "Hand size", "There is no hand limit; a hand change draws back up to six."),
+    Rule(
+        "M17",
+        "Best of three",
+        "Between games both players set up to five cards of their "
+        "deck aside into the bonus deck, unseen by the other; the loser then takes as many "
+        "bonus cards, then the winner; the loser starts the next game.",
+    ),
+    Rule(
+        "M18",
+        "With Scarab Lords",
+        "Scarab tokens are curse tokens; a player takes only "
+        "bonus cards whose back matches his deck unless the organiser switches that off.",
+    ),
+    Rule(
+        "ML-P1",
+        "Curing any card",
+        'The rules let a player cure "a card": he may cure a card on either side (project ruling).',
+    ),
+    Rule(
+        "ML-P2",
+        "Passing into the first turn's phases",
+        "In the first turn a phase counts as "
+        "taken once the player acts in it or the supremacy check runs; a phase passed "
+        "through without acting was not taken (project ruling on M5).",
+    ),
+    Rule(
+        "ML-P3",
+        "Two copies, one change",
+        "A strength change names its card and where it "
+        "stands; with two copies of that card there, it counts while either stands "
+        "uncursed (project ruling on M13).",
+    ),
+    Rule(
+        "ML-P4",
+        "Effects moving cards into play",
+        "A card a text puts into a column or the "
+        "centre follows the entry rules that need no choice: a building enters cursed (M7), "
+        "a deity discards the opponent's (M9); icons and the commander limit are the text's "
+        "business (project ruling on M12).",
+    ),
+)
+
+RULES: dict[str, Rule] = {r.id: r for r in _RULES}

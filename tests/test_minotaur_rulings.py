@@ -1,0 +1,78 @@
+"""Every Minotaur Lords ruling file in tests/data/minotaur/rulings, through ``referee rule``:
+each carries its own card list, a position, actions and what the ruling must say (M1-M18)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from web.cli import main
+
+RULINGS = Path(__file__).resolve().parent / "data" / "minotaur" / "rulings"
+FILES = sorted(RULINGS.glob("*.json"))
+
+
+def _rule(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, Any, str]:
+    code = main(["rule", "--json", str(path)])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if code == 0 else None), err
+
+
+def _check(expect: dict[str, Any], result: dict[str, Any]) -> None:
+    pos = result["position"]
+    for key in ("legal", "failed_at", "winner", "reason"):
+        if key in expect:
+            assert result[key] == expect[key], (key, result["ruling"])
+    for r in expect.get("rules_include", []):
+        assert r in result["rules"], (r, result["rules"], result["ruling"])
+    if "markers" in expect:
+        assert pos["markers"] == expect["markers"], result["supremacy"]
+    for p, cards in expect.get("hand", {}).items():
+        assert Counter(pos[p]["hand"]) == Counter(cards), pos[p]["hand"]
+    for p, cards in expect.get("discard", {}).items():
+        assert pos[p]["discard"] == cards
+    for p, n in expect.get("deck", {}).items():
+        deck = pos[p]["deck"]
+        assert (deck if isinstance(deck, int) else len(deck)) == n
+    for p, cols in expect.get("columns", {}).items():
+        for col, cards in cols.items():
+            assert pos[p]["columns"].get(col, []) == cards, (p, col)
+    for p, cards in expect.get("deities", {}).items():
+        assert pos[p]["deities"] == cards
+    for k, v in expect.get("turn", {}).items():
+        assert pos["turn"].get(k) == v, (k, pos["turn"])
+    checks = {c["column"]: [c["miron"], c["vess"]] for c in result["supremacy"]}
+    for col, totals in expect.get("supremacy", {}).items():
+        assert checks[col] == totals, col
+    for k, v in expect.get("over", {}).items():
+        assert pos.get("over", {}).get(k) == v
+    if "bonus" in expect:
+        assert Counter(pos.get("bonus", [])) == Counter(expect["bonus"])
+
+
+def test_there_are_at_least_forty_rulings_covering_every_m_number() -> None:
+    assert len(FILES) >= 40
+    cited = set()
+    for f in FILES:
+        raw = json.loads(f.read_text())
+        cited |= {s.strip() for s in raw["source"].split(",")}
+    assert {f"M{i}" for i in range(1, 19)} <= cited
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_ruling_file(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = json.loads(path.read_text())
+    expect = raw["expect"]
+    code, result, err = _rule(path, capsys)
+    if "error" in expect:
+        assert code == 2 and expect["error"] in err and "Traceback" not in err, err
+        assert err.count("\n") == 1
+        return
+    assert code == 0, err
+    _check(expect, result)
+    assert result["rules"] and all(r.startswith(("M", "ML-P")) for r in result["rules"])
+    assert set(result["citations"]) == {r for r in result["rules"]}
