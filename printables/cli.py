@@ -2,6 +2,8 @@
 
     referee kit --out DIR [--decks FILE] [--size MM] [--paper a4|letter]
     referee kit --template            print a deck list file to edit (the provisional list)
+    referee kit --game minotaur --template
+                                      print an empty Minotaur Lords deck list (CSV) to fill in
 
 Without ``--decks``, the deck lists are asked for card by card when stdin is a terminal, and
 otherwise the provisional list is used with a loud warning (the kit says it is provisional).
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.minotaur.cards import template as minotaur_template
 from printables.kit import (
     DEFAULT_CODE_MM,
     KIT_FILE,
@@ -47,6 +50,14 @@ def cmd_kit(
     ask: Callable[[str], str] = input,
 ) -> int:
     """Runs ``referee kit``. Returns the exit status (0 written, 2 bad input)."""
+    if args.game == "minotaur":
+        if not args.template:
+            return _fail(
+                "--game minotaur: only --template so far (stickers for Minotaur Lords "
+                "cards are not printed yet)"
+            )
+        sys.stdout.write(minotaur_template())
+        return 0
     if args.template:
         sys.stdout.write(deck_file_template())
         return 0
@@ -140,5 +151,11 @@ def add_kit_command(sub: Any) -> None:
     )
     p.add_argument("--paper", choices=["a4", "letter"], default="a4")
     p.add_argument("--template", action="store_true", help="print a deck list file to edit")
+    p.add_argument(
+        "--game",
+        choices=["hera-zeus", "minotaur"],
+        default="hera-zeus",
+        help="the game (Minotaur Lords: --template prints its deck-list file, 30 + 30 + 24 rows)",
+    )
     p.add_argument("--force", action="store_true", help="replace an existing kit.json in DIR")
     p.set_defaults(func=cmd_kit)

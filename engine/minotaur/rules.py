@@ -1033,7 +1033,13 @@ def _ok(st: State, a: Action) -> bool:
 
 
 def all_cards(st: State) -> Iterable[str | None]:
-    """Every card of both players wherever it lies, and the bonus deck."""
+    """Every card of both players wherever it lies, and the bonus deck (between the games of
+    a match, where the last game's table is still shown: the players' deck lists)."""
+    if st.stage in (Stage.SET_ASIDE, Stage.TAKE):
+        for o in st.owned:
+            yield from o
+        yield from st.bonus
+        return
     for s in st.sides:
         yield from s.hand
         yield from s.deck
