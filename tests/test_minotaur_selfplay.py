@@ -76,7 +76,7 @@ def test_random_games_keep_every_invariant(chunk: int) -> None:
 
 
 def test_random_matches_of_three_games_keep_every_invariant() -> None:
-    wins = Counter()
+    wins: Counter[str | None] = Counter()
     for seed in range(1000, 1000 + MATCHES):
         st, _ = _play(seed, advanced=True)
         if st.stage is Stage.OVER:
