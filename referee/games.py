@@ -8,8 +8,9 @@ from typing import Any
 
 from referee.game import Game, Malformed
 from referee.herazeus import HERA_ZEUS
+from referee.minotaur import MINOTAUR
 
-GAMES: dict[str, Game] = {HERA_ZEUS.name: HERA_ZEUS}
+GAMES: dict[str, Game] = {HERA_ZEUS.name: HERA_ZEUS, MINOTAUR.name: MINOTAUR}
 DEFAULT = HERA_ZEUS.name
 
 

@@ -32,6 +32,7 @@ from referee.repository import Draft, Repository, checked_game_id
 from referee.validate import InputError, game_id, mapping, text
 
 MAX_KIT = 1_000_000  # characters of a kit file
+MAX_LISTING = 200_000  # characters of a deck-list file (Minotaur Lords)
 DEVICE = "device:"  # secret name prefix: the hash of the token of the device holding a seat
 PENDING = "pending:"  # secret name prefix: the hash of a requesting device's token, by its id
 # secret name prefix + the hash of a token that held a seat until a reissue or a move replaced
@@ -86,7 +87,14 @@ class Tables:
         except Malformed as e:
             raise Refused(e.reason) from None
         try:
-            opts = mapping(options or {}, "options")
+            raw_opts = dict(options or {}) if isinstance(options, Mapping) else options
+            listing = None
+            if isinstance(raw_opts, dict) and "deck_list" in raw_opts:
+                # a game's deck-list file (Minotaur Lords): one long text, checked by its module
+                listing = text(raw_opts.pop("deck_list"), "options.deck_list", max_len=MAX_LISTING)
+            opts = mapping(raw_opts, "options")
+            if listing is not None:
+                opts["deck_list"] = listing
             pl = mapping(players or {}, "players")
             for k, v in pl.items():
                 if k not in module.players:

@@ -7,7 +7,7 @@ Every action may say ``"by"``: the player it is for (by default the turn's playe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.errors import NotationError
@@ -15,6 +15,7 @@ from engine.minotaur.cards import COLUMN_IDS, MAX_NAME, PLAYERS
 from engine.minotaur.state import Phase
 
 ZONES = ("hand", "deck", "deck-bottom", "discard", "centre", *COLUMN_IDS)
+SELF = "self"  # a side not named: the action's player, resolved when it is applied
 MAX_LIST = 40
 MAX_OPS = 20
 
@@ -32,7 +33,7 @@ class Place:
         return self.zone == "centre" or self.zone in COLUMN_IDS
 
     def as_json(self) -> dict[str, str]:
-        return {"side": self.side, "zone": self.zone}
+        return {"zone": self.zone} if self.side == SELF else {"side": self.side, "zone": self.zone}
 
 
 # ---- operations of an effect (M12) ---------------------------------------------------------
@@ -121,6 +122,11 @@ class Effect:
     ops: tuple[Op, ...]
     at: str | None = None  # where the card stands (a column or centre); None: the pending one
     by: str | None = None
+    # the cards that leave a hand unnamed ("?") in ``ops``, stated by that hand's holder
+    hand_cards: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def hand_cards_of(self, side: str) -> tuple[str, ...] | None:
+        return next((names for p, names in self.hand_cards if p == side), None)
 
 
 @dataclass(frozen=True)
@@ -150,7 +156,7 @@ _KEYS: dict[str, set[str]] = {
     "cure": {"card", "column", "side"},
     "pass": {"to"},
     "exercise": {"column", "target", "card"},
-    "effect": {"card", "column", "ops"},
+    "effect": {"card", "column", "ops", "hand_cards"},
     "end_turn": {"discard"},
     "set_aside": {"cards"},
     "take": {"cards"},
@@ -176,7 +182,7 @@ def _column(v: object, where: str) -> str:
 
 
 def _player(v: object, where: str) -> str:
-    if v not in PLAYERS:
+    if v not in PLAYERS and v != SELF:
         raise NotationError(f"{str(v)[:20]!r} is not a player (miron or vess)", where)
     return str(v)
 
@@ -241,7 +247,7 @@ def parse_op(raw: object, where: str, actor: str) -> Op:
     return Curse(card, at, cure=kind == "cure")
 
 
-def parse_action(raw: object, where: str, turn_player: str) -> Action:
+def parse_action(raw: object, where: str, turn_player: str | None = None) -> Action:
     """An action from its JSON. Raises NotationError naming ``where``."""
     if not isinstance(raw, dict):
         raise NotationError('an action is an object with "do"', where)
@@ -255,7 +261,7 @@ def parse_action(raw: object, where: str, turn_player: str) -> Action:
     if extra:
         raise NotationError(f"unknown key {sorted(extra)[0]!r}", where)
     by = None if "by" not in raw else _player(raw["by"], f"{where}.by")
-    actor = by or turn_player
+    actor = by or turn_player or SELF
     w = where
     if do == "change_hand":
         draws = raw.get("draw")
@@ -316,11 +322,15 @@ def parse_action(raw: object, where: str, turn_player: str) -> Action:
             raise NotationError(f"a list of 1 to {MAX_OPS} operations", f"{w}.ops")
         col = raw.get("column")
         at = None if col is None else ("centre" if col == "centre" else _column(col, f"{w}.column"))
+        hc = raw.get("hand_cards", {})
+        if not isinstance(hc, dict) or set(hc) - set(PLAYERS):
+            raise NotationError('{"miron": [names], "vess": [names]}', f"{w}.hand_cards")
         return Effect(
             _name(raw.get("card"), f"{w}.card"),
             tuple(parse_op(o, f"{w}.ops[{i}]", actor) for i, o in enumerate(ops)),
             at,
             by,
+            tuple((p, _names(hc[p], f"{w}.hand_cards.{p}")) for p in PLAYERS if p in hc),
         )
     if do == "end_turn":
         d = raw.get("discard")
@@ -339,24 +349,15 @@ def op_json(op: Op) -> dict[str, Any]:
             "to": op.dst.as_json(),
         }
     if isinstance(op, Draw):
-        out: dict[str, Any] = {"op": "draw", "side": op.side, "count": op.count}
+        out: dict[str, Any] = {"op": "draw", "count": op.count}
+        if op.side != SELF:
+            out["side"] = op.side
         if op.cards is not None:
             out["cards"] = list(op.cards)
         return out
     if isinstance(op, Strength):
-        return {
-            "op": "strength",
-            "card": op.card,
-            "side": op.at.side,
-            "zone": op.at.zone,
-            "delta": op.delta,
-        }
-    return {
-        "op": "cure" if op.cure else "curse",
-        "card": op.card,
-        "side": op.at.side,
-        "zone": op.at.zone,
-    }
+        return {"op": "strength", "card": op.card, **op.at.as_json(), "delta": op.delta}
+    return {"op": "cure" if op.cure else "curse", "card": op.card, **op.at.as_json()}
 
 
 def action_json(a: Action) -> dict[str, Any]:
@@ -377,7 +378,7 @@ def action_json(a: Action) -> dict[str, Any]:
         if a.at != "centre":
             out["column"] = a.at
     elif isinstance(a, Cure):
-        out = {"do": "cure", "card": a.card, "side": a.at.side}
+        out = {"do": "cure", "card": a.card, **({} if a.at.side == SELF else {"side": a.at.side})}
         if a.at.zone != "centre":
             out["column"] = a.at.zone
     elif isinstance(a, Pass):
@@ -394,6 +395,8 @@ def action_json(a: Action) -> dict[str, Any]:
         out = {"do": "effect", "card": a.card, "ops": [op_json(o) for o in a.ops]}
         if a.at:
             out["column"] = a.at
+        if a.hand_cards:
+            out["hand_cards"] = {p: list(names) for p, names in a.hand_cards}
     elif isinstance(a, EndTurn):
         out = {"do": "end_turn"}
         if a.discard:
@@ -413,3 +416,24 @@ def actor_of(a: Action, turn_player: str) -> str:
 
 def with_by(raw: Mapping[str, Any], by: str) -> dict[str, Any]:
     return {**raw, "by": by}
+
+
+def _own(p: Place, actor: str) -> Place:
+    return Place(actor, p.zone) if p.side == SELF else p
+
+
+def resolve_self(a: Action, actor: str) -> Action:
+    """``a`` with every side left unnamed (:data:`SELF`) made ``actor``'s."""
+    if isinstance(a, Cure):
+        return replace(a, at=_own(a.at, actor))
+    if not isinstance(a, Effect):
+        return a
+    ops: list[Op] = []
+    for op in a.ops:
+        if isinstance(op, Move):
+            ops.append(replace(op, src=_own(op.src, actor), dst=_own(op.dst, actor)))
+        elif isinstance(op, Draw):
+            ops.append(replace(op, side=actor if op.side == SELF else op.side))
+        else:
+            ops.append(replace(op, at=_own(op.at, actor)))
+    return replace(a, ops=tuple(ops))

@@ -160,4 +160,29 @@ _RULES = (
     ),
 )
 
-RULES: dict[str, Rule] = {r.id: r for r in _RULES}
+_SERVICE = (
+    Rule(
+        "ML-P5",
+        "A question holds the table",
+        "While the referee waits for a player's "
+        "answer (a hand card an effect takes, the card M4 discards), nothing else is "
+        "recorded; the judge may answer for an absent player (project ruling).",
+    ),
+    Rule(
+        "ML-P6",
+        "A statement against the record",
+        "A card stated or seen that contradicts "
+        "what the referee recorded is an irregularity for the judge, never a refusal that "
+        "tells the player something hidden (project ruling on M14).",
+    ),
+    Rule(
+        "ML-P7",
+        "Who names a hidden card",
+        "A player names only cards he may see: his own "
+        "hand and draws, the public board and the cards discarded from play; a card an "
+        "effect takes from the opponent's hand is named by its holder (project ruling on "
+        "M12, M14).",
+    ),
+)
+
+RULES: dict[str, Rule] = {r.id: r for r in (*_RULES, *_SERVICE)}

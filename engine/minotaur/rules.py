@@ -11,7 +11,7 @@ player may take now (effects, being the texts' own, are not listed: M12).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,6 +34,7 @@ from engine.minotaur.actions import (
     SetAside,
     Strength,
     Take,
+    resolve_self,
 )
 from engine.minotaur.cards import (
     COLUMN_IDS,
@@ -103,21 +104,24 @@ def new_game(
     advanced: bool = False,
     scarab_backs: bool = True,
     bonus: Sequence[str] = (),
+    owned: Mapping[str, Sequence[str]] | None = None,
 ) -> State:
     """A game about to start: each player's deck (top first; the first six are his opening
-    hand) and the first player (M5). ``None`` entries are cards the referee does not know."""
+    hand) and the first player (M5). ``None`` entries are cards the referee does not know;
+    ``owned`` the deck lists when the decks are not all named."""
     sides = []
-    owned = []
+    lists = []
     for p in PLAYERS:
         cards = tuple(decks[p])
         sides.append(Side(hand=cards[:HAND_SIZE], deck=cards[HAND_SIZE:]))
-        owned.append(tuple(sorted(c for c in cards if c is not None)))
+        names = owned[p] if owned is not None else [c for c in cards if c is not None]
+        lists.append(tuple(sorted(names)))
     return State(
         catalogue=catalogue,
         turn=Turn(player=first, first=True),
         sides=(sides[0], sides[1]),
         bonus=tuple(bonus),
-        owned=(owned[0], owned[1]),
+        owned=(lists[0], lists[1]),
         match=Match(advanced=advanced, scarab_backs=scarab_backs),
     )
 
@@ -371,6 +375,7 @@ def apply(st: State, a: Action) -> Outcome:
     """The outcome of ``a`` on ``st``. Raises IllegalActionError, NeedsInputError or
     NotationError; nothing is half applied (the state is a value)."""
     actor = a.by or st.turn.player
+    a = resolve_self(a, actor)
     if isinstance(a, (SetAside, Take)):
         return _match_step(st, a, actor)
     if st.stage is not Stage.PLAY:
@@ -429,6 +434,7 @@ def _change_hand(st: State, a: ChangeHand, p: str) -> Outcome:
             "discarded": len(a.discard),
             "drew": k,
             "cards": list(a.discard),
+            "public": False,  # M14: the discards are known to their owner only
         }
     ]
     st = st.evolve(turn=replace(st.turn, fresh=False, left_hand=True))
@@ -645,7 +651,14 @@ def _end_turn(st: State, a: EndTurn, p: str) -> Outcome:
         st = _take_from_hand(st, p, a.discard, "M4")
         st = _to_pile(st, p, a.discard, p)
         events.append(
-            {"event": "discarded", "player": p, "card": a.discard, "from": "hand", "rule": "M4"}
+            {
+                "event": "discarded",
+                "player": p,
+                "card": a.discard,
+                "from": "hand",
+                "rule": "M4",
+                "public": False,
+            }
         )
     elif a.discard is not None:
         raise _illegal(
@@ -682,8 +695,23 @@ def _effect(st: State, a: Effect, p: str) -> Outcome:
         if c.text is Text.ACTIVE and t.pending != a.card:
             raise _illegal("M10", f"{a.card}'s text is active: it acts when played or activated", a)
     events: list[dict[str, Any]] = []
+    stated = {side: list(a.hand_cards_of(side) or ()) for side in PLAYERS}
     for op in a.ops:
+        if isinstance(op, Move) and op.src.zone == "hand" and op.card is None:
+            if not st.side(op.src.side).hand:
+                raise _illegal("M12", f"{op.src.side.title()}'s hand is empty", a)
+            left = stated[op.src.side]
+            if not left:
+                raise NeedsInputError(
+                    "M12",
+                    f"hand_cards.{op.src.side}",
+                    f"Which card leaves {op.src.side.title()}'s hand? He names it.",
+                    (op.src.side,),
+                )
+            op = replace(op, card=left.pop(0))
         st = _op(st, p, a, op, source, events)
+    if any(stated.values()):
+        raise _illegal("M12", "More hand cards were named than leave a hand", a)
     st = _tidy_boosts(st)
     return Outcome(
         st, ({"event": "effect", "player": p, "card": a.card, "ops": len(a.ops)}, *events), ("M12",)
@@ -759,8 +787,7 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
     seen = "both"
     curses = 0
     if src.zone == "hand":
-        if name is None:
-            raise NeedsInputError("M12", "ops.card", "Which card leaves the hand?", (src.side,))
+        assert name is not None  # named in the operation or by hand_cards (_effect)
         st = _take_from_hand(st, src.side, name, "M12")
         seen = src.side
         if src.side == st.turn.player and dst.zone in ("discard", "centre", *COLUMN_IDS):
@@ -800,7 +827,7 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
         st = _to_pile(st, dst.side, name, seen)
     else:
         if name is None:
-            raise NeedsInputError("M12", "ops.card", "Which card comes into play?", (src.side,))
+            raise _illegal("M12", "A card that comes into play is named: it is seen by both")
         c = card(st, name)
         if dst.zone == "centre":
             if c.type is not CardType.DEITY:
@@ -858,7 +885,13 @@ def _match_step(st: State, a: SetAside | Take, p: str) -> Outcome:
         m = replace(m, set_aside=(aside[0], aside[1]))
         st = st.evolve(match=m)
         events: list[dict[str, Any]] = [
-            {"event": "set_aside", "player": p, "count": len(a.cards), "cards": list(a.cards)}
+            {
+                "event": "set_aside",
+                "player": p,
+                "count": len(a.cards),
+                "cards": list(a.cards),
+                "public": False,
+            }
         ]
         if all(x is not None for x in m.set_aside):
             owned = [

@@ -1,0 +1,678 @@
+"""Minotaur Lords as a game module of the referee (:class:`referee.game.Game`), over the pure
+rules of :mod:`engine.minotaur`.
+
+- setup: the owner's deck list (M12: the referee knows names, strengths, phases, icons,
+  types and whether a text is active), the first player (M5), the basic or the advanced game
+  (M17, M18);
+- the referee does not know the cards dealt: hands and decks start unknown, and each player
+  states his own cards (an observation of his hand, or naming the card he plays or draws);
+- seats (M14): hands and decks hidden; a pile shows its height, and its cards as each seat
+  saw them (from play: both; from a hand: the owner; from a deck's top: nobody);
+- statements (ML-P7): a player never names a card hidden from him; a card an effect takes
+  from his opponent's hand is named by its holder, who is asked;
+- rulings with citations of M1-M18 and the project's rulings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.errors import CatalogueError, IllegalActionError, NeedsInputError, NotationError
+from engine.minotaur import rules as ml
+from engine.minotaur.actions import (
+    SELF,
+    Action,
+    Draw,
+    Effect,
+    Move,
+    SetAside,
+    Take,
+    action_json,
+    parse_action,
+)
+from engine.minotaur.cards import (
+    COLUMN_IDS,
+    COLUMNS,
+    DECK_SIZES,
+    PLAYERS,
+    CardDef,
+    Catalogue,
+    card_from_json,
+    opponent,
+    parse_deck_list,
+)
+from engine.minotaur.notation import REASON_WORDS, describe, position_json
+from engine.minotaur.rulebook import RULES
+from engine.minotaur.state import Discarded, EndReason, Stage, State
+from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
+from referee.validate import InputError, text
+from referee.views import sees_all
+
+NAME = "minotaur"
+RULES_VERSION = "ml-engine/1"
+PROFILES = ("basic", "advanced")  # advanced: best of three with deck changes (M17)
+MAX_DECK_LIST = 200_000
+
+
+@dataclass(frozen=True)
+class MinotaurRules:
+    """What a Minotaur Lords game runs under: the deck list's rows (copies repeated), the
+    first player, the advanced game and the Scarab Lords back rule (M18)."""
+
+    cards: tuple[CardDef, ...]
+    catalogue: Catalogue
+    first: str
+    advanced: bool
+    scarab_backs: bool
+
+
+@dataclass(frozen=True)
+class Patch:
+    """An unknown hand card of ``player`` is ``card`` (stated by its holder or the judge)."""
+
+    player: str
+    card: str
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
+    except IllegalActionError as e:
+        raise Illegal(f"{e.reason} ({', '.join(e.rules)})", e.rule) from None
+    except NeedsInputError as e:
+        raise Missing(e.reason, e.rule, e.needs, e.asked) from None
+    except (NotationError, CatalogueError) as e:
+        raise Malformed(str(e)) from None
+
+
+def _cards_of(raw: object) -> tuple[CardDef, ...]:
+    if not isinstance(raw, list):
+        raise Malformed("cards: the deck list, a list of cards")
+    try:
+        cards = tuple(card_from_json(c, f"cards[{i}]") for i, c in enumerate(raw))
+        Catalogue(cards)
+    except (NotationError, CatalogueError) as e:
+        raise Malformed(str(e)) from None
+    for deck, n in DECK_SIZES.items():
+        have = sum(c.deck == deck for c in cards)
+        if have != n:
+            raise Malformed(f"cards: the {deck} deck has {have} cards; it must have {n}")
+    return cards
+
+
+def rules_of(create: Mapping[str, Any]) -> MinotaurRules:
+    """The rules a create body names. Raises Malformed."""
+    cards = _cards_of(create.get("cards"))
+    first = create.get("first", "miron")
+    if first not in PLAYERS:
+        raise Malformed("first: miron or vess")
+    profile = create.get("profile", "basic")
+    if profile not in PROFILES:
+        raise Malformed(f"profile: {' or '.join(PROFILES)}")
+    backs = create.get("switches", {}).get("scarab_backs", "on")
+    if backs not in ("on", "off"):
+        raise Malformed("switches.scarab_backs: on or off (M18)")
+    return MinotaurRules(cards, Catalogue(cards), str(first), profile == "advanced", backs == "on")
+
+
+def digest(r: MinotaurRules) -> str:
+    blob = {
+        "cards": [c.as_json() for c in r.cards],
+        "first": r.first,
+        "advanced": r.advanced,
+        "scarab_backs": r.scarab_backs,
+    }
+    raw = json.dumps(blob, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+# ---- seats (M14) ---------------------------------------------------------------------------
+
+
+def _pile_for(d: Discarded, owner: str, seat: str) -> str | None:
+    """A pile card's name as ``seat`` knows it (None: a back)."""
+    if d.name is None or d.seen == "nobody":
+        return None
+    if sees_all(seat) or d.seen == "both" or d.seen == seat == owner:
+        return d.name
+    return None
+
+
+def project(st: State, seat: str) -> State:
+    """The state as ``seat`` knows it: the opponent's hand, every deck, pile cards he did not
+    see and the opponent's set-aside cards (M17) unknown. The judge's is the state itself."""
+    if sees_all(seat):
+        return st
+    sides = []
+    for p, s in zip(PLAYERS, st.sides, strict=True):
+        hand = s.hand if p == seat else (None,) * len(s.hand)
+        pile = tuple(
+            d if _pile_for(d, p, seat) == d.name else Discarded(None, d.seen) for d in s.discard
+        )
+        sides.append(replace(s, hand=hand, deck=(None,) * len(s.deck), discard=pile))
+    m = st.match
+    aside = tuple(
+        x if p == seat or x is None else () for p, x in zip(PLAYERS, m.set_aside, strict=True)
+    )
+    return st.evolve(sides=(sides[0], sides[1]), match=replace(m, set_aside=(aside[0], aside[1])))
+
+
+def _placed_view(st: State, x: Any) -> dict[str, Any]:
+    return {"card": x.name, "curses": x.curses, "strength": ml.strength(st, x)}
+
+
+def view_for(st: State, seat: str) -> dict[str, Any]:
+    """The position as ``seat`` may see it (JSON)."""
+    t = st.turn
+    out: dict[str, Any] = {
+        "seat": seat,
+        "phase": st.stage.value,
+        "profile": "advanced" if st.match.advanced else "basic",
+        "switches": {} if st.match.scarab_backs else {"scarab_backs": "off"},
+        "turn": {
+            "player": t.player,
+            "first": t.first,
+            "phase": t.phase.value,
+            "used": t.used,
+            "fresh": t.fresh,
+            "left_hand": t.left_hand,
+            "checked": t.checked,
+            "exercised": list(t.exercised),
+            "taken": [p.value for p in t.taken],
+            "pending": t.pending,
+        },
+        "winner": st.winner,
+        "reason": st.reason.value if st.reason else None,
+        "markers": {c.id: st.marker(c) for c in COLUMNS if st.marker(c)},
+        "supremacy": [c.as_json() for c in ml.supremacy_check(st)],
+        "cards": st.catalogue.as_json(),
+        "match": {
+            "advanced": st.match.advanced,
+            "wins": dict(zip(PLAYERS, st.match.wins, strict=True)),
+            "last_winner": st.match.last_winner,
+            "set_aside": {
+                p: (x is not None) for p, x in zip(PLAYERS, st.match.set_aside, strict=True)
+            },
+            "taken_by": list(st.match.taken_by),
+            "scarab_backs": st.match.scarab_backs,
+        },
+        "bonus": list(st.bonus) if st.stage is Stage.TAKE else [],
+        "bonus_size": len(st.bonus),
+    }
+    for p, s in zip(PLAYERS, st.sides, strict=True):
+        mine = sees_all(seat) or seat == p
+        out[p] = {
+            "hand": [n or "?" for n in s.hand] if mine else ["?"] * len(s.hand),
+            "hand_size": len(s.hand),
+            "deck": len(s.deck),
+            "discard": [_pile_for(d, p, seat) or "?" for d in s.discard],
+            "discard_height": len(s.discard),
+            "columns": {c.id: [_placed_view(st, x) for x in s.column(c)] for c in COLUMNS},
+            "deities": [_placed_view(st, x) for x in s.deities],
+            "owned": list(st.owned[PLAYERS.index(p)]) if mine else [],
+        }
+        if mine and st.stage is Stage.SET_ASIDE:
+            aside = st.match.set_aside[PLAYERS.index(p)]
+            out[p]["set_aside"] = list(aside) if aside is not None else None
+    return out
+
+
+# ---- statements (ML-P7) --------------------------------------------------------------------
+
+
+def stated_hidden(st: State, a: Action, seat: str) -> str | None:
+    """The field in which player ``seat`` names a card hidden from him, or None: from the
+    action's form and what he sees, never from the hidden card."""
+    if seat not in PLAYERS:
+        return None
+    other = opponent(seat)
+    if isinstance(a, Effect):
+        for i, op in enumerate(a.ops):
+            if isinstance(op, Move) and op.card is not None:
+                side = seat if op.src.side == SELF else op.src.side
+                if op.src.zone in ("deck", "deck-bottom"):
+                    return f"ops[{i}].card"  # nobody sees a deck (M14)
+                if side == other and op.src.zone == "hand":
+                    return f"ops[{i}].card"
+                if side == other and op.src.zone == "discard":
+                    seen = {_pile_for(d, other, seat) for d in st.side(other).discard}
+                    if op.card not in seen:
+                        return f"ops[{i}].card"
+            if isinstance(op, Draw) and op.cards is not None and op.side == other:
+                return f"ops[{i}].cards"
+        if a.hand_cards_of(other) is not None:
+            return f"hand_cards.{other}"
+    return None
+
+
+class Minotaur:
+    """The Minotaur Lords module: see the module's docstring."""
+
+    name: str = NAME
+    title: str = "Minotaur Lords"
+    players: tuple[str, ...] = PLAYERS
+    profiles: tuple[str, ...] = PROFILES
+    hold_rule: str = "ML-P5"
+    contradiction_rule: str = "ML-P6"
+    legacy_rules: str = RULES_VERSION
+
+    # ---- a game's rules --------------------------------------------------------------------
+
+    def setup(self, options: Mapping[str, Any], players: Mapping[str, str]) -> Setup:
+        """Options: ``deck_list`` (the deck-list file's text) or ``cards`` (its cards as
+        JSON), ``first`` (miron or vess, M5), ``profile`` (basic or advanced, M17),
+        ``switches`` (``scarab_backs``: on or off, M18)."""
+        extra = sorted(
+            set(options) - {"deck_list", "cards", "first", "profile", "switches", "starting"}
+        )
+        if extra:
+            raise Malformed(f"options: unknown option {str(extra[0])[:20]!r}")
+        if "deck_list" in options:
+            try:
+                listing = text(options["deck_list"], "deck_list", max_len=MAX_DECK_LIST)
+                cards = [c.as_json() for c in parse_deck_list(listing)]
+            except InputError as e:
+                raise Malformed(str(e)) from None
+            except CatalogueError as e:
+                raise Malformed(f"deck_list: {e}") from None
+        elif "cards" in options:
+            cards = [c.as_json() for c in _cards_of(options["cards"])]
+        else:
+            raise Malformed(
+                "deck_list: a Minotaur Lords game needs the owner's deck list "
+                "(referee kit --game minotaur --template)"
+            )
+        first = options.get("first", options.get("starting", "miron"))
+        if first not in PLAYERS:
+            raise Illegal(f"first: {str(first)[:20]!r} is not a player (miron or vess)", "M5")
+        switches = options.get("switches") or {}
+        if not isinstance(switches, Mapping) or set(switches) - {"scarab_backs"}:
+            raise Malformed("switches: only scarab_backs (on or off, M18)")
+        body: dict[str, Any] = {
+            "cards": cards,
+            "first": first,
+            "profile": options.get("profile", "basic"),
+            "switches": dict(switches),
+            "players": {"miron": "Miron", "vess": "Vess", **players},
+        }
+        rules_of(body)
+        return Setup(body)
+
+    def rules(self, create: Mapping[str, Any]) -> MinotaurRules:
+        return rules_of(create)
+
+    def rules_version(self, create: Mapping[str, Any]) -> str:
+        return f"{RULES_VERSION}+{digest(rules_of(create))}"
+
+    def new_state(self, rules: MinotaurRules) -> State:
+        owned = {p: [c.name for c in rules.cards if c.deck == p] for p in PLAYERS}
+        decks: dict[str, list[str | None]] = {p: [None] * len(owned[p]) for p in PLAYERS}
+        return ml.new_game(
+            rules.catalogue,
+            dict(decks),
+            rules.first,
+            advanced=rules.advanced,
+            scarab_backs=rules.scarab_backs,
+            bonus=[c.name for c in rules.cards if c.deck == "bonus"],
+            owned=owned,
+        )
+
+    def card_names(self, rules: MinotaurRules) -> dict[str, list[str]]:
+        return {
+            p: sorted({c.name for c in rules.cards if c.deck == p or rules.advanced})
+            for p in PLAYERS
+        }
+
+    # ---- actions ---------------------------------------------------------------------------
+
+    def parse_action(self, raw: Any, where: str) -> Action:
+        try:
+            return parse_action(raw, where)
+        except NotationError as e:
+            raise Malformed(str(e)) from None
+
+    def action_json(self, action: Action) -> dict[str, Any]:
+        return action_json(action)
+
+    def check(self, state: State, action: Action) -> None:
+        with _errors():
+            ml.check(state, action)
+
+    def apply(
+        self, state: State, action: Action, checked: bool = True, asking: bool = False
+    ) -> Outcome:
+        with _errors():
+            out = ml.apply(state, action)
+        return Outcome(out.state, out.events, out.rules)
+
+    def reason_text(self, reason: str | None) -> str:
+        try:
+            return f"The winner {REASON_WORDS[EndReason(reason)]}."
+        except ValueError:
+            return reason or ""
+
+    def take_back_refusal(self, action: Mapping[str, Any]) -> str | None:
+        if action.get("do") in ("effect", "change_hand", "exercise"):
+            return (
+                f"a {str(action.get('do')).replace('_', ' ')} moved hidden cards: it stands; "
+                "only the judge corrects it"
+            )
+        return None
+
+    def actor(self, state: State, action: Action, seat: str) -> str:
+        if isinstance(action, SetAside | Take):
+            if action.by is None:
+                if seat not in PLAYERS:
+                    raise NotYours("the judge names the player he records this for (by)")
+                return seat
+            if seat not in ("judge", action.by):
+                raise NotYours(f"only {action.by.title()} or the judge records his deck change")
+            return action.by
+        actor = action.by or state.turn.player
+        if seat != "judge" and seat != actor:
+            raise NotYours(
+                f"it is {state.turn.player.title()}'s turn; the {seat} seat cannot act for "
+                f"{actor.title()}",
+                "M1",
+            )
+        return actor
+
+    def refuse_statement(self, state: State, action: Action, seat: str) -> Illegal | None:
+        hidden = stated_hidden(state, action, seat)
+        if hidden is not None:
+            return Illegal(
+                f"{hidden}: a card hidden from you is named by its holder or the judge, never "
+                "by you",
+                "ML-P7",
+            )
+        return None
+
+    def asked(self, missing: Missing, actor: str) -> tuple[str, ...]:
+        return missing.asked or (actor,)
+
+    def shown_while_asked(self, action: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
+
+    # ---- seats -----------------------------------------------------------------------------
+
+    def project(self, state: State, seat: str) -> State:
+        return project(state, seat)
+
+    def view(self, state: State, seat: str) -> dict[str, Any]:
+        return view_for(state, seat)
+
+    def legal(self, state: State, seat: str) -> list[str] | None:
+        if seat != "judge" and seat not in ml.whose(state):
+            return None
+        acts = ml.legal_actions(project(state, seat))
+        if seat in PLAYERS:
+            acts = [a for a in acts if a.by in (None, seat)]
+        return [json.dumps(action_json(a), separators=(",", ":")) for a in acts]
+
+    def in_play(self, state: State) -> bool:
+        return state.stage is Stage.PLAY
+
+    def summary(self, state: State) -> Summary:
+        return Summary(
+            state.stage.value,
+            {"player": state.turn.player, "phase": state.turn.phase.value},
+            state.winner,
+            state.reason.value if state.reason and state.winner else None,
+        )
+
+    def action_hidden(self, action: Mapping[str, Any], actor: str, seat: str) -> set[str]:
+        if seat == actor or sees_all(seat):
+            return set()
+        do = action.get("do")
+        out: set[str] = set()
+        if do == "change_hand":
+            out |= {k for k in ("discard", "draw") if k in action}
+        elif do == "end_turn" and "discard" in action:
+            out.add("discard")
+        elif do == "exercise" and "card" in action:
+            out.add("card")
+        elif do == "set_aside" and "cards" in action:
+            out.add("cards")
+        elif do == "effect":
+            for i, op in enumerate(action.get("ops") or []):
+                if not isinstance(op, Mapping):
+                    continue
+                src = (op.get("from") or {}).get("zone") if op.get("op") == "move" else None
+                dst = (op.get("to") or {}).get("zone") if op.get("op") == "move" else None
+                into_play = dst == "centre" or dst in COLUMN_IDS
+                hidden_src = src in ("hand", "deck", "deck-bottom", "discard")
+                if hidden_src and not into_play and "card" in op:
+                    out.add(f"ops.{i}.card")
+                if op.get("op") == "draw" and "cards" in op:
+                    out.add(f"ops.{i}.cards")
+            if "hand_cards" in action:
+                out.add("hand_cards")
+        return out
+
+    def event_hidden(self, event: Mapping[str, Any], seat: str) -> set[str]:
+        if sees_all(seat) or event.get("public", True) or event.get("player") == seat:
+            return set()
+        return {k for k in ("card", "cards") if k in event}
+
+    # ---- what people saw -------------------------------------------------------------------
+
+    def observe(self, state: State, seat: str, obs: Mapping[str, Any]) -> Observed:
+        """``{"player", "zone": "hand", "card", "source"}``: a card in a player's hand, stated
+        by its holder or the judge (ML-P7); it names an unknown hand card or contradicts the
+        record (ML-P6)."""
+        who = obs.get("player")
+        if who not in PLAYERS:
+            raise Malformed("observation.player: miron or vess")
+        if obs.get("zone") != "hand":
+            raise Malformed("observation.zone: hand (the board is public: nothing to observe)")
+        name = obs.get("card")
+        if not isinstance(name, str) or name not in state.catalogue:
+            raise Malformed(f"observation.card: {str(name)[:40]!r} is not in the deck list")
+        if seat not in ("judge", who):
+            raise NotYours("only its holder or the judge states a hand card (ML-P7)", "ML-P7")
+        body: dict[str, Any] = {
+            "player": who,
+            "zone": "hand",
+            "card": name,
+            "source": obs.get("source", "manual"),
+            "identifies": False,
+            "irregularity": None,
+        }
+        hand = state.side(str(who)).hand
+        if name in hand:
+            return Observed(body)
+        if None not in hand:
+            body["irregularity"] = {
+                "rule": "ML-P6",
+                "recorded": "not in the hand",
+                "seen": name,
+                "problem": f"{str(who).title()} holds {name}, which the record does not have "
+                "in his hand",
+            }
+            return Observed(body)
+        copies = Counter(state.owned[PLAYERS.index(str(who))])[name]
+        if _known(project(state, seat), str(who), name) >= copies:
+            raise Illegal(
+                f"observation.card: {str(who).title()}'s deck holds {copies} {name}, all "
+                "accounted for elsewhere",
+                "ML-P6",
+            )
+        body["identifies"] = True
+        if _known(state, str(who), name) >= copies:
+            body["irregularity"] = {
+                "rule": "ML-P6",
+                "recorded": "?",
+                "seen": name,
+                "problem": f"{name} was stated, but every copy is accounted for elsewhere",
+            }
+        return Observed(body, Patch(str(who), name))
+
+    def patch(self, rules: MinotaurRules, body: Mapping[str, Any]) -> Patch:
+        who, name = body.get("player"), body.get("card")
+        if who not in PLAYERS or not isinstance(name, str) or name not in rules.catalogue:
+            raise Malformed("observation: a player and a card of the deck list")
+        return Patch(str(who), name)
+
+    def apply_patch(self, state: State, patch: Patch) -> State:
+        s = state.side(patch.player)
+        hand = list(s.hand)
+        if None not in hand:
+            raise Illegal("no unknown card in that hand")
+        hand[hand.index(None)] = patch.card
+        return state.with_side(patch.player, replace(s, hand=tuple(hand)))
+
+    # ---- text ------------------------------------------------------------------------------
+
+    def action_text(self, action: Mapping[str, Any]) -> str:
+        a = self.parse_action(action, "action")
+        return describe(a, a.by or "the player").removeprefix("The player ")
+
+    def event_text(self, event: Mapping[str, Any]) -> str | None:
+        return event_words(event)
+
+    def board_text(self, state: State) -> str:
+        return board_text(state)
+
+    def position_json(self, state: State) -> dict[str, Any]:
+        return position_json(state)
+
+    # ---- rulings ---------------------------------------------------------------------------
+
+    def ruling(self, state: State, action: Action) -> dict[str, Any]:
+        raw = position_json(state)
+        raw["actions"] = [action_json(action)]
+        from engine.minotaur.notation import rule_file
+
+        try:
+            result = rule_file(raw)
+        except NotationError as e:
+            msg = str(e)
+            if "incomplete" in msg:
+                raise Missing(msg, "M12", "action") from None
+            raise Malformed(msg) from None
+        citations = {r: RULES[r].citation() for r in result["rules"] if r in RULES}
+        return {
+            "legal": result["legal"],
+            "rules": result["rules"],
+            "ruling": result["ruling"],
+            "citations": citations,
+            "other_profiles": {},
+            "result": result,
+        }
+
+
+def _known(st: State, p: str, name: str) -> int:
+    """Copies of ``name`` of ``p``'s the state names: his hand, his side of the board, his
+    pile."""
+    s = st.side(p)
+    n = sum(1 for x in s.hand if x == name)
+    n += sum(1 for _, x in s.in_play() if x.name == name)
+    n += sum(1 for d in s.discard if d.name == name)
+    return n
+
+
+def event_words(e: Mapping[str, Any]) -> str | None:
+    """One sentence for a recorded event (a sealed value names nothing)."""
+    kind = e.get("event")
+    who = str(e.get("player", "")).title()
+    card = e.get("card")
+    if kind == "played":
+        where = e.get("column")
+        if where == "centre":
+            return f"{who} played the deity {card} (M9)."
+        if where == "fate":
+            return f"{who} played the fate card {card}, then discarded it (M9)."
+        return (
+            f"{who} played {card} into {COLUMN_IDS[str(where)].words}."
+            if where in COLUMN_IDS
+            else None
+        )
+    if kind == "hand_changed":
+        n, k = e.get("discarded"), e.get("drew")
+        return f"{who} changed his hand: {n} discarded face down, {k} drawn (M1)."
+    if kind == "discarded":
+        if e.get("from") == "hand":
+            return f"{who} discarded a card from his hand face down (M4)."
+        return f"{who} discarded {card} from play (M9)."
+    if kind == "activated":
+        return f"{who} activated {card} (M10)."
+    if kind == "cured":
+        return f"{who}'s {card} lost a curse token (M10)."
+    if kind == "cursed":
+        return f"{who}'s {card} was cursed (M10)."
+    if kind == "phase":
+        ph = e.get("phase")
+        return f"{who} moved to {'the supremacy phase' if ph == 'supremacy' else f'phase {ph}'}."
+    if kind == "supremacy_checked":
+        held = [c for c in e.get("columns", []) if c.get("after")]
+        return f"Supremacy checked: {len(held)} of 6 columns held (M11)."
+    if kind == "supremacy_skipped":
+        return f"{who}'s first turn took two phases: no supremacy check (M5)."
+    if kind == "deck_top_discarded":
+        return f"{who} discarded his deck's top card unseen (M11, M14)." if e.get("count") else None
+    if kind == "drew":
+        n = e.get("count", 0)
+        return f"{who} drew {n} card{'s' if n != 1 else ''}." if n else f"{who} drew nothing (M15)."
+    if kind == "effect":
+        return f"{who} recorded an effect of {card} (M12)."
+    if kind == "strength":
+        return f"{who}'s {card} changed strength by {e.get('delta')} (M13)."
+    if kind == "moved":
+        return (
+            f"{card} moved by a card's text (M12)."
+            if card
+            else "A card moved by a card's text (M12)."
+        )
+    if kind == "turn_ended":
+        return f"{who} ended his turn."
+    if kind == "turn":
+        return f"{who}'s turn."
+    if kind == "won":
+        return f"{who} wins: he {REASON_WORDS[EndReason(str(e.get('reason')))]}."
+    if kind == "set_aside":
+        return f"{who} set {e.get('count')} cards aside for the bonus deck (M17)."
+    if kind == "bonus_revealed":
+        return f"The bonus deck now holds {len(e.get('cards', []))} cards (M17)."
+    if kind == "took":
+        return f"{who} took {', '.join(e.get('cards', [])) or 'no card'} from the bonus deck (M17)."
+    if kind == "game_started":
+        return f"A new game: {str(e.get('first')).title()} starts (M17)."
+    return None
+
+
+def board_text(st: State) -> str:
+    """The whole table for the judge's terminal: each column, both sides, totals, marker."""
+    lines = [
+        f"Turn: {st.turn.player.title()}, {st.turn.phase.words}"
+        + (" (first turn)" if st.turn.first else "")
+    ]
+    for c in ml.supremacy_check(st):
+        mark = (st.marker(c.column) or "-").title()
+        sides = []
+        for p in PLAYERS:
+            cards = [
+                x.name + (f"*{x.curses}" if x.curses else "") for x in st.side(p).column(c.column)
+            ]
+            sides.append(", ".join(cards) or "-")
+        lines.append(
+            f"{c.column.id:<16} {sides[0]:<30} {c.totals[0]:>3} : {c.totals[1]:<3} "
+            f"{sides[1]:<30} marker {mark}"
+        )
+    for p in PLAYERS:
+        s = st.side(p)
+        gods = ", ".join(d.name for d in s.deities) or "-"
+        lines.append(
+            f"{p.title()}: hand {len(s.hand)}, deck {len(s.deck)}, pile {len(s.discard)}, "
+            f"deities {gods}"
+        )
+    return "\n".join(lines)
+
+
+MINOTAUR = Minotaur()
