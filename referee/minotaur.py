@@ -30,6 +30,7 @@ from engine.minotaur.actions import (
     Action,
     Draw,
     Effect,
+    Hand,
     Move,
     SetAside,
     Take,
@@ -367,13 +368,15 @@ class Minotaur:
         return None
 
     def actor(self, state: State, action: Action, seat: str) -> str:
-        if isinstance(action, SetAside | Take):
+        if isinstance(action, SetAside | Take | Hand):
             if action.by is None:
                 if seat not in PLAYERS:
                     raise NotYours("the judge names the player he records this for (by)")
                 return seat
             if seat not in ("judge", action.by):
-                raise NotYours(f"only {action.by.title()} or the judge records his deck change")
+                raise NotYours(
+                    f"only {action.by.title()} or the judge records {action.by.title()}'s cards"
+                )
             return action.by
         actor = action.by or state.turn.player
         if seat != "judge" and seat != actor:
@@ -438,7 +441,7 @@ class Minotaur:
             out.add("discard")
         elif do == "exercise" and "card" in action:
             out.add("card")
-        elif do == "set_aside" and "cards" in action:
+        elif do in ("set_aside", "hand") and "cards" in action:
             out.add("cards")
         elif do == "effect":
             for i, op in enumerate(action.get("ops") or []):
@@ -531,8 +534,13 @@ class Minotaur:
     # ---- text ------------------------------------------------------------------------------
 
     def action_text(self, action: Mapping[str, Any]) -> str:
-        a = self.parse_action(action, "action")
-        return describe(a, a.by or "the player").removeprefix("The player ")
+        """The action as a verb phrase ("plays Guard into the upper military column"); the
+        log puts the player's name before it. A part sealed for the reader names nothing."""
+        try:
+            a = self.parse_action(action, "action")
+        except Malformed:
+            return SEALED_WORDS.get(str(action.get("do")), str(action.get("do", "acts")))
+        return describe(a, "@").removeprefix("@ ")
 
     def event_text(self, event: Mapping[str, Any]) -> str | None:
         return event_words(event)
@@ -636,6 +644,9 @@ def event_words(e: Mapping[str, Any]) -> str | None:
         return f"{who}'s turn."
     if kind == "won":
         return f"{who} wins: he {REASON_WORDS[EndReason(str(e.get('reason')))]}."
+    if kind == "hand_named":
+        n = e.get("count", 0)
+        return f"{who} named {n} card{'s' if n != 1 else ''} of his hand."
     if kind == "set_aside":
         return f"{who} set {e.get('count')} cards aside for the bonus deck (M17)."
     if kind == "bonus_revealed":
@@ -674,5 +685,14 @@ def board_text(st: State) -> str:
         )
     return "\n".join(lines)
 
+
+SEALED_WORDS = {
+    "hand": "names cards of his hand",
+    "change_hand": "changes his hand",
+    "end_turn": "ends his turn, discarding a card face down (M4)",
+    "set_aside": "sets cards aside for the bonus deck (M17)",
+    "effect": "records an effect of a card (M12)",
+    "exercise": "exercises supremacy",
+}
 
 MINOTAUR = Minotaur()

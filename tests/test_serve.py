@@ -236,6 +236,48 @@ def test_serve_demo_runs_stops_cleanly_and_continues_after_a_restart(tmp_path: P
 
 @pytest.mark.process
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_serve_demo_of_minotaur_lords_uses_the_owners_deck_list(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    decks = ROOT / "tests" / "data" / "minotaur" / "decks.csv"
+    s = Server(db, "--demo", "--game", "minotaur", "--deck-list", str(decks))
+    try:
+        links = dict(re.findall(r"^(Miron|Vess|Public)\s+(\S+)$", s.text, re.M))
+        assert set(links) == {"Miron", "Vess", "Public"}, s.text
+        game = links["Public"].rsplit("/", 1)[1]
+        cookie = join(s.port, links["Vess"])
+        r = get(s.port, f"/api/v1/games/{game}", cookie)
+        view = json.loads(r.read())
+        assert r.status == 200 and view["seat"] == "vess" and view["game_module"] == "minotaur"
+        assert view["vess"]["hand"] == ["?"] * 6  # the referee does not know the cards dealt
+    finally:
+        s.stop()
+
+
+def test_a_minotaur_demo_without_a_deck_list_says_how_to_make_one(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "web.cli",
+            "serve",
+            "--db",
+            str(tmp_path / "g.sqlite3"),
+            "--demo",
+            "--game",
+            "minotaur",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert out.returncode != 0
+    assert "--deck-list" in out.stderr and "--template" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.process
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 def test_serve_https_uses_its_own_certificate(tmp_path: Path) -> None:
     db = tmp_path / "games.sqlite3"
     s = Server(db, "--https", "--demo")

@@ -69,6 +69,7 @@ def new_game() -> Response:
             starting=req.starting,
             catalogue=req.catalogue,
             kit=req.kit,
+            options=req.options,
             judged=has_judge(),
         )
     except ServiceError as e:

@@ -132,6 +132,17 @@ def add_serve_command(sub: Any) -> None:
     )
     p.add_argument("--demo", action="store_true", help="create a game and print its seats' links")
     p.add_argument(
+        "--game",
+        choices=["hera-zeus", "minotaur"],
+        default="hera-zeus",
+        help="the demo game's game (Minotaur Lords needs --deck-list)",
+    )
+    p.add_argument(
+        "--deck-list",
+        metavar="FILE",
+        help="Minotaur Lords: your deck list (referee kit --game minotaur --template)",
+    )
+    p.add_argument(
         "--threads",
         type=int,
         default=DEFAULT_THREADS,
@@ -350,6 +361,22 @@ def print_qr(url: str, out: TextIO) -> None:
     out.flush()
 
 
+def demo_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The demo game's options: Minotaur Lords's deck list (no card list ships, so the owner
+    gives his own). Raises SystemExit with one line when it is missing or unreadable."""
+    if args.game != "minotaur":
+        return {}
+    if not args.deck_list:
+        raise SystemExit(
+            "referee serve: --demo --game minotaur needs --deck-list FILE: your cards "
+            "(make the file with: referee kit --game minotaur --template > decks.csv)"
+        )
+    try:
+        return {"deck_list": Path(args.deck_list).read_text("utf-8-sig")}
+    except (OSError, UnicodeDecodeError) as e:
+        raise SystemExit(f"referee serve: {args.deck_list}: cannot read: {e}") from None
+
+
 def announce(
     out: TextIO,
     url: str,
@@ -474,7 +501,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     demo: dict[str, str] | None = None
     if args.demo:
         try:
-            created = ref.create_game()  # the default game, its players named by its module
+            created = ref.create_game(name=args.game, options=demo_options(args))
         except ServiceError as e:
             raise SystemExit(f"referee serve: the demo game could not be made: {e}") from None
         demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}

@@ -136,6 +136,14 @@ class EndTurn:
 
 
 @dataclass(frozen=True)
+class Hand:
+    """The holder names unknown cards of his own hand (ML-P7): the referee learns them."""
+
+    cards: tuple[str, ...]
+    by: str | None = None
+
+
+@dataclass(frozen=True)
 class SetAside:
     cards: tuple[str, ...]
     by: str | None = None
@@ -147,7 +155,19 @@ class Take:
     by: str | None = None
 
 
-Action = ChangeHand | Play | Activate | Cure | Pass | Exercise | Effect | EndTurn | SetAside | Take
+Action = (
+    ChangeHand
+    | Play
+    | Activate
+    | Cure
+    | Pass
+    | Exercise
+    | Effect
+    | EndTurn
+    | SetAside
+    | Take
+    | Hand
+)
 
 _KEYS: dict[str, set[str]] = {
     "change_hand": {"discard", "draw"},
@@ -159,6 +179,7 @@ _KEYS: dict[str, set[str]] = {
     "effect": {"card", "column", "ops", "hand_cards"},
     "end_turn": {"discard"},
     "set_aside": {"cards"},
+    "hand": {"cards"},
     "take": {"cards"},
 }
 
@@ -337,6 +358,8 @@ def parse_action(raw: object, where: str, turn_player: str | None = None) -> Act
         return EndTurn(None if d is None else _name(d, f"{w}.discard"), by)
     if do == "set_aside":
         return SetAside(_names(raw.get("cards"), f"{w}.cards"), by)
+    if do == "hand":
+        return Hand(_names(raw.get("cards"), f"{w}.cards"), by)
     return Take(_names(raw.get("cards"), f"{w}.cards"), by)
 
 
@@ -403,7 +426,9 @@ def action_json(a: Action) -> dict[str, Any]:
             out["discard"] = a.discard
     elif isinstance(a, SetAside):
         out = {"do": "set_aside", "cards": list(a.cards)}
-    else:
+    elif isinstance(a, Hand):
+        out = {"do": "hand", "cards": list(a.cards)}
+    elif isinstance(a, Take):
         out = {"do": "take", "cards": list(a.cards)}
     if a.by:
         out["by"] = a.by

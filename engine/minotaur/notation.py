@@ -22,6 +22,7 @@ from engine.minotaur.actions import (
     Effect,
     EndTurn,
     Exercise,
+    Hand,
     Pass,
     Play,
     SetAside,
@@ -400,7 +401,7 @@ def _col(c: str | None) -> str:
 
 def describe(a: Action, actor: str) -> str:
     """An action in words, as a judge reads it out."""
-    who = actor.title()
+    who = actor.title() if actor in PLAYERS else actor
     if isinstance(a, ChangeHand):
         return (
             f"{who} changes his hand, discarding {len(a.discard)} card{'s' * (len(a.discard) != 1)}"
@@ -423,6 +424,8 @@ def describe(a: Action, actor: str) -> str:
         return f"{who} records an effect of {a.card} ({n} operation{'s' * (n != 1)})"
     if isinstance(a, EndTurn):
         return f"{who} ends his turn" + (", discarding a card" if a.discard else "")
+    if isinstance(a, Hand):
+        return f"{who} names {len(a.cards)} card{'s' * (len(a.cards) != 1)} of his hand"
     if isinstance(a, SetAside):
         return f"{who} sets {len(a.cards)} card{'s' * (len(a.cards) != 1)} aside for the bonus deck"
     return f"{who} takes {', '.join(a.cards) or 'no card'} from the bonus deck"

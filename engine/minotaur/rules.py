@@ -26,6 +26,7 @@ from engine.minotaur.actions import (
     Effect,
     EndTurn,
     Exercise,
+    Hand,
     Move,
     Op,
     Pass,
@@ -391,6 +392,8 @@ def apply(st: State, a: Action) -> Outcome:
         raise _illegal("M2" if st.stage is Stage.OVER else "M17", what, a)
     if isinstance(a, Effect):
         return _effect(st, a, actor)
+    if isinstance(a, Hand):
+        return _hand(st, a, actor)
     if actor != st.turn.player:
         raise _illegal("M1", f"It is {st.turn.player.title()}'s turn", a)
     st = st.evolve(turn=replace(st.turn, pending=None))
@@ -412,6 +415,38 @@ def apply(st: State, a: Action) -> Outcome:
 def check(st: State, a: Action) -> None:
     """Raises as :func:`apply` when ``a`` cannot be applied on ``st``."""
     apply(st, a)
+
+
+def _hand(st: State, a: Hand, p: str) -> Outcome:
+    """The holder names unknown cards of his hand (ML-P7), each within his deck's copies."""
+    s = st.side(p)
+    unknown = s.hand.count(None)
+    if len(a.cards) > unknown:
+        raise _illegal(
+            "ML-P7", f"{p.title()}'s hand holds {unknown} unnamed cards, not {len(a.cards)}", a
+        )
+    owned = Counter(st.owned[PLAYERS.index(p)])
+    known = Counter(n for n in s.hand if n is not None)
+    known.update(x.name for _, x in s.in_play())
+    known.update(d.name for d in s.discard if d.name is not None)
+    hand = list(s.hand)
+    for name in a.cards:
+        card(st, name)
+        known[name] += 1
+        if known[name] > owned[name]:
+            raise _illegal(
+                "ML-P6", f"{p.title()}'s deck holds {owned[name]} {name}, all accounted for", a
+            )
+        hand[hand.index(None)] = name
+    st = st.with_side(p, replace(s, hand=tuple(hand)))
+    ev = {
+        "event": "hand_named",
+        "player": p,
+        "count": len(a.cards),
+        "cards": list(a.cards),
+        "public": False,
+    }
+    return Outcome(st, (ev,), ("ML-P7",))
 
 
 def _change_hand(st: State, a: ChangeHand, p: str) -> Outcome:

@@ -63,6 +63,7 @@ class CreateRequest:
     starting: str | None = None
     catalogue: Mapping[str, Any] | None = None
     kit: Mapping[str, Any] | None = None
+    options: Mapping[str, Any] | None = None  # the game's own further options (a deck list)
 
 
 class PageModule(Protocol):

@@ -5,5 +5,6 @@ from __future__ import annotations
 
 from web.games import PageModule
 from web.games.herazeus import PAGES as HERA_ZEUS
+from web.games.minotaur import PAGES as MINOTAUR
 
-PAGE_MODULES: tuple[PageModule, ...] = (HERA_ZEUS,)
+PAGE_MODULES: tuple[PageModule, ...] = (HERA_ZEUS, MINOTAUR)

@@ -1,0 +1,381 @@
+"""Minotaur Lords as a page module (:class:`web.games.PageModule`): everything the pages show
+of this game.
+
+- the table: :mod:`web.games.minotaur_drawing` (two regions of three columns per side, the
+  totals and markers between the sides, curse tokens, the deities);
+- forms: :mod:`web.games.minotaur_forms` (a seat's action, an answer, a card he holds);
+- templates: ``web/templates/minotaur/`` (a player's hand entry, phase and actions, the
+  supremacy check column by column, effects with pickers; the status line; the judge's
+  hands; the create form with the owner's deck list).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+from typing import Any
+
+from flask import Blueprint
+from marshmallow import Schema, fields
+
+from engine.minotaur.actions import ZONES
+from engine.minotaur.cards import COLUMN_IDS, COLUMNS, PLAYERS, opponent
+from engine.minotaur.rulebook import RULES
+from referee.log import Record
+from referee.minotaur import MINOTAUR, NAME, event_words
+from referee.models import SeatView, TableRow
+from referee.service import Referee
+from web.games import CreateRequest, Unreadable
+from web.games.minotaur_drawing import SVG_CSS
+from web.games.minotaur_drawing import table_svg as draw_table
+from web.games.minotaur_drawing import table_text as draw_text
+from web.games.minotaur_forms import form_action, form_observation, parse_answer
+
+SEAT_TITLE = {"miron": "Miron", "vess": "Vess"}
+NEEDS_TEXT = {
+    "discard": "No card left your hand this turn: which one do you discard, face down? [M4]",
+    "replace": "You have three deities: which one goes to your pile? [M9]",
+    "target": "Which card of your opponent's in this region do you curse? [M11]",
+    "column": "Into which column? [M6]",
+    "hand_cards.miron": "A card's text takes a card from your hand: which one? [M12, ML-P7]",
+    "hand_cards.vess": "A card's text takes a card from your hand: which one? [M12, ML-P7]",
+}
+PHASE_WORDS = {"0": "phase 0", "1": "phase 1", "2": "phase 2", "supremacy": "the supremacy phase"}
+KIND_WORDS = {"military": "military", "economic": "economic", "religious": "religious"}
+
+
+def column_words(col: str | None) -> str:
+    if not col or col == "centre":
+        return "the centre"
+    c = COLUMN_IDS.get(col)
+    return c.words.removeprefix("the ") if c else str(col)
+
+
+def action_label(raw: Mapping[str, Any]) -> str:
+    """A legal action's button label, in words."""
+    do = raw.get("do")
+    card = raw.get("card")
+    if do == "play":
+        if raw.get("column"):
+            return f"{card} → {column_words(raw['column'])}"
+        rep = f", replacing {raw['replace']}" if raw.get("replace") else ""
+        return f"Play {card}{rep}"
+    if do == "activate":
+        return f"Activate {card} ({column_words(raw.get('column'))})"
+    if do == "cure":
+        whose = SEAT_TITLE.get(str(raw.get("side")), "your")
+        return f"Cure {whose}'s {card} ({column_words(raw.get('column'))})"
+    if do == "pass":
+        to = raw.get("to")
+        return f"To {PHASE_WORDS.get(str(to), 'the next phase')}"
+    if do == "exercise":
+        col = str(raw.get("column"))
+        kind = COLUMN_IDS[col].kind.value if col in COLUMN_IDS else ""
+        if raw.get("target"):
+            t = raw["target"]
+            return f"Curse {t.get('card')} ({column_words(t.get('column'))})"
+        what = {"military": "the opponent's deck top goes to his pile", "economic": "draw a card"}
+        return f"{column_words(col).capitalize()}: {what.get(kind, kind)}"
+    if do == "end_turn":
+        return (
+            f"End the turn, discarding {raw['discard']}" if raw.get("discard") else "End the turn"
+        )
+    if do == "change_hand":
+        return "Change my hand"
+    return str(do).replace("_", " ")
+
+
+class Controls:
+    """The legal actions of a seat, grouped for its page."""
+
+    def __init__(self, legal: Iterable[str]) -> None:
+        self.raw: list[dict[str, Any]] = [json.loads(x) for x in legal]
+        self.by_kind: dict[str, list[dict[str, Any]]] = {}
+        for a in self.raw:
+            self.by_kind.setdefault(str(a.get("do")), []).append(a)
+        plays = self.by_kind.get("play", [])
+        self.play_cards = sorted({str(a["card"]) for a in plays})
+        self.play_columns = {
+            c: sorted({str(a["column"]) for a in plays if a.get("card") == c and a.get("column")})
+            for c in self.play_cards
+        }
+        self.centre_cards = sorted({str(a["card"]) for a in plays if not a.get("column")})
+        self.replace_choices = sorted({str(a["replace"]) for a in plays if a.get("replace")})
+        self.discards = sorted(
+            {str(a["discard"]) for a in self.by_kind.get("end_turn", []) if a.get("discard")}
+        )
+
+    def has(self, kind: str) -> bool:
+        return kind in self.by_kind
+
+    def of(self, kind: str) -> list[tuple[str, str]]:
+        return [
+            (json.dumps(a, separators=(",", ":")), action_label(a))
+            for a in self.by_kind.get(kind, [])
+        ]
+
+
+def effect_sources(view: Mapping[str, Any], seat: str) -> list[tuple[str, str]]:
+    """The cards whose text may act now for ``seat``: the pending card, his passive cards."""
+    out: list[tuple[str, str]] = []
+    turn = view.get("turn") or {}
+    cards = {c["name"]: c for c in view.get("cards", [])}
+    if turn.get("pending") and turn.get("player") == seat:
+        out.append((f"{turn['pending']}@pending", f"{turn['pending']} (acting now)"))
+    side = view.get(seat, {})
+    for col, placed in (side.get("columns") or {}).items():
+        for x in placed:
+            c = cards.get(x["card"], {})
+            if c.get("text") == "passive" and not x.get("curses"):
+                out.append((f"{x['card']}@{col}", f"{x['card']} ({column_words(col)})"))
+    for x in side.get("deities", []):
+        c = cards.get(x["card"], {})
+        if c.get("text") == "passive" and not x.get("curses"):
+            out.append((f"{x['card']}@centre", f"{x['card']} (deity)"))
+    return out
+
+
+def in_play(view: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every card in play as a picker value ``card@side:zone`` and its words."""
+    out = []
+    for p in PLAYERS:
+        side = view.get(p, {})
+        for col in COLUMNS:
+            for x in (side.get("columns") or {}).get(col.id, []):
+                out.append(
+                    (
+                        f"{x['card']}@{p}:{col.id}",
+                        f"{SEAT_TITLE[p]}'s {x['card']} ({column_words(col.id)})",
+                    )
+                )
+        for x in side.get("deities", []):
+            out.append((f"{x['card']}@{p}:centre", f"{SEAT_TITLE[p]}'s deity {x['card']}"))
+    return out
+
+
+def religious_targets(view: Mapping[str, Any], seat: str, region: str) -> list[tuple[str, str]]:
+    them = opponent(seat) if seat in PLAYERS else "vess"
+    out = []
+    for col in COLUMNS:
+        if col.region.value != region:
+            continue
+        for x in (view.get(them, {}).get("columns") or {}).get(col.id, []):
+            out.append((f"{x['card']}@{col.id}", f"{x['card']} ({column_words(col.id)})"))
+    return out
+
+
+class SideSchema(Schema):
+    hand = fields.List(fields.String(), metadata={"description": "'?' unless yours (M14)"})
+    hand_size = fields.Integer()
+    deck = fields.Integer()
+    discard = fields.List(fields.String(), metadata={"description": "'?' for a card not seen"})
+    discard_height = fields.Integer()
+    columns = fields.Dict(keys=fields.String(), values=fields.List(fields.Dict()))
+    deities = fields.List(fields.Dict())
+    owned = fields.List(fields.String(), metadata={"description": "your own deck list"})
+    set_aside = fields.List(fields.String(), allow_none=True)
+
+
+class MLViewSchema(Schema):
+    """Minotaur Lords's keys of a seat's view."""
+
+    miron = fields.Nested(SideSchema)
+    vess = fields.Nested(SideSchema)
+    markers = fields.Dict(keys=fields.String(), values=fields.String())
+    supremacy = fields.List(fields.Dict(), metadata={"description": "each column's totals (M11)"})
+    cards = fields.List(fields.Dict(), metadata={"description": "the owner's deck list"})
+    match = fields.Dict()
+    bonus = fields.List(fields.String())
+    bonus_size = fields.Integer()
+
+
+class MinotaurPages:
+    """The pages of Minotaur Lords."""
+
+    name = NAME
+    title = "Minotaur Lords"
+    players: tuple[str, ...] = PLAYERS
+    templates: Mapping[str, str] = {
+        "seat": "minotaur/_seat.html",
+        "answer": "minotaur/_answer.html",
+        "need": "minotaur/_need.html",
+        "status": "minotaur/_status.html",
+        "judge_table": "minotaur/_judge_table.html",
+        "judge_tools": "minotaur/_judge_tools.html",
+        "create": "minotaur/_create.html",
+    }
+    svg_css = SVG_CSS
+    stylesheets: tuple[str, ...] = ("minotaur.css",)
+    view_schema: type[Schema] = MLViewSchema
+
+    def seat_title(self, seat: str) -> str:
+        return SEAT_TITLE.get(seat, seat)
+
+    def blueprints(self) -> Sequence[Blueprint]:
+        return ()
+
+    def table_svg(
+        self, view: Mapping[str, Any], *, seat: str, tappable: bool = True, side: str | None = None
+    ) -> str:
+        return draw_table(view, seat=seat, tappable=tappable, side=side)
+
+    def table_text(self, view: Mapping[str, Any], *, seat: str) -> str:
+        return draw_text(view, seat=seat)
+
+    def put_back_words(self, undone: Record, seat: str, lead: str = "Taken back") -> str:
+        action = undone.body.get("action")
+        action = action if isinstance(action, Mapping) else {}
+        actor = str(undone.body.get("actor"))
+        own = seat == actor
+        whose = "your" if own else f"{SEAT_TITLE.get(actor, actor)}'s"
+        card = action.get("card") if isinstance(action.get("card"), str) else "the card"
+        if action.get("do") == "play":
+            where = column_words(action.get("column"))
+            return f"{lead}: {whose} play of {card} ({where}). It goes back into the hand."
+        if action.get("do") == "end_turn":
+            return f"{lead}: the end of {whose} turn. It is {whose} turn again."
+        return f"{lead}: {whose} action. Put the table back as it was before it."
+
+    def extras_html(self, view: Mapping[str, Any]) -> str:
+        rows = []
+        for c in view.get("supremacy", []):
+            where = escape(column_words(c["column"]))
+            rows.append(f"<li>{where}: Miron {c['miron']}, Vess {c['vess']}</li>")
+        return f'<ul class="supremacy">{"".join(rows)}</ul>'
+
+    def citations(self, rules: Sequence[str]) -> list[str]:
+        return [RULES[x].citation() for x in rules if x in RULES]
+
+    def reason_text(self, reason: str | None) -> str:
+        return MINOTAUR.reason_text(reason)
+
+    def table_status(self, row: TableRow) -> str:
+        turn = row.get("turn") or {}
+        phase = row.get("phase")
+        if phase == "play":
+            who = SEAT_TITLE.get(str(turn.get("player")), "")
+            return f"{who} to play, {PHASE_WORDS.get(str(turn.get('phase')), '')}"
+        if phase == "over":
+            return f"{SEAT_TITLE.get(str(row.get('winner')), '')} won"
+        return "deck change between games (M17)"
+
+    def seat_context(self, ref: Referee, game: str, seat: str, view: SeatView) -> dict[str, Any]:
+        v: Mapping[str, Any] = view
+        mine = v[seat]
+        names = ref.card_names(game)
+        unknown = sum(1 for h in mine.get("hand", []) if h == "?")
+        cards = {c["name"]: c for c in v.get("cards", [])}
+        return {
+            "me": seat,
+            "them": opponent(seat),
+            "mine": mine,
+            "theirs": v[opponent(seat)],
+            "own_names": sorted(set(mine.get("owned") or names[seat])),
+            "unknown_in_hand": unknown,
+            "controls": Controls(v.get("legal", [])),
+            "sources": effect_sources(v, seat),
+            "in_play": in_play(v),
+            "zones": ZONES,
+            "column_words": column_words,
+            "card_info": cards,
+            "players_list": PLAYERS,
+            "regions": ("upper", "lower"),
+            "religious_targets": lambda region: religious_targets(v, seat, region),
+        }
+
+    def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:
+        return {
+            "pose_examples": ['{"do": "pass", "to": "supremacy"}'],
+            "amend_example": '{"do": "end_turn"}',
+        }
+
+    def common_context(self, view: SeatView) -> dict[str, Any]:
+        return {"phase_words": PHASE_WORDS, "status_notes": []}
+
+    def question_text(self, needs: str) -> str | None:
+        return NEEDS_TEXT.get(needs)
+
+    def form_action(self, form: Mapping[str, str], seat: str) -> dict[str, Any]:
+        return form_action(form, seat)
+
+    def parse_answer(self, needs: str, form: Mapping[str, str]) -> Any:
+        return parse_answer(needs, form)
+
+    def form_observation(self, form: Mapping[str, str], seat: str) -> dict[str, Any]:
+        return form_observation(form, seat)
+
+    def action_from_text(self, text: str) -> dict[str, Any]:
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError:
+            raise Unreadable(
+                'an action of Minotaur Lords is JSON, such as {"do": "pass", "to": "2"}'
+            ) from None
+        if not isinstance(raw, dict):
+            raise Unreadable("an action is a JSON object")
+        return raw
+
+    def action_summary(self, action: Mapping[str, Any]) -> str:
+        try:
+            return MINOTAUR.action_text(action)
+        except Exception:
+            return str(action.get("do", "action")).replace("_", " ")
+
+    def judge_action(self, what: str) -> dict[str, Any] | None:
+        return None
+
+    def describe_record(self, record: Record, seat: str) -> list[str] | None:
+        if record.kind == "create":
+            return ["A game of Minotaur Lords was created with the owner's deck list."]
+        if record.kind == "action":
+            action = record.body.get("action")
+            if isinstance(action, Mapping):
+                lines = [self.action_summary(action)]
+                events = record.body.get("events") or []
+                lines += self.describe_events(events)
+                return lines
+        return None
+
+    def describe_events(self, events: Iterable[Mapping[str, Any]]) -> list[str]:
+        out = []
+        for e in events:
+            if isinstance(e, Mapping):
+                text = event_words(e)
+                if text:
+                    out.append(text)
+        return out
+
+    def create_context(self) -> dict[str, Any]:
+        return {}
+
+    def create_request(self, form: Mapping[str, str], files: Mapping[str, Any]) -> CreateRequest:
+        """The deck-list file (required: no card list ships), the players' names, who starts,
+        basic or advanced, the Scarab Lords back rule."""
+        upload = files.get("deck_list")
+        if upload is None or not upload.filename:
+            raise ValueError(
+                "deck list: a Minotaur Lords game needs your deck list file "
+                "(referee kit --game minotaur --template)"
+            )
+        data = upload.read(200_001)
+        if len(data) > 200_000:
+            raise ValueError("deck list: larger than 200 kB")
+        try:
+            listing = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ValueError("deck list: not UTF-8 text (save it as CSV, UTF-8)") from None
+        players = {p: form.get(p, "").strip()[:40] for p in PLAYERS if form.get(p, "").strip()}
+        first = form.get("first", "miron")
+        profile = form.get("profile", "basic")
+        switches = {"scarab_backs": "off"} if form.get("scarab_backs") == "off" else {}
+        return CreateRequest(
+            profile=profile if profile in ("basic", "advanced") else "basic",
+            switches=switches,
+            players=players,
+            starting=first if first in PLAYERS else None,
+            options={"deck_list": listing},
+        )
+
+
+PAGES = MinotaurPages()
