@@ -54,7 +54,11 @@ def _state_some(d: ServiceDriver, game: str, p: str, rng: random.Random, share: 
     for _ in range(_state(d, game).side(p).hand.count(None)):
         names = _unstated(_state(d, game), p)
         if names and rng.random() < share:
-            d.observe(game, p, {"player": p, "zone": "hand", "card": rng.choice(names)})
+            name = rng.choice(names)
+            if rng.random() < 0.5:
+                d.observe(game, p, {"player": p, "zone": "hand", "card": name})
+            else:  # the page's way: the holder records cards of his hand (ML-P7)
+                d.submit(game, p, {"do": "hand", "cards": [name], "by": p})
 
 
 def _take_from_hand(p: str) -> dict[str, Any]:

@@ -272,7 +272,7 @@ def test_a_minotaur_demo_without_a_deck_list_says_how_to_make_one(tmp_path: Path
         timeout=60,
     )
     assert out.returncode != 0
-    assert "--deck-list" in out.stderr and "--template" in out.stderr
+    assert "deck list" in out.stderr and "--template" in out.stderr
     assert "Traceback" not in out.stderr
 
 

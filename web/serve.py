@@ -110,6 +110,8 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
 
 def add_serve_command(sub: Any) -> None:
     """Adds ``serve`` to the ``referee`` command's subparsers ``sub``."""
+    from referee.games import DEFAULT, GAMES
+
     p = sub.add_parser(
         "serve",
         help="run the phone web app (prints its address and a QR code)",
@@ -133,14 +135,14 @@ def add_serve_command(sub: Any) -> None:
     p.add_argument("--demo", action="store_true", help="create a game and print its seats' links")
     p.add_argument(
         "--game",
-        choices=["hera-zeus", "minotaur"],
-        default="hera-zeus",
-        help="the demo game's game (Minotaur Lords needs --deck-list)",
+        choices=sorted(GAMES),
+        default=DEFAULT,
+        help="the demo game's game (one with owner's deck lists needs --deck-list)",
     )
     p.add_argument(
         "--deck-list",
         metavar="FILE",
-        help="Minotaur Lords: your deck list (referee kit --game minotaur --template)",
+        help="the demo game's deck list, for a game whose cards are the owner's",
     )
     p.add_argument(
         "--threads",
@@ -362,15 +364,11 @@ def print_qr(url: str, out: TextIO) -> None:
 
 
 def demo_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The demo game's options: Minotaur Lords's deck list (no card list ships, so the owner
-    gives his own). Raises SystemExit with one line when it is missing or unreadable."""
-    if args.game != "minotaur":
-        return {}
+    """The demo game's options: the deck list given (a game whose cards are the owner's
+    refuses to start without one, saying how to make it). Raises SystemExit with one line
+    when the file cannot be read."""
     if not args.deck_list:
-        raise SystemExit(
-            "referee serve: --demo --game minotaur needs --deck-list FILE: your cards "
-            "(make the file with: referee kit --game minotaur --template > decks.csv)"
-        )
+        return {}
     try:
         return {"deck_list": Path(args.deck_list).read_text("utf-8-sig")}
     except (OSError, UnicodeDecodeError) as e:

@@ -165,7 +165,7 @@ def religious_targets(view: Mapping[str, Any], seat: str, region: str) -> list[t
     return out
 
 
-class SideSchema(Schema):
+class MLSideSchema(Schema):
     hand = fields.List(fields.String(), metadata={"description": "'?' unless yours (M14)"})
     hand_size = fields.Integer()
     deck = fields.Integer()
@@ -180,8 +180,8 @@ class SideSchema(Schema):
 class MLViewSchema(Schema):
     """Minotaur Lords's keys of a seat's view."""
 
-    miron = fields.Nested(SideSchema)
-    vess = fields.Nested(SideSchema)
+    miron = fields.Nested(MLSideSchema)
+    vess = fields.Nested(MLSideSchema)
     markers = fields.Dict(keys=fields.String(), values=fields.String())
     supremacy = fields.List(fields.Dict(), metadata={"description": "each column's totals (M11)"})
     cards = fields.List(fields.Dict(), metadata={"description": "the owner's deck list"})
