@@ -76,3 +76,53 @@ def test_ruling_file(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _check(expect, result)
     assert result["rules"] and all(r.startswith(("M", "ML-P")) for r in result["rules"])
     assert set(result["citations"]) == {r for r in result["rules"]}
+
+
+BASE = json.loads(FILES[0].read_text())
+
+
+def _with(**changes: Any) -> dict[str, Any]:
+    raw = {k: v for k, v in BASE.items() if k != "expect"}
+    raw.update(changes)
+    return raw
+
+
+@pytest.mark.parametrize(
+    ("raw", "names"),
+    [
+        ({"game": "minotaur"}, "cards: missing"),
+        (_with(turn={"player": "zeus"}), "turn.player"),
+        (_with(turn={"player": "miron", "phase": "3"}), "turn.phase"),
+        (_with(markers={"upper-navy": "miron"}), "markers"),
+        (
+            _with(actions=[{"do": "play", "card": "Zed", "column": "upper-military"}]),
+            "actions[0].card",
+        ),
+        (_with(actions=[{"do": "play", "card": "Guard", "column": "left"}]), "actions[0].column"),
+        (_with(actions=[{"do": "fly"}]), "actions[0].do"),
+        (_with(miron={"hand": ["Guard"], "deck": -1}), "miron.deck"),
+        (
+            _with(miron={"columns": {"upper-military": ["Guard*x"]}}),
+            "miron.columns.upper-military[0]",
+        ),
+        (_with(colour="red"), "unknown key 'colour'"),
+    ],
+)
+def test_a_malformed_file_exits_2_naming_the_input(
+    raw: dict[str, Any], names: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(raw))
+    code, _, err = _rule(path, capsys)
+    assert code == 2 and names in err and err.count("\n") == 1, err
+    assert "Traceback" not in err
+
+
+def test_deep_nesting_and_huge_numbers_are_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text('{"game": "minotaur", "cards": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert _rule(path, capsys)[0] == 2
+    path.write_text(json.dumps(_with(miron={"deck": 10**400})))
+    assert _rule(path, capsys)[0] == 2

@@ -103,6 +103,8 @@ def _maybe(cat: Catalogue, v: object, where: str) -> str | None:
 
 
 def read_catalogue(raw: object, where: str = "cards") -> Catalogue:
+    if raw is None:
+        raise NotationError("missing: a Minotaur Lords file carries its own card list", where)
     cards = _list(raw, where, MAX_CARDS)
     try:
         return Catalogue(card_from_json(c, f"{where}[{i}]") for i, c in enumerate(cards))
@@ -376,6 +378,8 @@ def rule_file(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise NotationError(
                 f"incomplete: {e.reason} ({e.rule}; give {e.needs!r})", f"actions[{i}]"
             ) from None
+        except NotationError as e:  # a card not in the file's list, say
+            raise NotationError(e.detail, f"actions[{i}].{e.where or 'card'}") from None
         sentences.append(f"{describe(a, a.by or st.turn.player)}: legal ({', '.join(out.rules)}).")
         st = out.state
         rules += [r for r in out.rules if r not in rules]
