@@ -52,6 +52,7 @@ from engine.minotaur.notation import REASON_WORDS, describe, position_json
 from engine.minotaur.rulebook import RULES
 from engine.minotaur.state import Discarded, EndReason, Stage, State
 from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
+from referee.models import SeatView
 from referee.validate import InputError, text
 from referee.views import sees_all
 
@@ -59,6 +60,21 @@ NAME = "minotaur"
 RULES_VERSION = "ml-engine/1"
 PROFILES = ("basic", "advanced")  # advanced: best of three with deck changes (M17)
 MAX_DECK_LIST = 200_000
+
+
+class MLView(SeatView):
+    """A seat's view of a Minotaur Lords table (:func:`view_for`): each side (``miron``,
+    ``vess``: hand, deck, pile, columns, deities, the seat's own deck list), the markers, the
+    check column by column, the deck list, the match and the bonus deck."""
+
+    miron: dict[str, Any]
+    vess: dict[str, Any]
+    markers: dict[str, str]
+    supremacy: list[dict[str, Any]]
+    cards: list[dict[str, Any]]
+    match: dict[str, Any]
+    bonus: list[str]
+    bonus_size: int
 
 
 @dataclass(frozen=True)

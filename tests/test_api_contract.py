@@ -389,13 +389,16 @@ def test_the_document_states_the_text_constraints_the_server_applies(app: Flask)
 
 def test_profiles_and_switches_are_the_engines(app: Flask) -> None:
     from engine.profiles import SWITCH_TYPES, Profile
+    from referee.minotaur import PROFILES as MINOTAUR_PROFILES
 
     create = schema_of(document(app), "CreateGame")["properties"]
-    assert create["profile"]["enum"] == [p.value for p in Profile]
+    assert create["profile"]["enum"] == [p.value for p in Profile] + list(MINOTAUR_PROFILES)
+    assert create["game_module"]["enum"] == ["hera-zeus", "minotaur"]
     switches = create["switches"]
     assert switches["additionalProperties"] is False
     assert {n: s["enum"] for n, s in switches["properties"].items()} == {
-        n: [m.value for m in t] for n, t in SWITCH_TYPES.items()
+        **{n: [m.value for m in t] for n, t in SWITCH_TYPES.items()},
+        "scarab_backs": ["on", "off"],  # Minotaur Lords, M18
     }
 
 

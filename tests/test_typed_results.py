@@ -11,8 +11,10 @@ from marshmallow import Schema
 
 from referee import models
 from referee.herazeus import HZView, SideView
+from referee.minotaur import MLView
 from web import schemas
 from web.games import herazeus_schemas
+from web.games.minotaur import MLViewSchema
 
 WEB_ONLY = {"csrf"}  # what the web adds to a view: the token for the page's POSTs
 
@@ -34,7 +36,6 @@ def fields_of(schema: type[Schema]) -> set[str]:
         (models.Question, schemas.AskedSchema, set()),
         (models.Waiting, schemas.WaitingSchema, set()),
         (SideView, herazeus_schemas.SideSchema, set()),
-        (HZView, schemas.ViewSchema, WEB_ONLY),
         (models.TableRow, schemas.TableSchema, set()),
         (models.RulingResult, schemas.RulingSchema, set()),
     ],
@@ -44,6 +45,22 @@ def test_each_schema_follows_its_typed_result(
     typed: Any, schema: type[Schema], extra: set[str]
 ) -> None:
     assert fields_of(schema) - extra == keys(typed)
+
+
+@pytest.mark.parametrize(
+    ("typed", "part"),
+    [(HZView, herazeus_schemas.HZViewSchema), (MLView, MLViewSchema)],
+    ids=["HZView", "MLView"],
+)
+def test_each_games_part_of_the_view_follows_its_typed_view(
+    typed: Any, part: type[Schema]
+) -> None:
+    assert fields_of(part) == keys(typed) - keys(models.SeatView)
+
+
+def test_the_views_schema_is_the_shells_and_every_games_part() -> None:
+    games = keys(HZView) | keys(MLView)
+    assert fields_of(schemas.ViewSchema) - WEB_ONLY == games
 
 
 def test_the_receipt_schema_follows_the_receipt() -> None:

@@ -336,6 +336,8 @@ def create_game() -> Response:
         except ValueError as e:
             raise ValidationError({"kit": [str(e)]}) from None
     created = _ref().create_game(
+        name=body["game_module"],
+        options={"deck_list": body["deck_list"]} if body["deck_list"] is not None else None,
         profile=body["profile"],
         switches=body["switches"],
         players=body["players"],

@@ -19,6 +19,7 @@ from engine.actions import parse_action_text
 from engine.errors import NotationError
 from engine.profiles import SWITCH_TYPES, Profile
 from referee.games import GAMES
+from referee.minotaur import PROFILES as MINOTAUR_PROFILES
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 from web.games.installed import PAGE_MODULES
 
@@ -140,15 +141,33 @@ class AnyJson(fields.Field):  # type: ignore[type-arg]
 class PlayersSchema(Strict):
     hera = fields.String(validate=NAME, metadata={"description": "Hera's player name"})
     zeus = fields.String(validate=NAME, metadata={"description": "Zeus's player name"})
+    miron = fields.String(validate=NAME, metadata={"description": "Miron's (Minotaur Lords)"})
+    vess = fields.String(validate=NAME, metadata={"description": "Vess's (Minotaur Lords)"})
 
 
 class CreateGameSchema(Strict):
+    game_module = fields.String(
+        load_default="hera-zeus",
+        validate=validate.OneOf(sorted(GAMES)),
+        metadata={"description": "which game: hera-zeus (default) or minotaur"},
+    )
+    deck_list = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(max=60_000),
+        metadata={
+            "description": "Minotaur Lords: the owner's deck-list file (CSV text, up to 60,000 "
+            "characters within the API's 64 KiB body; referee kit --game minotaur --template)"
+        },
+    )
     profile = fields.String(
-        load_default=Profile.RIO_GRANDE.value,
+        load_default=None,
+        allow_none=True,
         validate=validate.Length(min=1, max=40),
         metadata={
-            "description": "rule profile (engine.profiles); another name is refused (422 Refused)",
-            "enum": PROFILES,
+            "description": "rule profile: Hera & Zeus's (engine.profiles; default rio-grande) "
+            "or Minotaur Lords's (basic, advanced); another name is refused (422 Refused)",
+            "enum": [*PROFILES, *MINOTAUR_PROFILES],
         },
     )
     switches = fields.Dict(
@@ -159,7 +178,10 @@ class CreateGameSchema(Strict):
         metadata={
             "description": "rule switches (name -> value), see RULES.md; another name or "
             "value is refused (422 Refused)",
-            "properties": {n: {"type": "string", "enum": v} for n, v in SWITCHES.items()},
+            "properties": {
+                **{n: {"type": "string", "enum": v} for n, v in SWITCHES.items()},
+                "scarab_backs": {"type": "string", "enum": ["on", "off"]},  # Minotaur (M18)
+            },
             "additionalProperties": False,  # stated last (web.openapi), over the values'
         },
     )
@@ -167,10 +189,10 @@ class CreateGameSchema(Strict):
     starting = fields.String(
         load_default=None,
         allow_none=True,
-        validate=validate.OneOf(["hera", "zeus", "table"]),
+        validate=validate.OneOf(["hera", "zeus", "table", "miron", "vess"]),
         metadata={
-            "description": "who starts (D19): hera, zeus, 'table' (decided at the table), "
-            "or null for the profile's default"
+            "description": "who starts: Hera & Zeus (D19) hera, zeus, 'table' (decided at "
+            "the table), or null for the profile's default; Minotaur Lords (M5) miron or vess"
         },
     )
     catalogue = fields.Dict(
