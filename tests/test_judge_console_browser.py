@@ -17,6 +17,10 @@ from test_service import new_game
 pytestmark = pytest.mark.browser
 require_browser()
 
+from selenium.common.exceptions import (  # noqa: E402
+    StaleElementReferenceException,
+    TimeoutException,
+)
 from selenium.webdriver import Chrome  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -53,17 +57,27 @@ def judge() -> Iterator[tuple[Referee, str, Chrome, Chrome]]:
 
 
 def text(d: Chrome, css: str) -> str:
-    found = d.find_elements(By.CSS_SELECTOR, css)
-    return str(found[0].text) if found else ""
+    """The element's text; a live update may swap it out while it is read (then read again)."""
+    for _ in range(40):
+        try:
+            found = d.find_elements(By.CSS_SELECTOR, css)
+            return str(found[0].text) if found else ""
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    return ""
 
 
 def until(
     d: Chrome, cond: Callable[[], bool], what: str, seen: Callable[[], str] = lambda: ""
 ) -> float:
+    """Waits for ``cond`` (an element swapped out by a live update while it is read is read
+    again at the next poll, not a failure)."""
     t0 = time.monotonic()
     try:
-        WebDriverWait(d, CEILING, 0.05).until(lambda _: cond())
-    except Exception:
+        WebDriverWait(d, CEILING, 0.05, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda _: cond()
+        )
+    except TimeoutException:
         raise AssertionError(f"{what} (within {CEILING} s) {seen()}") from None
     return time.monotonic() - t0
 
