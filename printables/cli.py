@@ -4,6 +4,8 @@
     referee kit --template            print a deck list file to edit (the provisional list)
     referee kit --game minotaur --template
                                       print an empty Minotaur Lords deck list (CSV) to fill in
+    referee kit --game minotaur --decks decks.csv --out DIR
+                                      its kit: faces and identical backs per deck
 
 Without ``--decks``, the deck lists are asked for card by card when stdin is a terminal, and
 otherwise the provisional list is used with a loud warning (the kit says it is provisional).
@@ -18,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.errors import CatalogueError
+from engine.minotaur.cards import parse_deck_list
 from engine.minotaur.cards import template as minotaur_template
 from printables.kit import (
     DEFAULT_CODE_MM,
@@ -29,6 +33,7 @@ from printables.kit import (
     deck_file_template,
     read_deck_file,
 )
+from printables.minotaur_kit import MinotaurKit
 from printables.payload import PayloadError
 
 PROVISIONAL_WARNING = (
@@ -51,13 +56,10 @@ def cmd_kit(
 ) -> int:
     """Runs ``referee kit``. Returns the exit status (0 written, 2 bad input)."""
     if args.game == "minotaur":
-        if not args.template:
-            return _fail(
-                "--game minotaur: only --template so far (stickers for Minotaur Lords "
-                "cards are not printed yet)"
-            )
-        sys.stdout.write(minotaur_template())
-        return 0
+        if args.template:
+            sys.stdout.write(minotaur_template())
+            return 0
+        return minotaur_kit(args)
     if args.template:
         sys.stdout.write(deck_file_template())
         return 0
@@ -119,6 +121,45 @@ def cmd_kit(
     return 0
 
 
+def minotaur_kit(args: argparse.Namespace) -> int:
+    """``referee kit --game minotaur --decks decks.csv --out DIR``: the kit of the owner's
+    deck list (faces with their own codes, identical backs per deck). Exit 0 or 2."""
+    if not args.decks:
+        return _fail(
+            "--game minotaur needs --decks FILE: your deck list "
+            "(referee kit --game minotaur --template > decks.csv)"
+        )
+    if not args.out:
+        return _fail("--out DIR is required (where kit.json and the PDFs go)")
+    out = Path(args.out)
+    if (out / KIT_FILE).exists() and not args.force:
+        return _fail(
+            f"{out / KIT_FILE} exists; a new kit would need new stickers. "
+            "Use another --out, or --force to replace it"
+        )
+    from printables.sheets import write_minotaur_sheets
+
+    try:
+        text = Path(args.decks).read_text("utf-8-sig")
+        cards = parse_deck_list(text)
+        size = KIT_1080P_MM if args.for_1080p else args.size
+        kit = MinotaurKit.create(cards, PrintOptions(paper=args.paper, code_mm=size))
+        out.mkdir(parents=True, exist_ok=True)
+        pdfs = write_minotaur_sheets(kit, out)
+        (out / KIT_FILE).write_text(kit.dumps(), "utf-8")
+    except CatalogueError as e:
+        return _fail(f"{args.decks}: {e}")
+    except (KitError, PayloadError, ValueError) as e:
+        return _fail(str(e))
+    except OSError as e:
+        return _fail(f"{e.filename or out}: {e.strerror or e}")
+    print(f"Minotaur Lords kit {kit.kit_id} written to {out}/ ({len(kit.stickers)} cards)")
+    print(f"  {KIT_FILE}: the kit's id, secret and cards. Keep it private.")
+    for p in pdfs:
+        print(f"  {p.name}")
+    return 0
+
+
 KIT_1080P_MM = 30.0  # face codes a 1080p camera over the whole mat reads (issue 14: 143 of 143)
 
 
@@ -155,7 +196,8 @@ def add_kit_command(sub: Any) -> None:
         "--game",
         choices=["hera-zeus", "minotaur"],
         default="hera-zeus",
-        help="the game (Minotaur Lords: --template prints its deck-list file, 30 + 30 + 24 rows)",
+        help="the game (Minotaur Lords: --template prints its deck-list file, 30 + 30 + 24 "
+        "rows; --decks reads it and prints the kit)",
     )
     p.add_argument("--force", action="store_true", help="replace an existing kit.json in DIR")
     p.set_defaults(func=cmd_kit)

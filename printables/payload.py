@@ -1,4 +1,5 @@
-"""What the kit's codes say: face QR payloads, the back markers and the mat's corner markers.
+"""What the kit's codes say: face QR payloads, the back markers and the mat's corner markers
+(Hera & Zeus; Minotaur Lords's faces and backs at the end, under their own magic).
 
 This module is the one definition both the printer (:mod:`printables`) and the camera
 (:mod:`vision`) use. It is pure: no I/O, no image code.
@@ -118,3 +119,56 @@ def parse_face(text: str, kit_id: str, secret: str) -> Face:
     if n < 1:
         raise PayloadError(f"code {text} has serial 00, which no kit prints")
     return Face(kid, LETTER_DECK[letter], n, text)  # type: ignore[arg-type]
+
+
+# ---- Minotaur Lords (issue 15): the same scheme under its own magic ---------------------------
+#
+#   ML K7QX2 M 07 M4TA   magic ML; deck M (Miron), V (Vess) or B (the bonus deck); serial 01-99
+#
+# Back markers: one ArUco id per deck, the same on every sleeve back of that deck.
+
+ML_MAGIC = "ML"
+ML_DECK_LETTER = {"miron": "M", "vess": "V", "bonus": "B"}
+ML_LETTER_DECK = {v: k for k, v in ML_DECK_LETTER.items()}
+ML_BACK_MARKER_IDS = {"miron": 12, "vess": 13, "bonus": 14}
+_ML_FACE = re.compile(r"^ML([A-Z2-7]{5})([MVB])([0-9]{2})([A-Z2-7]{4})$")
+
+
+@dataclass(frozen=True, slots=True)
+class MinotaurFace:
+    """A Minotaur Lords face code read and checked: which physical card of which kit."""
+
+    kit_id: str
+    deck: str  # miron, vess or bonus
+    serial: int
+    payload: str
+
+
+def minotaur_face_payload(kit_id: str, secret: str, deck: str, serial: int) -> str:
+    """The payload printed on the face sticker of card ``serial`` of a Minotaur Lords deck.
+    Raises PayloadError for a malformed kit id, an unknown deck or a serial outside 1-99."""
+    if not re.fullmatch(r"[A-Z2-7]{5}", kit_id):
+        raise PayloadError(f"kit id {kit_id!r} must be 5 characters of A-Z and 2-7")
+    if deck not in ML_DECK_LETTER:
+        raise PayloadError(f"deck {deck!r} must be miron, vess or bonus")
+    if not 1 <= serial <= MAX_SERIAL:
+        raise PayloadError(f"serial {serial} must be 1 to {MAX_SERIAL}")
+    body = f"{ML_MAGIC}{kit_id}{ML_DECK_LETTER[deck]}{serial:02d}"
+    return body + _check(secret, body)
+
+
+def parse_minotaur_face(text: str, kit_id: str, secret: str) -> MinotaurFace:
+    """Checks a decoded QR text against a Minotaur Lords kit. Raises PayloadError saying why it
+    is refused: not a Minotaur Lords code, another kit's, or a failed check."""
+    m = _ML_FACE.match(text) if isinstance(text, str) else None
+    if m is None:
+        shown = text[:40] if isinstance(text, str) else repr(text)
+        raise PayloadError(f"not a Minotaur Lords card code: {shown!r}")
+    kid, letter, serial, check = m.groups()
+    if kid != kit_id:
+        raise PayloadError(f"code {text} belongs to kit {kid}, not to this kit ({kit_id})")
+    if not hmac.compare_digest(_check(secret, text[:-CHECK_LENGTH]), check):
+        raise PayloadError(f"code {text} fails its check value (a misprint or a fake)")
+    if int(serial) < 1:
+        raise PayloadError(f"code {text} has serial 00, which no kit prints")
+    return MinotaurFace(kid, ML_LETTER_DECK[letter], int(serial), text)

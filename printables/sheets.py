@@ -35,7 +35,14 @@ from fpdf.prefs import ViewerPreferences
 
 from printables.kit import DECKS, Kit
 from printables.mat import COLUMNS, ROWS, MatGeometry
-from printables.payload import BACK_MARKER_IDS, MAT_CORNER_IDS, QR_VERSION, PayloadError
+from printables.minotaur_kit import MinotaurKit
+from printables.payload import (
+    BACK_MARKER_IDS,
+    MAT_CORNER_IDS,
+    ML_BACK_MARKER_IDS,
+    QR_VERSION,
+    PayloadError,
+)
 
 PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 PAPER_NAME = {"a4": "A4 (210 x 297 mm)", "letter": "US Letter (8.5 x 11 in, 215.9 x 279.4 mm)"}
@@ -95,7 +102,7 @@ def aruco_cells(marker_id: int) -> list[list[bool]]:
 # -- drawing helpers ----------------------------------------------------------------------------
 
 
-def _new_pdf(kit: Kit, landscape: bool, title: str) -> FPDF:
+def _new_pdf(kit: Kit | MinotaurKit, landscape: bool, title: str) -> FPDF:
     paper = kit.options.paper
     w, h = PAPER_MM[paper]
     pdf = FPDF(orientation="L" if landscape else "P", unit="mm", format=(w, h))
@@ -600,3 +607,96 @@ __all__ = [
     "test_page_pdf",
     "write_sheets",
 ]
+
+
+# -- Minotaur Lords (issue 15): faces and identical backs per deck, no mat yet --------------------
+
+ML_DECK_TITLE = {"miron": "Miron", "vess": "Vess", "bonus": "Bonus"}
+ML_DECK_RGB = {"miron": (156, 28, 28), "vess": (28, 79, 156), "bonus": (90, 90, 90)}
+ML_PDF_FILES = ("faces.pdf", "backs.pdf")
+
+
+def minotaur_faces_pdf(kit: MinotaurKit, path: Path) -> None:
+    """Writes the face stickers of a Minotaur Lords kit, each deck on its own page(s), each
+    sticker with its code, the card's name and its deck letter and serial. Raises OSError."""
+    opts = kit.options
+    pdf = _new_pdf(kit, False, f"Minotaur Lords kit {kit.kit_id}: face stickers")
+    w, h = face_sticker_size(opts.code_mm, opts.quiet_modules)
+    lay = grid_layout(opts.paper, w, h)
+    module = opts.code_mm / QR_MODULES
+    quiet = opts.quiet_modules * module
+    stickers = kit.stickers
+    for deck in ML_DECK_TITLE:
+        mine = [s for s in stickers if s.deck == deck]
+        for start in range(0, len(mine), lay.per_page):
+            page = mine[start : start + lay.per_page]
+            pdf.add_page()
+            _header(
+                pdf,
+                f"{ML_DECK_TITLE[deck]}'s deck: face stickers {page[0].serial}-{page[-1].serial} "
+                f"of {len(mine)}  (kit {kit.kit_id})",
+                f"Print at 100% (actual size). Codes {opts.code_mm:g} mm. One sticker per card, "
+                "on the sleeve front in a corner.",
+                opts.paper,
+            )
+            _side_ruler(pdf, opts.paper)
+            for i, st in enumerate(page):
+                sx, sy = lay.origin(i)
+                _cut_marks(pdf, sx, sy, lay.sticker_w, lay.sticker_h)
+                draw_cells(
+                    pdf, qr_modules(st.payload), sx + TRIM + quiet, sy + TRIM + quiet, module
+                )
+                r, g, b = ML_DECK_RGB[deck]
+                pdf.set_text_color(r, g, b)
+                size = 6.0
+                pdf.set_font("Helvetica", "B", size)
+                serial = f"{ML_DECK_TITLE[deck][0]}{st.serial:02d}"
+                while (
+                    pdf.get_string_width(st.card + "  " + serial) > lay.sticker_w - 2 * TRIM
+                    and size > 4
+                ):
+                    size -= 0.25
+                    pdf.set_font("Helvetica", "B", size)
+                base = sy + lay.sticker_h - TRIM - 0.9
+                pdf.text(sx + TRIM + 0.3, base, st.card)
+                pdf.set_font("Helvetica", "", size)
+                pdf.text(
+                    sx + lay.sticker_w - TRIM - 0.3 - pdf.get_string_width(serial), base, serial
+                )
+                pdf.set_text_color(0, 0, 0)
+    pdf.output(str(path))
+
+
+def minotaur_backs_pdf(kit: MinotaurKit, path: Path) -> None:
+    """Writes each deck's back marker, all identical within a deck. Raises OSError."""
+    opts = kit.options
+    pdf = _new_pdf(kit, False, f"Minotaur Lords kit {kit.kit_id}: back markers")
+    side = back_sticker_size(opts.back_marker_mm)
+    lay = grid_layout(opts.paper, side, side)
+    cell = opts.back_marker_mm / ARUCO_CELLS
+    for deck, title in ML_DECK_TITLE.items():
+        n = sum(1 for c in kit.cards if c.deck == deck)
+        for _ in range(max(1, math.ceil(n / lay.per_page))):
+            pdf.add_page()
+            _header(
+                pdf,
+                f"{title}'s deck: back markers ({lay.per_page} identical a page, {n} needed)",
+                f"Print at 100%. One on the back of every {title} sleeve, centred. All the "
+                "same: a back never tells which card it is.",
+                opts.paper,
+            )
+            _side_ruler(pdf, opts.paper)
+            cells = aruco_cells(ML_BACK_MARKER_IDS[deck])
+            for i in range(lay.per_page):
+                sx, sy = lay.origin(i)
+                _cut_marks(pdf, sx, sy, lay.sticker_w, lay.sticker_h)
+                draw_cells(pdf, cells, sx + TRIM + cell, sy + TRIM + cell, cell)
+    pdf.output(str(path))
+
+
+def write_minotaur_sheets(kit: MinotaurKit, out: Path) -> list[Path]:
+    """Writes ``faces.pdf`` and ``backs.pdf`` of a Minotaur Lords kit into ``out``."""
+    paths = [out / name for name in ML_PDF_FILES]
+    minotaur_faces_pdf(kit, paths[0])
+    minotaur_backs_pdf(kit, paths[1])
+    return paths

@@ -52,9 +52,7 @@ def test_each_schema_follows_its_typed_result(
     [(HZView, herazeus_schemas.HZViewSchema), (MLView, MLViewSchema)],
     ids=["HZView", "MLView"],
 )
-def test_each_games_part_of_the_view_follows_its_typed_view(
-    typed: Any, part: type[Schema]
-) -> None:
+def test_each_games_part_of_the_view_follows_its_typed_view(typed: Any, part: type[Schema]) -> None:
     assert fields_of(part) == keys(typed) - keys(models.SeatView)
 
 

@@ -36,10 +36,48 @@ def _kit(path: str) -> VisionKit | str:
         return str(e)
 
 
+def cmd_scan_minotaur(args: argparse.Namespace, text: str) -> int:
+    """``referee scan`` with a Minotaur Lords kit: the cards its stickers name."""
+    from printables.minotaur_kit import MinotaurKit
+    from vision.decode import ImageError
+    from vision.minotaur import read_minotaur_cards
+    from vision.sources import SourceError, read_image_file
+
+    try:
+        kit = MinotaurKit.loads(text)
+        reads = read_minotaur_cards(read_image_file(args.image), kit)
+    except KitError as e:
+        return _fail(f"{args.kit}: {e}")
+    except (SourceError, ImageError) as e:
+        return _fail(str(e))
+    if not reads:
+        return _fail(f"{args.image}: no card code found")
+    if all(r.card is None for r in reads):
+        return _fail(f"{args.image}: {reads[0].refused}")
+    if args.json:
+        print(json.dumps([r.to_json() for r in reads], indent=1))
+        return 0
+    for r in reads:
+        if r.card is not None:
+            print(f"{r.deck} {r.serial:02d} {r.card}  ({r.payload})")
+        else:
+            print(f"refused: {r.refused}")
+    return 0
+
+
 def cmd_scan(args: argparse.Namespace) -> int:
+    from printables.minotaur_kit import is_minotaur_kit
     from vision.decode import ImageError, read_cards
     from vision.sources import SourceError, read_image_file
 
+    try:
+        with open(args.kit, encoding="utf-8") as f:
+            head = f.read(200)
+        if is_minotaur_kit(head):
+            with open(args.kit, encoding="utf-8") as f:
+                return cmd_scan_minotaur(args, f.read(1_000_000))
+    except (OSError, UnicodeDecodeError):
+        pass  # load_kit below names the problem
     kit = _kit(args.kit)
     if isinstance(kit, str):
         return _fail(kit)

@@ -283,6 +283,20 @@ def template() -> str:
     return out.getvalue()
 
 
+def deck_list_text(cards: Iterable[CardDef]) -> str:
+    """A deck-list file holding ``cards`` (what :func:`parse_deck_list` reads back)."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(FIELDS)
+    for c in cards:
+        icons = "+".join(k.value for k in Kind if k in c.icons)
+        back = "" if c.back == "minotaur" else c.back
+        w.writerow(
+            [c.deck, c.name, c.strength, c.phase, icons, c.type.value, c.text.value, c.words, back]
+        )
+    return out.getvalue()
+
+
 MAX_LIST_BYTES = 200_000
 
 

@@ -16,12 +16,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, session
 from marshmallow import Schema, fields
 
 from engine.minotaur.actions import ZONES
-from engine.minotaur.cards import COLUMN_IDS, COLUMNS, PLAYERS, opponent
+from engine.minotaur.cards import COLUMN_IDS, COLUMNS, PLAYERS, deck_list_text, opponent
 from engine.minotaur.rulebook import RULES
+from printables.kit import KitError
+from printables.minotaur_kit import MinotaurKit
 from referee.log import Record
 from referee.minotaur import MINOTAUR, NAME, event_words
 from referee.models import SeatView, TableRow
@@ -31,6 +33,8 @@ from web.games.minotaur_drawing import SVG_CSS
 from web.games.minotaur_drawing import table_svg as draw_table
 from web.games.minotaur_drawing import table_text as draw_text
 from web.games.minotaur_forms import form_action, form_observation, parse_answer
+from web.games.minotaur_photo import bp as photo_bp
+from web.games.minotaur_photo import read_key
 
 SEAT_TITLE = {"miron": "Miron", "vess": "Vess"}
 NEEDS_TEXT = {
@@ -213,7 +217,7 @@ class MinotaurPages:
         return SEAT_TITLE.get(seat, seat)
 
     def blueprints(self) -> Sequence[Blueprint]:
-        return ()
+        return (photo_bp,)
 
     def table_svg(
         self, view: Mapping[str, Any], *, seat: str, tappable: bool = True, side: str | None = None
@@ -265,6 +269,9 @@ class MinotaurPages:
         mine = v[seat]
         names = ref.card_names(game)
         unknown = sum(1 for h in mine.get("hand", []) if h == "?")
+        photo_names: list[str] = list(session.get(read_key(game), []))
+        if not unknown:
+            session.pop(read_key(game), None)
         cards = {c["name"]: c for c in v.get("cards", [])}
         return {
             "me": seat,
@@ -273,6 +280,8 @@ class MinotaurPages:
             "theirs": v[opponent(seat)],
             "own_names": sorted(set(mine.get("owned") or names[seat])),
             "unknown_in_hand": unknown,
+            "photo_names": photo_names,
+            "has_kit": v.get("kit") == "kit",
             "controls": Controls(v.get("legal", [])),
             "sources": effect_sources(v, seat),
             "in_play": in_play(v),
@@ -352,19 +361,28 @@ class MinotaurPages:
     def create_request(self, form: Mapping[str, str], files: Mapping[str, Any]) -> CreateRequest:
         """The deck-list file (required: no card list ships), the players' names, who starts,
         basic or advanced, the Scarab Lords back rule."""
+        kit_json: dict[str, Any] | None = None
+        kit_file = files.get("kit")
         upload = files.get("deck_list")
-        if upload is None or not upload.filename:
+        if kit_file is not None and kit_file.filename:
+            try:  # the kit (secret included) stays on the server, beside the game
+                kit = MinotaurKit.loads(kit_file.read(1024 * 1024).decode("utf-8-sig"))
+            except (KitError, UnicodeDecodeError) as e:
+                raise ValueError(f"the kit file could not be read: {e}") from None
+            listing, kit_json = deck_list_text(kit.cards), kit.to_json()
+        elif upload is not None and upload.filename:
+            data = upload.read(200_001)
+            if len(data) > 200_000:
+                raise ValueError("deck list: larger than 200 kB")
+            try:
+                listing = data.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise ValueError("deck list: not UTF-8 text (save it as CSV, UTF-8)") from None
+        else:
             raise ValueError(
-                "deck list: a Minotaur Lords game needs your deck list file "
-                "(referee kit --game minotaur --template)"
+                "deck list: a Minotaur Lords game needs your deck list file, or the kit file "
+                "printed from it (referee kit --game minotaur --template)"
             )
-        data = upload.read(200_001)
-        if len(data) > 200_000:
-            raise ValueError("deck list: larger than 200 kB")
-        try:
-            listing = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise ValueError("deck list: not UTF-8 text (save it as CSV, UTF-8)") from None
         players = {p: form.get(p, "").strip()[:40] for p in PLAYERS if form.get(p, "").strip()}
         first = form.get("first", "miron")
         profile = form.get("profile", "basic")
@@ -374,6 +392,7 @@ class MinotaurPages:
             switches=switches,
             players=players,
             starting=first if first in PLAYERS else None,
+            kit=kit_json,
             options={"deck_list": listing},
         )
 
