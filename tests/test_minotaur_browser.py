@@ -173,6 +173,13 @@ def test_a_whole_minotaur_lords_game_through_the_pages(
     live(judge)
     judge.wait(lambda: "won" in judge.text("main").lower(), "the judge's console shows the end")
     judge.shot(f"{next(n):02d}-judge-console")
+    miron.get(f"{base}/g/{game}/replay")  # every page of the game, checked by axe-core too
+    assert "Vess changes his hand" in miron.text("main")  # the last event, in words
+    step("replay", miron)
+    vess.get(f"{base}/g/{game}/report.html")
+    step("report", vess)
+    judge.get(f"{base}/g/{game}")
+    judge.shot(f"{next(n):02d}-judge-desk")
     st = ref.folded(game).state
     assert st.winner == "miron" and st.reason is not None and st.reason.value == "supremacy"
     for b in (miron, vess, judge):
