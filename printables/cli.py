@@ -48,6 +48,20 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _out_dir(args: argparse.Namespace) -> Path | int:
+    """The kit's directory, or the exit status of its refusal: none given, or a kit already
+    there (a new kit would need new stickers) without ``--force``."""
+    if not args.out:
+        return _fail("--out DIR is required (where kit.json and the PDFs go)")
+    out = Path(args.out)
+    if (out / KIT_FILE).exists() and not args.force:
+        return _fail(
+            f"{out / KIT_FILE} exists; a new kit would need new stickers. "
+            "Use another --out, or --force to replace it"
+        )
+    return out
+
+
 def cmd_kit(
     args: argparse.Namespace,
     *,
@@ -63,14 +77,9 @@ def cmd_kit(
     if args.template:
         sys.stdout.write(deck_file_template())
         return 0
-    if not args.out:
-        return _fail("--out DIR is required (where kit.json and the PDFs go)")
-    out = Path(args.out)
-    if (out / KIT_FILE).exists() and not args.force:
-        return _fail(
-            f"{out / KIT_FILE} exists; a new kit would need new stickers. "
-            "Use another --out, or --force to replace it"
-        )
+    out = _out_dir(args)
+    if isinstance(out, int):
+        return out
     # The PDF side (fpdf2, OpenCV, qrcode) loads only when a kit is printed, not at every
     # `referee` start.
     from printables.sheets import face_layout, mat_tiling, write_sheets
@@ -129,14 +138,9 @@ def minotaur_kit(args: argparse.Namespace) -> int:
             "--game minotaur needs --decks FILE: your deck list "
             "(referee kit --game minotaur --template > decks.csv)"
         )
-    if not args.out:
-        return _fail("--out DIR is required (where kit.json and the PDFs go)")
-    out = Path(args.out)
-    if (out / KIT_FILE).exists() and not args.force:
-        return _fail(
-            f"{out / KIT_FILE} exists; a new kit would need new stickers. "
-            "Use another --out, or --force to replace it"
-        )
+    out = _out_dir(args)
+    if isinstance(out, int):
+        return out
     from printables.sheets import write_minotaur_sheets
 
     try:

@@ -81,13 +81,21 @@ def face_payload(kit_id: str, secret: str, deck: Deck, serial: int) -> str:
 
     Raises PayloadError for a malformed kit id, an unknown deck or a serial outside 1-99.
     """
+    return _payload(MAGIC, DECK_LETTER, kit_id, secret, deck, serial)
+
+
+def _payload(
+    magic: str, letters: dict[str, str], kit_id: str, secret: str, deck: str, serial: int
+) -> str:
+    """A face payload under ``magic``: kit id, deck letter, serial, check. Raises
+    PayloadError for a malformed kit id, a deck not in ``letters`` or a serial outside 1-99."""
     if not re.fullmatch(r"[A-Z2-7]{5}", kit_id):
         raise PayloadError(f"kit id {kit_id!r} must be 5 characters of A-Z and 2-7")
-    if deck not in DECK_LETTER:
-        raise PayloadError(f"deck {deck!r} must be 'hera' or 'zeus'")
+    if deck not in letters:
+        raise PayloadError(f"deck {deck!r} must be one of {', '.join(letters)}")
     if not 1 <= serial <= MAX_SERIAL:
         raise PayloadError(f"serial {serial} must be 1 to {MAX_SERIAL}")
-    body = f"{MAGIC}{kit_id}{DECK_LETTER[deck]}{serial:02d}"
+    body = f"{magic}{kit_id}{letters[deck]}{serial:02d}"
     return body + _check(secret, body)
 
 
@@ -147,14 +155,7 @@ class MinotaurFace:
 def minotaur_face_payload(kit_id: str, secret: str, deck: str, serial: int) -> str:
     """The payload printed on the face sticker of card ``serial`` of a Minotaur Lords deck.
     Raises PayloadError for a malformed kit id, an unknown deck or a serial outside 1-99."""
-    if not re.fullmatch(r"[A-Z2-7]{5}", kit_id):
-        raise PayloadError(f"kit id {kit_id!r} must be 5 characters of A-Z and 2-7")
-    if deck not in ML_DECK_LETTER:
-        raise PayloadError(f"deck {deck!r} must be miron, vess or bonus")
-    if not 1 <= serial <= MAX_SERIAL:
-        raise PayloadError(f"serial {serial} must be 1 to {MAX_SERIAL}")
-    body = f"{ML_MAGIC}{kit_id}{ML_DECK_LETTER[deck]}{serial:02d}"
-    return body + _check(secret, body)
+    return _payload(ML_MAGIC, ML_DECK_LETTER, kit_id, secret, deck, serial)
 
 
 def parse_minotaur_face(text: str, kit_id: str, secret: str) -> MinotaurFace:
