@@ -340,10 +340,13 @@ class MinotaurPages:
         if record.kind == "action":
             action = record.body.get("action")
             if isinstance(action, Mapping):
-                lines = [self.action_summary(action)]
-                events = record.body.get("events") or []
-                lines += self.describe_events(events)
-                return lines
+                return [self.action_summary(action), *self.describe_events(record.events)]
+        if record.kind == "observation":
+            who = SEAT_TITLE.get(str(record.body.get("player")), "")
+            card = record.body.get("card")
+            if isinstance(card, str):
+                return [f"{who} holds {card}."]
+            return [f"{who} named a card of his hand."]  # sealed for this reader
         return None
 
     def describe_events(self, events: Iterable[Mapping[str, Any]]) -> list[str]:
