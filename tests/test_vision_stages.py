@@ -15,7 +15,7 @@ import qrcode  # type: ignore[import-untyped]
 from printables.kit import KitError
 from printables.payload import Deck
 from vision.deckcheck import check_deck
-from vision.decode import Detection, deblurred, decode_qr, find_codes
+from vision.decode import Detection, deblurred, decode_qr, find_codes, finder_codes
 from vision.diff import ViewError, parse_entry, propose
 from vision.kit import CardRef, VisionKit, load_kit
 from vision.markers import MatPose
@@ -360,3 +360,17 @@ def test_a_code_too_blurred_for_the_decoder_reads_once_the_blur_is_undone(
     assert [c.text for c in codes] == ["HZ1-F-blurred-test-payload"]
     monkeypatch.setattr("vision.decode.DEBLUR_SIGMAS", ())
     assert find_codes(img, retries=True)[0] == []  # the retry ladder alone does not read it
+
+
+def test_a_code_no_decoder_detects_reads_through_our_finder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    img = _blurred_code("HZ1-F-blurred-test-payload", module_px=3, sigma_px=2.2)
+    assert not any(decode_qr(sharp) for sharp in deblurred(img))  # zxing-cpp sees no symbol
+    assert any(finder_codes(sharp) for sharp in deblurred(img))
+    codes, _ = find_codes(img, retries=True)
+    assert [c.text for c in codes] == ["HZ1-F-blurred-test-payload"]
+    x0, y0 = min(p[0] for p in codes[0].corners), min(p[1] for p in codes[0].corners)
+    assert 40 < x0 < 90 and 40 < y0 < 90  # the corners map back onto the photo
+    monkeypatch.setattr("vision.decode.FINDER_SIGMAS", ())
+    assert find_codes(img, retries=True)[0] == []  # nothing else reads it
