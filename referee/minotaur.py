@@ -48,7 +48,7 @@ from engine.minotaur.cards import (
     opponent,
     parse_deck_list,
 )
-from engine.minotaur.notation import REASON_WORDS, describe, position_json
+from engine.minotaur.notation import REASON_WORDS, describe, position_json, rule_file
 from engine.minotaur.rulebook import RULES
 from engine.minotaur.state import Discarded, EndReason, Stage, State
 from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
@@ -572,8 +572,6 @@ class Minotaur:
     def ruling(self, state: State, action: Action) -> dict[str, Any]:
         raw = position_json(state)
         raw["actions"] = [action_json(action)]
-        from engine.minotaur.notation import rule_file
-
         try:
             result = rule_file(raw)
         except NotationError as e:

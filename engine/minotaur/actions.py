@@ -6,7 +6,6 @@ Every action may say ``"by"``: the player it is for (by default the turn's playe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -433,14 +432,6 @@ def action_json(a: Action) -> dict[str, Any]:
     if a.by:
         out["by"] = a.by
     return out
-
-
-def actor_of(a: Action, turn_player: str) -> str:
-    return a.by or turn_player
-
-
-def with_by(raw: Mapping[str, Any], by: str) -> dict[str, Any]:
-    return {**raw, "by": by}
 
 
 def _own(p: Place, actor: str) -> Place:

@@ -66,16 +66,6 @@ COLUMNS: tuple[Column, ...] = tuple(Column(r, k) for r in Region for k in Kind)
 COLUMN_IDS: dict[str, Column] = {c.id: c for c in COLUMNS}
 
 
-def parse_column(text: object, where: str) -> Column:
-    from engine.errors import NotationError
-
-    if not isinstance(text, str) or text not in COLUMN_IDS:
-        raise NotationError(
-            f"{str(text)[:40]!r} is not a column (one of {', '.join(COLUMN_IDS)})", where
-        )
-    return COLUMN_IDS[text]
-
-
 class CardType(enum.Enum):
     SERVANT = "servant"  # M6
     BUILDING = "building"  # M7: enters with one curse token

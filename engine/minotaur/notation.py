@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.errors import CatalogueError, IllegalActionError, NeedsInputError, NotationError
@@ -433,7 +432,3 @@ def describe(a: Action, actor: str) -> str:
     if isinstance(a, SetAside):
         return f"{who} sets {len(a.cards)} card{'s' * (len(a.cards) != 1)} aside for the bonus deck"
     return f"{who} takes {', '.join(a.cards) or 'no card'} from the bonus deck"
-
-
-def with_turn(st: State, **kw: Any) -> State:
-    return st.evolve(turn=replace(st.turn, **kw))

@@ -10,7 +10,6 @@ went to the pile unseen, M14). Nothing here checks a rule; see :mod:`engine.mino
 from __future__ import annotations
 
 import enum
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -82,10 +81,6 @@ class Discarded:
 
     name: str | None
     seen: str
-
-    @property
-    def known_to_all(self) -> bool:
-        return self.seen == "both"
 
 
 @dataclass(frozen=True)
@@ -174,12 +169,3 @@ class State:
 
     def evolve(self, **kw: Any) -> State:
         return replace(self, **kw)
-
-
-def cards_of(s: Side) -> Counter[str | None]:
-    """Every card of a side, wherever it lies (for conservation checks)."""
-    c: Counter[str | None] = Counter(s.hand)
-    c.update(s.deck)
-    c.update(d.name for d in s.discard)
-    c.update(p.name for _, p in s.in_play())
-    return c

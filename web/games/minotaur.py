@@ -46,7 +46,6 @@ NEEDS_TEXT = {
     "hand_cards.vess": "A card's text takes a card from your hand: which one? [M12, ML-P7]",
 }
 PHASE_WORDS = {"0": "phase 0", "1": "phase 1", "2": "phase 2", "supremacy": "the supremacy phase"}
-KIND_WORDS = {"military": "military", "economic": "economic", "religious": "religious"}
 
 
 def column_words(col: str | None) -> str:
@@ -94,9 +93,8 @@ class Controls:
     """The legal actions of a seat, grouped for its page."""
 
     def __init__(self, legal: Iterable[str]) -> None:
-        self.raw: list[dict[str, Any]] = [json.loads(x) for x in legal]
         self.by_kind: dict[str, list[dict[str, Any]]] = {}
-        for a in self.raw:
+        for a in (json.loads(x) for x in legal):
             self.by_kind.setdefault(str(a.get("do")), []).append(a)
         plays = self.by_kind.get("play", [])
         self.play_cards = sorted({str(a["card"]) for a in plays})
