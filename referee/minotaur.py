@@ -447,10 +447,17 @@ class Minotaur:
         )
 
     def action_hidden(self, action: Mapping[str, Any], actor: str, seat: str) -> set[str]:
-        if seat == actor or sees_all(seat):
+        if sees_all(seat):
             return set()
+        # a card an effect took from a hand is its holder's to know (M14, ML-P7), whoever
+        # recorded the effect: the actor included
+        named = action.get("hand_cards")
+        out: set[str] = (
+            {f"hand_cards.{p}" for p in named if p != seat} if isinstance(named, Mapping) else set()
+        )
+        if seat == actor:
+            return out
         do = action.get("do")
-        out: set[str] = set()
         if do == "change_hand":
             out |= {k for k in ("discard", "draw") if k in action}
         elif do == "end_turn" and "discard" in action:
@@ -471,8 +478,6 @@ class Minotaur:
                     out.add(f"ops.{i}.card")
                 if op.get("op") == "draw" and "cards" in op:
                     out.add(f"ops.{i}.cards")
-            if "hand_cards" in action:
-                out.add("hand_cards")
         return out
 
     def event_hidden(self, event: Mapping[str, Any], seat: str) -> set[str]:

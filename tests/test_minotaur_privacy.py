@@ -280,3 +280,41 @@ def test_no_seat_is_shown_a_card_hidden_from_it(seed: int) -> None:
                     assert shown == (dd.name if visible and dd.name else "?"), (seat, p)
         if not _act(d, game, rng):
             break
+
+
+def test_a_card_an_effect_takes_from_a_hand_stays_its_holders_in_every_record() -> None:
+    """Miron's effect takes a card from Vess's hand; Vess names it. The record of the effect
+    holds the name for Vess and the judge only: not for Miron, who recorded the effect, nor the
+    public (M14, ML-P7)."""
+    from referee.log import is_sealed_marker
+
+    d = ServiceDriver.new(7)
+    game = d.create_game(name="minotaur", options={"deck_list": DECKS, "first": "miron"}).game
+    st = _state(d, game)
+    cards = st.catalogue.cards
+    source = next(
+        n
+        for n in sorted(set(st.owned[0]))
+        if cards[n].phase == 0
+        and cards[n].type.value == "servant"
+        and cards[n].text.value == "active"
+    )
+    column = f"upper-{sorted(k.value for k in cards[source].icons)[0]}"
+    vess_card = _unstated(st, "vess")[0]
+    d.submit(game, "vess", {"do": "hand", "cards": [vess_card], "by": "vess"})
+    d.submit(game, "miron", {"do": "hand", "cards": [source], "by": "miron"})
+    d.submit(game, "miron", {"do": "play", "card": source, "column": column})
+    with pytest.raises(NeedsInput):
+        d.submit(game, "miron", {"do": "effect", "card": source, "ops": [_take_from_hand("miron")]})
+    d.answer(game, "vess", [vess_card])
+    assert [x.name for x in _state(d, game).side("vess").discard] == [vess_card]
+
+    def named(seat: str) -> Any:
+        rec = next(
+            r for r in reversed(d.log(game, seat)) if r.body.get("action", {}).get("do") == "effect"
+        )
+        return rec.body["action"]["hand_cards"]["vess"]
+
+    assert named("vess") == [vess_card] and named("judge") == [vess_card]
+    assert is_sealed_marker(named("miron")) and is_sealed_marker(named("public"))
+    assert d.view(game, "miron")["vess"]["discard"] == ["?"]
