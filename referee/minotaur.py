@@ -133,7 +133,8 @@ def rules_of(create: Mapping[str, Any]) -> MinotaurRules:
     profile = create.get("profile", "basic")
     if profile not in PROFILES:
         raise Malformed(f"profile: {' or '.join(PROFILES)}")
-    backs = create.get("switches", {}).get("scarab_backs", "on")
+    switches = create.get("switches", {})
+    backs = switches.get("scarab_backs", "on") if isinstance(switches, Mapping) else None
     if backs not in ("on", "off"):
         raise Malformed("switches.scarab_backs: on or off (M18)")
     return MinotaurRules(cards, Catalogue(cards), str(first), profile == "advanced", backs == "on")

@@ -106,6 +106,27 @@ def _with(**changes: Any) -> dict[str, Any]:
             "miron.columns.upper-military[0]",
         ),
         (_with(colour="red"), "unknown key 'colour'"),
+        (_with(turn={"player": "miron", "phase": [1]}), "turn.phase"),
+        (_with(turn={"player": "miron", "taken": [[1]]}), "turn.taken"),
+        (_with(turn={"player": "miron", "exercised": [{}]}), "turn.exercised"),
+        (_with(actions=[{"do": "pass", "to": [2]}]), "actions[0].to"),
+        (
+            _with(
+                miron={
+                    "columns": {
+                        "upper-military": [
+                            {
+                                "card": "Guard",
+                                "boosts": [
+                                    {"from": "Guard", "side": "miron", "at": [1], "delta": 1}
+                                ],
+                            }
+                        ]
+                    }
+                }
+            ),
+            "boosts[0].at",
+        ),
     ],
 )
 def test_a_malformed_file_exits_2_naming_the_input(

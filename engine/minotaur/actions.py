@@ -316,7 +316,7 @@ def parse_action(raw: object, where: str, turn_player: str | None = None) -> Act
         )
     if do == "pass":
         to = raw.get("to")
-        if to is not None and to not in {p.value for p in Phase}:
+        if to is not None and not (isinstance(to, str) and to in {p.value for p in Phase}):
             raise NotationError(f"{str(to)[:20]!r} is not a phase (0, 1, 2, supremacy)", f"{w}.to")
         return Pass(None if to is None else Phase(to), by)
     if do == "exercise":

@@ -9,7 +9,7 @@ stands after the actions. Every ruling cites M-numbers.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from engine.errors import CatalogueError, IllegalActionError, NeedsInputError, NotationError
@@ -70,6 +70,15 @@ _TURN_KEYS = {
 _PLACED = re.compile(r"^(?P<name>[^*]+?)(?:\*(?P<curses>[0-9]{1,2}))?$")
 
 
+PHASE_IDS = tuple(p.value for p in Phase)
+
+
+def _one_of(v: object, allowed: Collection[str]) -> bool:
+    """Whether ``v`` is one of the strings ``allowed`` (any other JSON value is not, a list or
+    an object included)."""
+    return isinstance(v, str) and v in allowed
+
+
 def _obj(v: object, where: str, keys: set[str]) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise NotationError("an object", where)
@@ -128,10 +137,10 @@ def _placed(cat: Catalogue, v: object, where: str) -> Placed:
         if isinstance(delta, bool) or not isinstance(delta, int) or not -99 <= delta <= 99:
             raise NotationError("delta: -99 to 99", f"{where}.boosts[{i}].delta")
         at = bo.get("at")
-        if at != "centre" and at not in COLUMN_IDS:
+        if not _one_of(at, ("centre", *COLUMN_IDS)):
             raise NotationError("at: a column or centre", f"{where}.boosts[{i}].at")
         side = bo.get("side")
-        if side not in PLAYERS:
+        if not _one_of(side, PLAYERS):
             raise NotationError("side: miron or vess", f"{where}.boosts[{i}].side")
         boosts.append(
             Boost(
@@ -198,7 +207,7 @@ def read_position(raw: Mapping[str, Any], keys: set[str] = _POSITION_KEYS) -> St
     if player not in PLAYERS:
         raise NotationError("whose turn: miron or vess", "turn.player")
     phase = t.get("phase", "0")
-    if phase not in {p.value for p in Phase}:
+    if not _one_of(phase, PHASE_IDS):
         raise NotationError("a phase: 0, 1, 2 or supremacy", "turn.phase")
     used = t.get("used", 0)
     if isinstance(used, bool) or (
@@ -208,11 +217,11 @@ def read_position(raw: Mapping[str, Any], keys: set[str] = _POSITION_KEYS) -> St
             "used: the actions used in this phase (0 or 1 in phases 1 and 2)", "turn.used"
         )
     taken = tuple(
-        Phase(x) if x in {p.value for p in Phase} else _bad("a phase", "turn.taken")
+        Phase(x) if _one_of(x, PHASE_IDS) else _bad("a phase", "turn.taken")
         for x in _list(t.get("taken", []), "turn.taken", 4)
     )
     exercised = tuple(
-        x if x in COLUMN_IDS else _bad("a column", "turn.exercised")
+        x if _one_of(x, COLUMN_IDS) else _bad("a column", "turn.exercised")
         for x in _list(t.get("exercised", []), "turn.exercised", 6)
     )
     pending = t.get("pending")
