@@ -145,7 +145,7 @@ def test_a_whole_minotaur_lords_game_through_the_pages(
         ("Scout", "lower-military"),
         ("Clerk", "lower-economic"),
     ):
-        miron.select("#play-card", card)
+        miron.click(f"#g-play .hand-pick button[data-card='{card}']")  # two taps: the card
         miron.click(f"#g-play button[data-col='{column}']")
         miron.wait(partial(_stands, ref, game, column), f"{card} stands in {column}")
     step("four-servants")

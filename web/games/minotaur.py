@@ -45,6 +45,19 @@ NEEDS_TEXT = {
     "hand_cards.miron": "A card's text takes a card from your hand: which one? [M12, ML-P7]",
     "hand_cards.vess": "A card's text takes a card from your hand: which one? [M12, ML-P7]",
 }
+# the event that narrates an action itself (the log says the action once)
+OWN_EVENT = {
+    "play": "played",
+    "activate": "activated",
+    "cure": "cured",
+    "hand": "hand_named",
+    "effect": "effect",
+    "pass": "phase",
+    "end_turn": "turn_ended",
+    "change_hand": "hand_changed",
+    "set_aside": "set_aside",
+    "take": "took",
+}
 PHASE_WORDS = {"0": "phase 0", "1": "phase 1", "2": "phase 2", "supremacy": "the supremacy phase"}
 
 
@@ -338,7 +351,13 @@ class MinotaurPages:
         if record.kind == "action":
             action = record.body.get("action")
             if isinstance(action, Mapping):
-                return [self.action_summary(action), *self.describe_events(record.events)]
+                # the action in words, then what followed from it (not its own event again)
+                own = OWN_EVENT.get(str(action.get("do")))
+                events = list(record.events)
+                first = next((i for i, e in enumerate(events) if e.get("event") == own), None)
+                if first is not None:
+                    del events[first]
+                return [self.action_summary(action), *self.describe_events(events)]
         if record.kind == "observation":
             who = SEAT_TITLE.get(str(record.body.get("player")), "")
             card = record.body.get("card")
