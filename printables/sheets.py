@@ -33,7 +33,7 @@ import qrcode.util  # type: ignore[import-untyped]
 from fpdf import FPDF
 from fpdf.prefs import ViewerPreferences
 
-from printables.kit import DECKS, Kit
+from printables.kit import DECKS, Kit, PrintOptions
 from printables.mat import COLUMNS, ROWS, MatGeometry
 from printables.minotaur_kit import MinotaurKit
 from printables.payload import (
@@ -341,29 +341,33 @@ def faces_pdf(kit: Kit, path: Path) -> None:
 
 def backs_pdf(kit: Kit, path: Path) -> None:
     """Writes one page per deck of that deck's back marker, all identical. Raises OSError."""
-    opts = kit.options
     pdf = _new_pdf(kit, False, f"Hera & Zeus kit {kit.kit_id}: back markers")
-    lay = back_layout(kit)
-    cell = opts.back_marker_mm / ARUCO_CELLS
     for deck in DECKS:
         n = sum(e.copies for e in kit.decks[deck])
-        for _ in range(max(1, math.ceil(n / lay.per_page))):
-            pdf.add_page()
-            _header(
-                pdf,
-                f"{DECK_TITLE[deck]}'s deck: back markers ({lay.per_page} identical a page, "
-                f"{n} needed)",
-                f"Print at 100%. One on the back of every {DECK_TITLE[deck]} sleeve, centred. "
-                "All the same: a back never tells which card it is.",
-                opts.paper,
-            )
-            _side_ruler(pdf, opts.paper)
-            cells = aruco_cells(BACK_MARKER_IDS[deck])
-            for i in range(lay.per_page):
-                sx, sy = lay.origin(i)
-                _cut_marks(pdf, sx, sy, lay.sticker_w, lay.sticker_h)
-                draw_cells(pdf, cells, sx + TRIM + cell, sy + TRIM + cell, cell)
+        _back_pages(pdf, kit.options, DECK_TITLE[deck], n, BACK_MARKER_IDS[deck])
     pdf.output(str(path))
+
+
+def _back_pages(pdf: FPDF, opts: PrintOptions, title: str, n: int, marker_id: int) -> None:
+    """The pages of one deck's back markers (``n`` needed), every one the same."""
+    side = back_sticker_size(opts.back_marker_mm)
+    lay = grid_layout(opts.paper, side, side)
+    cell = opts.back_marker_mm / ARUCO_CELLS
+    cells = aruco_cells(marker_id)
+    for _ in range(max(1, math.ceil(n / lay.per_page))):
+        pdf.add_page()
+        _header(
+            pdf,
+            f"{title}'s deck: back markers ({lay.per_page} identical a page, {n} needed)",
+            f"Print at 100%. One on the back of every {title} sleeve, centred. "
+            "All the same: a back never tells which card it is.",
+            opts.paper,
+        )
+        _side_ruler(pdf, opts.paper)
+        for i in range(lay.per_page):
+            sx, sy = lay.origin(i)
+            _cut_marks(pdf, sx, sy, lay.sticker_w, lay.sticker_h)
+            draw_cells(pdf, cells, sx + TRIM + cell, sy + TRIM + cell, cell)
 
 
 @dataclass(frozen=True, slots=True)
@@ -669,28 +673,10 @@ def minotaur_faces_pdf(kit: MinotaurKit, path: Path) -> None:
 
 def minotaur_backs_pdf(kit: MinotaurKit, path: Path) -> None:
     """Writes each deck's back marker, all identical within a deck. Raises OSError."""
-    opts = kit.options
     pdf = _new_pdf(kit, False, f"Minotaur Lords kit {kit.kit_id}: back markers")
-    side = back_sticker_size(opts.back_marker_mm)
-    lay = grid_layout(opts.paper, side, side)
-    cell = opts.back_marker_mm / ARUCO_CELLS
     for deck, title in ML_DECK_TITLE.items():
         n = sum(1 for c in kit.cards if c.deck == deck)
-        for _ in range(max(1, math.ceil(n / lay.per_page))):
-            pdf.add_page()
-            _header(
-                pdf,
-                f"{title}'s deck: back markers ({lay.per_page} identical a page, {n} needed)",
-                f"Print at 100%. One on the back of every {title} sleeve, centred. All the "
-                "same: a back never tells which card it is.",
-                opts.paper,
-            )
-            _side_ruler(pdf, opts.paper)
-            cells = aruco_cells(ML_BACK_MARKER_IDS[deck])
-            for i in range(lay.per_page):
-                sx, sy = lay.origin(i)
-                _cut_marks(pdf, sx, sy, lay.sticker_w, lay.sticker_h)
-                draw_cells(pdf, cells, sx + TRIM + cell, sy + TRIM + cell, cell)
+        _back_pages(pdf, kit.options, title, n, ML_BACK_MARKER_IDS[deck])
     pdf.output(str(path))
 
 
