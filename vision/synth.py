@@ -93,6 +93,7 @@ class Scene:
 # Each set has its own seeds, so a figure names the frames it was measured on.
 HARD_TABLE_SEEDS = {"1080p": 14_000, "4k": 15_000, "12mp": 16_000}
 HARD_PHONE_SEEDS = {"1080p": 17_000, "12mp": 18_000}
+FOREIGN_PHONE_SEEDS = {"1080p": 19_000, "12mp": 20_000}
 
 
 def hard_table_options(resolution: str) -> SceneOptions:
@@ -648,12 +649,28 @@ def hard_phone_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
     seed = HARD_PHONE_SEEDS[resolution] + i
     r = np.random.default_rng(seed + 7_919)
     cards = 1 if r.random() < 0.25 else int(r.integers(3, 7))
+    return card_scene(kit, seed, _held_phone(resolution, cards, r), cards=cards)
+
+
+def foreign_phone_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
+    """Photo ``i`` of the foreign phone set (seeded by :data:`FOREIGN_PHONE_SEEDS`): as the
+    hard set, but 1-3 of the kit's cards beside 1-3 cards of another kit, whose codes no
+    reader may take for one of ours."""
+    seed = FOREIGN_PHONE_SEEDS[resolution] + i
+    r = np.random.default_rng(seed + 7_919)
+    cards, foreign = int(r.integers(1, 4)), int(r.integers(1, 4))
+    o = _held_phone(resolution, cards + foreign, r)
+    return card_scene(kit, seed, o, cards=cards, foreign=foreign)
+
+
+def _held_phone(resolution: str, cards: int, r: np.random.Generator) -> SceneOptions:
+    """The hard phone options for a fan of ``cards``, held at a distance (drawn from ``r``)
+    that leaves the codes 2.5-8 px a module, blurred up to half a module, shaken."""
     o = hard_phone_options(resolution)
     span_mm = CARD_MM[0] * cards * 1.35 + 30  # the scene's width (card_scene)
     module_px = float(r.uniform(2.5, 8.0))  # what the distance leaves a module
     fill = min(0.95, module_px / (QR_MM / 21) * span_mm / o.width)
-    o = replace(o, fill=fill, blur=0.5 * module_px, motion=0.3 * module_px)
-    return card_scene(kit, seed, o, cards=cards)
+    return replace(o, fill=fill, blur=0.5 * module_px, motion=0.3 * module_px)
 
 
 def table_scene(
@@ -759,6 +776,7 @@ def card_scene(
     payloads = list(kit.cards)
     chosen = [payloads[int(i)] for i in rng.choice(len(payloads), cards, replace=False)]
     shown: list[dict[str, Any]] = []
+    sym_canvas: list[NDArray[Any]] = []
     items = [(p, kit.cards[p], False) for p in chosen] + [
         (foreign_payload(rng), CardRef("hera", "Alien", 1), True) for _ in range(foreign)
     ]
@@ -777,10 +795,26 @@ def card_scene(
         big = cv2.warpAffine(big, rm, (W, H))
         m = cv2.warpAffine(m, rm, (W, H), flags=cv2.INTER_NEAREST)
         canvas = np.where(m[..., None] > 0, big, canvas)
+        # the symbol's corners on the canvas (the sticker sits as _card_face pastes it)
+        sw, sh = round((QR_TOTAL_MM + 2) * ppm), round((QR_TOTAL_MM + 7) * ppm)
+        q0 = (ww - sw - round(2 * ppm) + round(ppm), hh - sh - round(2 * ppm) + round(ppm))
+        pad = QR_BORDER * round(QR_TOTAL_MM * ppm) / (21 + 2 * QR_BORDER)
+        a, b = q0[0] + ox + pad, q0[1] + oy + pad
+        z = round(QR_TOTAL_MM * ppm) - 2 * pad
+        sym = np.array([(a, b), (a + z, b), (a + z, b + z), (a, b + z)], np.float64)
+        sym_canvas.append(np.hstack([sym, np.ones((4, 1))]) @ rm.T)
         shown.append({"payload": p, "foreign": alien, **({} if alien else c.to_json())})
     corners = np.array([(0, 0), (W, 0), (W, H), (0, H)], np.float32)
-    frame, _ = _photograph(canvas, rng, o, corners)
-    frame, _ = _degrade(frame, rng, o)
+    frame, hm = _photograph(canvas, rng, o, corners)
+    quads = [cv2.perspectiveTransform(q[None].astype(np.float32), hm)[0] for q in sym_canvas]
+    probes = np.array([q.mean(axis=0) for q in quads], np.float32).reshape(-1, 2)
+    frame, glare_at = _degrade(frame, rng, o, probes)
+    for item, quad, glare in zip(shown, quads, glare_at, strict=True):
+        side = float(np.mean([np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)]))
+        item["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in quad]
+        item["module_px"] = round(side / 21, 2)
+        item["glare"] = round(glare, 1)
+        item["washed_out"] = glare > GLARE_HIDES
     return Scene(frame, {"kind": "cards", "seed": seed, "kit_id": kit.kit_id, "cards": shown})
 
 
