@@ -22,6 +22,7 @@ import zxingcpp
 from numpy.typing import NDArray
 
 from printables.payload import PayloadError, parse_face
+from vision.codebook import Codebook, codebook, matched_codes
 from vision.kit import CardRef, KitLike
 
 Point = tuple[float, float]
@@ -39,10 +40,13 @@ class ImageError(ValueError):
 @dataclass(frozen=True, slots=True)
 class RawCode:
     """A QR symbol as the decoder returned it: its text and its corners in image pixels
-    (the symbol's own top-left, top-right, bottom-right, bottom-left)."""
+    (the symbol's own top-left, top-right, bottom-right, bottom-left). ``matched`` is None for
+    a code decoded with the QR's own error correction, or the match score of a code read by
+    matching the kit's codes (:mod:`vision.codebook`)."""
 
     text: str
     corners: Quad
+    matched: float | None = None
 
     @property
     def centre(self) -> Point:
@@ -72,6 +76,9 @@ class Detection:
     ``confidence`` is 1.0 for a checked card: the QR's own error correction decoded it and the
     kit's check value matched, so a wrong identity needs a forged 20-bit HMAC. A refused code
     has confidence 0.0 as a card. ``upscaled`` tells that the second pass found it.
+    ``matched`` tells a code too blurred to decode that was read by matching it against every
+    code of the kit (:mod:`vision.codebook`): its confidence is the match score, at least
+    :data:`vision.codebook.MIN_SCORE` with a clear lead over any other code of the kit.
     """
 
     payload: str
@@ -80,6 +87,7 @@ class Detection:
     refused: str | None
     confidence: float
     upscaled: bool = False
+    matched: bool = False
 
     @property
     def centre(self) -> Point:
@@ -97,6 +105,7 @@ class Detection:
             "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
             "confidence": self.confidence,
             "upscaled": self.upscaled,
+            "matched": self.matched,
         }
 
 
@@ -188,6 +197,8 @@ def check_code(code: RawCode, kit: KitLike, upscaled: bool = False) -> Detection
             0.0,
             upscaled,
         )
+    if code.matched is not None:
+        return Detection(code.text, code.corners, card, None, code.matched, upscaled, True)
     return Detection(code.text, code.corners, card, None, 1.0, upscaled)
 
 
@@ -359,12 +370,16 @@ def _retry(gray: NDArray[Any], scale: float, amount: float, binarizer: Any) -> l
 
 
 def find_codes(
-    gray: NDArray[Any], second_pass: bool = True, retries: bool = False
+    gray: NDArray[Any],
+    second_pass: bool = True,
+    retries: bool = False,
+    book: Codebook | None = None,
 ) -> tuple[list[RawCode], int]:
     """All codes in a photo of cards: a full-frame pass, then, when nothing was read or the
     codes read are small (others nearby may be too small for one pass), overlapping crops
     upscaled 2x; with ``retries`` (a phone photo, read once), the :data:`RETRIES` ladder and
-    the blur undone (:func:`deblurred`) too.
+    the blur undone (:func:`deblurred`) too; with a kit's ``book``, last, the codes nothing
+    decoded matched against the kit's own (:func:`vision.codebook.matched_codes`).
     Returns the codes and the number of passes run."""
     codes = decode_qr(gray)
     if not second_pass:
@@ -392,6 +407,10 @@ def find_codes(
             if sigma in FINDER_SIGMAS and k == 1.0:  # at 12 MP it read none the rest missed
                 passes += 1
                 codes = [*codes, *finder_codes(sharp, k)]
+    if book is not None:
+        passes += 1
+        found = matched_codes(gray, book, [c.centre for c in codes])
+        codes = [*codes, *(RawCode(p, corners, m.score) for p, corners, m in found)]
     return merge_codes(codes, min_dist=max(8.0, 0.3 * SMALL_CODE_PX)), passes
 
 
@@ -400,7 +419,8 @@ def read_cards(image: Any, kit: KitLike, second_pass: bool = True) -> list[Detec
     against ``kit``; refused codes are included with their reason. Sorted left to right.
     Raises ImageError for something that is not an image."""
     gray = as_gray(image)
-    codes, _ = find_codes(gray, second_pass, retries=second_pass)
+    book = codebook(kit.payloads) if second_pass else None
+    codes, _ = find_codes(gray, second_pass, retries=second_pass, book=book)
     dets = [check_code(c, kit) for c in codes]
     return sorted(dets, key=lambda d: (d.centre[0], d.centre[1]))
 

@@ -66,6 +66,11 @@ class KitLike(Protocol):
         """The card a checked payload names, or None when the kit printed no such sticker."""
         ...
 
+    @property
+    def payloads(self) -> tuple[str, ...]:
+        """Every face payload the kit printed (what :mod:`vision.codebook` matches against)."""
+        ...
+
 
 @dataclass(frozen=True)
 class VisionKit:
@@ -97,6 +102,10 @@ class VisionKit:
 
     def card_for(self, payload: str) -> CardRef | None:
         return self.cards.get(payload)
+
+    @property
+    def payloads(self) -> tuple[str, ...]:
+        return tuple(self.cards)
 
 
 def as_vision_kit(kit: Kit | VisionKit) -> VisionKit:

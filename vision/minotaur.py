@@ -10,13 +10,15 @@ from typing import Any
 
 from printables.minotaur_kit import MinotaurKit
 from printables.payload import PayloadError
+from vision.codebook import codebook
 from vision.decode import as_gray, find_codes
 
 
 @dataclass(frozen=True)
 class MinotaurRead:
     """One code in the photo: the card it names (``deck``, ``serial``, ``card``), or why it
-    was refused; ``x`` orders the reads left to right."""
+    was refused; ``x`` orders the reads left to right; ``matched`` tells a code read by
+    matching it against the kit's (:mod:`vision.codebook`), too blurred to decode."""
 
     payload: str
     x: float
@@ -24,6 +26,7 @@ class MinotaurRead:
     serial: int | None = None
     card: str | None = None
     refused: str | None = None
+    matched: bool = False
 
     def to_json(self) -> dict[str, Any]:
         if self.card is None:
@@ -33,13 +36,15 @@ class MinotaurRead:
             "deck": self.deck,
             "serial": self.serial,
             "card": self.card,
+            "matched": self.matched,
         }
 
 
 def read_minotaur_cards(image: Any, kit: MinotaurKit) -> list[MinotaurRead]:
     """Every face code in a photo of Minotaur Lords cards, left to right. Raises ImageError for
     something that is not an image."""
-    codes, _ = find_codes(as_gray(image), retries=True)
+    book = codebook(tuple(s.payload for s in kit.stickers))
+    codes, _ = find_codes(as_gray(image), retries=True, book=book)
     out = []
     for c in codes:
         x = sum(p[0] for p in c.corners) / len(c.corners)
@@ -48,5 +53,7 @@ def read_minotaur_cards(image: Any, kit: MinotaurKit) -> list[MinotaurRead]:
         except PayloadError as e:
             out.append(MinotaurRead(c.text, x, refused=str(e)))
             continue
-        out.append(MinotaurRead(c.text, x, face.deck, face.serial, name))
+        out.append(
+            MinotaurRead(c.text, x, face.deck, face.serial, name, matched=c.matched is not None)
+        )
     return sorted(out, key=lambda r: r.x)

@@ -244,6 +244,7 @@ def _card_entry(d: Any, seat: str) -> dict[str, Any]:
         "payload": d.payload,
         "corners": [[round(x, 1), round(y, 1)] for x, y in d.corners],
         "upscaled": bool(d.upscaled),
+        "matched": bool(d.matched),
     }
 
 

@@ -509,6 +509,12 @@ class CardReadSchema(Schema):
     payload = fields.String()
     corners = fields.List(fields.List(fields.Float()))
     upscaled = fields.Boolean()
+    matched = fields.Boolean(
+        metadata={
+            "description": "read by matching it against the kit's own codes, too blurred to "
+            "decode; its confidence is the match score"
+        }
+    )
 
 
 class RefusedCodeSchema(Schema):

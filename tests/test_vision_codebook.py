@@ -1,0 +1,154 @@
+"""Issue 14, item 2: a code of the kit too blurred or too small for any decoder is read by
+matching it against every code the kit printed (vision.codebook), and nothing else ever is:
+not another kit's code, not card art, not a blank label. Each reading test first checks that
+no decoder reads the code, so it cannot pass by the decoders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from printables.payload import face_payload, new_kit_secret
+from printables.sheets import qr_modules
+from vision.codebook import (
+    MIN_SCORE,
+    PX,
+    QUIET,
+    SIDE,
+    Codebook,
+    codebook,
+    matched_codes,
+    square_matches,
+)
+from vision.decode import find_codes, read_cards
+from vision.synth import demo_kit, foreign_phone_scene
+
+KIT = demo_kit()
+BOOK = codebook(KIT.payloads)
+OURS = sorted(KIT.payloads)[5]
+PAPER, INK = 235, 30
+
+
+def label(
+    modules: Any, module_px: float, blur: float, turns: int = 0, seed: int = 1
+) -> tuple[Any, list[tuple[float, float]]]:
+    """A sticker photographed straight on: ``modules`` (dark True) turned ``turns`` quarter
+    turns clockwise, 4 modules of quiet zone, ``module_px`` px a module, blurred by ``blur``
+    modules, with sensor noise. Returns the image and the symbol's own top-left, top-right,
+    bottom-right, bottom-left in it."""
+    quiet, pad = 4, 40
+    m = np.pad(np.rot90(np.asarray(modules, bool), -turns), quiet)
+    side = round(m.shape[0] * module_px)
+    fine = np.where(np.kron(m, np.ones((8, 8))), INK, PAPER).astype(np.float32)
+    img: Any = np.pad(cv2.resize(fine, (side, side), interpolation=cv2.INTER_AREA), pad, "edge")
+    img = cv2.GaussianBlur(img, (0, 0), blur * module_px) if blur else img
+    img = img + np.random.default_rng(seed).normal(0, 3, img.shape)
+    lo, hi = pad + quiet * module_px, pad + (quiet + 21) * module_px
+    square = [(lo, lo), (hi, lo), (hi, hi), (lo, hi)]
+    return np.clip(img, 0, 255).astype(np.uint8), square[turns:] + square[:turns]
+
+
+def test_a_kit_code_no_decoder_reads_is_read_by_matching_with_its_corners() -> None:
+    img, corners = label(qr_modules(OURS), module_px=2, blur=0.8)
+    assert find_codes(img, retries=True)[0] == []  # the decoders, deblurring and our finder
+    codes, _ = find_codes(img, retries=True, book=BOOK)
+    assert [c.text for c in codes] == [OURS]
+    assert np.abs(np.subtract(codes[0].corners, corners)).max() < 2  # px: a module
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_matched_code_turned_keeps_its_own_top_left(turns: int) -> None:
+    img, corners = label(qr_modules(OURS), module_px=2, blur=0.8, turns=turns)
+    [(payload, got, match)] = matched_codes(img, BOOK)
+    assert payload == OURS and match.turns == (4 - turns) % 4  # turned back upright
+    assert np.abs(np.subtract(got, corners)).max() < 2
+
+
+def test_a_matched_card_says_so_and_its_confidence_is_the_score() -> None:
+    img, _ = label(qr_modules(OURS), module_px=2, blur=0.8)
+    [d] = read_cards(img, KIT)
+    assert d.card == KIT.cards[OURS] and d.matched and d.refused is None
+    assert MIN_SCORE <= d.confidence < 1.0
+    assert d.to_json()["matched"] is True
+
+
+def test_a_code_a_decoder_read_is_not_matched_again() -> None:
+    img, _ = label(qr_modules(OURS), module_px=3, blur=0.3)
+    [decoded] = find_codes(img)[0]
+    assert decoded.matched is None
+    assert matched_codes(img, BOOK, [decoded.centre]) == []
+    [(payload, _, _)] = matched_codes(img, BOOK)  # the square is there to match
+    assert payload == OURS
+    [d] = read_cards(img, KIT)
+    assert not d.matched and d.confidence == 1.0
+
+
+@pytest.mark.parametrize("serial", range(1, 40, 3))
+@pytest.mark.parametrize("blur", [0.3, 0.6, 0.8])
+def test_another_kits_code_is_never_matched(serial: int, blur: float) -> None:
+    other = face_payload("ZZZZ2", new_kit_secret(), "zeus", serial)
+    img, _ = label(qr_modules(other), module_px=2, blur=blur, turns=serial % 4, seed=serial)
+    squares = list(square_matches(img, BOOK))
+    assert squares  # the stage straightened it and weighed it against our codes ...
+    assert all(not m.accepted and m.score < 0.7 for _, m in squares)  # ... and refused it
+
+
+def art(rng: np.random.Generator) -> Any:
+    """A square of something that is not a code: card art (smooth blobs at a random scale),
+    a blank or shaded label, stripes of text, or a checkerboard."""
+    n = 25 * 8
+    kind = rng.integers(4)
+    if kind == 0:
+        k = int(rng.integers(2, 40))
+        blobs = cv2.resize(rng.random((k, k)), (n, n), interpolation=cv2.INTER_CUBIC)
+        return blobs > rng.uniform(0.3, 0.7)
+    if kind == 1:
+        ramp = np.linspace(0, 1, n)[None, :] * np.ones((n, 1))
+        return ramp > rng.uniform(0.2, 0.8)
+    if kind == 2:
+        rows = rng.random(n // 8) < 0.5
+        return np.repeat(rows, 8)[:, None] & (rng.random((1, n)) < 0.6)
+    cells = int(rng.integers(3, 30))
+    return (np.indices((n, n)).sum(axis=0) // (n // cells)) % 2 == 1
+
+
+def straightened(modules: Any, blur: float, seed: int) -> Any:
+    """``modules`` as :func:`vision.codebook.straighten` leaves a square it found exactly:
+    PX px a module, QUIET modules of quiet zone round the symbol."""
+    img, corners = label(modules, module_px=PX, blur=blur, seed=seed)
+    at = int(corners[0][0]) - QUIET * PX
+    return img[at : at + SIDE * PX, at : at + SIDE * PX].astype(np.float32)
+
+
+@pytest.mark.parametrize("blur", [0.0, 0.4, 0.8])
+def test_a_kit_code_straightened_matches_itself_clearly(blur: float) -> None:
+    m = BOOK.best(straightened(qr_modules(OURS), blur, seed=1))
+    assert m.payload == OURS and m.accepted and m.score > 0.9 and m.margin > 0.3
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_card_art_and_blank_labels_are_never_matched(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    thing = art(rng)[8 * 2 : -8 * 2 : 8, 8 * 2 : -8 * 2 : 8]
+    blur = float(rng.uniform(0.0, 0.9))
+    m = BOOK.best(straightened(thing, blur, seed))  # as if found exactly where a code would be
+    assert not m.accepted and m.score < 0.7
+    img, _ = label(thing, module_px=float(rng.uniform(1.5, 4)), blur=blur, seed=seed)
+    assert matched_codes(img, BOOK) == []  # and wherever the stage finds squares in it
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_beside_another_kits_cards_only_ours_are_read(i: int) -> None:
+    scene = foreign_phone_scene(KIT, "1080p", i)
+    ours = {c["payload"] for c in scene.truth["cards"] if not c["foreign"]}
+    assert any(c["foreign"] for c in scene.truth["cards"])
+    read = {d.payload for d in read_cards(scene.image, KIT) if d.card is not None}
+    assert read <= ours
+
+
+def test_a_codebook_needs_two_codes_to_tell_a_lead() -> None:
+    with pytest.raises(ValueError, match="at least two codes"):
+        Codebook([OURS])

@@ -1,0 +1,293 @@
+"""Stage: read the kit's face codes that no decoder can, by matching the pixels against every
+code the kit printed (issue 14, item 2).
+
+A decoder must read a symbol it has never seen, module by module, so it needs each module
+resolved. We know every symbol that can lie on the table: the kit printed them. So where a
+code stands too blurred or too small to decode, we find its square, straighten it, and ask
+which of the kit's own codes explains the pixels best: the same idea as a maximum-likelihood
+decoder over a small codebook. Measured on the hard phone sets (``benchmarks/vision.py
+--hard``), this reads codes blurred by half a module at 1.4 px a module, where zxing-cpp and
+our finder see nothing.
+
+How, for each photo:
+
+1. :func:`candidate_quads`: dark squares on a light label, at two working scales (the code,
+   smoothed, is a grey square inside its white quiet zone).
+2. :func:`straighten`: each square warped to :data:`PX` px a module, then aligned on a code's
+   fixed parts (the finder patterns and timing rows, which every version-1 code shares) by
+   OpenCV's ECC image alignment (``cv2.findTransformECC``, a homography). ECC pulls a square
+   found a module or more off into place.
+3. :meth:`Codebook.best`: the straightened square, in each of its four turns, against every
+   code of the kit blurred as much as the photo (normalised correlation over the data modules
+   only). A code is read when it explains the pixels well (:data:`MIN_SCORE`) and clearly
+   better than any other code of the kit (:data:`MIN_MARGIN`).
+
+Never a wrong card: codes of one kit differ in about half their data modules (Reed-Solomon
+spreads every change), so a foreign code, a misprint or a patch of card art correlates with
+none of them, and a square a decoder read is never matched again. Measured with
+``benchmarks/vision.py --codebook`` (120 photos a resolution, the hard phone set and a set
+with another kit's cards beside ours; every square weighed, even where a decoder read it):
+the kit's own codes matched with a score of at least 0.82 and a lead of at least 0.26;
+another kit's codes and everything else scored at most 0.64; nothing was matched wrong.
+The templates are blurred up to 3/4 of a module and no further: at a module's blur every
+template looks alike, and smooth card art scored 0.78 with a lead of 0.21, just short of a
+match. Squares under :data:`MIN_MODULE_PX` are not weighed at all.
+
+Pure: arrays in, :class:`~vision.decode.RawCode` values out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from printables.sheets import qr_modules
+
+PX = 4  # px a module in a straightened code
+QUIET = 2  # modules of quiet zone kept round the symbol (the kit prints 2)
+SIDE = 21 + 2 * QUIET  # modules across a straightened code
+SIGMAS = (0.0, 1.5, 3.0)  # blurs tried for the templates, px at PX (up to 3/4 module; see below)
+MIN_SCORE = 0.8  # correlation a match must reach (true codes on the hard sets: >= 0.9)
+MIN_MARGIN = 0.15  # ... and its lead over the kit's next best code
+WORK_SIDE = (2100, 1050)  # the long sides of the two working scales where squares are looked for
+MIN_SQUARE, MAX_SQUARE = 14, 200  # a code's side at a working scale, px
+MIN_MODULE_PX = 1.1  # px a module in the photo below which no square is matched (read: >= 1.36)
+
+
+def _function_modules() -> NDArray[np.bool_]:
+    """The modules every version-1 code shares: three finders with their separators, and the
+    timing row and column."""
+    f = np.zeros((21, 21), bool)
+    f[:8, :8] = f[:8, 13:] = f[13:, :8] = True
+    f[6, :] = f[:, 6] = True
+    return f
+
+
+def _data_modules() -> NDArray[np.bool_]:
+    """The modules that tell one code from another (format information left out too: it
+    names only the mask)."""
+    d = np.ones((21, 21), bool)
+    d[:9, :9] = d[:9, 13:] = d[13:, :9] = False
+    d[6, :] = d[:, 6] = False
+    return d
+
+
+def _canvas(modules: NDArray[Any]) -> NDArray[Any]:
+    """A symbol's module values (0 dark, 1 light) with its quiet zone, at PX px a module."""
+    img = np.ones((SIDE, SIDE), np.float32)
+    img[QUIET : QUIET + 21, QUIET : QUIET + 21] = modules
+    return cv2.resize(img, (SIDE * PX, SIDE * PX), interpolation=cv2.INTER_NEAREST)
+
+
+def _fixed_parts() -> NDArray[Any]:
+    """What ECC aligns on: a finder pattern in each corner of the symbol with its light
+    separator, the rest grey (unknown), in a light quiet zone. A code has finders in three
+    corners only; with four, one alignment serves the code in any of its four turns."""
+    finder = np.zeros((7, 7), np.float32)  # 0 dark: a ring, a light ring, a dark centre
+    finder[1:6, 1:6] = 1.0
+    finder[2:5, 2:5] = 0.0
+    m = np.full((21, 21), 0.5, np.float32)
+    for r, c in ((0, 0), (0, 13), (13, 0), (13, 13)):
+        m[r : r + 8, c : c + 8] = 1.0  # the separator
+        fr, fc = r + (r > 0), c + (c > 0)  # the finder in the corner, inside its separator
+        m[fr : fr + 7, fc : fc + 7] = finder
+    return _canvas(m)
+
+
+_DATA = _canvas(_data_modules().astype(np.float32)) > 0.5
+_DATA[: QUIET * PX, :] = _DATA[-QUIET * PX :, :] = False
+_DATA[:, : QUIET * PX] = _DATA[:, -QUIET * PX :] = False
+_FIXED = cv2.GaussianBlur(_fixed_parts(), (0, 0), 2.0)
+_SYMBOL = np.array(
+    [
+        [QUIET * PX, QUIET * PX],
+        [(QUIET + 21) * PX, QUIET * PX],
+        [(QUIET + 21) * PX, (QUIET + 21) * PX],
+        [QUIET * PX, (QUIET + 21) * PX],
+    ],
+    np.float32,
+)
+
+
+@dataclass(frozen=True)
+class Match:
+    """The kit's code that best explains a straightened square: its ``payload``, ``score``
+    (normalised correlation over the data modules), ``margin`` over the next best code,
+    ``turns`` (clockwise quarter turns of the square that put the code upright) and the ``blur``
+    (px at PX) of the template that fitted."""
+
+    payload: str
+    score: float
+    margin: float
+    turns: int
+    blur: float
+
+    @property
+    def accepted(self) -> bool:
+        return self.score >= MIN_SCORE and self.margin >= MIN_MARGIN
+
+
+class Codebook:
+    """Every face code of a kit as templates: their data modules at PX px a module, blurred by
+    each of :data:`SIGMAS`, centred and of unit norm. Build with :func:`codebook`."""
+
+    def __init__(self, payloads: Sequence[str]) -> None:
+        if len(payloads) < 2:
+            raise ValueError("a codebook needs at least two codes (a margin over the next best)")
+        self.payloads = tuple(payloads)
+        # qr_modules raises PayloadError for a payload that is not a version-1 code
+        sharp = [_canvas(~np.array(qr_modules(p)) * np.float32(1)) for p in self.payloads]
+        self._templates: list[tuple[float, NDArray[Any]]] = []
+        for sigma in SIGMAS:
+            rows: NDArray[Any] = np.stack(
+                [(cv2.GaussianBlur(s, (0, 0), sigma) if sigma else s)[_DATA] for s in sharp]
+            )
+            rows -= rows.mean(axis=1, keepdims=True)
+            rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+            self._templates.append((sigma, rows.astype(np.float32)))
+
+    def best(self, flat: NDArray[Any]) -> Match:
+        """The best code for a straightened square, over its four turns and every blur."""
+        best: Match | None = None
+        for turns in range(4):
+            v = np.rot90(flat, -turns)[_DATA].astype(np.float32)
+            v = v - v.mean()
+            norm = float(np.linalg.norm(v))
+            if norm < 1e-6:
+                continue
+            v /= norm
+            for sigma, rows in self._templates:
+                scores = rows @ v
+                top = np.argpartition(-scores, 1)[:2]
+                a, b = sorted((float(scores[i]) for i in top), reverse=True)
+                if best is None or a > best.score:
+                    i = int(top[0] if scores[top[0]] >= scores[top[1]] else top[1])
+                    best = Match(self.payloads[i], a, a - b, turns, sigma)
+        return best or Match("", 0.0, 0.0, 0, 0.0)
+
+
+@lru_cache(maxsize=8)
+def codebook(payloads: tuple[str, ...]) -> Codebook:
+    """The codebook of a kit's payloads (cached: a kit's is built once, in about 50 ms)."""
+    return Codebook(payloads)
+
+
+def _ordered(q: NDArray[Any]) -> NDArray[Any]:
+    """A quad's corners clockwise on the image (y down), starting anywhere."""
+    c = q.mean(axis=0)
+    return q[np.argsort(np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0]))].astype(np.float32)
+
+
+def candidate_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
+    """Squares that may be a code: regions darker than their light surroundings (a code
+    smoothed is a grey square on its white label), nearly square, at two working scales.
+    Each comes as its rotated bounding box and, when the region's hull has four corners, as
+    that four-sided hull (perspective); corners in ``gray``'s pixels."""
+    h, w = gray.shape[:2]
+    out: list[NDArray[Any]] = []
+    scales = sorted({min(1.0, side / max(h, w)) for side in WORK_SIDE}, reverse=True)
+    for k in scales:
+        img = gray if k == 1.0 else cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        smooth = cv2.GaussianBlur(img.astype(np.float32), (0, 0), 1.5)
+        white = cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
+        mask = ((smooth < 0.72 * white) & (white > 40)).astype(np.uint8) * 255
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            hull = cv2.convexHull(c)
+            area = cv2.contourArea(hull)
+            if not MIN_SQUARE**2 <= area <= MAX_SQUARE**2 or cv2.contourArea(c) < 0.6 * area:
+                continue
+            box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
+            if area < 0.7 * cv2.contourArea(box):
+                continue
+            sides = [float(np.linalg.norm(box[i] - box[(i + 1) % 4])) for i in range(4)]
+            if max(sides) > 1.5 * min(sides):
+                continue
+            out.append(_ordered(box) / k)
+            poly = cv2.approxPolyDP(hull, 0.06 * cv2.arcLength(hull, True), True)
+            if len(poly) == 4:
+                out.append(_ordered(poly[:, 0, :].astype(np.float32)) / k)
+    return out
+
+
+def straighten(gray: NDArray[Any], quad: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]] | None:
+    """The square ``quad`` of ``gray`` at PX px a module, aligned on a code's fixed parts by
+    ECC; and the homography from the straightened square back to ``gray``. None when ECC
+    does not converge (not a code)."""
+    size = SIDE * PX
+    h = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), _SYMBOL)
+    flat = cv2.warpPerspective(
+        gray, h, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    warp = np.eye(3, dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-4)
+    try:
+        _, warp = cv2.findTransformECC(
+            _FIXED,
+            flat,
+            warp,
+            cv2.MOTION_HOMOGRAPHY,
+            criteria,
+            None,
+            5,  # type: ignore[call-overload]
+        )
+    except cv2.error:
+        return None
+    aligned = cv2.warpPerspective(
+        flat,
+        warp,
+        (size, size),
+        flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    back = np.linalg.inv(h.astype(np.float64)) @ warp.astype(np.float64)
+    return aligned, back
+
+
+Corners = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
+
+
+def square_matches(
+    gray: NDArray[Any], book: Codebook, known: Sequence[tuple[float, float]] = ()
+) -> Iterator[tuple[Corners, Match]]:
+    """Every candidate square of ``gray`` straightened, with its best code of ``book``,
+    accepted or not: the corners (the symbol's own top-left, top-right, bottom-right,
+    bottom-left, in ``gray``'s pixels, when the match is right) and the match. A square whose
+    centre lies within half its side of a ``known`` point (a code a decoder read) or of a
+    square already accepted is left alone."""
+    taken = list(known)
+    for quad in candidate_quads(gray):
+        centre = quad.mean(axis=0)
+        half = float(np.linalg.norm(quad[0] - quad[2])) / 2.8
+        if half * 2.8 / np.sqrt(2) < MIN_MODULE_PX * 21:
+            continue
+        if any(np.hypot(centre[0] - x, centre[1] - y) < half for x, y in taken):
+            continue
+        got = straighten(gray, quad)
+        if got is None:
+            continue
+        flat, back = got
+        m = book.best(flat)
+        corners = cv2.perspectiveTransform(_SYMBOL[None].astype(np.float64), back)[0]
+        a, b, c, d = ((float(x), float(y)) for x, y in np.roll(corners, m.turns, axis=0))
+        if m.accepted:
+            taken.append(_centre((a, b, c, d)))
+        yield (a, b, c, d), m
+
+
+def matched_codes(
+    gray: NDArray[Any], book: Codebook, known: Sequence[tuple[float, float]] = ()
+) -> list[tuple[str, Corners, Match]]:
+    """The kit's codes read by matching in ``gray``: ``(payload, corners, match)``, the
+    accepted ones of :func:`square_matches`."""
+    return [(m.payload, c, m) for c, m in square_matches(gray, book, known) if m.accepted]
+
+
+def _centre(corners: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    return (sum(p[0] for p in corners) / 4, sum(p[1] for p in corners) / 4)
