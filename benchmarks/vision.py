@@ -1,11 +1,14 @@
 """Recognition benchmark on seeded synthetic photos (vision.synth): read rates and times.
 
-    .venv/bin/python benchmarks/vision.py [--quick] [--hard] [--one-core]
+    .venv/bin/python benchmarks/vision.py [--quick] [--hard | --codebook] [--one-core]
 
 ``--hard`` runs only issue 14's hard sets (vision.synth: held cards, beige sleeves, fall-off,
 barrel distortion, join errors, draw piles, hands, glare, blur, noise, JPEG; a seed per set):
 overhead frames at 1080p, 4K and 12 MP (cells read, wrong cells, face-up codes, time per
-frame by stage) and phone photos at 1080p and 12 MP (codes read, wrong, photos with none).
+frame by stage) and phone photos at 1080p and 12 MP (codes read, wrong, photos with none,
+read by the codebook, washed out by glare). ``--codebook`` prints, for the phone sets and a
+set with another kit's cards, the best score and lead every square reached against the kit's
+codebook (vision.codebook), by what lies there: how far the thresholds sit from a wrong read.
 
 Prints, for 1080p and 12 MP table frames: the share of visible face-up codes each QR decoder
 reads on the same images (zxing-cpp one pass; the table pipeline with its second pass;
@@ -33,6 +36,7 @@ import zxingcpp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from vision.codebook import MIN_MARGIN, MIN_SCORE, Match, codebook, square_matches
 from vision.decode import as_gray, read_cards
 from vision.markers import detect_markers
 from vision.synth import (
@@ -43,6 +47,7 @@ from vision.synth import (
     TableScore,
     card_scene,
     demo_kit,
+    foreign_phone_scene,
     hard_phone_scene,
     hard_table_scene,
     score_table,
@@ -259,8 +264,9 @@ def hard_tables(resolution: str, n: int) -> None:
 
 
 def hard_phones(resolution: str, n: int) -> None:
-    """The hard phone set at ``resolution``: codes read, wrong, photos with no code read."""
-    read = total = wrong = none = plain = 0
+    """The hard phone set at ``resolution``: codes read (by the codebook among them), wrong,
+    photos with no code read; the codes glare washed out counted apart."""
+    read = total = wrong = none = plain = matched = washed = washed_read = 0
     ts: list[float] = []
     for i in range(n):
         s = hard_phone_scene(KIT, resolution, i)
@@ -268,12 +274,17 @@ def hard_phones(resolution: str, n: int) -> None:
         t = time.perf_counter()
         dets = read_cards(s.image, KIT)
         ts.append(time.perf_counter() - t)
-        want = {c["payload"] for c in s.truth["cards"] if not c["foreign"]}
+        ours = [c for c in s.truth["cards"] if not c["foreign"]]
+        want = {c["payload"] for c in ours}
         got = {d.payload for d in dets if d.card is not None}
         total += len(want)
         read += len(want & got)
         wrong += len(got - want)
         none += not got
+        matched += sum(d.matched for d in dets if d.payload in want)
+        out = {c["payload"] for c in ours if c["washed_out"]}
+        washed += len(out)
+        washed_read += len(out & got)
     print(
         f"\n== hard phone set, {resolution}: {n} photos (seeds from "
         f"{HARD_PHONE_SEEDS[resolution]}) =="
@@ -282,7 +293,56 @@ def hard_phones(resolution: str, n: int) -> None:
         f"  codes read {read}/{total} ({100 * read / max(1, total):.1f}%), wrong {wrong}, "
         f"photos with no code read {none}, median {median_ms(ts):.0f} ms per photo"
     )
+    clear = total - washed
+    print(
+        f"  read by the codebook {matched}; codes glare washed out {washed} "
+        f"(read {washed_read}); the rest read {read - washed_read}/{clear} "
+        f"({100 * (read - washed_read) / max(1, clear):.1f}%)"
+    )
     print(f"  (plain zxing-cpp, one call per photo: {plain}/{total})")
+
+
+def codebook_margins(resolution: str, n: int) -> None:
+    """Every square the codebook stage straightens in the hard and foreign phone sets, decoded
+    or not, by what truly lies there: the kit's own codes, another kit's, anything else (card
+    art, labels, sleeves). The best score and lead over the next code each reached, against
+    the thresholds a match must pass."""
+    book = codebook(KIT.payloads)
+    kinds: dict[str, list[Match]] = {"own": [], "foreign": [], "other": []}
+    wrong = 0
+    scenes = [*(hard_phone_scene(KIT, resolution, i) for i in range(n))]
+    scenes += [foreign_phone_scene(KIT, resolution, i) for i in range(n)]
+    for s in scenes:
+        cards = s.truth["cards"]
+        for corners, m in square_matches(as_gray(s.image), book):
+            x, y = (float(v) for v in np.mean(corners, axis=0))
+            under = [
+                c
+                for c in cards
+                if cv2.pointPolygonTest(np.array(c["corners"], np.float32), (x, y), False) >= 0
+            ]
+            kind = "other" if not under else "foreign" if under[0]["foreign"] else "own"
+            kinds[kind].append(m)
+            wrong += m.accepted and (kind != "own" or m.payload != under[0]["payload"])
+    print(
+        f"\n== codebook margins, {resolution}: {2 * n} photos (hard and foreign sets; "
+        f"a match needs score >= {MIN_SCORE}, lead >= {MIN_MARGIN}) =="
+    )
+    for kind, ms in kinds.items():
+        if not ms:
+            continue
+        took = sum(m.accepted for m in ms)
+        print(
+            f"  {kind:8} squares {len(ms):4}, matched {took:4}; best score "
+            f"{max(m.score for m in ms):.2f}, best lead {max(m.margin for m in ms):.2f}"
+            + (
+                f"; matched own codes' lowest score {min(m.score for m in ms if m.accepted):.2f}"
+                f", lowest lead {min(m.margin for m in ms if m.accepted):.2f}"
+                if kind == "own" and took
+                else ""
+            )
+        )
+    print(f"  wrong matches {wrong}")
 
 
 def main() -> None:
@@ -290,9 +350,16 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer frames")
     ap.add_argument("--hard", action="store_true", help="only the hard sets of issue 14")
     ap.add_argument("--one-core", action="store_true", help="OpenCV on one thread")
+    ap.add_argument(
+        "--codebook", action="store_true", help="only the codebook's margins on the phone sets"
+    )
     args = ap.parse_args()
     if args.one_core:
         cv2.setNumThreads(1)
+    if args.codebook:
+        for res in ("1080p", "12mp"):
+            codebook_margins(res, 10 if args.quick else 60)
+        return
     if args.hard:
         n = 10 if args.quick else 60
         print(f"OpenCV {cv2.__version__}, threads {cv2.getNumThreads()}")
