@@ -18,7 +18,7 @@ import pytest
 from printables.payload import Deck
 from vision.decode import as_gray, decode_qr
 from vision.markers import BACK_IDS, MatPose, detect_markers, find_mat
-from vision.synth import _held_card, demo_kit, render_mat
+from vision.synth import _held_card, demo_kit, foreign_payload, render_mat
 from vision.table import FLAT_BACK, FLAT_CODE, lies_flat, read_table
 
 KIT = demo_kit()
@@ -181,3 +181,24 @@ def test_lies_flat_takes_the_printed_square_and_nothing_bigger_askew_or_turned()
     assert lies_flat(pose, askew, size, FLAT_CODE) is not None
     back = KIT.back_marker_mm
     assert lies_flat(pose, square(pose, 80, 90, back, 6), back, FLAT_BACK) is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_face_up_card_too_blurred_to_decode_is_matched_in_its_cell_and_a_foreign_one_never(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14, item 2: at about 1.9 px a module and blurred by half a module, no decoder
+    reads the cards; the kit's codebook reads ours in its cell, and another kit's card beside
+    it stays unknown (vision.codebook)."""
+    alien = {"state": "up", "payload": foreign_payload(np.random.default_rng(seed)), "serial": 1}
+    layout = {**ROW, ("hera", 2, 1): face("hera", "Artemis"), ("zeus", 3, 2): alien}
+    frame, _ = photo(layout, seed=seed)
+    small = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    frame = cv2.GaussianBlur(small, (0, 0), 0.9)
+    snap = read_table(frame, KIT)
+    ours = snap.cell("hera", 2, 1)
+    assert ours.state == "up" and ours.payload == payload_of("hera", "Artemis"), ours
+    assert [d.matched for d in snap.detections if d.payload == ours.payload] == [True]
+    assert snap.cell("zeus", 3, 2).state == "unknown"
+    monkeypatch.setattr("vision.table.codebook", lambda payloads: None)
+    assert read_table(frame, KIT).cell("hera", 2, 1).state == "unknown"  # only matching reads it

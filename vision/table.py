@@ -16,7 +16,9 @@ code and back marker placed in its cell through the homography, only when it lie
 card held above the mat is not, and makes the cell beneath unknown) -> cells with nothing read
 are tested for bare mat (edges, texture, colour and brightness against the mat's own free
 areas and the light across them) -> occupied but unread cells get a second QR pass on a
-2x-upscaled crop -> snapshot. Pure: arrays in, values out.
+2x-upscaled crop, then the cell straightened and sharpened (:func:`decode_cell`), then the
+kit's own codes matched in it (:mod:`vision.codebook`; a match lies flat like any code) ->
+snapshot. Pure: arrays in, values out.
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ from numpy.typing import NDArray
 from printables.kit import DECKS
 from printables.mat import COLUMNS, ROWS, MatGeometry
 from printables.payload import Deck
+from vision.codebook import Codebook, codebook, matched_codes
 from vision.decode import (
     Detection,
     Point,
+    Quad,
     RawCode,
     as_gray,
     check_code,
@@ -395,6 +399,7 @@ def read_table(
         image if image.ndim == 3 and image.shape[2] == 3 else cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
     )
     geo = kit.mat
+    book = codebook(kit.payloads) if second_pass else None
     markers = detect_markers(gray)
     pose = find_mat(markers, geo)
     lap("markers")
@@ -468,7 +473,7 @@ def read_table(
                 x1, y1 = np.ceil(q.max(axis=0)).astype(int)
                 found = decode_crop(gray, (int(x0), int(y0), int(x1 - x0), int(y1 - y0)))
                 if not found:
-                    found = decode_cell(gray, pose, rect)
+                    found = decode_cell(gray, pose, rect, book)
                 for code in found:
                     if not any(d.payload == code.text for d in detections):
                         place(code, True)
@@ -485,12 +490,25 @@ def read_table(
 CELL_RETRIES: tuple[tuple[float, float], ...] = ((8.0, 2.0),)  # (px per mm, unsharp amount)
 
 
+CELL_MATCH_PPM = 4.0  # px per mm of a cell straightened for the codebook (a module ~3.8 px)
+
+
 def decode_cell(
-    gray: NDArray[Any], pose: MatPose, rect: tuple[float, float, float, float]
+    gray: NDArray[Any],
+    pose: MatPose,
+    rect: tuple[float, float, float, float],
+    book: Codebook | None = None,
 ) -> list[RawCode]:
     """The codes of one cell seen straight from above at each :data:`CELL_RETRIES` scale (px
-    per mm) and unsharp amount, until one reads; corners back in ``gray``'s pixels."""
+    per mm) and unsharp amount, until one reads; then, with the kit's ``book``, the kit's
+    codes matched in it (:mod:`vision.codebook`). Corners back in ``gray``'s pixels."""
     x, y = rect[0], rect[1]
+
+    def back(corners: Sequence[Point], ppm: float) -> Quad:
+        px = pose.to_image([(x + u / ppm, y + v / ppm) for u, v in corners])
+        a, b, c, d = ((float(u), float(v)) for u, v in px)
+        return (a, b, c, d)
+
     for ppm, amount in CELL_RETRIES:
         cell = warp_region(gray, pose, rect, ppm)
         if amount > 0:
@@ -498,13 +516,13 @@ def decode_cell(
             cell = cv2.addWeighted(cell, 1 + amount, soft, -amount, 0)
         found = decode_qr(cell)
         if found:
-            out = []
-            for c in found:
-                mm = [(x + u / ppm, y + v / ppm) for u, v in c.corners]
-                px = pose.to_image(mm)
-                corners = tuple((float(a), float(b)) for a, b in px)
-                out.append(RawCode(c.text, corners))  # type: ignore[arg-type]
-            return out
+            return [RawCode(c.text, back(c.corners, ppm)) for c in found]
+    if book is not None:
+        cell = warp_region(gray, pose, rect, CELL_MATCH_PPM)
+        return [
+            RawCode(p, back(corners, CELL_MATCH_PPM), m.score)
+            for p, corners, m in matched_codes(cell, book)
+        ]
     return []
 
 
