@@ -16,7 +16,9 @@ import ssl
 import stat
 import subprocess
 import sys
+import threading
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -321,3 +323,66 @@ def test_a_taken_port_is_a_clear_error(tmp_path: Path) -> None:
     assert r.returncode != 0
     assert f"port {port} is in use" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+class _Server:
+    """A server that is stopped at once, and whose stop returns or hangs until released."""
+
+    def __init__(self, hangs: bool) -> None:
+        self.hangs = hangs
+        self.release = threading.Event()
+        self.stopped = False
+
+    def prepare(self) -> None: ...
+
+    def serve(self) -> None:
+        raise KeyboardInterrupt  # SIGTERM, as run's handler raises it
+
+    def stop(self) -> None:
+        if self.hangs:
+            threading.current_thread().name = "worker stuck in a request"
+            self.release.wait()
+        self.stopped = True
+
+
+class _Store:
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _run(server: _Server, monkeypatch: pytest.MonkeyPatch) -> tuple[_Store, list[int]]:
+    monkeypatch.setattr(signal, "signal", lambda *a: None)  # keep pytest's own handlers
+    ref, live = types.SimpleNamespace(store=_Store()), types.SimpleNamespace()
+    exits: list[int] = []
+    live.STOPPING = threading.Event()
+    assert serve.run(server, ref, live, exit_now=exits.append) == 0
+    assert live.STOPPING.is_set()
+    return ref.store, exits
+
+
+def test_a_server_that_stops_closes_the_store_and_returns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = _Server(hangs=False)
+    store, exits = _run(server, monkeypatch)
+    assert server.stopped and store.closed and exits == []
+    out, err = capsys.readouterr()
+    assert out.endswith("stopped\n") and err == ""
+
+
+def test_a_server_that_hangs_in_its_stop_is_left_behind_and_the_process_ends(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(serve, "STOP_WITHIN", 0.2)
+    server = _Server(hangs=True)
+    try:
+        store, exits = _run(server, monkeypatch)
+        assert store.closed and exits == [0] and not server.stopped
+        out, err = capsys.readouterr()
+        assert out.endswith("stopped\n")
+        assert "did not stop within 0.2 s" in err and "the database is closed" in err
+        assert "-- worker stuck in a request" in err and "self.release.wait()" in err  # its stack
+    finally:
+        server.release.set()

@@ -51,6 +51,8 @@ import signal
 import socket
 import sys
 import threading
+import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -525,8 +527,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return run(server, ref, live)
 
 
-def run(server: Any, ref: Any, live: Any) -> int:
-    """Serves until SIGINT/SIGTERM, then stops the live streams, the server and the store."""
+# Seconds the server gets to stop. cheroot gives each worker 5 s to finish, then closes its
+# socket and waits for it without limit: a worker stuck elsewhere would hold the process.
+STOP_WITHIN = 20.0
+
+
+def stop_within(server: Any, seconds: float) -> list[str]:
+    """Stops ``server`` from a helper thread; when it has not stopped after ``seconds``, the
+    names of the threads still running it (the helper and every non-daemon thread); else []."""
+    t = threading.Thread(target=server.stop, name="server-stop", daemon=True)
+    t.start()
+    t.join(seconds)
+    if not t.is_alive():
+        return []
+    main = threading.main_thread()
+    return sorted(
+        x.name for x in threading.enumerate() if x is t or (not x.daemon and x is not main)
+    )
+
+
+def run(server: Any, ref: Any, live: Any, exit_now: Callable[[int], Any] = os._exit) -> int:
+    """Serves until SIGINT/SIGTERM, then stops the live streams, the server and the store.
+    A server that has not stopped within :data:`STOP_WITHIN` seconds is left behind: the
+    store is closed, the threads still running and their stacks go to stderr, and the
+    process ends (``exit_now``) rather than hang."""
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
@@ -546,9 +570,23 @@ def run(server: Any, ref: Any, live: Any) -> int:
         sys.stdout.write("stopping: closing live streams and the database\n")
         sys.stdout.flush()
         live.STOPPING.set()
-        server.stop()
+        stuck = stop_within(server, STOP_WITHIN)
         with contextlib.suppress(Exception):
             ref.store.close()
+        if stuck:
+            sys.stderr.write(
+                f"referee serve: the server did not stop within {STOP_WITHIN:g} s "
+                f"(still running: {', '.join(stuck)}); the database is closed, "
+                "so it ends now. The threads' stacks:\n"
+            )
+            frames = sys._current_frames()
+            for t in threading.enumerate():
+                if t.name in stuck and t.ident in frames:
+                    stack = "".join(traceback.format_stack(frames[t.ident])[-6:])
+                    sys.stderr.write(f"-- {t.name}\n{stack}")
         sys.stdout.write("stopped\n")
         sys.stdout.flush()
+        sys.stderr.flush()
+        if stuck:
+            exit_now(0)
     return 0
