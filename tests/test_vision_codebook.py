@@ -86,6 +86,14 @@ def test_a_code_a_decoder_read_is_not_matched_again() -> None:
     assert not d.matched and d.confidence == 1.0
 
 
+def test_where_the_codes_size_is_known_only_squares_of_about_that_size_are_weighed() -> None:
+    img, _ = label(qr_modules(OURS), module_px=2, blur=0.8)  # the symbol is 42 px across
+    [(payload, _, _)] = matched_codes(img, BOOK, side=(34, 52))
+    assert payload == OURS
+    assert matched_codes(img, BOOK, side=(50, 80)) == []  # a square of another size
+    assert matched_codes(img, BOOK, side=(20, 36)) == []
+
+
 @pytest.mark.parametrize("serial", range(1, 40, 3))
 @pytest.mark.parametrize("blur", [0.3, 0.6, 0.8])
 def test_another_kits_code_is_never_matched(serial: int, blur: float) -> None:
