@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 from printables.kit import Kit
 from printables.mat import MatGeometry
 from printables.payload import Deck
+from printables.sheets import mat_tiling
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,12 @@ class KitLike(Protocol):
         """Every face payload the kit printed (what :mod:`vision.codebook` matches against)."""
         ...
 
+    @property
+    def seams(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """Where the printed mat's sheets are joined: the x of its vertical joins and the y of
+        its horizontal ones, mat mm (a taped join is a line, not a card)."""
+        ...
+
 
 @dataclass(frozen=True)
 class VisionKit:
@@ -106,6 +113,13 @@ class VisionKit:
     @property
     def payloads(self) -> tuple[str, ...]:
         return tuple(self.cards)
+
+    @property
+    def seams(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        t = mat_tiling(self.kit.mat, self.kit.options.paper)
+        xs = tuple(c * t.window_w for c in range(1, t.columns))
+        ys = tuple(r * t.window_h for r in range(1, t.rows))
+        return xs, ys
 
 
 def as_vision_kit(kit: Kit | VisionKit) -> VisionKit:

@@ -250,39 +250,61 @@ def _quad(x: float, y: float, w: float, h: float) -> NDArray[Any]:
 
 
 def _join_errors(
-    mat: Image, rng: np.random.Generator, ppm: float, join: float
+    mat: Image,
+    rng: np.random.Generator,
+    ppm: float,
+    join: float,
+    seams: tuple[tuple[float, ...], tuple[float, ...]],
 ) -> tuple[Image, Any]:
-    """The mat as assembled from four sheets, each but the first shifted by up to ``join`` mm
-    (tape over the seams). Returns the image and the shift (mm) at a mat point (mm)."""
+    """The mat as assembled from the sheets the kit prints it on (joined at ``seams``: the x
+    of the vertical joins, the y of the horizontal ones, mm), each sheet but the first shifted
+    by up to ``join`` mm (the kit lays each sheet's cut edge on a printed line of the sheet
+    before it). Returns the image and the shift (mm) at a mat point (mm)."""
     H, W = mat.shape[:2]
-    shifts = [(0.0, 0.0)] + [
-        (float(rng.uniform(-join, join)), float(rng.uniform(-join, join))) for _ in range(3)
-    ]
+    xs = [0, *(round(x * ppm) for x in seams[0]), W]
+    ys = [0, *(round(y * ppm) for y in seams[1]), H]
+    sheets = [(r, c) for r in range(len(ys) - 1) for c in range(len(xs) - 1)]
+    shifts = {
+        rc: (float(rng.uniform(-join, join)), float(rng.uniform(-join, join))) for rc in sheets
+    }
+    shifts[sheets[0]] = (0.0, 0.0)
     out = mat.copy()
-    for i, (y0, y1, x0, x1) in enumerate(
-        (
-            (0, H // 2, 0, W // 2),
-            (0, H // 2, W // 2, W),
-            (H // 2, H, 0, W // 2),
-            (H // 2, H, W // 2, W),
-        )
-    ):
-        dx, dy = shifts[i]
+    for r, c in sheets:
+        y0, y1, x0, x1 = ys[r], ys[r + 1], xs[c], xs[c + 1]
+        dx, dy = shifts[r, c]
         m = np.array([[1, 0, dx * ppm], [0, 1, dy * ppm]], np.float32)
         part = mat[y0:y1, x0:x1]
         out[y0:y1, x0:x1] = cv2.warpAffine(
             part, m, (x1 - x0, y1 - y0), borderMode=cv2.BORDER_REPLICATE
         )
-    tape = max(1, round(ppm))
-    out[H // 2 - tape : H // 2 + tape, :] = (out[H // 2 - tape : H // 2 + tape, :] * 0.93).astype(
-        np.uint8
-    )
-    out[:, W // 2 - tape : W // 2 + tape] = (out[:, W // 2 - tape : W // 2 + tape] * 0.93).astype(
-        np.uint8
-    )
+    # Where a sheet lies off its mark, the margin of the sheet it overlaps shows: white paper
+    # and the printed join line (grey, 0.3 mm); its cut edge throws a thin shadow either way.
+    line = max(1, round(0.3 * ppm))
+    for r in range(1, len(ys) - 1):
+        y = ys[r]
+        for c in range(len(xs) - 1):
+            x0, x1 = xs[c], xs[c + 1]
+            gap = round(max(0.0, shifts[r, c][1]) * ppm)
+            if gap:
+                out[y : y + gap, x0:x1] = 245
+                out[y : y + line, x0:x1] = 60
+            edge = slice(y + gap, y + gap + line)
+            out[edge, x0:x1] = (out[edge, x0:x1] * 0.8).astype(np.uint8)
+    for c in range(1, len(xs) - 1):
+        x = xs[c]
+        for r in range(len(ys) - 1):
+            y0, y1 = ys[r], ys[r + 1]
+            gap = round(max(0.0, shifts[r, c][0]) * ppm)
+            if gap:
+                out[y0:y1, x : x + gap] = 245
+                out[y0:y1, x : x + line] = 60
+            edge = slice(x + gap, x + gap + line)
+            out[y0:y1, edge] = (out[y0:y1, edge] * 0.8).astype(np.uint8)
 
     def shift_at(x: float, y: float) -> tuple[float, float]:
-        return shifts[(2 if y * ppm >= H // 2 else 0) + (1 if x * ppm >= W // 2 else 0)]
+        r = int(np.searchsorted(ys, y * ppm, side="right")) - 1
+        c = int(np.searchsorted(xs, x * ppm, side="right")) - 1
+        return shifts[min(r, len(ys) - 2), min(c, len(xs) - 2)]
 
     return out, shift_at
 
@@ -356,7 +378,7 @@ def render_mat(
         )
     shift_at: Any = lambda x, y: (0.0, 0.0)  # noqa: E731
     if join > 0:
-        mat, shift_at = _join_errors(mat, rng, ppm, join)
+        mat, shift_at = _join_errors(mat, rng, ppm, join, kit.seams)
     quads: dict[tuple[Deck, int, int], NDArray[Any]] = {}
     for key, item in layout.items():
         side = key[0]

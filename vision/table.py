@@ -206,10 +206,20 @@ WASHED_OUT = 250  # grey level of glare: a cell a fifth of which is this bright 
 OFF_COLOUR_AB = 12.0  # Lab a/b distance from the mat's colour that counts as "not mat"
 
 
-def _look(patch: NDArray[Any], ref_ab: tuple[float, float] | None = None) -> _Look:
+def _look(
+    patch: NDArray[Any],
+    ref_ab: tuple[float, float] | None = None,
+    joins: NDArray[Any] | None = None,
+) -> _Look:
+    """How a patch of the rectified mat looks; edges on the mat's ``joins`` (a mask of the
+    patch, non-zero on a sheet join) are not counted."""
     g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     g = cv2.GaussianBlur(g, (3, 3), 0)
     e = cv2.Canny(g, 40, 110)
+    seen = e.size
+    if joins is not None:
+        e[joins > 0] = 0
+        seen = max(1, e.size - int(np.count_nonzero(joins)))
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     a, b = float(lab[:, 1].mean()), float(lab[:, 2].mean())
     gf = g.astype(np.float32)
@@ -221,7 +231,7 @@ def _look(patch: NDArray[Any], ref_ab: tuple[float, float] | None = None) -> _Lo
         lit = lab[:, 0] < 235  # blown-out glare carries no colour: it is not counted
         off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / len(d)
     washed = float(np.count_nonzero(g >= WASHED_OUT)) / g.size
-    return _Look(float(np.count_nonzero(e)) / e.size, (a, b), tex, off, float(np.median(g)), washed)
+    return _Look(float(np.count_nonzero(e)) / seen, (a, b), tex, off, float(np.median(g)), washed)
 
 
 def _reference_rects(geo: MatGeometry) -> list[tuple[float, float, float, float]]:
@@ -255,14 +265,35 @@ def _slice(mat_img: NDArray[Any], rect: tuple[float, float, float, float]) -> ND
     return out
 
 
-def _reference(mat_img: NDArray[Any], geo: MatGeometry) -> _Look | None:
+# Half the width of the band along a sheet join where edges are not counted: the join's own
+# error (up to 1.5 mm), the tape, and the homography's error on the rectified mat
+JOIN_BAND_MM = 3.0
+
+
+def _joins_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, ...]]) -> Any:
+    """The rectified mat's sheet joins: a mask at ``OCCUPANCY_PX_PER_MM``, 255 within
+    ``JOIN_BAND_MM`` of a join. A taped join crosses cells as a straight line of the mat's
+    axes: on the printed mat, 4 of the 8 rows of cells."""
+    k = OCCUPANCY_PX_PER_MM
+    mask = np.zeros((round(geo.height * k), round(geo.width * k)), np.uint8)
+    b = JOIN_BAND_MM
+    for x in seams[0]:
+        mask[:, max(0, round((x - b) * k)) : round((x + b) * k)] = 255
+    for y in seams[1]:
+        mask[max(0, round((y - b) * k)) : round((y + b) * k), :] = 255
+    return mask
+
+
+def _reference(
+    mat_img: NDArray[Any], geo: MatGeometry, joins: NDArray[Any] | None = None
+) -> _Look | None:
     """How bare mat looks in this frame: the median over the mat's free areas (a hand or a
     stray card over one of them does not move a median)."""
     looks = []
     for rect in _reference_rects(geo):
         p = _slice(mat_img, rect)
         if p.shape[0] >= 4 and p.shape[1] >= 4:
-            looks.append(_look(p))
+            looks.append(_look(p, None, _slice(joins, rect) if joins is not None else None))
     if not looks:
         return None
     return _Look(
@@ -443,7 +474,8 @@ def read_table(
 
     lap("codes")
     mat_img = rectify(bgr, pose, geo, OCCUPANCY_PX_PER_MM) if occupancy else None
-    ref = _reference(mat_img, geo) if mat_img is not None else None
+    joins = _joins_mask(geo, kit.seams) if mat_img is not None else None
+    ref = _reference(mat_img, geo, joins) if mat_img is not None else None
     light = _light(mat_img, geo) if mat_img is not None else None
     cells: dict[CellKey, CellReading] = {}
     for key in geo.iter_cells():
@@ -462,7 +494,8 @@ def read_table(
             if mat_img is not None:
                 patch = _slice(mat_img, inner)
                 centre = (rect[0] + rect[2] / 2, rect[1] + rect[3] / 2)
-                look = _look(patch, ref.chroma if ref else None)
+                seam = _slice(joins, inner) if joins is not None else None
+                look = _look(patch, ref.chroma if ref else None, seam)
                 bare = _bare_mat(look, ref, light, centre)
             if bare > 0:
                 cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
