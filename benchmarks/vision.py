@@ -56,6 +56,9 @@ from vision.synth import (
 from vision.table import read_table
 
 KIT = demo_kit()
+# A frame is timed as the fastest of this many reads: on a shared machine a neighbour's load
+# only ever adds time, and one run of the 1080p set measured 43 ms one time and 63 ms another
+REPEAT = 3
 
 
 def median_ms(ts: list[float]) -> float:
@@ -235,10 +238,14 @@ def hard_tables(resolution: str, n: int) -> None:
     scenes = [hard_table_scene(KIT, resolution, i) for i in range(n)]
     made = time.perf_counter() - t0
     for s in scenes:
-        laps: dict[str, float] = {}
-        t = time.perf_counter()
-        snap = read_table(s.image, KIT, timings=laps)
-        ts.append(time.perf_counter() - t)
+        runs = []
+        for _ in range(REPEAT):
+            laps: dict[str, float] = {}
+            t = time.perf_counter()
+            snap = read_table(s.image, KIT, timings=laps)
+            runs.append((time.perf_counter() - t, laps))
+        took, laps = min(runs, key=lambda r: r[0])
+        ts.append(took)
         for k, v in laps.items():
             stages.setdefault(k, []).append(v)
         cells = {f"{a}/{b}/{c}": r.to_json() for (a, b, c), r in snap.cells.items()}
@@ -260,7 +267,7 @@ def hard_tables(resolution: str, n: int) -> None:
     for w in total.wrong[:5]:
         print(f"    {w}")
     parts = ", ".join(f"{k} {median_ms(v):.1f}" for k, v in stages.items())
-    print(f"  median {median_ms(ts):.1f} ms per frame ({parts} ms)")
+    print(f"  median {median_ms(ts):.1f} ms per frame ({parts} ms; best of {REPEAT} reads)")
 
 
 def hard_phones(resolution: str, n: int) -> None:
