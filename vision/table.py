@@ -211,15 +211,14 @@ def _look(
     ref_ab: tuple[float, float] | None = None,
     joins: NDArray[Any] | None = None,
 ) -> _Look:
-    """How a patch of the rectified mat looks; edges on the mat's ``joins`` (a mask of the
-    patch, non-zero on a sheet join) are not counted."""
+    """How a patch of the rectified mat looks; the line of a sheet join (``joins``: the
+    patch's part of :func:`_joins_mask`) is not counted among its edges."""
     g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     g = cv2.GaussianBlur(g, (3, 3), 0)
     e = cv2.Canny(g, 40, 110)
     seen = e.size
     if joins is not None:
-        e[joins > 0] = 0
-        seen = max(1, e.size - int(np.count_nonzero(joins)))
+        e, seen = _without_join_lines(e, joins)
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     a, b = float(lab[:, 1].mean()), float(lab[:, 2].mean())
     gf = g.astype(np.float32)
@@ -265,23 +264,48 @@ def _slice(mat_img: NDArray[Any], rect: tuple[float, float, float, float]) -> ND
     return out
 
 
-# Half the width of the band along a sheet join where edges are not counted: the join's own
-# error (up to 1.5 mm), the tape, and the homography's error on the rectified mat
-JOIN_BAND_MM = 3.0
+# A sheet join crosses a cell as a straight line along the mat's axes, within this distance
+# of where the kit prints it: the sheets' own errors (up to 1.5 mm each, the printed join line
+# showing where a sheet lies off its mark) and the mat's pose under barrel distortion (the
+# lines on the hard 4K frames lay up to 5 mm off)
+JOIN_BAND_MM = 8.0
+JOIN_LINE_SHARE = 0.5  # three rows of a band holding edges across this share of a patch: a line
+_ACROSS, _DOWN = 1, 2  # _joins_mask's flags: a horizontal join's band, a vertical join's
 
 
 def _joins_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, ...]]) -> Any:
-    """The rectified mat's sheet joins: a mask at ``OCCUPANCY_PX_PER_MM``, 255 within
-    ``JOIN_BAND_MM`` of a join. A taped join crosses cells as a straight line of the mat's
-    axes: on the printed mat, 4 of the 8 rows of cells."""
+    """The bands of the rectified mat (at ``OCCUPANCY_PX_PER_MM``) where its sheet joins may
+    show: ``_ACROSS`` within ``JOIN_BAND_MM`` of a horizontal join, ``_DOWN`` of a vertical
+    one. On the printed A4 mat four horizontal joins cross 4 of the 8 rows of cells."""
     k = OCCUPANCY_PX_PER_MM
     mask = np.zeros((round(geo.height * k), round(geo.width * k)), np.uint8)
     b = JOIN_BAND_MM
     for x in seams[0]:
-        mask[:, max(0, round((x - b) * k)) : round((x + b) * k)] = 255
+        mask[:, max(0, round((x - b) * k)) : round((x + b) * k)] |= _DOWN
     for y in seams[1]:
-        mask[max(0, round((y - b) * k)) : round((y + b) * k), :] = 255
+        mask[max(0, round((y - b) * k)) : round((y + b) * k), :] |= _ACROSS
     return mask
+
+
+def _without_join_lines(e: NDArray[Any], joins: NDArray[Any]) -> tuple[NDArray[Any], int]:
+    """Canny edges ``e`` without a join's line: in a join's band, the rows (columns, for a
+    vertical join) where three neighbours hold edges across at least ``JOIN_LINE_SHARE`` of the
+    patch, and the rows beside them. Returns the edges and how many pixels are left to count.
+    A card's art or code has edges off those lines, so a card still shows."""
+    out = e.copy()
+    dropped = np.zeros(e.shape, bool)
+    for axis, flag in ((1, _ACROSS), (0, _DOWN)):
+        band = ((joins & flag) > 0).any(axis=axis)
+        if not band.any():
+            continue
+        share = np.convolve((e > 0).sum(axis=axis), np.ones(3), "same") / e.shape[axis]
+        hit = band & (np.convolve(band & (share >= JOIN_LINE_SHARE), np.ones(3), "same") > 0)
+        if axis == 1:
+            dropped[hit, :] = True
+        else:
+            dropped[:, hit] = True
+    out[dropped] = 0
+    return out, max(1, e.size - int(np.count_nonzero(dropped)))
 
 
 def _reference(
