@@ -249,6 +249,17 @@ def _quad(x: float, y: float, w: float, h: float) -> NDArray[Any]:
     return np.array([(x, y), (x + w, y), (x + w, y + h), (x, y + h)], np.float32)
 
 
+def _join_shows(out: Image, at: int, gap: int, line: int, span: slice) -> None:
+    """A horizontal join at row ``at`` of ``out``, over the columns ``span``, the later sheet
+    ``gap`` px off its mark: the margin of the sheet it overlaps shows (white paper and the
+    printed join line, grey, ``line`` px), and its cut edge throws a thin shadow either way."""
+    if gap:
+        out[at : at + gap, span] = 245
+        out[at : at + line, span] = 60
+    edge = slice(at + gap, at + gap + line)
+    out[edge, span] = (out[edge, span] * 0.8).astype(np.uint8)
+
+
 def _join_errors(
     mat: Image,
     rng: np.random.Generator,
@@ -277,29 +288,16 @@ def _join_errors(
         out[y0:y1, x0:x1] = cv2.warpAffine(
             part, m, (x1 - x0, y1 - y0), borderMode=cv2.BORDER_REPLICATE
         )
-    # Where a sheet lies off its mark, the margin of the sheet it overlaps shows: white paper
-    # and the printed join line (grey, 0.3 mm); its cut edge throws a thin shadow either way.
     line = max(1, round(0.3 * ppm))
     for r in range(1, len(ys) - 1):
-        y = ys[r]
         for c in range(len(xs) - 1):
-            x0, x1 = xs[c], xs[c + 1]
             gap = round(max(0.0, shifts[r, c][1]) * ppm)
-            if gap:
-                out[y : y + gap, x0:x1] = 245
-                out[y : y + line, x0:x1] = 60
-            edge = slice(y + gap, y + gap + line)
-            out[edge, x0:x1] = (out[edge, x0:x1] * 0.8).astype(np.uint8)
+            _join_shows(out, ys[r], gap, line, slice(xs[c], xs[c + 1]))
+    down = out.transpose(1, 0, 2)  # a vertical join is a horizontal one of the transpose
     for c in range(1, len(xs) - 1):
-        x = xs[c]
         for r in range(len(ys) - 1):
-            y0, y1 = ys[r], ys[r + 1]
             gap = round(max(0.0, shifts[r, c][0]) * ppm)
-            if gap:
-                out[y0:y1, x : x + gap] = 245
-                out[y0:y1, x : x + line] = 60
-            edge = slice(x + gap, x + gap + line)
-            out[y0:y1, edge] = (out[y0:y1, edge] * 0.8).astype(np.uint8)
+            _join_shows(down, xs[c], gap, line, slice(ys[r], ys[r + 1]))
 
     def shift_at(x: float, y: float) -> tuple[float, float]:
         r = int(np.searchsorted(ys, y * ppm, side="right")) - 1
