@@ -18,7 +18,7 @@ import pytest
 from printables.payload import Deck
 from vision.decode import as_gray, decode_qr
 from vision.markers import BACK_IDS, MatPose, detect_markers, find_mat
-from vision.synth import _held_card, demo_kit, foreign_payload, render_mat
+from vision.synth import _held_card, demo_kit, foreign_payload, hard_table_scene, render_mat
 from vision.table import FLAT_BACK, FLAT_CODE, lies_flat, read_table
 
 KIT = demo_kit()
@@ -143,6 +143,18 @@ def test_a_plain_beige_sleeve_over_a_face_up_card_is_not_empty(glare: bool) -> N
     frame, _ = photo(layout, glare_over=("hera", 2, 2) if glare else None)
     got = read_table(frame, KIT).cell("hera", 2, 2)
     assert got.state == "unknown", got  # a card lies there, unread: never "empty"
+
+
+@pytest.mark.parametrize("seed, cell", [(96, ("hera", 2, 2)), (144, ("hera", 1, 3))])
+def test_a_plain_sleeve_under_glare_on_a_mat_lit_to_white_is_not_empty(
+    seed: int, cell: Cell
+) -> None:
+    """Two hard 1080p frames where the lamp lights the mat to near white and glare blows out
+    a plain sleeve over a face-up card: smooth, colourless, edgeless. Once read empty."""
+    scene = hard_table_scene(KIT, "1080p", seed)
+    truth = scene.truth["cells"]["/".join(map(str, cell))]
+    assert truth["state"] == "up" and truth["sleeve"] and truth["glare"] > 50
+    assert read_table(scene.image, KIT).cell(*cell).state == "unknown"
 
 
 def test_a_hand_over_an_empty_cell_is_not_empty() -> None:

@@ -200,6 +200,7 @@ SMOOTHEST = 0.4  # a cell smoother than this share of bare mat's texture is not 
 # 619); 0 wrong cells with each
 QUADRATIC_LIGHT = 4
 BLOWN_MAT = 230  # bare mat this bright (grey) is itself washed out by the noise of a frame
+BLOWN_CELL = 0.5  # ... and a cell there more than this share blown out shows nothing at all
 WASHED_OUT = 250  # grey level of glare: a cell a fifth of which is this bright shows nothing
 
 
@@ -371,12 +372,16 @@ def _bare_mat(
     margins = [1 - look.edges / edge_limit, 1 - look.texture / tex_limit]
     if ref is not None:
         margins.append(1 - look.off_colour / 0.04)
-    # where the bare mat itself is washed out (an over-exposed white mat), smoothness and
-    # brightness tell nothing: the other tests decide
+    # where the bare mat itself is washed out (an over-exposed white mat), brightness tells
+    # nothing; a cell mostly blown out there shows nothing at all
     expected = min(max(light.at(*at), 1.0), 255.0) if light is not None and at else None
     blown = expected is not None and expected >= BLOWN_MAT and look.washed > 0.2
-    if ref is not None and ref.texture > 0 and not blown:
-        # smoother than bare mat: washed out by glare, or a plain sleeve over the card
+    if blown and look.washed > BLOWN_CELL:
+        return -1.0  # a white sleeve would look the same
+    if ref is not None and ref.texture > 0:
+        # smoother than bare mat: washed out by glare, or a plain sleeve over the card; tested
+        # where the mat is bright too (skipped there, a beige sleeve under glare read empty in
+        # 2 of 120 fresh hard 1080p frames)
         margins.append(look.texture / (SMOOTHEST * ref.texture) - 1)
     if light is not None and expected is not None and not blown:
         if look.washed > 0.2:
