@@ -200,7 +200,7 @@ SMOOTHEST = 0.4  # a cell smoother than this share of bare mat's texture is not 
 # 619); 0 wrong cells with each
 QUADRATIC_LIGHT = 4
 BLOWN_MAT = 230  # bare mat this bright (grey) is itself washed out by the noise of a frame
-BLOWN_CELL = 0.5  # ... and a cell there more than this share blown out shows nothing at all
+LIT_ENOUGH = 0.05  # share of a patch not blown out below which it shows no texture
 WASHED_OUT = 250  # grey level of glare: a cell a fifth of which is this bright shows nothing
 
 
@@ -224,7 +224,11 @@ def _look(
     a, b = float(lab[:, 1].mean()), float(lab[:, 2].mean())
     gf = g.astype(np.float32)
     local = cv2.blur(gf, (15, 15)) + 8.0
-    tex = float(np.std(gf / local))
+    # texture where the patch is not blown out: glare clips bare mat and a plain sleeve alike
+    # to white, but bare mat keeps its grain where it is not clipped; a patch nearly all
+    # blown out shows no texture at all
+    lit = g < WASHED_OUT
+    tex = float(np.std((gf / local)[lit])) if np.count_nonzero(lit) >= LIT_ENOUGH * g.size else 0.0
     off = 0.0
     if ref_ab is not None:
         d = np.hypot(lab[:, 1] - ref_ab[0], lab[:, 2] - ref_ab[1])
@@ -373,15 +377,14 @@ def _bare_mat(
     if ref is not None:
         margins.append(1 - look.off_colour / 0.04)
     # where the bare mat itself is washed out (an over-exposed white mat), brightness tells
-    # nothing; a cell mostly blown out there shows nothing at all
+    # nothing
     expected = min(max(light.at(*at), 1.0), 255.0) if light is not None and at else None
     blown = expected is not None and expected >= BLOWN_MAT and look.washed > 0.2
-    if blown and look.washed > BLOWN_CELL:
-        return -1.0  # a white sleeve would look the same
     if ref is not None and ref.texture > 0:
-        # smoother than bare mat: washed out by glare, or a plain sleeve over the card; tested
+        # smoother than bare mat where not blown out: a plain sleeve over the card. Tested
         # where the mat is bright too (skipped there, a beige sleeve under glare read empty in
-        # 2 of 120 fresh hard 1080p frames)
+        # 2 of 120 fresh hard 1080p frames: its unclipped part 0.33 of bare mat's texture,
+        # bright bare cells of the test images 0.60 or more)
         margins.append(look.texture / (SMOOTHEST * ref.texture) - 1)
     if light is not None and expected is not None and not blown:
         if look.washed > 0.2:
