@@ -67,6 +67,21 @@ def text(d: Chrome, css: str) -> str:
     return ""
 
 
+def settle(d: Chrome, reason: str) -> None:
+    """Types ``reason`` into the open call's note and presses Settle. A live update may swap
+    the form out between the two (a stale element): then both are done again on the new one."""
+    for _ in range(40):
+        try:
+            note = d.find_element(By.CSS_SELECTOR, "#alerts form.call input[name=reason]")
+            note.clear()
+            note.send_keys(reason)
+            d.find_element(By.CSS_SELECTOR, "#alerts form.call button").click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    raise AssertionError("the call's form was swapped out at every try")
+
+
 def until(
     d: Chrome, cond: Callable[[], bool], what: str, seen: Callable[[], str] = lambda: ""
 ) -> float:
@@ -111,9 +126,7 @@ def test_a_call_reaches_the_console_without_a_reload_and_settling_clears_it(
     hall.save_screenshot(str(shots / "judge-hall-1280.png"))
     console.save_screenshot(str(shots / "judge-console-1280.png"))
     # settled from the console itself: a note, then Settle; the console stays where it is
-    note = console.find_element(By.CSS_SELECTOR, "#alerts form.call input[name=reason]")
-    note.send_keys("picked up, reshuffled")
-    console.find_element(By.CSS_SELECTOR, "#alerts form.call button").click()
+    settle(console, "picked up, reshuffled")
     until(
         hall,
         lambda: "Nothing needs you now." in text(hall, "#hall-alerts"),
