@@ -149,7 +149,14 @@ class Server:
             *extra,
         ]
         self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=ROOT,
+            # SIGINT as at a terminal: a suite started in the background (``cmd &``) has it
+            # ignored, the server inherited that, and Ctrl-C (SIGINT) never stopped it
+            preexec_fn=_default_sigint,
         )
         self.lines: list[str] = []
         deadline = time.monotonic() + 30
@@ -173,6 +180,10 @@ class Server:
         out, _ = self.proc.communicate(timeout=20)
         self.lines.append(out)
         return out
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def get(port: int, path: str, cookie: str = "", tls: bool = False) -> http.client.HTTPResponse:
