@@ -227,8 +227,9 @@ def _look(
     # texture where the patch is not blown out: glare clips bare mat and a plain sleeve alike
     # to white, but bare mat keeps its grain where it is not clipped; a patch nearly all
     # blown out shows no texture at all
-    lit = g < WASHED_OUT
-    tex = float(np.std((gf / local)[lit])) if np.count_nonzero(lit) >= LIT_ENOUGH * g.size else 0.0
+    unclipped = g < WASHED_OUT
+    enough = np.count_nonzero(unclipped) >= LIT_ENOUGH * g.size
+    tex = float(np.std((gf / local)[unclipped])) if enough else 0.0
     off = 0.0
     if ref_ab is not None:
         d = np.hypot(lab[:, 1] - ref_ab[0], lab[:, 2] - ref_ab[1])
@@ -295,9 +296,8 @@ def _joins_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, .
 def _without_join_lines(e: NDArray[Any], joins: NDArray[Any]) -> tuple[NDArray[Any], int]:
     """Canny edges ``e`` without a join's line: in a join's band, the rows (columns, for a
     vertical join) where three neighbours hold edges across at least ``JOIN_LINE_SHARE`` of the
-    patch, and the rows beside them. Returns the edges and how many pixels are left to count.
+    patch, and the rows beside them, cleared in ``e``; returns it and the pixels left to count.
     A card's art or code has edges off those lines, so a card still shows."""
-    out = e.copy()
     dropped = np.zeros(e.shape, bool)
     for axis, flag in ((1, _ACROSS), (0, _DOWN)):
         band = ((joins & flag) > 0).any(axis=axis)
@@ -309,8 +309,8 @@ def _without_join_lines(e: NDArray[Any], joins: NDArray[Any]) -> tuple[NDArray[A
             dropped[hit, :] = True
         else:
             dropped[:, hit] = True
-    out[dropped] = 0
-    return out, max(1, e.size - int(np.count_nonzero(dropped)))
+    e[dropped] = 0  # e is the caller's own Canny output
+    return e, max(1, e.size - int(np.count_nonzero(dropped)))
 
 
 def _reference(
