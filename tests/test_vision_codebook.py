@@ -33,17 +33,19 @@ PAPER, INK = 235, 30
 
 
 def label(
-    modules: Any, module_px: float, blur: float, turns: int = 0, seed: int = 1
+    modules: Any, module_px: float, blur: float, turns: int = 0, seed: int = 1, glare: float = 0
 ) -> tuple[Any, list[tuple[float, float]]]:
     """A sticker photographed straight on: ``modules`` (dark True) turned ``turns`` quarter
-    turns clockwise, 4 modules of quiet zone, ``module_px`` px a module, blurred by ``blur``
-    modules, with sensor noise. Returns the image and the symbol's own top-left, top-right,
-    bottom-right, bottom-left in it."""
+    turns clockwise, 4 modules of quiet zone, ``module_px`` px a module, lifted by ``glare``
+    grey levels (past white: the camera clips it), blurred by ``blur`` modules, with sensor
+    noise. Returns the image and the symbol's own top-left, top-right, bottom-right,
+    bottom-left in it."""
     quiet, pad = 4, 40
     m = np.pad(np.rot90(np.asarray(modules, bool), -turns), quiet)
     side = round(m.shape[0] * module_px)
     fine = np.where(np.kron(m, np.ones((8, 8))), INK, PAPER).astype(np.float32)
     img: Any = np.pad(cv2.resize(fine, (side, side), interpolation=cv2.INTER_AREA), pad, "edge")
+    img = img + glare
     img = cv2.GaussianBlur(img, (0, 0), blur * module_px) if blur else img
     img = img + np.random.default_rng(seed).normal(0, 3, img.shape)
     lo, hi = pad + quiet * module_px, pad + (quiet + 21) * module_px
@@ -102,6 +104,42 @@ def test_another_kits_code_is_never_matched(serial: int, blur: float) -> None:
     squares = list(square_matches(img, BOOK))
     assert squares  # the stage straightened it and weighed it against our codes ...
     assert all(not m.accepted and m.score < 0.7 for _, m in squares)  # ... and refused it
+
+
+def test_a_code_under_glare_no_decoder_reads_is_found_by_its_dark_strokes_and_matched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # glare lifts the label past white: what stays of the code are its darkest strokes, and its
+    # square is no longer darker than the label round it
+    img, corners = label(qr_modules(OURS), module_px=2, blur=0.7, glare=100)
+    assert find_codes(img, retries=True)[0] == []
+    [(payload, got, _)] = matched_codes(img, BOOK)
+    assert payload == OURS and np.abs(np.subtract(got, corners)).max() < 2
+    monkeypatch.setattr("vision.codebook._glare_quads", lambda gray: [])
+    assert matched_codes(img, BOOK) == []  # the dark-square test alone does not find it
+
+
+@pytest.mark.parametrize(("module_px", "blur", "glare"), [(1.7, 0.3, 160), (2.0, 0.5, 130)])
+def test_under_glare_the_templates_are_clipped_as_the_photo_is(
+    module_px: float, blur: float, glare: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    img, _ = label(qr_modules(OURS), module_px=module_px, blur=blur, glare=glare)
+    assert find_codes(img, retries=True)[0] == []
+    [(payload, _, _)] = matched_codes(img, BOOK)
+    assert payload == OURS
+    monkeypatch.setattr("vision.codebook.MIN_CLIPPED", 2.0)  # templates never clipped
+    assert matched_codes(img, BOOK) == []
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_under_glare_card_art_and_another_kits_codes_are_never_matched(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    glare, blur = float(rng.uniform(60, 180)), float(rng.uniform(0.0, 0.9))
+    other = face_payload("ZZZZ2", new_kit_secret(), "zeus", seed + 1)
+    for thing in (art(rng)[8 * 2 : -8 * 2 : 8, 8 * 2 : -8 * 2 : 8], qr_modules(other)):
+        px = float(rng.uniform(1.5, 4))
+        img, _ = label(thing, module_px=px, blur=blur, turns=seed % 4, seed=seed, glare=glare)
+        assert all(not m.accepted and m.score < 0.7 for _, m in square_matches(img, BOOK))
 
 
 def art(rng: np.random.Generator) -> Any:
