@@ -37,7 +37,7 @@ import zxingcpp
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.codebook import MIN_MARGIN, MIN_SCORE, Match, codebook, square_matches
-from vision.decode import as_gray, read_cards
+from vision.decode import as_gray, finder_pair_candidates, read_cards
 from vision.markers import detect_markers
 from vision.synth import (
     HARD_PHONE_SEEDS,
@@ -321,7 +321,8 @@ def codebook_margins(resolution: str, n: int) -> None:
     scenes += [foreign_phone_scene(KIT, resolution, i) for i in range(n)]
     for s in scenes:
         cards = s.truth["cards"]
-        for corners, m in square_matches(as_gray(s.image), book):
+        gray = as_gray(s.image)
+        for corners, m in square_matches(gray, book, quads=finder_pair_candidates(gray)):
             x, y = (float(v) for v in np.mean(corners, axis=0))
             under = [
                 c

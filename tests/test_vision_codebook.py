@@ -18,13 +18,14 @@ from vision.codebook import (
     PX,
     QUIET,
     SIDE,
+    STROKES,
     Codebook,
     codebook,
     matched_codes,
     square_matches,
 )
-from vision.decode import find_codes, read_cards
-from vision.synth import demo_kit, foreign_phone_scene
+from vision.decode import find_codes, finder_pair_quads, read_cards
+from vision.synth import demo_kit, foreign_phone_scene, hard_phone_scene
 
 KIT = demo_kit()
 BOOK = codebook(KIT.payloads)
@@ -106,17 +107,19 @@ def test_another_kits_code_is_never_matched(serial: int, blur: float) -> None:
     assert all(not m.accepted and m.score < 0.7 for _, m in squares)  # ... and refused it
 
 
+@pytest.mark.parametrize(("module_px", "blur", "glare"), [(2.0, 0.7, 100), (3.5, 0.5, 130)])
 def test_a_code_under_glare_no_decoder_reads_is_found_by_its_dark_strokes_and_matched(
-    monkeypatch: pytest.MonkeyPatch,
+    module_px: float, blur: float, glare: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # glare lifts the label past white: what stays of the code are its darkest strokes, and its
     # square is no longer darker than the label round it
-    img, corners = label(qr_modules(OURS), module_px=2, blur=0.7, glare=100)
+    img, corners = label(qr_modules(OURS), module_px=module_px, blur=blur, glare=glare)
     assert find_codes(img, retries=True)[0] == []
     [(payload, got, _)] = matched_codes(img, BOOK)
-    assert payload == OURS and np.abs(np.subtract(got, corners)).max() < 2
-    monkeypatch.setattr("vision.codebook._glare_quads", lambda gray: [])
-    assert matched_codes(img, BOOK) == []  # the dark-square test alone does not find it
+    assert payload == OURS and np.abs(np.subtract(got, corners)).max() < 1.5 * module_px
+    # neither the dark-square test alone, nor strokes looked for at the small codes' size only
+    monkeypatch.setattr("vision.codebook.STROKES", STROKES[:1] if module_px > 3 else ())
+    assert matched_codes(img, BOOK) == []
 
 
 @pytest.mark.parametrize(("module_px", "blur", "glare"), [(1.7, 0.3, 160), (2.0, 0.5, 130)])
@@ -140,6 +143,43 @@ def test_under_glare_card_art_and_another_kits_codes_are_never_matched(seed: int
         px = float(rng.uniform(1.5, 4))
         img, _ = label(thing, module_px=px, blur=blur, turns=seed % 4, seed=seed, glare=glare)
         assert all(not m.accepted and m.score < 0.7 for _, m in square_matches(img, BOOK))
+
+
+def _corners_match(quad: Any, corners: Any, tolerance: float = 0.5) -> bool:
+    """The same four points, in any order."""
+    return all(min(np.hypot(*(np.subtract(q, c))) for c in corners) < tolerance for q in quad)
+
+
+@pytest.mark.parametrize("turn", [0.0, 30.0, 135.0])
+def test_two_finder_patterns_stand_for_the_code_they_belong_to(turn: float) -> None:
+    m, at = 3.0, np.array([100.0, 100.0])
+    r = np.radians(turn)
+    x, y = np.array([np.cos(r), np.sin(r)]) * m, np.array([-np.sin(r), np.cos(r)]) * m
+    corners = [at, at + 21 * x, at + 21 * (x + y), at + 21 * y]
+    tl, tr, bl = (
+        tuple([*(at + a * x + b * y), m]) for a, b in ((3.5, 3.5), (17.5, 3.5), (3.5, 17.5))
+    )
+    side = finder_pair_quads([tl, tr])  # a side: the code lies on one side of it or the other
+    assert len(side) == 2 and sum(_corners_match(q, corners) for q in side) == 1
+    [diagonal] = finder_pair_quads([tr, bl])  # a diagonal: in one place
+    assert _corners_match(diagonal, corners)
+    assert finder_pair_quads([tl, (tr[0] + 10 * m, tr[1], m)]) == []  # too far apart for a code
+    assert finder_pair_quads([tl, (*tr[:2], 1.5 * m)]) == []  # not the same code's size
+
+
+def test_a_blurred_code_whose_third_finder_is_lost_is_matched_from_the_other_two(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a hard 1080p phone photo beyond the benchmark's (seed 2029): a code at 3.2 px a module,
+    # blurred until its third finder merges with its data and the code with the card round its
+    # label; two finders still stand where a code would
+    scene = hard_phone_scene(KIT, "1080p", 2029)
+    ours = {c["payload"] for c in scene.truth["cards"] if not c["foreign"]}
+    read = {d.payload for d in read_cards(scene.image, KIT) if d.card is not None}
+    assert read == ours
+    monkeypatch.setattr("vision.decode.MAX_PAIR_QUADS", 0)
+    missed = ours - {d.payload for d in read_cards(scene.image, KIT) if d.card is not None}
+    assert [p[-4:] for p in missed] == ["O4NI"]
 
 
 def art(rng: np.random.Generator) -> Any:

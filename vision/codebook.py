@@ -59,7 +59,10 @@ MIN_SCORE = 0.8  # correlation a match must reach (true codes on the hard sets: 
 MIN_MARGIN = 0.15  # ... and its lead over the kit's next best code
 CLIPPED = 250  # grey level from which a straightened square counts as clipped to white
 GLARE_STEP = 16  # px of the coarse grid on which glare's clipped patches are found
-STROKE = 7  # px: the black-hat that finds a code's dark strokes under glare (2-5 modules at 12 MP)
+GLARE_REACH = 2  # coarse steps round a clipped patch where strokes are looked for
+# the black-hats that find a code's dark strokes under glare, and the closings that join them
+# into the code's square (px): small codes (2-5 modules at 12 MP) and large ones (3-4 px a module)
+STROKES = ((7, 5), (15, 11))
 STROKE_DEPTH = 25  # grey levels a stroke lies below its surroundings
 MIN_CLIPPED = 0.02  # share of a square's data pixels clipped from which templates are clipped too
 # the long sides of the working scales where squares are looked for; the finest (3000) only
@@ -259,7 +262,7 @@ def _glare_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
     darkest parts, so its square is no longer darker on average than the label round it (the
     test of :func:`candidate_quads`); what stays are thin dark strokes. Near each patch that
     glare clipped (:data:`CLIPPED`), at the photo's own pixels: the strokes (a black-hat of
-    :data:`STROKE` px), joined, and their nearly square regions. On the hard 12 MP phone photos
+    :data:`STROKES`), joined, and their nearly square regions. On the hard 12 MP phone photos
     this found 2 of the 3 codes washed out by glare that nothing else found."""
     clipped = (gray >= CLIPPED).astype(np.uint8)
     if int(np.count_nonzero(clipped)) < MIN_SQUARE**2:
@@ -269,18 +272,22 @@ def _glare_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
     coarse = cv2.resize(
         clipped, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA
     )
-    near = cv2.dilate((coarse > 0).astype(np.uint8), np.ones((3, 3), np.uint8), iterations=2)
+    near = cv2.dilate(
+        (coarse > 0).astype(np.uint8), np.ones((3, 3), np.uint8), iterations=GLARE_REACH
+    )
     count, _, stats, _ = cv2.connectedComponentsWithStats(near)
-    stroke = cv2.getStructuringElement(cv2.MORPH_RECT, (STROKE, STROKE))
-    join = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
     out: list[NDArray[Any]] = []
     for x, y, bw, bh, _ in stats[1:count]:
         x0, y0 = int(x) * step, int(y) * step
         roi = gray[y0 : min(h, y0 + (int(bh) + 1) * step), x0 : min(w, x0 + (int(bw) + 1) * step)]
         white = cv2.dilate(roi, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
-        dark = cv2.morphologyEx(roi, cv2.MORPH_BLACKHAT, stroke)
-        mask = ((dark > STROKE_DEPTH) & (white >= CLIPPED - 5)).astype(np.uint8) * 255
-        out += _squares(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, join), 1.0, (x0, y0))
+        for stroke, join in STROKES:
+            dark = cv2.morphologyEx(roi, cv2.MORPH_BLACKHAT, np.ones((stroke, stroke), np.uint8))
+            strokes = (dark > STROKE_DEPTH) & (white >= CLIPPED - 5)
+            mask = cv2.morphologyEx(
+                strokes.astype(np.uint8) * 255, cv2.MORPH_CLOSE, np.ones((join, join), np.uint8)
+            )
+            out += _squares(mask, 1.0, (x0, y0))
     return out
 
 
@@ -328,6 +335,7 @@ def square_matches(
     book: Codebook,
     known: Sequence[tuple[float, float]] = (),
     side: tuple[float, float] | None = None,
+    quads: Sequence[NDArray[Any]] = (),
 ) -> Iterator[tuple[Corners, Match]]:
     """Every candidate square of ``gray`` straightened, with its best code of ``book``,
     accepted or not: the corners (the symbol's own top-left, top-right, bottom-right,
@@ -335,9 +343,10 @@ def square_matches(
     centre lies within half its side of a ``known`` point (a code a decoder read) or of a
     square already accepted is left alone. Where the symbol's size is known (a cell
     straightened through the mat), ``side`` is its range in px: squares outside it are not
-    weighed."""
+    weighed. ``quads`` are more squares to weigh, found by the caller (corners in order round
+    the square, in ``gray``'s pixels)."""
     taken = list(known)
-    for quad in candidate_quads(gray):
+    for quad in [*candidate_quads(gray), *(_ordered(np.asarray(q)) for q in quads)]:
         centre = quad.mean(axis=0)
         diagonal = float(np.linalg.norm(quad[0] - quad[2]))
         half = diagonal / 2.8
@@ -365,10 +374,12 @@ def matched_codes(
     book: Codebook,
     known: Sequence[tuple[float, float]] = (),
     side: tuple[float, float] | None = None,
+    quads: Sequence[NDArray[Any]] = (),
 ) -> list[tuple[str, Corners, Match]]:
     """The kit's codes read by matching in ``gray``: ``(payload, corners, match)``, the
     accepted ones of :func:`square_matches`."""
-    return [(m.payload, c, m) for c, m in square_matches(gray, book, known, side) if m.accepted]
+    found = square_matches(gray, book, known, side, quads)
+    return [(m.payload, c, m) for c, m in found if m.accepted]
 
 
 def _centre(corners: Sequence[tuple[float, float]]) -> tuple[float, float]:

@@ -323,15 +323,20 @@ def _finder_groups(
     return out
 
 
-def finder_codes(gray: NDArray[Any], scale: float = 1.0) -> list[RawCode]:
+def finder_codes(
+    gray: NDArray[Any],
+    scale: float = 1.0,
+    found: list[tuple[float, float, float]] | None = None,
+) -> list[RawCode]:
     """Codes read by straightening each L of three finder patterns (a version-1 code) found
-    in ``gray``; corners mapped back by ``/ scale``."""
+    in ``gray`` (or the patterns ``found`` there already); corners mapped back by ``/ scale``."""
     n, quiet, px = 21, 4, FINDER_PX
     side = (n + 2 * quiet) * px
     a, b = (quiet + 3.5) * px, (quiet + n - 3.5) * px
     dst = np.array([[a, a], [b, a], [a, b], [b, b]], np.float32)
     out: list[RawCode] = []
-    for corner, tr, bl in _finder_groups(finder_patterns(gray)):
+    found = finder_patterns(gray) if found is None else found
+    for corner, tr, bl in _finder_groups(found):
         src = np.array([corner, tr, bl, tr + bl - corner], np.float32)
         h = cv2.getPerspectiveTransform(src, dst)
         flat = cv2.warpPerspective(gray, h, (side, side), flags=cv2.INTER_CUBIC, borderValue=255)
@@ -348,6 +353,60 @@ def finder_codes(gray: NDArray[Any], scale: float = 1.0) -> list[RawCode]:
                     out.append(RawCode(r.text, corners))  # type: ignore[arg-type]
                 break
     return out
+
+
+# Squares the codebook weighs where two finder patterns stand as a code's would (issue 14):
+# blur merges a large code's third finder with its data, and the code with the dark card round
+# its label, so neither an L of finders nor the dark-square test finds it; two finders still
+# do. Two a side apart (14 modules between centres) put the code on either side of them; two
+# across a diagonal, in one place. On fresh hard 1080p phone photos (seeds 2000-2059) three
+# codes at 3 px a module were missed that way, and matched at 0.91-0.95 where they lie.
+PAIR_TOLERANCE = 0.15  # share off 14 (or 14 * sqrt 2) modules that two finders may stand apart
+MAX_PAIR_QUADS = 12  # squares weighed a photo (the nearest pairs first): bounds the ECC runs
+
+
+def finder_pair_quads(found: Sequence[tuple[float, float, float]]) -> list[NDArray[Any]]:
+    """The squares a code would fill given two of its finder patterns ``found`` (centre x, y
+    and module px each), corners in the patterns' pixels, nearest pairs first."""
+    quads: list[tuple[float, NDArray[Any]]] = []
+    for (ax, ay, am), (bx, by, bm) in combinations(found, 2):
+        if max(am, bm) > 1.3 * min(am, bm):
+            continue
+        a, b = np.array([ax, ay]), np.array([bx, by])
+        m = (am + bm) / 2
+        d = float(np.linalg.norm(b - a))
+        if abs(d / (14 * m) - 1) <= PAIR_TOLERANCE:  # a side: the code lies on either side
+            u = (b - a) / 14
+            for n in (np.array([-u[1], u[0]]), np.array([u[1], -u[0]])):
+                tl, tr = a - 3.5 * (u + n), b + 3.5 * (u - n)
+                quads.append((d, np.array([tl, tr, tr + 21 * n, tl + 21 * n], np.float32)))
+        elif abs(d / (14 * np.sqrt(2) * m) - 1) <= PAIR_TOLERANCE:  # a diagonal
+            c, h = (a + b) / 2, (b - a) / 2 * (10.5 / 7)
+            r = np.array([-h[1], h[0]])
+            quads.append((d, np.array([c - h, c + r, c + h, c - r], np.float32)))
+    return [q for _, q in sorted(quads, key=lambda t: t[0])]
+
+
+def finder_pair_candidates(gray: NDArray[Any]) -> list[NDArray[Any]]:
+    """The squares :func:`find_codes` hands the codebook from pairs of finder patterns in
+    ``gray`` (for the benchmark's margins: every square the codebook weighs)."""
+    if gray.shape[0] * gray.shape[1] > DEBLUR_PIXELS:
+        return []  # find_codes looks for finders only in photos read at their own size
+    found = [finder_patterns(sharp) for sharp in deblurred(gray, FINDER_SIGMAS)]
+    return _distinct((q for f in found for q in finder_pair_quads(f)), MAX_PAIR_QUADS)
+
+
+def _distinct(quads: Iterable[NDArray[Any]], limit: int) -> list[NDArray[Any]]:
+    """Up to ``limit`` of ``quads``, in order, leaving out one centred within a quarter of its
+    side of one kept (the same square found again)."""
+    kept: list[NDArray[Any]] = []
+    for q in quads:
+        if len(kept) >= limit:
+            break
+        c, side = q.mean(axis=0), float(np.linalg.norm(q[0] - q[1]))
+        if all(np.linalg.norm(c - k.mean(axis=0)) > side / 4 for k in kept):
+            kept.append(q)
+    return kept
 
 
 def _retry(gray: NDArray[Any], scale: float, amount: float, binarizer: Any) -> list[RawCode]:
@@ -385,6 +444,7 @@ def find_codes(
     if not second_pass:
         return codes, 1
     passes = 1
+    pairs: list[NDArray[Any]] = []  # squares two finder patterns stand for (the codebook's)
     small = not codes or min(c.side_px for c in codes) < SMALL_CODE_PX
     h, w = gray.shape[:2]
     if small:
@@ -406,10 +466,13 @@ def find_codes(
             codes = [*codes, *decode_qr(sharp, k)]
             if sigma in FINDER_SIGMAS and k == 1.0:  # at 12 MP it read none the rest missed
                 passes += 1
-                codes = [*codes, *finder_codes(sharp, k)]
+                finders = finder_patterns(sharp)
+                codes = [*codes, *finder_codes(sharp, k, finders)]
+                pairs += finder_pair_quads(finders)
     if book is not None:
         passes += 1
-        found = matched_codes(gray, book, [c.centre for c in codes])
+        pairs = _distinct(pairs, MAX_PAIR_QUADS)
+        found = matched_codes(gray, book, [c.centre for c in codes], quads=pairs)
         codes = [*codes, *(RawCode(p, corners, m.score) for p, corners, m in found)]
     return merge_codes(codes, min_dist=max(8.0, 0.3 * SMALL_CODE_PX)), passes
 
