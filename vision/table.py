@@ -194,7 +194,7 @@ def _terms(x: Any, y: Any) -> Any:
 # A cell this much darker or brighter than the light fitted for bare mat there is not bare. At
 # 0.15, bare cells at the mat's far ends read unknown where the fitted light was 15-23% off
 # (the fit has only the mat's free areas, all beside the cells); at 0.2 the hard and fresh sets
-# (300 frames at 1080p, 4K and 12 MP) read 25 more bare cells, 0 wrong, and the occupied cell
+# (310 frames at 1080p, 4K and 12 MP) read 25 more bare cells, 0 wrong, and the occupied cell
 # nearest to reading empty stayed at -0.16 (-0.18 at 0.15; 0.25 read 14 more, not taken)
 BRIGHTNESS_TOLERANCE = 0.2
 TINT_LIMIT = 10.0  # Lab a/b distance of a cell's mean colour from bare mat's that is "not mat"
