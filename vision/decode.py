@@ -21,7 +21,7 @@ import numpy as np
 import zxingcpp
 from numpy.typing import NDArray
 
-from printables.payload import PayloadError, parse_face
+from printables.payload import QR_ERROR_CORRECTION, PayloadError, parse_face
 from vision.codebook import Codebook, codebook, matched_codes
 from vision.kit import CardRef, KitLike
 
@@ -125,14 +125,20 @@ def as_gray(image: Any) -> NDArray[Any]:
     raise ImageError(f"image shape {image.shape} is not grey, BGR or BGRA")
 
 
-def decode_qr(gray: NDArray[Any], scale: float = 1.0, offset: Point = (0.0, 0.0)) -> list[RawCode]:
-    """Every QR code zxing-cpp reads in ``gray``. Corners are mapped back by ``/ scale`` and
-    ``+ offset`` (for crops and upscaled images). Raises nothing for an image without codes."""
+def decode_qr(
+    gray: NDArray[Any],
+    scale: float = 1.0,
+    offset: Point = (0.0, 0.0),
+    ec_level: str | None = None,
+) -> list[RawCode]:
+    """Every QR code zxing-cpp reads in ``gray`` (with ``ec_level``, only those at that level
+    of error correction). Corners are mapped back by ``/ scale`` and ``+ offset`` (for crops
+    and upscaled images). Raises nothing for an image without codes."""
     found = zxingcpp.read_barcodes(gray, formats=_FORMATS, try_invert=False)
     out: list[RawCode] = []
     ox, oy = offset
     for b in found:
-        if not b.valid:
+        if not b.valid or (ec_level is not None and b.ec_level != ec_level):
             continue
         p = b.position
         pts = [p.top_left, p.top_right, p.bottom_right, p.bottom_left]
@@ -344,7 +350,11 @@ def finder_codes(
         _, binary = cv2.threshold(smooth, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         back = np.linalg.inv(h)
         for img in (flat, binary):
-            read = [r for r in decode_qr(img) if r.text]
+            # only a symbol at the kit's error correction (Q): three finders of different
+            # stickers straightened as one code make a grid of stray modules that decoded, now
+            # and then, as a code at a weaker level ('961006', '573121': refused by the kit's
+            # check, but shown as a refused code on a photo of stickers)
+            read = [r for r in decode_qr(img, ec_level=QR_ERROR_CORRECTION) if r.text]
             if read:
                 for r in read:
                     quad = np.array([r.corners], np.float32)
