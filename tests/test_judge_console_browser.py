@@ -18,6 +18,7 @@ pytestmark = pytest.mark.browser
 require_browser()
 
 from selenium.common.exceptions import (  # noqa: E402
+    ElementNotInteractableException,
     StaleElementReferenceException,
     TimeoutException,
 )
@@ -69,17 +70,21 @@ def text(d: Chrome, css: str) -> str:
 
 def settle(d: Chrome, reason: str) -> None:
     """Types ``reason`` into the open call's note and presses Settle. A live update may swap
-    the form out between the two (a stale element): then both are done again on the new one."""
-    for _ in range(40):
+    the form out between the two (a stale element), or hold the new one not yet ready for
+    typing (not interactable): then both are done again on the form as it stands, until
+    CEILING."""
+    deadline = time.monotonic() + CEILING
+    while True:
         try:
             note = d.find_element(By.CSS_SELECTOR, "#alerts form.call input[name=reason]")
             note.clear()
             note.send_keys(reason)
             d.find_element(By.CSS_SELECTOR, "#alerts form.call button").click()
             return
-        except StaleElementReferenceException:
+        except (StaleElementReferenceException, ElementNotInteractableException) as e:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the call's form never took the note: {e.msg}") from None
             time.sleep(0.05)
-    raise AssertionError("the call's form was swapped out at every try")
 
 
 def until(
