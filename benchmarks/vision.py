@@ -46,6 +46,7 @@ from vision.synth import (
     SceneOptions,
     TableScore,
     card_scene,
+    cell_key,
     demo_kit,
     foreign_phone_scene,
     hard_phone_scene,
@@ -248,7 +249,7 @@ def hard_tables(resolution: str, n: int) -> None:
         ts.append(took)
         for k, v in laps.items():
             stages.setdefault(k, []).append(v)
-        cells = {f"{a}/{b}/{c}": r.to_json() for (a, b, c), r in snap.cells.items()}
+        cells = {cell_key(k): r.to_json() for k, r in snap.cells.items()}
         total.add(score_table(cells, s.truth))
     readable = total.up_readable + total.backs_readable + total.empty_readable
     read = total.up_read + total.backs_read + total.empty_read

@@ -20,6 +20,7 @@ from vision.decode import as_gray, decode_qr
 from vision.markers import BACK_IDS, MatPose, detect_markers, find_mat
 from vision.synth import (
     _held_card,
+    cell_key,
     demo_kit,
     foreign_payload,
     hard_table_scene,
@@ -159,7 +160,7 @@ def test_a_plain_sleeve_under_glare_on_a_mat_lit_to_white_is_not_empty(
     """Two hard 1080p frames where the lamp lights the mat to near white and glare blows out
     a plain sleeve over a face-up card: smooth, colourless, edgeless. Once read empty."""
     scene = hard_table_scene(KIT, "1080p", seed)
-    truth = scene.truth["cells"]["/".join(map(str, cell))]
+    truth = scene.truth["cells"][cell_key(cell)]
     assert truth["state"] == "up" and truth["sleeve"] and truth["glare"] > 50
     assert read_table(scene.image, KIT).cell(*cell).state == "unknown"
 
@@ -200,9 +201,9 @@ def test_bare_cells_at_the_far_end_of_the_mat_read_empty_where_the_fitted_light_
     scene = hard_table_scene(KIT, "1080p", 32)
     snap = read_table(scene.image, KIT)
     for cell in (("zeus", 2, 4), ("zeus", 3, 4)):
-        assert scene.truth["cells"]["/".join(map(str, cell))]["expect"] == "empty"
+        assert scene.truth["cells"][cell_key(cell)]["expect"] == "empty"
         assert snap.cell(*cell).state == "empty"
-    cells = {"/".join(map(str, k)): r.to_json() for k, r in snap.cells.items()}
+    cells = {cell_key(k): r.to_json() for k, r in snap.cells.items()}
     assert score_table(cells, scene.truth).wrong == []
 
 

@@ -182,11 +182,11 @@ class Codebook:
             if norm < 1e-6:
                 continue
             v /= norm
-            for sigma, drawn, ordered, rows in self._templates:
+            for sigma, drawn, ordered, unit in self._templates:
                 if clipped >= MIN_CLIPPED:
                     cut = ordered[:, min(v.size - 1, int((1 - clipped) * v.size))]
-                    rows = _unit_rows(np.minimum(drawn, cut[:, None]))
-                scores = rows @ v
+                    unit = _unit_rows(np.minimum(drawn, cut[:, None]))
+                scores = unit @ v
                 top = np.argpartition(-scores, 1)[:2]
                 a, b = sorted((float(scores[i]) for i in top), reverse=True)
                 if best is None or a > best.score:
@@ -344,8 +344,8 @@ def square_matches(
     centre lies within half its side of a ``known`` point (a code a decoder read) or of a
     square already accepted is left alone. Where the symbol's size is known (a cell
     straightened through the mat), ``side`` is its range in px: squares outside it are not
-    weighed. ``quads`` are more squares to weigh, found by the caller (corners in order round
-    the square, in ``gray``'s pixels)."""
+    weighed. ``quads`` are more squares to weigh, found by the caller (four corners in any
+    order, in ``gray``'s pixels)."""
     taken = list(known)
     for quad in [*candidate_quads(gray), *(_ordered(np.asarray(q)) for q in quads)]:
         centre = quad.mean(axis=0)

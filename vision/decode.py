@@ -402,16 +402,16 @@ def finder_pair_candidates(gray: NDArray[Any]) -> list[NDArray[Any]]:
     ``gray`` (for the benchmark's margins: every square the codebook weighs)."""
     if gray.shape[0] * gray.shape[1] > DEBLUR_PIXELS:
         return []  # find_codes looks for finders only in photos read at their own size
-    found = [finder_patterns(sharp) for sharp in deblurred(gray, FINDER_SIGMAS)]
-    return _distinct((q for f in found for q in finder_pair_quads(f)), MAX_PAIR_QUADS)
+    return _pair_squares([finder_patterns(sharp) for sharp in deblurred(gray, FINDER_SIGMAS)])
 
 
-def _distinct(quads: Iterable[NDArray[Any]], limit: int) -> list[NDArray[Any]]:
-    """Up to ``limit`` of ``quads``, in order, leaving out one centred within a quarter of its
-    side of one kept (the same square found again)."""
+def _pair_squares(finders: Sequence[Sequence[tuple[float, float, float]]]) -> list[NDArray[Any]]:
+    """The codebook's squares from each set of finder patterns in ``finders`` (one a deblurred
+    image): up to :data:`MAX_PAIR_QUADS`, in order, leaving out one centred within a quarter of
+    its side of one kept (the same square found again)."""
     kept: list[NDArray[Any]] = []
-    for q in quads:
-        if len(kept) >= limit:
+    for q in (q for found in finders for q in finder_pair_quads(found)):
+        if len(kept) >= MAX_PAIR_QUADS:
             break
         c, side = q.mean(axis=0), float(np.linalg.norm(q[0] - q[1]))
         if all(np.linalg.norm(c - k.mean(axis=0)) > side / 4 for k in kept):
@@ -454,7 +454,7 @@ def find_codes(
     if not second_pass:
         return codes, 1
     passes = 1
-    pairs: list[NDArray[Any]] = []  # squares two finder patterns stand for (the codebook's)
+    finders: list[list[tuple[float, float, float]]] = []  # per deblurred image (the codebook's)
     small = not codes or min(c.side_px for c in codes) < SMALL_CODE_PX
     h, w = gray.shape[:2]
     if small:
@@ -476,12 +476,11 @@ def find_codes(
             codes = [*codes, *decode_qr(sharp, k)]
             if sigma in FINDER_SIGMAS and k == 1.0:  # at 12 MP it read none the rest missed
                 passes += 1
-                finders = finder_patterns(sharp)
-                codes = [*codes, *finder_codes(sharp, k, finders)]
-                pairs += finder_pair_quads(finders)
+                finders.append(finder_patterns(sharp))
+                codes = [*codes, *finder_codes(sharp, k, finders[-1])]
     if book is not None:
         passes += 1
-        pairs = _distinct(pairs, MAX_PAIR_QUADS)
+        pairs = _pair_squares(finders)
         found = matched_codes(gray, book, [c.centre for c in codes], quads=pairs)
         codes = [*codes, *(RawCode(p, corners, m.score) for p, corners, m in found)]
     return merge_codes(codes, min_dist=max(8.0, 0.3 * SMALL_CODE_PX)), passes

@@ -788,7 +788,7 @@ def table_scene(
             if expect != "unknown" and glare.get(key, 0.0) > GLARE_HIDES:
                 expect = "any"  # washed out: reading it is a bonus, unknown is right
         item["expect"] = expect
-        truth["cells"][f"{side}/{col}/{row}"] = item
+        truth["cells"][cell_key((side, col, row))] = item
     return Scene(frame, truth)
 
 
@@ -870,6 +870,12 @@ class TableScore:
         self.empty_read += other.empty_read
         self.empty_readable += other.empty_readable
         self.wrong.extend(other.wrong)
+
+
+def cell_key(cell: tuple[str, int, int]) -> str:
+    """A cell's key in a scene's truth and in :func:`score_table`: ``"side/col/row"``."""
+    side, col, row = cell
+    return f"{side}/{col}/{row}"
 
 
 def score_table(cells: dict[str, dict[str, Any]], truth: dict[str, Any]) -> TableScore:
