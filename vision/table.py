@@ -170,6 +170,7 @@ class _Look:
     off_colour: float  # share of pixels whose colour is far from the bare mat's
     lum: float = 0.0  # median grey level
     washed: float = 0.0  # share of pixels washed out (glare)
+    lit_lum: float = 0.0  # median grey level of the pixels not washed out (255: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,9 +208,19 @@ QUADRATIC_LIGHT = 4
 BLOWN_MAT = 230  # bare mat this bright (grey) is itself washed out by the noise of a frame
 LIT_ENOUGH = 0.05  # share of a patch not blown out below which it shows no texture
 WASHED_OUT = 250  # grey level of glare: a cell a fifth of which is this bright shows nothing
+WASHED_SHARE = 0.2  # that fifth (unless it keeps bare mat's grain: see _grain)
 
 
 OFF_COLOUR_AB = 12.0  # Lab a/b distance from the mat's colour that counts as "not mat"
+# Glare (see _grain). A cell brighter than bare mat there, or partly washed out, is bare mat
+# when it keeps this share of bare mat's grain; GLARE_MOST grey levels of added light and
+# GLARE_WASHED_MOST of the cell washed out are the most it is judged under; a free area of the
+# mat smoother than GLARE_TEXTURE of the others' median texture is under glare and is left out
+# of the light's fit
+GLARE_GRAIN = 0.8
+GLARE_MOST = 80.0
+GLARE_WASHED_MOST = 0.6
+GLARE_TEXTURE = 0.7
 
 
 def _look(
@@ -241,7 +252,10 @@ def _look(
         lit = lab[:, 0] < 235  # blown-out glare carries no colour: it is not counted
         off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / len(d)
     washed = float(np.count_nonzero(g >= WASHED_OUT)) / g.size
-    return _Look(float(np.count_nonzero(e)) / seen, (a, b), tex, off, float(np.median(g)), washed)
+    lit_lum = float(np.median(g[unclipped])) if unclipped.any() else 255.0
+    return _Look(
+        float(np.count_nonzero(e)) / seen, (a, b), tex, off, float(np.median(g)), washed, lit_lum
+    )
 
 
 def _reference_rects(geo: MatGeometry) -> list[tuple[float, float, float, float]]:
@@ -344,15 +358,21 @@ def _reference(
 def _light(mat_img: NDArray[Any], geo: MatGeometry) -> _Light | None:
     """The bare mat's brightness across the frame, from its free areas (robust: an area under a
     hand or a stray card is dropped and the plane fitted again). None with too few areas."""
-    pts: list[tuple[float, float, float]] = []
+    pts: list[tuple[float, float, float, float]] = []
     for rect in _reference_rects(geo):
         p = _slice(mat_img, rect)
         if p.shape[0] >= 4 and p.shape[1] >= 4:
             g = cv2.cvtColor(p, cv2.COLOR_BGR2GRAY)
-            pts.append((rect[0] + rect[2] / 2, rect[1] + rect[3] / 2, float(np.median(g))))
+            centre = (rect[0] + rect[2] / 2, rect[1] + rect[3] / 2)
+            pts.append((*centre, float(np.median(g)), _look(p).texture))
     if len(pts) < 4:
         return None
     arr = np.array(pts, np.float64)
+    # glare lifts a free area's grey level and lowers its texture (relative to its mean): the
+    # lamp's light, which the fit is for, leaves the texture as it is
+    lamp_lit = arr[:, 3] >= GLARE_TEXTURE * float(np.median(arr[:, 3]))
+    if np.count_nonzero(lamp_lit) >= 4:
+        arr = arr[lamp_lit]
     terms = _terms(arr[:, 0] / 1000, arr[:, 1] / 1000).T  # (n, 6)
     keep = np.ones(len(arr), bool)
     coef = np.zeros(3)
@@ -375,7 +395,9 @@ def _bare_mat(
     """How surely a cell is bare mat: > 0 bare (the margin to the nearest limit, up to 1),
     <= 0 occupied. Limits are tight on purpose: a doubt reads as 'unknown', never 'empty'.
     With ``light`` (and the cell's centre ``at``, mm) the cell must also be as bright as bare
-    mat there: a plain sleeve of the mat's tint and texture, or glare, is not bare mat."""
+    mat there: a plain sleeve of the mat's tint and texture is not bare mat. A cell brighter
+    than that, or partly washed out, is bare mat only as glare leaves it: keeping bare mat's
+    grain (see :func:`_grain`)."""
     edge_limit = max(0.012, 2.5 * (ref.edges if ref else 0.0))
     tex_limit = max(0.06, 1.8 * (ref.texture if ref else 0.0))
     margins = [1 - look.edges / edge_limit, 1 - look.texture / tex_limit]
@@ -384,26 +406,52 @@ def _bare_mat(
     # where the bare mat itself is washed out (an over-exposed white mat), brightness tells
     # nothing
     expected = min(max(light.at(*at), 1.0), 255.0) if light is not None and at else None
-    blown = expected is not None and expected >= BLOWN_MAT and look.washed > 0.2
+    blown = expected is not None and expected >= BLOWN_MAT and look.washed > WASHED_SHARE
+    grain = _grain(look, ref, expected) if light is not None and not blown else None
     if ref is not None and ref.texture > 0:
         # smoother than bare mat where not blown out: a plain sleeve over the card. Tested
         # where the mat is bright too (skipped there, a beige sleeve under glare read empty in
         # 2 of 120 fresh hard 1080p frames: its unclipped part 0.33 of bare mat's texture,
         # bright bare cells of the test images 0.60 or more)
-        margins.append(look.texture / (SMOOTHEST * ref.texture) - 1)
+        smooth = grain if grain is not None else look.texture / ref.texture
+        margins.append(smooth / SMOOTHEST - 1)
     if light is not None and expected is not None and not blown:
-        if look.washed > 0.2:
+        if grain is None and look.washed > WASHED_SHARE:
             return -1.0  # glare washed it out where bare mat is not: nothing shows there
+        # each 1 at its own limit. Under glare, bare mat's grain explains the light glare
+        # added; without it, the cell is a plain thing brighter than bare mat
         tol = min(0.25, max(BRIGHTNESS_TOLERANCE, 5 * light.spread))
-        off = [abs(look.lum / expected - 1) / tol]  # each 1 at its own limit
+        off = (
+            [max(0.0, 1 - grain / GLARE_GRAIN) / (1 - SMOOTHEST)]
+            if grain is not None
+            else [abs(look.lum / expected - 1) / tol]
+        )
         if ref is not None:
             off.append(float(np.hypot(*np.subtract(look.chroma, ref.chroma))) / TINT_LIMIT)
-            if ref.texture > 0:
+            if ref.texture > 0 and grain is None:
                 off.append(max(0.0, 1 - look.texture / ref.texture) / (1 - SMOOTHEST))
         # a little darker, a little yellower and a little smoother than bare mat, all at once,
         # is not bare mat (a plain sleeve): the deviations add up (their Euclidean norm)
         margins.append(1 - float(np.hypot.reduce(off)) if len(off) > 1 else 1 - off[0])
     return min(margins)
+
+
+def _grain(look: _Look, ref: _Look | None, expected: float | None) -> float | None:
+    """A cell under glare: its grain as a share of bare mat's there; None for a cell not under
+    glare (as bright as bare mat, or darker), or one glare leaves too little of.
+
+    Glare adds light; the lamp multiplies it. So glare lifts bare mat's grey level and leaves
+    its grain (the grey level's spread about its local mean, in grey levels) as it is, while
+    the lamp scales both. Bare mat's grain here is its texture (relative to the local mean)
+    times the light fitted for it; a cell's is its texture times its own grey level, both
+    where it is not washed out. A plain sleeve has none to speak of, under glare or not."""
+    if ref is None or ref.texture <= 0 or expected is None:
+        return None
+    if look.washed > GLARE_WASHED_MOST or look.lit_lum - expected > GLARE_MOST:
+        return None
+    if look.washed <= WASHED_SHARE and look.lum <= expected:
+        return None
+    return look.texture * (look.lit_lum + 8) / (ref.texture * (expected + 8))
 
 
 # ---- the snapshot ---------------------------------------------------------------------------
