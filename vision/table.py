@@ -77,6 +77,12 @@ EDGE_MARGIN_MM = 4.0  # a code or back centred this close to a cell's edge belon
 FLAT_CODE = (0.06, 6.0, 6.0)  # code: size (share), corner angle (deg), turn off the axes (deg)
 FLAT_BACK = (0.10, 8.0, 8.0)  # back marker: the same (a smaller symbol: noisier corners)
 BACK_OFF_CENTRE_MM = 10.0  # a back marker this far from its cell's centre lies in no cell
+# ... as the flat backs within this distance lie (at least two of them): the mat's pose is off
+# alike across a stretch of it (a lens's barrel distortion, a corner marker covered and the
+# pose fitted on three). On hard 4K frames with a corner marker covered, flat backs came back
+# 8-14 mm off their cells' centres, and read unknown; less their neighbours' median offset,
+# every flat back of the hard and fresh sets (2,945) lay within 7.2 mm
+BACK_NEIGHBOURS_MM = 250.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +214,11 @@ SMOOTHEST = 0.4  # a cell smoother than this share of bare mat's texture is not 
 # (6) over-fits the 11 free areas (592 of 669 on the first 60 frames, where the plane read
 # 619); 0 wrong cells with each
 QUADRATIC_LIGHT = 4
+# the light is fitted on each side margin in this many pieces. With 4 (the pieces' centres 190
+# mm apart) the fit reached the mat's far ends only by extrapolating its round fall-off: bare
+# cells there read 21-28% darker than it, unknown (29 cells over the hard and fresh sets, all
+# but one of the dark ones); with 8, 1 of them
+LIGHT_SIDE_PIECES = 8
 BLOWN_MAT = 230  # bare mat this bright (grey) is itself washed out by the noise of a frame
 LIT_ENOUGH = 0.05  # share of a patch not blown out below which it shows no texture
 WASHED_OUT = 250  # grey level of glare: a cell a fifth of which is this bright shows nothing
@@ -261,8 +272,11 @@ def _look(
     )
 
 
-def _reference_rects(geo: MatGeometry) -> list[tuple[float, float, float, float]]:
-    """Bare-mat areas away from cells and markers: the centre band and the side margins."""
+def _reference_rects(
+    geo: MatGeometry, side_pieces: int = 4
+) -> list[tuple[float, float, float, float]]:
+    """Bare-mat areas away from cells and markers: the centre band in three, and each side
+    margin in ``side_pieces``."""
     x_left = min(r[0] for r in geo.cells.values())
     x_right = max(r[0] + r[2] for r in geo.cells.values())
     hera_top = min(r[1] for k, r in geo.cells.items() if k[0] == "hera")
@@ -277,8 +291,8 @@ def _reference_rects(geo: MatGeometry) -> list[tuple[float, float, float, float]
     for x0, x1 in ((2.0, x_left - 2), (x_right + 2, geo.width - 2)):
         if x1 - x0 > 6:
             span = geo.height - 2 * m
-            for i in range(4):
-                out.append((x0, m + i * span / 4, x1 - x0, span / 4))
+            for i in range(side_pieces):
+                out.append((x0, m + i * span / side_pieces, x1 - x0, span / side_pieces))
     return out
 
 
@@ -362,7 +376,7 @@ def _light(mat_img: NDArray[Any], geo: MatGeometry) -> _Light | None:
     """The bare mat's brightness across the frame, from its free areas (robust: an area under a
     hand or a stray card is dropped and the plane fitted again). None with too few areas."""
     pts: list[tuple[float, float, float, float]] = []
-    for rect in _reference_rects(geo):
+    for rect in _reference_rects(geo, LIGHT_SIDE_PIECES):
         p = _slice(mat_img, rect)
         if p.shape[0] >= 4 and p.shape[1] >= 4:
             g = cv2.cvtColor(p, cv2.COLOR_BGR2GRAY)
@@ -499,6 +513,17 @@ def lies_flat(
     return None
 
 
+def _off_centre(at: Point, off: Point, others: list[tuple[Point, Point]]) -> float:
+    """How far (mm) a flat back at ``at`` lies from its cell's centre: its offset ``off`` from
+    it, less the median offset of the ``others`` (flat backs: where, offset) within
+    ``BACK_NEIGHBOURS_MM`` when there are at least two."""
+    near = [
+        o for a, o in others if float(np.hypot(a[0] - at[0], a[1] - at[1])) < BACK_NEIGHBOURS_MM
+    ]
+    shift = np.median(np.array(near), axis=0) if len(near) >= 2 else np.zeros(2)
+    return float(np.hypot(off[0] - shift[0], off[1] - shift[1]))
+
+
 def read_table(
     image: Any,
     kit: KitLike,
@@ -551,6 +576,7 @@ def read_table(
 
     for code in decode_qr(gray):
         place(code, False)
+    flat_backs: list[tuple[CellKey, Deck, Point, Point]] = []  # cell, deck, at, off (mm)
     for m in markers:
         if m.id in BACK_IDS:
             ((mx, my),) = pose.to_mat([m.centre])
@@ -558,14 +584,18 @@ def read_table(
             if key is None:
                 continue
             why = lies_flat(pose, m.corners, kit.back_marker_mm, FLAT_BACK)
-            cx, cy, w, h = geo.cells[key]
-            off = float(np.hypot(mx - (cx + w / 2), my - (cy + h / 2)))
-            if why is None and off > BACK_OFF_CENTRE_MM:
-                why = f"a back {off:.0f} mm from its cell's centre: not lying in it"
             if why is not None:
                 lifted[key] = why
                 continue
-            backs.setdefault(key, []).append(BACK_IDS[m.id])
+            cx, cy, w, h = geo.cells[key]
+            at = (float(mx), float(my))
+            flat_backs.append((key, BACK_IDS[m.id], at, (at[0] - cx - w / 2, at[1] - cy - h / 2)))
+    for key, deck, at, off in flat_backs:
+        miss = _off_centre(at, off, [(a, o) for _, _, a, o in flat_backs if a != at])
+        if miss > BACK_OFF_CENTRE_MM:
+            lifted[key] = f"a back {miss:.0f} mm from its cell's centre: not lying in it"
+            continue
+        backs.setdefault(key, []).append(deck)
 
     lap("codes")
     mat_img = rectify(bgr, pose, geo, OCCUPANCY_PX_PER_MM) if occupancy else None
