@@ -252,14 +252,8 @@ def _look(
         e, seen = _without_join_lines(e, joins)
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     a, b = float(lab[:, 1].mean()), float(lab[:, 2].mean())
-    gf = g.astype(np.float32)
-    local = cv2.blur(gf, (15, 15)) + 8.0
-    # texture where the patch is not blown out: glare clips bare mat and a plain sleeve alike
-    # to white, but bare mat keeps its grain where it is not clipped; a patch nearly all
-    # blown out shows no texture at all
+    tex = _texture(g)
     unclipped = g < WASHED_OUT
-    enough = np.count_nonzero(unclipped) >= LIT_ENOUGH * g.size
-    tex = float(np.std((gf / local)[unclipped])) if enough else 0.0
     off = 0.0
     if ref_ab is not None:
         d = np.hypot(lab[:, 1] - ref_ab[0], lab[:, 2] - ref_ab[1])
@@ -270,6 +264,19 @@ def _look(
     return _Look(
         float(np.count_nonzero(e)) / seen, (a, b), tex, off, float(np.median(g)), washed, lit_lum
     )
+
+
+def _texture(g: NDArray[Any]) -> float:
+    """A (lightly blurred) grey patch's texture: the spread of its grey level relative to its
+    local mean, where it is not blown out. Glare clips bare mat and a plain sleeve alike to
+    white, but bare mat keeps its grain where it is not clipped; a patch nearly all blown out
+    shows no texture at all."""
+    gf = g.astype(np.float32)
+    local = cv2.blur(gf, (15, 15)) + 8.0
+    unclipped = g < WASHED_OUT
+    if np.count_nonzero(unclipped) < LIT_ENOUGH * g.size:
+        return 0.0
+    return float(np.std((gf / local)[unclipped]))
 
 
 def _reference_rects(
@@ -381,7 +388,8 @@ def _light(mat_img: NDArray[Any], geo: MatGeometry) -> _Light | None:
         if p.shape[0] >= 4 and p.shape[1] >= 4:
             g = cv2.cvtColor(p, cv2.COLOR_BGR2GRAY)
             centre = (rect[0] + rect[2] / 2, rect[1] + rect[3] / 2)
-            pts.append((*centre, float(np.median(g)), _look(p).texture))
+            tex = _texture(cv2.GaussianBlur(g, (3, 3), 0))
+            pts.append((*centre, float(np.median(g)), tex))
     if len(pts) < 4:
         return None
     arr = np.array(pts, np.float64)
