@@ -24,7 +24,7 @@ from vision.codebook import (
     matched_codes,
     square_matches,
 )
-from vision.decode import find_codes, finder_pair_quads, read_cards
+from vision.decode import find_codes, finder_l_quads, finder_pair_quads, read_cards
 from vision.synth import demo_kit, foreign_phone_scene, hard_phone_scene
 
 KIT = demo_kit()
@@ -185,6 +185,38 @@ def test_a_blurred_code_whose_third_finder_is_lost_is_matched_from_the_other_two
     monkeypatch.setattr("vision.decode.MAX_PAIR_QUADS", 0)
     missed = ours - {d.payload for d in read_cards(scene.image, KIT) if d.card is not None}
     assert [p[-4:] for p in missed] == ["O4NI"]
+
+
+def test_three_finder_patterns_span_the_tilted_code_they_belong_to() -> None:
+    # a code seen tilted: one arm of its L foreshortened to 0.72 of the other (an affine
+    # stand-in for perspective across one code)
+    m, at = 3.0, np.array([200.0, 150.0])
+    r = np.radians(150.0)
+    x = np.array([np.cos(r), np.sin(r)]) * m
+    y = np.array([-np.sin(r), np.cos(r)]) * m * 0.72
+    corners = [at, at + 21 * x, at + 21 * (x + y), at + 21 * y]
+    tl, tr, bl = (
+        tuple([*(at + a * x + b * y), m]) for a, b in ((3.5, 3.5), (17.5, 3.5), (3.5, 17.5))
+    )
+    [quad] = finder_l_quads([bl, tl, tr])
+    assert _corners_match(quad, corners)
+    assert finder_l_quads([tl, tr]) == []  # two are a pair, not an L
+    assert finder_l_quads([tl, tr, (bl[0] + 12 * m, bl[1], m)]) == []  # not at a right angle
+
+
+def test_a_tilted_blurred_code_is_matched_in_the_shape_its_three_finders_span(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # fresh hard 1080p phone photo 2058: a code at 3.2 px a module, tilted so far that one arm
+    # of its L of finders is 24% shorter than the other, and blurred past decoding. The square
+    # two finders give lies off it (scored 0.41-0.47); the L's parallelogram is read
+    scene = hard_phone_scene(KIT, "1080p", 2058)
+    ours = {c["payload"] for c in scene.truth["cards"] if not c["foreign"]}
+    read = {d.payload for d in read_cards(scene.image, KIT) if d.card is not None}
+    assert read == ours
+    monkeypatch.setattr("vision.decode.L_SKEW", 0.25)  # the decoder's own Ls only
+    missed = ours - {d.payload for d in read_cards(scene.image, KIT) if d.card is not None}
+    assert [p[-4:] for p in missed] == ["7V6C"]
 
 
 def art(rng: np.random.Generator) -> Any:

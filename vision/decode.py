@@ -303,10 +303,11 @@ def finder_patterns(gray: NDArray[Any]) -> list[tuple[float, float, float]]:
 
 
 def _finder_groups(
-    found: list[tuple[float, float, float]],
+    found: list[tuple[float, float, float]], skew: float = 0.25
 ) -> list[tuple[NDArray[Any], NDArray[Any], NDArray[Any]]]:
     """Threes of finder patterns that stand as a version-1 code's L: (corner, top right,
-    bottom left)."""
+    bottom left); its two arms' lengths within ``skew`` (a share of the longer) of each
+    other."""
     out = []
     for a, b, c in combinations(found, 3):
         sizes = (a[2], b[2], c[2])
@@ -321,7 +322,7 @@ def _finder_groups(
             d1, d2 = float(np.linalg.norm(v1)), float(np.linalg.norm(v2))
             if not (10 * m < d1 < 20 * m and 10 * m < d2 < 20 * m):
                 continue
-            if abs(d1 - d2) > 0.25 * max(d1, d2) or abs(float(v1 @ v2)) > 0.35 * d1 * d2:
+            if abs(d1 - d2) > skew * max(d1, d2) or abs(float(v1 @ v2)) > 0.35 * d1 * d2:
                 continue
             cross = v1[0] * v2[1] - v1[1] * v2[0]
             out.append((corner, p, q) if cross > 0 else (corner, q, p))
@@ -373,6 +374,7 @@ def finder_codes(
 # codes at 3 px a module were missed that way, and matched at 0.91-0.95 where they lie.
 PAIR_TOLERANCE = 0.15  # share off 14 (or 14 * sqrt 2) modules that two finders may stand apart
 MAX_PAIR_QUADS = 12  # squares weighed a photo (the nearest pairs first): bounds the ECC runs
+L_SKEW = 0.35  # the arms of an L of three finders the codebook weighs may differ this much
 
 
 def finder_pair_quads(found: Sequence[tuple[float, float, float]]) -> list[NDArray[Any]]:
@@ -397,6 +399,20 @@ def finder_pair_quads(found: Sequence[tuple[float, float, float]]) -> list[NDArr
     return [q for _, q in sorted(quads, key=lambda t: t[0])]
 
 
+def finder_l_quads(found: list[tuple[float, float, float]]) -> list[NDArray[Any]]:
+    """The squares codes fill given three of their finder patterns ``found`` standing as a
+    code's L (:func:`_finder_groups`): the parallelogram they span, out to the symbol's
+    corners (a finder's centre lies 3.5 modules inside them). Perspective is nearly affine
+    across one code, so this is nearer a tilted code's shape than a pair's square. Its arms
+    may differ by :data:`L_SKEW` (the codebook weighs what lies there before it reads it)."""
+    out = []
+    for corner, tr, bl in _finder_groups(found, L_SKEW):
+        u, v = (tr - corner) / 14, (bl - corner) / 14
+        tl = corner - 3.5 * (u + v)
+        out.append(np.array([tl, tl + 21 * u, tl + 21 * (u + v), tl + 21 * v], np.float32))
+    return out
+
+
 def finder_pair_candidates(gray: NDArray[Any]) -> list[NDArray[Any]]:
     """The squares :func:`find_codes` hands the codebook from pairs of finder patterns in
     ``gray`` (for the benchmark's margins: every square the codebook weighs)."""
@@ -407,10 +423,13 @@ def finder_pair_candidates(gray: NDArray[Any]) -> list[NDArray[Any]]:
 
 def _pair_squares(finders: Sequence[Sequence[tuple[float, float, float]]]) -> list[NDArray[Any]]:
     """The codebook's squares from each set of finder patterns in ``finders`` (one a deblurred
-    image): up to :data:`MAX_PAIR_QUADS`, in order, leaving out one centred within a quarter of
-    its side of one kept (the same square found again)."""
+    image): those of Ls of three (:func:`finder_l_quads`), then of pairs; up to
+    :data:`MAX_PAIR_QUADS`, in order, leaving out one centred within a quarter of its side of
+    one kept (the same square found again)."""
     kept: list[NDArray[Any]] = []
-    for q in (q for found in finders for q in finder_pair_quads(found)):
+    ls = (q for found in finders for q in finder_l_quads(list(found)))
+    pairs = (q for found in finders for q in finder_pair_quads(found))
+    for q in (*ls, *pairs):
         if len(kept) >= MAX_PAIR_QUADS:
             break
         c, side = q.mean(axis=0), float(np.linalg.norm(q[0] - q[1]))
