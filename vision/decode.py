@@ -303,7 +303,7 @@ def finder_patterns(gray: NDArray[Any]) -> list[tuple[float, float, float]]:
 
 
 def _finder_groups(
-    found: list[tuple[float, float, float]], skew: float = 0.25
+    found: Sequence[tuple[float, float, float]], skew: float = 0.25
 ) -> list[tuple[NDArray[Any], NDArray[Any], NDArray[Any]]]:
     """Threes of finder patterns that stand as a version-1 code's L: (corner, top right,
     bottom left); its two arms' lengths within ``skew`` (a share of the longer) of each
@@ -399,7 +399,7 @@ def finder_pair_quads(found: Sequence[tuple[float, float, float]]) -> list[NDArr
     return [q for _, q in sorted(quads, key=lambda t: t[0])]
 
 
-def finder_l_quads(found: list[tuple[float, float, float]]) -> list[NDArray[Any]]:
+def finder_l_quads(found: Sequence[tuple[float, float, float]]) -> list[NDArray[Any]]:
     """The squares codes fill given three of their finder patterns ``found`` standing as a
     code's L (:func:`_finder_groups`): the parallelogram they span, out to the symbol's
     corners (a finder's centre lies 3.5 modules inside them). Perspective is nearly affine
@@ -427,7 +427,7 @@ def _pair_squares(finders: Sequence[Sequence[tuple[float, float, float]]]) -> li
     :data:`MAX_PAIR_QUADS`, in order, leaving out one centred within a quarter of its side of
     one kept (the same square found again)."""
     kept: list[NDArray[Any]] = []
-    ls = (q for found in finders for q in finder_l_quads(list(found)))
+    ls = (q for found in finders for q in finder_l_quads(found))
     pairs = (q for found in finders for q in finder_pair_quads(found))
     for q in (*ls, *pairs):
         if len(kept) >= MAX_PAIR_QUADS:

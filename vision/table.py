@@ -600,9 +600,9 @@ def read_table(
             if why is not None:
                 lifted[key] = why
                 continue
-            cx, cy, w, h = geo.cells[key]
             at = (float(mx), float(my))
-            flat_backs.append((key, BACK_IDS[m.id], at, (at[0] - cx - w / 2, at[1] - cy - h / 2)))
+            cx, cy = geo.cells[key].centre
+            flat_backs.append((key, BACK_IDS[m.id], at, (at[0] - cx, at[1] - cy)))
     for key, deck, at, off in flat_backs:
         miss = _off_centre(at, off, [(a, o) for _, _, a, o in flat_backs if a != at])
         if miss > BACK_OFF_CENTRE_MM:
@@ -631,7 +631,7 @@ def read_table(
             bare = 0.0
             if mat_img is not None:
                 patch = _slice(mat_img, inner)
-                centre = (rect[0] + rect[2] / 2, rect[1] + rect[3] / 2)
+                centre = rect.centre
                 seam = _slice(joins, inner) if joins is not None else None
                 look = _look(patch, ref.chroma if ref else None, seam)
                 bare = _bare_mat(look, ref, light, centre)
