@@ -21,6 +21,7 @@ from vision.codebook import (
     SIDE,
     STROKES,
     Codebook,
+    _smooth_basis,
     codebook,
     matched_codes,
     square_matches,
@@ -260,6 +261,44 @@ def straightened(modules: Any, blur: float, seed: int) -> Any:
 def test_a_kit_code_straightened_matches_itself_clearly(blur: float) -> None:
     m = BOOK.best(straightened(qr_modules(OURS), blur, seed=1))
     assert m.payload == OURS and m.accepted and m.score > 0.9 and m.margin > 0.3
+
+
+@pytest.mark.parametrize("blur", [0.5, 0.7])
+def test_a_code_lit_more_on_one_side_is_matched_with_the_slope_of_light_taken_out(
+    blur: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # glare or a lamp's fall-off: 140 grey levels more on the right of the square than the left
+    flat = straightened(qr_modules(OURS), blur, seed=3)
+    lit = np.clip(0.6 * flat + np.linspace(0, 140, flat.shape[1])[None, :], 0, 255)
+    m = BOOK.best(lit)
+    assert m.payload == OURS and m.accepted and m.score > 0.9
+    # only the mean taken out, as before: the slope weighs against the code
+    monkeypatch.setattr("vision.codebook._BASIS", _smooth_basis(0))
+    assert not Codebook(KIT.payloads).best(lit).accepted
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_code_of_about_one_pixel_a_module_no_decoder_reads_is_matched(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a fan of six cards at 1080p, tilted: 1.04 px a module, blurred half a module
+    img, corners = label(qr_modules(OURS), module_px=1.04, blur=0.5, seed=seed)
+    assert find_codes(img, retries=True)[0] == []
+    codes, _ = find_codes(img, retries=True, book=BOOK)
+    assert [c.text for c in codes] == [OURS]
+    assert np.abs(np.subtract(codes[0].corners, corners)).max() < 1.5  # px: a module and a half
+    # the blur shrank the dark square the code leaves below 21 px: weighed all the same
+    monkeypatch.setattr("vision.codebook.QUAD_SHRINK", 1.0)
+    assert find_codes(img, retries=True, book=BOOK)[0] == []
+
+
+def test_a_code_under_the_smallest_module_matched_is_not_weighed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    img, _ = label(qr_modules(OURS), module_px=1.06, blur=0.5, seed=1)
+    assert [c.text for c in find_codes(img, retries=True, book=BOOK)[0]] == [OURS]
+    monkeypatch.setattr("vision.codebook.MIN_MODULE_PX", 1.1)
+    assert find_codes(img, retries=True, book=BOOK)[0] == []
 
 
 @pytest.mark.parametrize("seed", range(200))
