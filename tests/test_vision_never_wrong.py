@@ -260,6 +260,8 @@ def test_bare_cells_at_the_mats_far_ends_read_empty_as_the_light_is_fitted_up_to
         ("12mp", 2, [("hera", 3, 3), ("hera", 3, 4)]),  # lifted 46-49 grey levels, none clipped
         ("12mp", 17, [("zeus", 3, 2)]),  # 38% of it washed out to white
         ("4k", 16, [("zeus", 2, 3), ("zeus", 3, 3)]),  # a quarter and 43% washed out
+        ("12mp", 5, [("hera", 3, 1)]),  # 61% washed out
+        ("12mp", 21, [("zeus", 2, 4)]),  # 79% washed out
     ],
 )
 def test_a_bare_cell_under_glare_reads_empty_as_it_keeps_bare_mats_grain(
