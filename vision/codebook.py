@@ -374,7 +374,8 @@ def square_matches(
     accepted or not: the corners (the symbol's own top-left, top-right, bottom-right,
     bottom-left, in ``gray``'s pixels, when the match is right) and the match. A square whose
     centre lies within half its side of a ``known`` point (a code a decoder read) or of a
-    square already accepted is left alone. Where the symbol's size is known (a cell
+    square already accepted is left alone, and so is one whose aligned symbol is under
+    :data:`MIN_MODULE_PX` a module. Where the symbol's size is known (a cell
     straightened through the mat), ``side`` is its range in px: squares outside it are not
     weighed. ``quads`` are more squares to weigh, found by the caller (four corners in any
     order, in ``gray``'s pixels)."""
@@ -394,11 +395,11 @@ def square_matches(
         if got is None:
             continue
         flat, back = got
-        m = book.best(flat)
         corners = cv2.perspectiveTransform(_SYMBOL[None].astype(np.float64), back)[0]
         sides = np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)
         if float(sides.mean()) < MIN_MODULE_PX * 21:
-            continue
+            continue  # the aligned symbol is smaller than a code we match
+        m = book.best(flat)
         a, b, c, d = ((float(x), float(y)) for x, y in np.roll(corners, m.turns, axis=0))
         if m.accepted:
             taken.append(_centre((a, b, c, d)))
