@@ -400,3 +400,30 @@ def test_a_face_up_card_too_blurred_to_decode_is_matched_in_its_cell_and_a_forei
     assert snap.cell("zeus", 3, 2).state == "unknown"
     monkeypatch.setattr("vision.table.codebook", lambda payloads: None)
     assert read_table(frame, KIT).cell("hera", 2, 1).state == "unknown"  # only matching reads it
+
+
+@pytest.mark.parametrize(
+    "resolution, i, cells",
+    [
+        ("1080p", 50, [("hera", 2, 2), ("hera", 3, 2)]),  # under glare of 49 and 44
+        ("1080p", 57, [("zeus", 1, 4)]),
+    ],
+)
+def test_a_face_up_card_under_glare_no_decoder_reads_is_matched_in_its_cell(
+    resolution: str, i: int, cells: list[Cell], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Glare adds light to a code and its label alike: the code's square is then darker than
+    its label by as many grey levels as before, but no longer by a share of the label's grey,
+    which is what the codebook's squares were looked for by. In a cell it now also looks for
+    squares 45 grey levels darker than their surroundings. These hard 1080p face-up cards
+    read unknown before."""
+    scene = hard_table_scene(KIT, resolution, i)
+    snap = read_table(scene.image, KIT)
+    for cell in cells:
+        truth = scene.truth["cells"][cell_key(cell)]
+        got = snap.cell(*cell)
+        assert truth["expect"] == "up" and (got.state, got.payload) == ("up", truth["payload"])
+    assert read_wrong(scene) == []
+    monkeypatch.setattr("vision.codebook.LIFTED_DARKER", 255)  # as before
+    again = read_table(scene.image, KIT)
+    assert [again.cell(*cell).state for cell in cells] == ["unknown"] * len(cells)
