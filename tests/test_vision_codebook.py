@@ -292,7 +292,7 @@ def test_a_code_of_about_one_pixel_a_module_no_decoder_reads_is_matched(
     assert find_codes(img, retries=True, book=BOOK)[0] == []
 
 
-def test_a_code_under_the_smallest_module_matched_is_not_weighed(
+def test_a_code_under_the_smallest_module_matched_is_not_matched(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     img, _ = label(qr_modules(OURS), module_px=1.06, blur=0.5, seed=1)

@@ -13,7 +13,9 @@ How, for each photo:
 
 1. :func:`candidate_quads`: dark squares on a light label, at up to three working scales (the code,
    smoothed, is a grey square inside its white quiet zone); and, where glare clipped the photo,
-   squares of the dark strokes that glare left of a code.
+   squares of the dark strokes that glare left of a code. In a table cell, last,
+   :func:`lifted_quads`: squares a fixed number of grey levels darker than their surroundings
+   (glare lifts a code and its label alike).
 2. :func:`straighten`: each square warped to :data:`PX` px a module, then aligned on a code's
    fixed parts (the finder patterns and timing rows, which every version-1 code shares) by
    OpenCV's ECC image alignment (``cv2.findTransformECC``, a homography). ECC pulls a square
