@@ -280,6 +280,39 @@ def test_a_bare_cell_under_glare_reads_empty_as_it_keeps_bare_mats_grain(
     assert read_wrong(scene) == []
 
 
+@pytest.mark.parametrize(
+    "resolution, i, cell",
+    [
+        ("12mp", 36, ("hera", 2, 2)),  # 1.09 times the edge limit in blotch borders
+        ("12mp", 42, ("zeus", 3, 3)),  # a dark mat, 1.26 times
+        ("4k", 115, ("hera", 1, 4)),  # 2.04 times
+    ],
+)
+def test_a_bare_cell_of_a_mottled_mat_reads_empty_as_its_blotches_only_shade(
+    resolution: str, i: int, cell: Cell
+) -> None:
+    """A printed mat mottles, and Canny finds the borders of its blotches: these bare cells
+    of hard frames showed more edges than the edge limit allows and read unknown. A blotch
+    ramps over millimetres; its edges are not counted (``_soft``)."""
+    scene = hard_table_scene(KIT, resolution, i)
+    snap = read_table(scene.image, KIT)
+    assert scene.truth["cells"][cell_key(cell)]["expect"] == "empty"
+    assert snap.cell(*cell).state == "empty"
+    assert read_wrong(scene) == []
+
+
+def test_a_card_washed_out_on_a_white_mat_keeps_its_edges_as_they_step() -> None:
+    """Hard 1080p frame 27: glare of 183 grey levels washes out 85% of a face-up card where
+    the lamp lights the mat to white. It passes every other bare-mat test; only its edges
+    keep it from reading empty, and what is left of its art steps from one pixel to the next,
+    so they count though blotches' do not (1.89 times the edge limit)."""
+    scene = hard_table_scene(KIT, "1080p", 27)
+    truth = scene.truth["cells"][cell_key(("zeus", 1, 1))]
+    assert truth["state"] == "up" and truth["glare"] > 150
+    assert read_table(scene.image, KIT).cell("zeus", 1, 1).state == "unknown"
+    assert read_wrong(scene) == []
+
+
 def test_glare_on_the_mats_free_areas_is_left_out_of_the_light_fitted_for_bare_mat() -> None:
     """Hard 4K frame 60: a dark cloth mat, glare over the band between the two sides. The
     glare lifted three of the free areas the light is fitted on (and lowered their texture):
