@@ -22,6 +22,7 @@ from vision.codebook import (
     STROKES,
     Codebook,
     _smooth_basis,
+    aligned_corners,
     codebook,
     matched_codes,
     square_matches,
@@ -180,6 +181,18 @@ def test_two_finder_patterns_stand_for_the_code_they_belong_to(turn: float) -> N
     assert _corners_match(diagonal, corners)
     assert finder_pair_quads([tl, (tr[0] + 10 * m, tr[1], m)]) == []  # too far apart for a code
     assert finder_pair_quads([tl, (*tr[:2], 1.5 * m)]) == []  # not the same code's size
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_decoders_fourth_corner_a_module_off_is_pinned_by_the_finders(turns: int) -> None:
+    """A decoder extrapolates a version-1 code's fourth corner from its three finders; under a
+    wide lens it lands a module or more off (here 1.4). Aligned on the finders, every corner
+    comes back within half a module, in the order given."""
+    img, corners = label(qr_modules(OURS), module_px=3.5, blur=0.3, turns=turns)
+    off = [*corners[:2], (corners[2][0] + 4.0, corners[2][1] - 3.0), corners[3]]
+    pinned = aligned_corners(img, off)
+    assert pinned is not None
+    assert max(float(np.hypot(*np.subtract(p, c))) for p, c in zip(pinned, corners, strict=True)) < 1.75
 
 
 def unread(scene: Any) -> list[str]:

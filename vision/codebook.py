@@ -384,6 +384,20 @@ def straighten(gray: NDArray[Any], quad: NDArray[Any]) -> tuple[NDArray[Any], ND
 Corners = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
 
 
+def aligned_corners(gray: NDArray[Any], quad: Sequence[tuple[float, float]]) -> Corners | None:
+    """The corners of a code a decoder read at ``quad`` (its four corners in ``gray``'s
+    pixels, in the decoder's order), aligned by ECC on the code's finder patterns; the same
+    order. A decoder places a version-1 code's fourth corner by extrapolating from its three
+    finders, and under a wide lens it lands a module or more off; the finders pin it. None
+    when ECC does not converge."""
+    got = straighten(gray, np.asarray(quad, np.float32))
+    if got is None:
+        return None
+    corners = cv2.perspectiveTransform(_SYMBOL[None].astype(np.float64), got[1])[0]
+    a, b, c, d = ((float(x), float(y)) for x, y in corners)
+    return a, b, c, d
+
+
 def square_matches(
     gray: NDArray[Any],
     book: Codebook,

@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 from printables.kit import DECKS
 from printables.mat import COLUMNS, ROWS, MatGeometry
 from printables.payload import Deck
-from vision.codebook import Codebook, codebook, matched_codes
+from vision.codebook import Codebook, aligned_corners, codebook, matched_codes
 from vision.decode import (
     Detection,
     Point,
@@ -613,8 +613,12 @@ def read_table(
             return None
         why = lies_flat(pose, code.corners, kit.code_mm, FLAT_CODE)
         if why is not None:
-            lifted[key] = why
-            return None
+            # a decoder's fourth corner may lie a module off: judged again on the corners
+            # aligned on the code's finders (a card held above stays bigger, tilted or turned)
+            pinned = aligned_corners(gray, code.corners)
+            if pinned is None or lies_flat(pose, pinned, kit.code_mm, FLAT_CODE) is not None:
+                lifted[key] = why
+                return None
         codes.setdefault(key, []).append(d)
         return key
 
