@@ -48,6 +48,13 @@ CENTRE_BAND = 16.0  # between the two sides: the column numbers
 MARKER_MM = 20.0  # corner markers: ArUco 4x4 reads down to ~28 px; 20 mm is ~45 px at 2.25 px/mm
 MARKER_GAP = 4.0  # white between a marker and the grid
 MARGIN = 4.0  # white around the markers (more than one marker cell, 3.3 mm)
+# What else the mat prints (MatGeometry.print_zones), w x h mm: a cell's name, 7 pt at its
+# centre (at most 31.4 x 2.3 mm); a side's name, 11 pt bold up each long margin (98.6 mm);
+# a column number, 14 pt bold in the centre band; the band's dashed middle line (0.3 mm)
+LABEL_ZONE = (34.0, 4.0)
+SIDE_NAME_ZONE = (6.0, 104.0)
+NUMBER_ZONE_W = 6.0
+RULE_ZONE_H = 2.0
 
 COLUMNS = 3
 ROWS = 4
@@ -107,6 +114,32 @@ class MatGeometry:
             if cx <= x < cx + w and cy <= y < cy + h:
                 return key
         return None
+
+    def print_zones(self) -> tuple[Rect, ...]:
+        """Where the printed mat carries text or a rule besides its cells' outlines and corner
+        markers (``printables.sheets`` draws them there): each cell's name at its centre, the
+        column numbers and the dashed middle line of the centre band, and each side's name
+        along both long margins. The camera does not take them for a card or for bare mat."""
+        lw, lh = LABEL_ZONE
+        zones = [
+            Rect(c.x + (c.w - lw) / 2, c.y + (c.h - lh) / 2, lw, lh) for c in self.cells.values()
+        ]
+        band = self.centre_band
+        if band.h > 0:
+            y = band.y + (band.h - RULE_ZONE_H) / 2  # its ends reach past the band a little
+            zones.append(Rect(band.x - 1, y, band.w + 2, RULE_ZONE_H))
+            for (side, _, row), c in self.cells.items():
+                if side == "hera" and row == 1:
+                    zones.append(
+                        Rect(c.x + (c.w - NUMBER_ZONE_W) / 2, band.y, NUMBER_ZONE_W, band.h)
+                    )
+        nw, nh = SIDE_NAME_ZONE
+        for side in SIDES:
+            rows = [c for (s, _, _), c in self.cells.items() if s == side]
+            mid = (min(c.y for c in rows) + max(c.y + c.h for c in rows)) / 2
+            for x in sorted({x for _, x, _ in self.corners}):
+                zones.append(Rect(x - nw / 2, mid - nh / 2, nw, nh))
+        return tuple(zones)
 
     def iter_cells(self) -> Iterator[CellKey]:
         """Every cell: Hera then Zeus, columns 1-3, rows 1-4."""

@@ -34,6 +34,7 @@ from printables.kit import (
 from printables.mat import standard_mat
 from printables.payload import PayloadError
 from printables.sheets import (
+    PAGE_MARGIN,
     PAPER_MM,
     face_placements,
     mat_tiling,
@@ -374,6 +375,52 @@ def test_the_mat_shows_its_four_corner_markers_once(kit: Kit, printed: Path) -> 
         found += aruco_ids(img)
     assert sorted(found) == [0, 1, 2, 3]
     assert mat_tiling(kit.mat, "a4").sheets == len(pdfium.PdfDocument(str(printed / "mat.pdf")))
+
+
+def test_all_the_mat_prints_besides_outlines_and_markers_lies_in_its_print_zones(
+    kit: Kit, printed: Path
+) -> None:
+    """The camera leaves what the kit prints on the mat (cells' names, side names, the centre
+    band's numbers and line) out of its bare-mat test, where ``print_zones`` says it is. The
+    mat's sheets rendered and laid side by side: every inked pixel is a cell's outline, a
+    corner marker, the trim line or a sheet's edge, or lies in a zone."""
+    mat, k = kit.mat, 5.0  # px per mm (127 dpi)
+    t = mat_tiling(mat, "a4")
+    whole = np.full((round(mat.height * k), round(mat.width * k)), 255, np.uint8)
+    for (_, _, mx, my), img in zip(t.windows(), pages(printed / "mat.pdf", dpi=127), strict=True):
+        m0 = round(PAGE_MARGIN * k)
+        part = img[m0 : m0 + round(t.window_h * k), m0 : m0 + round(t.window_w * k)]
+        y0, x0 = round(my * k), round(mx * k)
+        h, w = min(part.shape[0], whole.shape[0] - y0), min(part.shape[1], whole.shape[1] - x0)
+        whole[y0 : y0 + h, x0 : x0 + w] = np.minimum(whole[y0 : y0 + h, x0 : x0 + w], part[:h, :w])
+    ink = whole < 200
+    known = np.zeros(ink.shape, bool)
+
+    def mark(x: float, y: float, w: float, h: float, pad: float = 1.0) -> None:
+        known[
+            max(0, round((y - pad) * k)) : round((y + h + pad) * k),
+            max(0, round((x - pad) * k)) : round((x + w + pad) * k),
+        ] = True
+
+    for x, y, w, h in mat.cells.values():  # outlines: the rectangle's four sides
+        for side in ((x, y, w, 0), (x, y + h, w, 0), (x, y, 0, h), (x + w, y, 0, h)):
+            mark(*side)
+    for mid in mat.markers:
+        mark(*mat.markers[mid], mat.marker_size, mat.marker_size)
+    mark(0, 0, mat.width, 0)
+    mark(0, mat.height, mat.width, 0)
+    mark(0, 0, 0, mat.height)
+    mark(mat.width, 0, 0, mat.height)
+    for _, _, mx, my in t.windows():  # a sheet's join line
+        mark(mx, my, 0, mat.height) if mx else None
+        mark(0, my, mat.width, 0) if my else None
+    zones = np.zeros(ink.shape, bool)
+    for x, y, w, h in mat.print_zones():
+        zones[round(y * k) : round((y + h) * k), round(x * k) : round((x + w) * k)] = True
+    stray = ink & ~known & ~zones
+    assert np.count_nonzero(ink & zones) > 0
+    _, _, st, _ = cv2.connectedComponentsWithStats(stray.astype(np.uint8))
+    assert np.count_nonzero(stray) == 0, (st[1:, :4] / k).round(1).tolist()
 
 
 def test_the_test_page_has_a_100_mm_ruler(printed: Path) -> None:

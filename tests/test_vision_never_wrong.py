@@ -313,6 +313,22 @@ def test_a_card_washed_out_on_a_white_mat_keeps_its_edges_as_they_step() -> None
     assert read_wrong(scene) == []
 
 
+@pytest.mark.parametrize("i", [3, 16, 20])
+def test_what_the_kit_prints_on_the_mats_free_areas_is_not_taken_for_bare_mat(i: int) -> None:
+    """The kit prints each side's name up the mat's long margins and numbers and a dashed line
+    across the centre band: the free areas bare mat is measured on. Taken in (hard 4K frames
+    drawn with the kit's print), they lifted bare mat's edges from 0 to 0.023-0.043, and the
+    edge limit, 2.5 times that, let as many edges as a card shows pass for bare mat's. Left
+    out (``print_zones``), bare mat shows the edges of its own grain: none."""
+    scene = hard_table_scene(KIT, "4k", i)
+    pose = find_mat(detect_markers(as_gray(scene.image)), KIT.mat)
+    mat = vision.table.rectify(scene.image, pose, KIT.mat, vision.table.OCCUPANCY_PX_PER_MM)
+    marks = vision.table._marks_mask(KIT.mat, KIT.seams)
+    ref = vision.table._reference(mat, KIT.mat, marks)
+    assert ref is not None and ref.edges < 0.001
+    assert read_wrong(scene) == []
+
+
 def test_glare_on_the_mats_free_areas_is_left_out_of_the_light_fitted_for_bare_mat() -> None:
     """Hard 4K frame 60: a dark cloth mat, glare over the band between the two sides. The
     glare lifted three of the free areas the light is fitted on (and lowered their texture):

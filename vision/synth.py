@@ -323,6 +323,74 @@ def _sleeve_over(card: Image, rng: np.random.Generator, ppm: float) -> Image:
     return out
 
 
+# What the kit's mat prints besides its markers (printables.sheets._draw_mat), as the synthetic
+# mats show it: outlines in the deck's colour, each cell's name at its centre (7 pt grey), the
+# centre band's column numbers (14 pt bold) and dashed middle line, each side's name up both
+# long margins (11 pt bold). On a dark cloth mat, in light grey. Width of a character, mm:
+_PRINT_CHAR_MM = {7: 1.08, 11: 1.86, 14: 2.75}
+_DECK_BGR = {"hera": (145, 45, 92), "zeus": (55, 110, 30)}
+
+
+def _print_text(
+    img: Image, text: str, centre: tuple[float, float], pt: int, colour: Any, ppm: float, turn: int
+) -> None:
+    """``text`` printed at ``pt`` points centred on ``centre`` (mm), turned ``turn`` quarter
+    turns anticlockwise, blended into ``img`` (anti-aliased, as a printer and lens leave it)."""
+    bold = pt > 7
+    (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 4.0, 8 if bold else 4)
+    ink = np.zeros((th + base + 8, tw + 8), np.uint8)
+    cv2.putText(ink, text, (4, th + 4), cv2.FONT_HERSHEY_SIMPLEX, 4.0, 255, 8 if bold else 4)
+    k = len(text) * _PRINT_CHAR_MM[pt] * ppm / tw
+    small = np.rot90(cv2.resize(ink, None, fx=k, fy=k, interpolation=cv2.INTER_AREA), turn)
+    h, w = small.shape
+    x0, y0 = round(centre[0] * ppm - w / 2), round(centre[1] * ppm - h / 2)
+    xa, ya = max(0, x0), max(0, y0)
+    xb, yb = min(img.shape[1], x0 + w), min(img.shape[0], y0 + h)
+    if xb <= xa or yb <= ya:
+        return
+    a = small[ya - y0 : yb - y0, xa - x0 : xb - x0, None].astype(np.float32) / 255
+    roi = img[ya:yb, xa:xb].astype(np.float32)
+    img[ya:yb, xa:xb] = (roi * (1 - a) + np.asarray(colour, np.float32) * a).astype(np.uint8)
+
+
+def _print_marks(mat: Image, geo: Any, ppm: float, paper: bool) -> None:
+    """The kit mat's printing on ``mat`` (px at ``ppm``): see :data:`_PRINT_CHAR_MM`."""
+    grey, black = ((150, 150, 150), (0, 0, 0)) if paper else ((190, 190, 190), (215, 215, 215))
+    thick = max(1, round(ppm / 2))
+    for (side, col, row), (x, y, w, h) in geo.cells.items():
+        cv2.rectangle(
+            mat,
+            (round(x * ppm), round(y * ppm)),
+            (round((x + w) * ppm), round((y + h) * ppm)),
+            _DECK_BGR[side] if paper else (200, 200, 200),
+            thick,
+        )
+        name = f"{side.title()}  column {col}  row {row}" + (" (front)" if row == 1 else "")
+        _print_text(mat, name, (x + w / 2, y + h / 2), 7, grey, ppm, 2 if side == "zeus" else 0)
+    band = geo.centre_band
+    if band.h > 0:
+        mid = band.y + band.h / 2
+        x = band.x
+        while x < band.x + band.w:
+            x1 = min(x + 2.0, band.x + band.w)
+            p0, p1 = (round(x * ppm), round(mid * ppm)), (round(x1 * ppm), round(mid * ppm))
+            cv2.line(mat, p0, p1, black, max(1, round(0.3 * ppm)))
+            x += 3.5
+        for (side, col, row), (x, _, w, _) in geo.cells.items():
+            if side == "hera" and row == 1:
+                for who, at, turn in (("hera", 0.72, 0), ("zeus", 0.28, 2)):
+                    colour = _DECK_BGR[who] if paper else grey
+                    _print_text(
+                        mat, str(col), (x + w / 2, band.y + at * band.h), 14, colour, ppm, turn
+                    )
+    for side, turn in (("hera", 1), ("zeus", 3)):
+        rows = [c for (s, _, _), c in geo.cells.items() if s == side]
+        mid = (min(c.y for c in rows) + max(c.y + c.h for c in rows)) / 2
+        text = f"{side.upper()}'S SIDE   (row 1 at the centre, row 4 at the edge)"
+        for x in sorted({x for _, x, _ in geo.corners}):
+            _print_text(mat, text, (x, mid), 11, _DECK_BGR[side] if paper else grey, ppm, turn)
+
+
 def render_mat(
     kit: VisionKit,
     layout: dict[tuple[Deck, int, int], dict[str, Any]],
@@ -339,25 +407,7 @@ def render_mat(
     paper = rng.random() < paper_chance  # printed on white paper, or a dark cloth mat
     base = (228, 230, 232) if paper else tuple(int(v) for v in rng.integers(40, 120, 3))
     mat = _texture(rng, H, W, base)  # type: ignore[arg-type]
-    line = (90, 90, 90) if paper else (200, 200, 200)
-    for (side, col, row), (x, y, w, h) in geo.cells.items():  # printed cell outlines
-        cv2.rectangle(
-            mat,
-            (round(x * ppm), round(y * ppm)),
-            (round((x + w) * ppm), round((y + h) * ppm)),
-            line,
-            max(1, round(ppm / 2)),
-        )
-        if side == "hera" and row == 1:  # column numbers in the centre band
-            cv2.putText(
-                mat,
-                str(col),
-                (round((x + w / 2 - 2) * ppm), round((y - 4) * ppm)),
-                cv2.FONT_HERSHEY_SIMPLEX,
-                0.08 * ppm,
-                line,
-                max(1, round(ppm / 3)),
-            )
+    _print_marks(mat, geo, ppm, paper)
     for mid, (mx, my) in geo.markers.items():
         s = round(geo.marker_size * ppm)
         pad = round(3 * ppm)

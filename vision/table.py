@@ -257,30 +257,37 @@ SOFT_EDGE_RATIO = 2.5
 def _look(
     patch: NDArray[Any],
     ref_ab: tuple[float, float] | None = None,
-    joins: NDArray[Any] | None = None,
+    marks: NDArray[Any] | None = None,
 ) -> _Look:
-    """How a patch of the rectified mat looks; the line of a sheet join (``joins``: the
-    patch's part of :func:`_joins_mask`) is not counted among its edges."""
+    """How a patch of the rectified mat looks, from what is not printed on the mat: ``marks``
+    (the patch's part of :func:`_marks_mask`) leaves out what the kit prints there, and the
+    line of a sheet join is not counted among its edges."""
     g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     g = cv2.GaussianBlur(g, (3, 3), 0)
     e = cv2.Canny(g, 40, 110)
-    seen = e.size
-    if joins is not None:
-        e, seen = _without_join_lines(e, joins)
-    e[_soft(g)] = 0
-    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    keep = np.ones(g.shape, bool)
+    dropped = np.zeros(g.shape, bool)
+    if marks is not None:
+        keep = (marks & _PRINTED) == 0
+        if np.count_nonzero(keep) < UNPRINTED_ENOUGH * keep.size:
+            keep[:] = True  # nearly all printed: judged whole, as before the print was known
+        dropped = _join_lines(e, marks) | ~keep
+    e[dropped | _soft(g)] = 0
+    seen = max(1, e.size - int(np.count_nonzero(dropped)))
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB)[keep].astype(np.float32)
     a, b = float(lab[:, 1].mean()), float(lab[:, 2].mean())
-    tex = _texture(g)
-    unclipped = g < WASHED_OUT
+    tex = _texture(g, keep)
+    kept = g[keep]
+    unclipped = kept < WASHED_OUT
     off = 0.0
     if ref_ab is not None:
         d = np.hypot(lab[:, 1] - ref_ab[0], lab[:, 2] - ref_ab[1])
         lit = lab[:, 0] < 235  # blown-out glare carries no colour: it is not counted
         off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / len(d)
-    washed = float(np.count_nonzero(g >= WASHED_OUT)) / g.size
-    lit_lum = float(np.median(g[unclipped])) if unclipped.any() else 255.0
+    washed = float(np.count_nonzero(~unclipped)) / kept.size
+    lit_lum = float(np.median(kept[unclipped])) if unclipped.any() else 255.0
     return _Look(
-        float(np.count_nonzero(e)) / seen, (a, b), tex, off, float(np.median(g)), washed, lit_lum
+        float(np.count_nonzero(e)) / seen, (a, b), tex, off, float(np.median(kept)), washed, lit_lum
     )
 
 
@@ -302,7 +309,7 @@ def _soft(g: NDArray[Any]) -> NDArray[Any]:
     return soft
 
 
-def _texture(g: NDArray[Any]) -> float:
+def _texture(g: NDArray[Any], keep: NDArray[Any] | None = None) -> float:
     """A (lightly blurred) grey patch's texture: the spread of its grey level relative to its
     local mean, where it is not blown out. Glare clips bare mat and a plain sleeve alike to
     white, but bare mat keeps its grain where it is not clipped; a patch nearly all blown out
@@ -310,7 +317,9 @@ def _texture(g: NDArray[Any]) -> float:
     gf = g.astype(np.float32)
     local = cv2.blur(gf, (15, 15)) + 8.0
     unclipped = g < WASHED_OUT
-    if np.count_nonzero(unclipped) < LIT_ENOUGH * g.size:
+    if keep is not None:
+        unclipped &= keep
+    if np.count_nonzero(unclipped) < LIT_ENOUGH * (g.size if keep is None else keep.sum()):
         return 0.0
     return float(np.std((gf / local)[unclipped]))
 
@@ -355,31 +364,47 @@ def _slice(mat_img: NDArray[Any], rect: tuple[float, float, float, float]) -> ND
 # lines on the hard 4K frames lay up to 5 mm off)
 JOIN_BAND_MM = 8.0
 JOIN_LINE_SHARE = 0.5  # three rows of a band holding edges across this share of a patch: a line
-_ACROSS, _DOWN = 1, 2  # _joins_mask's flags: a horizontal join's band, a vertical join's
+# flags of _marks_mask: a horizontal join's band, a vertical join's, what the kit prints
+_ACROSS, _DOWN, _PRINTED = 1, 2, 4
+# What the kit prints besides outlines and markers (MatGeometry.print_zones: each cell's name
+# at its centre, the side names up the long margins, the centre band's numbers and middle
+# line) is left out of every look, this far round it: the pose puts the print up to 5 mm off
+# (as it does the joins). Without it, the side names and the band's print lifted the free
+# areas' edges from 0 to 0.025-0.033 (the edge limit 2.5 times that: a card's edges passed
+# for bare mat's) and their texture, and bare cells' names added edges of their own.
+PRINT_SLACK_MM = 5.0
+UNPRINTED_ENOUGH = 0.25  # a free area less unprinted than this is not measured at all
 
 
-def _joins_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, ...]]) -> Any:
-    """The bands of the rectified mat (at ``OCCUPANCY_PX_PER_MM``) where its sheet joins may
-    show: ``_ACROSS`` within ``JOIN_BAND_MM`` of a horizontal join, ``_DOWN`` of a vertical
-    one. On the printed A4 mat four horizontal joins cross 4 of the 8 rows of cells."""
+def _marks_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, ...]]) -> Any:
+    """The rectified mat's known marks (at ``OCCUPANCY_PX_PER_MM``): ``_ACROSS`` within
+    ``JOIN_BAND_MM`` of a horizontal sheet join, ``_DOWN`` of a vertical one (on the printed
+    A4 mat four horizontal joins cross 4 of the 8 rows of cells), and ``_PRINTED`` within
+    ``PRINT_SLACK_MM`` of the mat's :meth:`~MatGeometry.print_zones`."""
     k = OCCUPANCY_PX_PER_MM
-    mask = np.zeros((round(geo.height * k), round(geo.width * k)), np.uint8)
+    h, w = round(geo.height * k), round(geo.width * k)
+    mask = np.zeros((h, w), np.uint8)
     b = JOIN_BAND_MM
     for x in seams[0]:
         mask[:, max(0, round((x - b) * k)) : round((x + b) * k)] |= _DOWN
     for y in seams[1]:
         mask[max(0, round((y - b) * k)) : round((y + b) * k), :] |= _ACROSS
+    m = PRINT_SLACK_MM
+    for x, y, zw, zh in geo.print_zones():
+        y0, y1 = max(0, round((y - m) * k)), min(h, round((y + zh + m) * k))
+        x0, x1 = max(0, round((x - m) * k)), min(w, round((x + zw + m) * k))
+        mask[y0:y1, x0:x1] |= _PRINTED
     return mask
 
 
-def _without_join_lines(e: NDArray[Any], joins: NDArray[Any]) -> tuple[NDArray[Any], int]:
-    """Canny edges ``e`` without a join's line: in a join's band, the rows (columns, for a
-    vertical join) where three neighbours hold edges across at least ``JOIN_LINE_SHARE`` of the
-    patch, and the rows beside them, cleared in ``e``; returns it and the pixels left to count.
-    A card's art or code has edges off those lines, so a card still shows."""
+def _join_lines(e: NDArray[Any], marks: NDArray[Any]) -> NDArray[Any]:
+    """Where Canny edges ``e`` show a sheet join's line: in a join's band of ``marks``, the
+    rows (columns, for a vertical join) where three neighbours hold edges across at least
+    ``JOIN_LINE_SHARE`` of the patch, and the rows beside them. A card's art or code has edges
+    off those lines, so a card still shows."""
     dropped = np.zeros(e.shape, bool)
     for axis, flag in ((1, _ACROSS), (0, _DOWN)):
-        band = ((joins & flag) > 0).any(axis=axis)
+        band = ((marks & flag) > 0).any(axis=axis)
         if not band.any():
             continue
         share = np.convolve((e > 0).sum(axis=axis), np.ones(3), "same") / e.shape[axis]
@@ -388,20 +413,51 @@ def _without_join_lines(e: NDArray[Any], joins: NDArray[Any]) -> tuple[NDArray[A
             dropped[hit, :] = True
         else:
             dropped[:, hit] = True
-    e[dropped] = 0  # e is the caller's own Canny output
-    return e, max(1, e.size - int(np.count_nonzero(dropped)))
+    return dropped
+
+
+def _unprinted(
+    marks: NDArray[Any] | None, rect: tuple[float, float, float, float]
+) -> tuple[float, float, float, float] | None:
+    """The longest stretch of a free area of the mat (along its length) where the kit prints
+    nothing, or None when that is under ``UNPRINTED_ENOUGH`` of it. A stretch, not the pixels
+    round the print: those lie by the mat's edge and the cells' outlines, which show edges."""
+    if marks is None:
+        return rect
+    printed = (_slice(marks, rect) & _PRINTED) > 0
+    along = 0 if rect[3] >= rect[2] else 1  # rows of a tall area, columns of a wide one
+    rows = np.any(printed, axis=1 - along).astype(bool).ravel()
+    free = [not bool(v) for v in rows]
+    best, start, run = (0, 0), 0, 0
+    for i, f in enumerate([*free, False]):
+        if f:
+            run += 1
+            continue
+        if run > best[1] - best[0]:
+            best = (start, i)
+        start, run = i + 1, 0
+    if not any(free) or best[1] - best[0] < UNPRINTED_ENOUGH * len(free):
+        return None
+    k = OCCUPANCY_PX_PER_MM
+    x, y, w, h = rect
+    if along == 0:
+        return (x, y + best[0] / k, w, (best[1] - best[0]) / k)
+    return (x + best[0] / k, y, (best[1] - best[0]) / k, h)
 
 
 def _reference(
-    mat_img: NDArray[Any], geo: MatGeometry, joins: NDArray[Any] | None = None
+    mat_img: NDArray[Any], geo: MatGeometry, marks: NDArray[Any] | None = None
 ) -> _Look | None:
-    """How bare mat looks in this frame: the median over the mat's free areas (a hand or a
-    stray card over one of them does not move a median)."""
+    """How bare mat looks in this frame: the median over the mat's free areas, where the kit
+    prints nothing (a hand or a stray card over one of them does not move a median)."""
     looks = []
-    for rect in _reference_rects(geo):
+    for piece in _reference_rects(geo):
+        rect = _unprinted(marks, piece)
+        if rect is None:
+            continue
         p = _slice(mat_img, rect)
         if p.shape[0] >= 4 and p.shape[1] >= 4:
-            looks.append(_look(p, None, _slice(joins, rect) if joins is not None else None))
+            looks.append(_look(p, None, _slice(marks, rect) if marks is not None else None))
     if not looks:
         return None
     return _Look(
@@ -415,11 +471,16 @@ def _reference(
     )
 
 
-def _light(mat_img: NDArray[Any], geo: MatGeometry) -> _Light | None:
-    """The bare mat's brightness across the frame, from its free areas (robust: an area under a
-    hand or a stray card is dropped and the plane fitted again). None with too few areas."""
+def _light(
+    mat_img: NDArray[Any], geo: MatGeometry, marks: NDArray[Any] | None = None
+) -> _Light | None:
+    """The bare mat's brightness across the frame, from its free areas where the kit prints
+    nothing, and the centre band whole: its print is a thin dashed line and small numbers,
+    which a median grey level does not see. Robust: an area under a hand or a stray card is
+    dropped and the plane fitted again. None with too few areas."""
     pts: list[tuple[float, float, float, float]] = []
-    for rect in _reference_rects(geo, LIGHT_SIDE_PIECES):
+    for piece in _reference_rects(geo, LIGHT_SIDE_PIECES):
+        rect = _unprinted(marks, piece) or piece  # all but covered: the print under a median
         p = _slice(mat_img, rect)
         if p.shape[0] >= 4 and p.shape[1] >= 4:
             g = cv2.cvtColor(p, cv2.COLOR_BGR2GRAY)
@@ -647,9 +708,9 @@ def read_table(
 
     lap("codes")
     mat_img = rectify(bgr, pose, geo, OCCUPANCY_PX_PER_MM) if occupancy else None
-    joins = _joins_mask(geo, kit.seams) if mat_img is not None else None
-    ref = _reference(mat_img, geo, joins) if mat_img is not None else None
-    light = _light(mat_img, geo) if mat_img is not None else None
+    marks = _marks_mask(geo, kit.seams) if mat_img is not None else None
+    ref = _reference(mat_img, geo, marks) if mat_img is not None else None
+    light = _light(mat_img, geo, marks) if mat_img is not None else None
     cells: dict[CellKey, CellReading] = {}
     for key in geo.iter_cells():
         rect = geo.cells[key]
@@ -667,8 +728,8 @@ def read_table(
             if mat_img is not None:
                 patch = _slice(mat_img, inner)
                 centre = rect.centre
-                seam = _slice(joins, inner) if joins is not None else None
-                look = _look(patch, ref.chroma if ref else None, seam)
+                seen = _slice(marks, inner) if marks is not None else None
+                look = _look(patch, ref.chroma if ref else None, seen)
                 bare = _bare_mat(look, ref, light, centre)
             if bare > 0:
                 cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
