@@ -19,7 +19,7 @@ import pytest
 import vision.table
 from printables.payload import Deck
 from vision.decode import as_gray, decode_qr
-from vision.markers import BACK_IDS, MatPose, detect_markers, find_mat
+from vision.markers import BACK_IDS, MatPose, detect_markers, find_mat, rectify
 from vision.synth import (
     _held_card,
     cell_key,
@@ -322,7 +322,7 @@ def test_what_the_kit_prints_on_the_mats_free_areas_is_not_taken_for_bare_mat(i:
     out (``print_zones``), bare mat shows the edges of its own grain: none."""
     scene = hard_table_scene(KIT, "4k", i)
     pose = find_mat(detect_markers(as_gray(scene.image)), KIT.mat)
-    mat = vision.table.rectify(scene.image, pose, KIT.mat, vision.table.OCCUPANCY_PX_PER_MM)
+    mat = rectify(scene.image, pose, KIT.mat, vision.table.OCCUPANCY_PX_PER_MM)
     marks = vision.table._marks_mask(KIT.mat, KIT.seams)
     ref = vision.table._reference(mat, KIT.mat, marks)
     assert ref is not None and ref.edges < 0.001
