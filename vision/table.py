@@ -271,7 +271,7 @@ def _look(
         keep = (marks & _PRINTED) == 0
         if np.count_nonzero(keep) < UNPRINTED_ENOUGH * keep.size:
             keep[:] = True  # nearly all printed: judged whole, as before the print was known
-        dropped = _join_lines(e, marks) | ~keep
+        dropped = _mat_lines(e, marks) | ~keep
     e[dropped | _soft(g)] = 0
     seen = max(1, e.size - int(np.count_nonzero(dropped)))
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB)[keep].astype(np.float32)
@@ -364,23 +364,29 @@ def _slice(mat_img: NDArray[Any], rect: tuple[float, float, float, float]) -> ND
 # lines on the hard 4K frames lay up to 5 mm off)
 JOIN_BAND_MM = 8.0
 JOIN_LINE_SHARE = 0.5  # three rows of a band holding edges across this share of a patch: a line
-# flags of _marks_mask: a horizontal join's band, a vertical join's, what the kit prints
+# flags of _marks_mask: where a line across the mat may show (a horizontal join's band, a
+# cell's top or bottom outline's), a line down it (a vertical join's, a side outline's), and
+# what the kit prints
 _ACROSS, _DOWN, _PRINTED = 1, 2, 4
 # What the kit prints besides outlines and markers (MatGeometry.print_zones: each cell's name
 # at its centre, the side names up the long margins, the centre band's numbers and middle
 # line) is left out of every look, this far round it: the pose puts the print up to 5 mm off
 # (as it does the joins). Without it, the side names and the band's print lifted the free
-# areas' edges from 0 to 0.025-0.033 (the edge limit 2.5 times that: a card's edges passed
+# areas' edges from 0 to 0.023-0.043 (the edge limit 2.5 times that: a card's edges passed
 # for bare mat's) and their texture, and bare cells' names added edges of their own.
 PRINT_SLACK_MM = 5.0
+# A cell's own outline lies up to this far inside the part of it tested for bare mat (the
+# pose and the sheets' errors put it 6 mm in on fresh 4K frames 15130 and 15138)
+OUTLINE_INSIDE_MM = 6.0
 UNPRINTED_ENOUGH = 0.25  # a free area less unprinted than this is not measured at all
 
 
 def _marks_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, ...]]) -> Any:
     """The rectified mat's known marks (at ``OCCUPANCY_PX_PER_MM``): ``_ACROSS`` within
     ``JOIN_BAND_MM`` of a horizontal sheet join, ``_DOWN`` of a vertical one (on the printed
-    A4 mat four horizontal joins cross 4 of the 8 rows of cells), and ``_PRINTED`` within
-    ``PRINT_SLACK_MM`` of the mat's :meth:`~MatGeometry.print_zones`."""
+    A4 mat four horizontal joins cross 4 of the 8 rows of cells), each within
+    ``CELL_INSET_MM + OUTLINE_INSIDE_MM`` inside a cell's edge along it; and ``_PRINTED``
+    within ``PRINT_SLACK_MM`` of the mat's :meth:`~MatGeometry.print_zones`."""
     k = OCCUPANCY_PX_PER_MM
     h, w = round(geo.height * k), round(geo.width * k)
     mask = np.zeros((h, w), np.uint8)
@@ -389,6 +395,14 @@ def _marks_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, .
         mask[:, max(0, round((x - b) * k)) : round((x + b) * k)] |= _DOWN
     for y in seams[1]:
         mask[max(0, round((y - b) * k)) : round((y + b) * k), :] |= _ACROSS
+    o = CELL_INSET_MM + OUTLINE_INSIDE_MM  # a cell's own outline: a line along the axes too
+    for x, y, cw, ch in geo.cells.values():
+        x0, x1, y0, y1 = (round(v * k) for v in (x, x + cw, y, y + ch))
+        d = round(o * k)
+        mask[y0 : y0 + d, x0:x1] |= _ACROSS
+        mask[y1 - d : y1, x0:x1] |= _ACROSS
+        mask[y0:y1, x0 : x0 + d] |= _DOWN
+        mask[y0:y1, x1 - d : x1] |= _DOWN
     m = PRINT_SLACK_MM
     for x, y, zw, zh in geo.print_zones():
         y0, y1 = max(0, round((y - m) * k)), min(h, round((y + zh + m) * k))
@@ -397,11 +411,12 @@ def _marks_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, .
     return mask
 
 
-def _join_lines(e: NDArray[Any], marks: NDArray[Any]) -> NDArray[Any]:
-    """Where Canny edges ``e`` show a sheet join's line: in a join's band of ``marks``, the
-    rows (columns, for a vertical join) where three neighbours hold edges across at least
-    ``JOIN_LINE_SHARE`` of the patch, and the rows beside them. A card's art or code has edges
-    off those lines, so a card still shows."""
+def _mat_lines(e: NDArray[Any], marks: NDArray[Any]) -> NDArray[Any]:
+    """Where Canny edges ``e`` show a line of the mat itself (a sheet join's, a cell's
+    outline): in a band of ``marks`` where one may show, the rows (columns, for a line down
+    the mat) where three neighbours hold edges across at least ``JOIN_LINE_SHARE`` of the
+    patch, and the rows beside them. A card's art or code has edges off those lines, so a card
+    still shows."""
     dropped = np.zeros(e.shape, bool)
     for axis, flag in ((1, _ACROSS), (0, _DOWN)):
         band = ((marks & flag) > 0).any(axis=axis)
@@ -474,25 +489,35 @@ def _reference(
 def _light(
     mat_img: NDArray[Any], geo: MatGeometry, marks: NDArray[Any] | None = None
 ) -> _Light | None:
-    """The bare mat's brightness across the frame, from its free areas where the kit prints
-    nothing, and the centre band whole: its print is a thin dashed line and small numbers,
-    which a median grey level does not see. Robust: an area under a hand or a stray card is
-    dropped and the plane fitted again. None with too few areas."""
+    """The bare mat's brightness across the frame, from the median grey of its free areas
+    (the print on them, thin lines, numbers and names, lies under a median). Robust: an area
+    under a hand or a stray card is dropped and the plane fitted again. None with too few
+    areas."""
     pts: list[tuple[float, float, float, float]] = []
     for piece in _reference_rects(geo, LIGHT_SIDE_PIECES):
-        rect = _unprinted(marks, piece) or piece  # all but covered: the print under a median
-        p = _slice(mat_img, rect)
+        p = _slice(mat_img, piece)
         if p.shape[0] >= 4 and p.shape[1] >= 4:
+            # its grey level over all of it (print lies under a median); its texture where the
+            # kit prints nothing, or none (NaN: print's texture is no mat's)
             g = cv2.cvtColor(p, cv2.COLOR_BGR2GRAY)
-            centre = (rect[0] + rect[2] / 2, rect[1] + rect[3] / 2)
-            tex = _texture(cv2.GaussianBlur(g, (3, 3), 0))
+            keep = (_slice(marks, piece) & _PRINTED) == 0 if marks is not None else None
+            tex = float("nan")
+            if keep is None or np.count_nonzero(keep) >= UNPRINTED_ENOUGH * keep.size:
+                tex = _texture(cv2.GaussianBlur(g, (3, 3), 0), keep)
+            centre = (piece[0] + piece[2] / 2, piece[1] + piece[3] / 2)
             pts.append((*centre, float(np.median(g)), tex))
     if len(pts) < 4:
         return None
     arr = np.array(pts, np.float64)
     # glare lifts a free area's grey level and lowers its texture (relative to its mean): the
-    # lamp's light, which the fit is for, leaves the texture as it is
-    lamp_lit = arr[:, 3] >= GLARE_TEXTURE * float(np.median(arr[:, 3]))
+    # lamp's light, which the fit is for, leaves the texture as it is. So an area under glare
+    # is both smoother than most and brighter than most; one only smoother is plain mat (the
+    # darkest area at a mat's far end once read as glare there, and the fit extrapolated past
+    # it: fresh 1080p frame 14143). An area all but covered by print has no texture to judge.
+    measured = ~np.isnan(arr[:, 3])
+    lamp_lit = ~measured | (arr[:, 2] <= float(np.median(arr[:, 2])))
+    if measured.any():
+        lamp_lit |= arr[:, 3] >= GLARE_TEXTURE * float(np.median(arr[measured, 3]))
     if np.count_nonzero(lamp_lit) >= 4:
         arr = arr[lamp_lit]
     terms = _terms(arr[:, 0] / 1000, arr[:, 1] / 1000).T  # (n, 6)
