@@ -357,6 +357,18 @@ def test_a_plain_sleeve_under_glare_never_reads_empty(seed: int) -> None:
     assert read_wrong(scene) == []
 
 
+def test_a_plain_sleeve_mostly_washed_out_by_glare_keeps_too_little_grain_to_read_empty() -> None:
+    """Glare-lit 1080p table 900079 (no hands): glare of 143 grey levels washes out 78% of a
+    plain sleeve. What glare left of it has 0.46 of bare mat's grain: a bare cell judged by
+    its grain must keep half of it, as on a mat lit to white (it read empty at 0.4)."""
+    options = replace(hard_table_options("1080p"), sleeves=0.6, glare=1.0, held=0.0, hands=0)
+    scene = table_scene(KIT, 900_079, options)
+    truth = scene.truth["cells"][cell_key(("hera", 2, 3))]
+    assert truth["sleeve"] and truth["glare"] > 100
+    assert read_table(scene.image, KIT).cell("hera", 2, 3).state != "empty"
+    assert read_wrong(scene) == []
+
+
 def square(pose: MatPose, x: float, y: float, side: float, turn: float = 0.0) -> Any:
     t = np.deg2rad(turn)
     r = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])

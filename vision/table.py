@@ -212,7 +212,10 @@ SMOOTHEST = 0.4  # a cell smoother than this share of bare mat's texture is not 
 # ... where bare mat is lit to white (BLOWN_MAT) and brightness tells nothing, this share. A
 # face-up card under glare of 184 grey levels there, 85% washed out, kept 0.36 of bare mat's
 # texture in its unclipped part, and 0.45 when the free areas were measured a little off; the
-# bare cells there read empty kept 0.53 or more (44 cells, hard and fresh sets)
+# bare cells there read empty kept 0.53 or more (44 cells, hard and fresh sets). So too under
+# glare, where a cell's grain is measured on what glare left: a plain sleeve 78% washed out
+# kept 0.46 of bare mat's grain and read empty at 0.4 (glare-lit 1080p table 900079, once the
+# print was left out); 2 of 4,766 bare cells read by their grain kept less than 0.5
 BLOWN_SMOOTHEST = 0.5
 # the light surface's terms (_terms): a plane and a round fall-off. On 120 hard 1080p frames
 # bare cells read empty 1265 of 1354 with it, 1239 with a plane (3 terms); a full quadratic
@@ -561,7 +564,8 @@ def _bare_mat(
         # 2 of 120 fresh hard 1080p frames: its unclipped part 0.33 of bare mat's texture,
         # bright bare cells of the test images 0.60 or more)
         smooth = grain if grain is not None else look.texture / ref.texture
-        margins.append(smooth / (BLOWN_SMOOTHEST if blown else SMOOTHEST) - 1)
+        glared = blown or grain is not None
+        margins.append(smooth / (BLOWN_SMOOTHEST if glared else SMOOTHEST) - 1)
     if light is not None and expected is not None and not blown:
         if grain is None and look.washed > WASHED_SHARE:
             return -1.0  # glare washed it out where bare mat is not: nothing shows there
