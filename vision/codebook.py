@@ -417,9 +417,14 @@ def square_matches(
     squares to weigh, found by the caller (four corners in any order, in ``gray``'s pixels)."""
     taken = list(known)
     first = [*candidate_quads(gray), *(_ordered(np.asarray(q)) for q in quads)]
-    later = lifted_quads(gray) if side is not None else []
     weighed: list[tuple[NDArray[Any], float]] = []  # centre and width
-    for n, quad in enumerate([*first, *later]):
+
+    def squares() -> Iterator[NDArray[Any]]:
+        yield from first
+        if side is not None and len(taken) == len(known):  # found only while none matched
+            yield from lifted_quads(gray)
+
+    for n, quad in enumerate(squares()):
         centre = quad.mean(axis=0)
         diagonal = float(np.linalg.norm(quad[0] - quad[2]))
         half = diagonal / 2.8

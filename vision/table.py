@@ -23,6 +23,7 @@ snapshot. Pure: arrays in, values out.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -268,25 +269,33 @@ def _look(
     g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     g = cv2.GaussianBlur(g, (3, 3), 0)
     e = cv2.Canny(g, 40, 110)
-    keep = np.ones(g.shape, bool)
+    keep: NDArray[Any] | None = None  # None: every pixel
     dropped = np.zeros(g.shape, bool)
     if marks is not None:
         keep = (marks & _PRINTED) == 0
-        if np.count_nonzero(keep) < UNPRINTED_ENOUGH * keep.size:
-            keep[:] = True  # nearly all printed: judged whole, as before the print was known
-        dropped = _mat_lines(e, marks) | ~keep
-    e[dropped | _soft(g)] = 0
+        if keep.all() or np.count_nonzero(keep) < UNPRINTED_ENOUGH * keep.size:
+            keep = None  # nothing printed; or all but: judged whole
+        if e.any():
+            dropped = _mat_lines(e, marks)
+        if keep is not None:
+            dropped |= ~keep
+    if e.any():
+        e[dropped | _soft(g)] = 0
     seen = max(1, e.size - int(np.count_nonzero(dropped)))
-    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB)[keep].astype(np.float32)
-    a, b = float(lab[:, 1].mean()), float(lab[:, 2].mean())
+    lab8 = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB)
+    mask = None if keep is None else keep.astype(np.uint8)
+    _, a, b, _ = cv2.mean(lab8, mask)  # (masks, not a boolean index: 40 times faster)
     tex = _texture(g, keep)
-    kept = g[keep]
+    kept = g.ravel() if keep is None else g[keep]
     unclipped = kept < WASHED_OUT
     off = 0.0
     if ref_ab is not None:
+        lab = lab8.reshape(-1, 3).astype(np.float32)
         d = np.hypot(lab[:, 1] - ref_ab[0], lab[:, 2] - ref_ab[1])
         lit = lab[:, 0] < 235  # blown-out glare carries no colour: it is not counted
-        off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / len(d)
+        if keep is not None:
+            lit &= keep.ravel()
+        off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / kept.size
     washed = float(np.count_nonzero(~unclipped)) / kept.size
     lit_lum = float(np.median(kept[unclipped])) if unclipped.any() else 255.0
     return _Look(
@@ -384,6 +393,7 @@ OUTLINE_INSIDE_MM = 6.0
 UNPRINTED_ENOUGH = 0.25  # a free area less unprinted than this is not measured at all
 
 
+@functools.lru_cache(maxsize=8)
 def _marks_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, ...]]) -> Any:
     """The rectified mat's known marks (at ``OCCUPANCY_PX_PER_MM``): ``_ACROSS`` within
     ``JOIN_BAND_MM`` of a horizontal sheet join, ``_DOWN`` of a vertical one (on the printed
@@ -411,6 +421,7 @@ def _marks_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, .
         y0, y1 = max(0, round((y - m) * k)), min(h, round((y + zh + m) * k))
         x0, x1 = max(0, round((x - m) * k)), min(w, round((x + zw + m) * k))
         mask[y0:y1, x0:x1] |= _PRINTED
+    mask.setflags(write=False)  # one per mat, shared by every frame
     return mask
 
 
