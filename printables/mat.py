@@ -135,11 +135,16 @@ class MatGeometry:
                     )
         nw, nh = SIDE_NAME_ZONE
         for side in SIDES:
-            rows = [c for (s, _, _), c in self.cells.items() if s == side]
-            mid = (min(c.y for c in rows) + max(c.y + c.h for c in rows)) / 2
-            for x in sorted({x for _, x, _ in self.corners}):
-                zones.append(Rect(x - nw / 2, mid - nh / 2, nw, nh))
+            for x, y in self.side_name_centres(side):
+                zones.append(Rect(x - nw / 2, y - nh / 2, nw, nh))
         return tuple(zones)
+
+    def side_name_centres(self, side: Deck) -> tuple[tuple[float, float], ...]:
+        """Where the mat prints ``side``'s name (mm): up each long margin, on the corner
+        markers' line, level with the middle of that side's rows."""
+        rows = [c for (s, _, _), c in self.cells.items() if s == side]
+        mid = (min(c.y for c in rows) + max(c.y + c.h for c in rows)) / 2
+        return tuple((x, mid) for x in sorted({x for _, x, _ in self.corners}))
 
     def iter_cells(self) -> Iterator[CellKey]:
         """Every cell: Hera then Zeus, columns 1-3, rows 1-4."""

@@ -41,6 +41,7 @@ from printables.payload import (
     MAT_CORNER_IDS,
     ML_BACK_MARKER_IDS,
     QR_VERSION,
+    Deck,
     PayloadError,
 )
 
@@ -59,6 +60,17 @@ ARUCO_CELLS = 6  # DICT_4X4: 4 x 4 data cells and a one-cell black border
 DECK_TITLE = {"hera": "Hera", "zeus": "Zeus"}
 DECK_RGB = {"hera": (92, 45, 145), "zeus": (30, 110, 55)}  # violet and green, as the cards
 GREY = (150, 150, 150)
+
+
+def cell_name(owner: Deck, column: int, row: int) -> str:
+    """What the mat prints at a cell's centre."""
+    return f"{DECK_TITLE[owner]}  column {column}  row {row}" + (" (front)" if row == 1 else "")
+
+
+def side_name(side: Deck) -> str:
+    """What the mat prints up its long margins for ``side``."""
+    return f"{DECK_TITLE[side].upper()}'S SIDE   (row 1 at the centre, row {ROWS} at the edge)"
+
 
 PDF_FILES = ("faces.pdf", "backs.pdf", "mat.pdf", "test-page.pdf")
 
@@ -447,9 +459,7 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
         pdf.set_line_width(0.5)
         pdf.rect(rx, ry, rw, rh)
         pdf.set_text_color(*GREY)
-        label = f"{DECK_TITLE[owner]}  column {column}  row {row}"
-        if row == 1:
-            label += " (front)"
+        label = cell_name(owner, column, row)
         pdf.set_font("Helvetica", "", 7)
         lw = pdf.get_string_width(label)
         cx, cy = rx + rw / 2, ry + rh / 2
@@ -480,16 +490,14 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
             pdf.text(cx - lw / 2, by + band.h / 4 + 2.6, label)
     # Side names along the long edges, between the corner markers, readable from each seat.
     pdf.set_font("Helvetica", "B", 11)
-    for side, sign in (("hera", 1), ("zeus", -1)):
+    turns: tuple[tuple[Deck, int], ...] = (("hera", 1), ("zeus", -1))
+    for side, sign in turns:
         r, g, b = DECK_RGB[side]
         pdf.set_text_color(r, g, b)
-        text = f"{DECK_TITLE[side].upper()}'S SIDE   (row 1 at the centre, row {ROWS} at the edge)"
+        text = side_name(side)
         tw = pdf.get_string_width(text)
-        rows_span = [rect for (s, _, _), rect in mat.cells.items() if s == side]
-        top = min(c.y for c in rows_span) + oy
-        bottom = max(c.y + c.h for c in rows_span) + oy
-        mid = (top + bottom) / 2
-        for ex in (ox + mat.corners[0][1], ox + mat.corners[1][1]):
+        for x, y in mat.side_name_centres(side):
+            ex, mid = ox + x, oy + y
             with pdf.rotation(90 * sign, ex, mid):
                 pdf.text(ex - tw / 2, mid + 1.5, text)
     pdf.set_text_color(0, 0, 0)

@@ -393,9 +393,14 @@ def aligned_corners(gray: NDArray[Any], quad: Sequence[tuple[float, float]]) -> 
     got = straighten(gray, np.asarray(quad, np.float32))
     if got is None:
         return None
-    corners = cv2.perspectiveTransform(_SYMBOL[None].astype(np.float64), got[1])[0]
-    a, b, c, d = ((float(x), float(y)) for x, y in corners)
+    a, b, c, d = ((float(x), float(y)) for x, y in _symbol_corners(got[1]))
     return a, b, c, d
+
+
+def _symbol_corners(back: NDArray[Any]) -> NDArray[Any]:
+    """The straightened symbol's corners through ``back`` (:func:`straighten`'s homography)."""
+    out: NDArray[Any] = cv2.perspectiveTransform(_SYMBOL[None].astype(np.float64), back)[0]
+    return out
 
 
 def square_matches(
@@ -447,7 +452,7 @@ def square_matches(
         if got is None:
             continue
         flat, back = got
-        corners = cv2.perspectiveTransform(_SYMBOL[None].astype(np.float64), back)[0]
+        corners = _symbol_corners(back)
         sides = np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)
         if float(sides.mean()) < MIN_MODULE_PX * 21:
             continue  # the aligned symbol is smaller than a code we match

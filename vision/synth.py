@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from printables.kit import BACK_MARKER_MM as PRINT_BACK_MARKER_MM
 from printables.kit import DECKS, DEFAULT_CODE_MM, QUIET_MODULES, Kit
 from printables.payload import BACK_MARKER_IDS, Deck, face_payload, new_kit_secret
+from printables.sheets import DECK_RGB, GREY, cell_name, side_name
 from vision.kit import CardRef, VisionKit, as_vision_kit
 
 Image = NDArray[Any]
@@ -328,7 +329,7 @@ def _sleeve_over(card: Image, rng: np.random.Generator, ppm: float) -> Image:
 # centre band's column numbers (14 pt bold) and dashed middle line, each side's name up both
 # long margins (11 pt bold). On a dark cloth mat, in light grey. Width of a character, mm:
 _PRINT_CHAR_MM = {7: 1.08, 11: 1.86, 14: 2.75}
-_DECK_BGR = {"hera": (145, 45, 92), "zeus": (55, 110, 30)}
+_DECK_BGR = {deck: rgb[::-1] for deck, rgb in DECK_RGB.items()}
 
 
 def _print_text(
@@ -355,7 +356,7 @@ def _print_text(
 
 def _print_marks(mat: Image, geo: Any, ppm: float, paper: bool) -> None:
     """The kit mat's printing on ``mat`` (px at ``ppm``): see :data:`_PRINT_CHAR_MM`."""
-    grey, black = ((150, 150, 150), (0, 0, 0)) if paper else ((190, 190, 190), (215, 215, 215))
+    grey, black = (GREY, (0, 0, 0)) if paper else ((190, 190, 190), (215, 215, 215))
     thick = max(1, round(ppm / 2))
     for (side, col, row), (x, y, w, h) in geo.cells.items():
         cv2.rectangle(
@@ -365,7 +366,7 @@ def _print_marks(mat: Image, geo: Any, ppm: float, paper: bool) -> None:
             _DECK_BGR[side] if paper else (200, 200, 200),
             thick,
         )
-        name = f"{side.title()}  column {col}  row {row}" + (" (front)" if row == 1 else "")
+        name = cell_name(side, col, row)
         _print_text(mat, name, (x + w / 2, y + h / 2), 7, grey, ppm, 2 if side == "zeus" else 0)
     band = geo.centre_band
     if band.h > 0:
@@ -383,12 +384,11 @@ def _print_marks(mat: Image, geo: Any, ppm: float, paper: bool) -> None:
                     _print_text(
                         mat, str(col), (x + w / 2, band.y + at * band.h), 14, colour, ppm, turn
                     )
-    for side, turn in (("hera", 1), ("zeus", 3)):
-        rows = [c for (s, _, _), c in geo.cells.items() if s == side]
-        mid = (min(c.y for c in rows) + max(c.y + c.h for c in rows)) / 2
-        text = f"{side.upper()}'S SIDE   (row 1 at the centre, row 4 at the edge)"
-        for x in sorted({x for _, x, _ in geo.corners}):
-            _print_text(mat, text, (x, mid), 11, _DECK_BGR[side] if paper else grey, ppm, turn)
+    turns: tuple[tuple[Deck, int], ...] = (("hera", 1), ("zeus", 3))
+    for side, turn in turns:
+        for at in geo.side_name_centres(side):
+            colour = _DECK_BGR[side] if paper else grey
+            _print_text(mat, side_name(side), at, 11, colour, ppm, turn)
 
 
 def render_mat(

@@ -265,14 +265,15 @@ def _look(
 ) -> _Look:
     """How a patch of the rectified mat looks, from what is not printed on the mat: ``marks``
     (the patch's part of :func:`_marks_mask`) leaves out what the kit prints there, and the
-    line of a sheet join is not counted among its edges."""
+    mat's own lines (a sheet join, a cell's outline) and edges that only shade are not counted
+    among its edges."""
     g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     g = cv2.GaussianBlur(g, (3, 3), 0)
     e = cv2.Canny(g, 40, 110)
     keep: NDArray[Any] | None = None  # None: every pixel
     dropped = np.zeros(g.shape, bool)
     if marks is not None:
-        keep = (marks & _PRINTED) == 0
+        keep = ~_printed(marks)
         if keep.all() or np.count_nonzero(keep) < UNPRINTED_ENOUGH * keep.size:
             keep = None  # nothing printed; or all but: judged whole
         if e.any():
@@ -390,7 +391,9 @@ PRINT_SLACK_MM = 5.0
 # A cell's own outline lies up to this far inside the part of it tested for bare mat (the
 # pose and the sheets' errors put it 6 mm in on fresh 4K frames 15130 and 15138)
 OUTLINE_INSIDE_MM = 6.0
-UNPRINTED_ENOUGH = 0.25  # a free area less unprinted than this is not measured at all
+# a patch or free area with less than this share unprinted: a cell is judged whole, a free
+# area is left out of bare mat's look, and its texture out of the light's glare test
+UNPRINTED_ENOUGH = 0.25
 
 
 @functools.lru_cache(maxsize=8)
@@ -425,6 +428,12 @@ def _marks_mask(geo: MatGeometry, seams: tuple[tuple[float, ...], tuple[float, .
     return mask
 
 
+def _printed(marks: NDArray[Any]) -> NDArray[Any]:
+    """Where ``marks`` (part of :func:`_marks_mask`) says the kit prints."""
+    out: NDArray[Any] = (marks & _PRINTED) > 0
+    return out
+
+
 def _mat_lines(e: NDArray[Any], marks: NDArray[Any]) -> NDArray[Any]:
     """Where Canny edges ``e`` show a line of the mat itself (a sheet join's, a cell's
     outline): in a band of ``marks`` where one may show, the rows (columns, for a line down
@@ -453,7 +462,7 @@ def _unprinted(
     round the print: those lie by the mat's edge and the cells' outlines, which show edges."""
     if marks is None:
         return rect
-    printed = (_slice(marks, rect) & _PRINTED) > 0
+    printed = _printed(_slice(marks, rect))
     along = 0 if rect[3] >= rect[2] else 1  # rows of a tall area, columns of a wide one
     rows = np.any(printed, axis=1 - along).astype(bool).ravel()
     free = [not bool(v) for v in rows]
@@ -514,7 +523,7 @@ def _light(
             # its grey level over all of it (print lies under a median); its texture where the
             # kit prints nothing, or none (NaN: print's texture is no mat's)
             g = cv2.cvtColor(p, cv2.COLOR_BGR2GRAY)
-            keep = (_slice(marks, piece) & _PRINTED) == 0 if marks is not None else None
+            keep = ~_printed(_slice(marks, piece)) if marks is not None else None
             tex = float("nan")
             if keep is None or np.count_nonzero(keep) >= UNPRINTED_ENOUGH * keep.size:
                 tex = _texture(cv2.GaussianBlur(g, (3, 3), 0), keep)
@@ -768,8 +777,8 @@ def read_table(
             if mat_img is not None:
                 patch = _slice(mat_img, inner)
                 centre = rect.centre
-                seen = _slice(marks, inner) if marks is not None else None
-                look = _look(patch, ref.chroma if ref else None, seen)
+                cell_marks = _slice(marks, inner) if marks is not None else None
+                look = _look(patch, ref.chroma if ref else None, cell_marks)
                 bare = _bare_mat(look, ref, light, centre)
             if bare > 0:
                 cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
