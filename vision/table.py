@@ -251,7 +251,8 @@ GLARE_TEXTURE = 0.7
 # borders Canny finds made 10 bare cells read unknown over the hard and fresh 4K and 12 MP sets
 # (1.02-2.04 times the edge limit). Counting only edges steeper than 2.5 times their strength
 # blurred over 1.7 mm, 8 of them read 0.04-0.43 of it; the only occupied cell that passes every
-# other test (a card 85% washed out on a white mat, 1080p) keeps 1.89 of it, and of the 2,618
+# other test (a card 85% washed out on a white mat, 1080p) keeps 1.89 of it (2.26 with the
+# kit's print on the mat), and of the 2,618
 # occupied cells tested for bare mat the 82 it brings under the limit fail the others by 7.4 or
 # more (2.0: 10 and 3 bare cells left over; 3.0: 147)
 SOFT_EDGE_MM = 1.7
