@@ -148,12 +148,15 @@ def decode_qr(
 
 
 def decode_crop(
-    gray: NDArray[Any], box: tuple[int, int, int, int], upscale: float = 2.0
+    gray: NDArray[Any],
+    box: tuple[int, int, int, int],
+    upscale: float = 2.0,
+    equalise: bool = True,
 ) -> list[RawCode]:
     """Decodes the crop ``box`` = (x, y, w, h) of ``gray`` after upscaling it (cubic) and
-    sharpening it; when that reads nothing, once more after local contrast equalisation
-    (CLAHE: glare that washes a code out without saturating it). Corners come back in
-    ``gray``'s pixels. A box partly outside the image is clipped."""
+    sharpening it; when that reads nothing and ``equalise``, once more after local contrast
+    equalisation (CLAHE: glare that washes a code out without saturating it). Corners come
+    back in ``gray``'s pixels. A box partly outside the image is clipped."""
     h_img, w_img = gray.shape[:2]
     x, y, w, h = box
     x0, y0 = max(0, x), max(0, y)
@@ -167,7 +170,7 @@ def decode_crop(
     soft = cv2.GaussianBlur(big, (0, 0), upscale)
     sharp = cv2.addWeighted(big, 1.8, soft, -0.8, 0)
     found = decode_qr(sharp, upscale, (float(x0), float(y0)))
-    if not found:
+    if not found and equalise:
         flat = _CLAHE.apply(big)
         found = decode_qr(flat, upscale, (float(x0), float(y0)))
     return found

@@ -16,8 +16,8 @@ code and back marker placed in its cell through the homography, only when it lie
 card held above the mat is not, and makes the cell beneath unknown) -> cells with nothing read
 are tested for bare mat (edges, texture, colour and brightness against the mat's own free
 areas and the light across them) -> occupied but unread cells get a second QR pass on a
-2x-upscaled crop, then the cell straightened and sharpened (:func:`decode_cell`), then the
-kit's own codes matched in it (:mod:`vision.codebook`; a match lies flat like any code) ->
+2x-upscaled crop, then the kit's own codes matched in the cell straightened
+(:func:`decode_cell`, :mod:`vision.codebook`; a match lies flat like any code) ->
 snapshot. Pure: arrays in, values out.
 """
 
@@ -788,8 +788,9 @@ def read_table(
                 q = _cell_quad_px(pose, rect)
                 x0, y0 = np.floor(q.min(axis=0)).astype(int)
                 x1, y1 = np.ceil(q.max(axis=0)).astype(int)
-                found = decode_crop(gray, (int(x0), int(y0), int(x1 - x0), int(y1 - y0)))
-                if not found:
+                box = (int(x0), int(y0), int(x1 - x0), int(y1 - y0))
+                found = decode_crop(gray, box, equalise=False)
+                if not found and book is not None:
                     found = decode_cell(gray, pose, rect, book, kit.code_mm)
                 for code in found:
                     if not any(d.payload == code.text for d in detections):
@@ -799,14 +800,13 @@ def read_table(
     return Snapshot(cells, pose, detections, markers)
 
 
-# The last retry on a cell that is occupied but unread (issue 14, item 2): the cell straightened
-# through the mat's homography at 8 px/mm and sharpened. Measured on 40 hard 1080p frames (one
-# core): face codes read 134 of 217 without it, 149 with it, for about 9 ms a frame; three
-# retries (6 and 8 px/mm, sharpened or not) read 150 for 18 ms; the whole ladder (3 scales x 3
-# sharpenings x 2 binarizers) rescued a fifth of the missed codes at 17 ms a cell.
-CELL_RETRIES: tuple[tuple[float, float], ...] = ((8.0, 2.0),)  # (px per mm, unsharp amount)
-
-
+# An occupied cell still unread after the 2x crop (sharpened, not equalised) is matched against
+# the kit's codebook. Two retries once stood between them: the crop equalised (CLAHE), and the
+# cell straightened at 8 px/mm and sharpened (on 40 hard 1080p frames it read 149 face codes
+# of 217, 134 without, before the codebook). Behind the codebook the second read 15 of the
+# 218 cells of the hard 1080p set that reached it, all of which the codebook reads too. Over
+# all 740 overhead frames (1080p, 4K, 12 MP) and the foreign tables, the same cells read
+# without either (0 wrong), and a 1080p frame takes about 5 ms less (the mean; 3 the median).
 CELL_MATCH_PPM = 4.0  # px per mm of a cell straightened for the codebook (a module ~3.8 px)
 # A code lying flat in a straightened cell is the printed size within the mat's fit: squares
 # the codebook weighs there are 0.8-1.25 of it (matched codes measured 0.91-1.06 on 20 hard
@@ -818,39 +818,28 @@ def decode_cell(
     gray: NDArray[Any],
     pose: MatPose,
     rect: tuple[float, float, float, float],
-    book: Codebook | None = None,
+    book: Codebook,
     code_mm: float | None = None,
 ) -> list[RawCode]:
-    """The codes of one cell seen straight from above at each :data:`CELL_RETRIES` scale (px
-    per mm) and unsharp amount, until one reads; then, with the kit's ``book``, the kit's
-    codes matched in it (:mod:`vision.codebook`), only squares of about the printed code's
-    side (``code_mm``, when given) weighed. Corners back in ``gray``'s pixels."""
+    """The kit's codes matched in one cell seen straight from above (:mod:`vision.codebook`):
+    the cell straightened at ``CELL_MATCH_PPM``, only squares of about the printed code's side
+    (``code_mm``, when given) weighed. Corners back in ``gray``'s pixels."""
     x, y = rect[0], rect[1]
+    ppm = CELL_MATCH_PPM
 
-    def back(corners: Sequence[Point], ppm: float) -> Quad:
+    def back(corners: Sequence[Point]) -> Quad:
         px = pose.to_image([(x + u / ppm, y + v / ppm) for u, v in corners])
         a, b, c, d = ((float(u), float(v)) for u, v in px)
         return (a, b, c, d)
 
-    for ppm, amount in CELL_RETRIES:
-        cell = warp_region(gray, pose, rect, ppm)
-        if amount > 0:
-            soft = cv2.GaussianBlur(cell, (0, 0), ppm / 4)
-            cell = cv2.addWeighted(cell, 1 + amount, soft, -amount, 0)
-        found = decode_qr(cell)
-        if found:
-            return [RawCode(c.text, back(c.corners, ppm)) for c in found]
-    if book is not None:
-        cell = warp_region(gray, pose, rect, CELL_MATCH_PPM)
-        side = None
-        if code_mm is not None:
-            lo, hi = CELL_MATCH_SIDE
-            side = (lo * code_mm * CELL_MATCH_PPM, hi * code_mm * CELL_MATCH_PPM)
-        return [
-            RawCode(p, back(corners, CELL_MATCH_PPM), m.score)
-            for p, corners, m in matched_codes(cell, book, side=side)
-        ]
-    return []
+    cell = warp_region(gray, pose, rect, ppm)
+    side = None
+    if code_mm is not None:
+        lo, hi = CELL_MATCH_SIDE
+        side = (lo * code_mm * ppm, hi * code_mm * ppm)
+    return [
+        RawCode(p, back(corners), m.score) for p, corners, m in matched_codes(cell, book, side=side)
+    ]
 
 
 def _cell_of(geo: MatGeometry, x: float, y: float) -> CellKey | None:

@@ -448,12 +448,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     taken port or an unusable database."""
     from referee.service import ServiceError
     from referee.store import tighten
+    from vision.codebook import one_blas_thread
     from web import live
     from web.app import create_app
     from web.games import site_title
     from web.links import join_path
     from web.request import open_db
 
+    one_blas_thread()  # frames are read side by side (FRAME_WORKERS): each on one thread
     db = Path(args.db).resolve()
     os.umask(0o077)  # every file made from here on (database, -wal, -shm, keys): owner only
     for f in private_files(db):
