@@ -33,10 +33,18 @@ from typing import Any
 import cv2
 import numpy as np
 import zxingcpp
+from threadpoolctl import threadpool_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.codebook import MIN_MARGIN, MIN_SCORE, Match, codebook, square_matches
+from vision.codebook import (
+    MIN_MARGIN,
+    MIN_SCORE,
+    Match,
+    codebook,
+    one_blas_thread,
+    square_matches,
+)
 from vision.decode import as_gray, finder_pair_candidates, read_cards
 from vision.markers import detect_markers
 from vision.synth import (
@@ -358,20 +366,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer frames")
     ap.add_argument("--hard", action="store_true", help="only the hard sets of issue 14")
-    ap.add_argument("--one-core", action="store_true", help="OpenCV on one thread")
+    ap.add_argument(
+        "--one-core", action="store_true", help="OpenCV and numpy's BLAS on one thread"
+    )
     ap.add_argument(
         "--codebook", action="store_true", help="only the codebook's margins on the phone sets"
     )
     args = ap.parse_args()
     if args.one_core:
         cv2.setNumThreads(1)
+        one_blas_thread()  # the codebook's products: OpenBLAS took both cores before
     if args.codebook:
         for res in ("1080p", "12mp"):
             codebook_margins(res, 10 if args.quick else 60)
         return
     if args.hard:
         n = 10 if args.quick else 60
-        print(f"OpenCV {cv2.__version__}, threads {cv2.getNumThreads()}")
+        blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+        print(f"OpenCV {cv2.__version__}, threads {cv2.getNumThreads()}; BLAS threads {blas}")
         for res, k in (("1080p", 1), ("4k", 2), ("12mp", 2)):
             hard_tables(res, n // k)
         for res in ("1080p", "12mp"):

@@ -20,6 +20,7 @@ import threading
 import time
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -397,3 +398,32 @@ def test_a_server_that_hangs_in_its_stop_is_left_behind_and_the_process_ends(
         assert "-- worker stuck in a request" in err and "self.release.wait()" in err  # its stack
     finally:
         server.release.set()
+
+
+def test_serve_weighs_codes_on_one_blas_thread_per_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frames are read side by side (FRAME_WORKERS); OpenBLAS spreading each codebook product
+    over every core and spinning while it waits made the codebook four times slower beside
+    other work (issue 14, item 3). ``referee serve`` keeps BLAS on the calling thread."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> set[int]:
+        return {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+
+    served: list[object] = []
+    monkeypatch.setattr(serve, "make_server", lambda *a, **k: object())
+
+    def run(server: object, ref: Any, live: object) -> int:
+        served.append(server)
+        ref.store.close()
+        return 0
+
+    monkeypatch.setattr(serve, "run", run)
+    args = build_parser().parse_args(
+        ["serve", "--db", str(tmp_path / "g.sqlite3"), "--quiet", "--no-qr", "--host", "127.0.0.1"]
+    )
+    with threadpool_limits(limits=2, user_api="blas"):  # restored after the test
+        assert blas_threads() == {2}
+        assert serve.cmd_serve(args) == 0
+        assert served and blas_threads() == {1}

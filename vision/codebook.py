@@ -51,6 +51,7 @@ from typing import Any
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+from threadpoolctl import threadpool_limits
 
 from printables.sheets import qr_modules
 
@@ -239,6 +240,17 @@ def _unit_rows(m: NDArray[Any]) -> NDArray[Any]:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     unit: NDArray[Any] = (rows / np.maximum(norms, 1e-9)).astype(np.float32)
     return unit
+
+
+def one_blas_thread() -> None:
+    """Keeps numpy's BLAS, which weighs every square against the codebook's templates
+    (:meth:`Codebook.best`), on the thread that calls it, for the whole process. OpenBLAS
+    splits those products over every core and then spins while it waits for them; beside other
+    work (a second frame, the server's requests) :meth:`Codebook.best` measured four times
+    slower (11.7 ms a square instead of 2.8 on the hard 1080p tables, one core busy). For a
+    server reading frames side by side, and for timing a frame on one core. (threadpoolctl
+    limits the libraries loaded: this module has loaded numpy's.)"""
+    threadpool_limits(limits=1, user_api="blas")
 
 
 @lru_cache(maxsize=8)
