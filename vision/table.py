@@ -271,38 +271,61 @@ def _look(
     g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     g = cv2.GaussianBlur(g, (3, 3), 0)
     e = cv2.Canny(g, 40, 110)
+    any_edge = bool(e.any())
     keep: NDArray[Any] | None = None  # None: every pixel
     dropped = np.zeros(g.shape, bool)
     if marks is not None:
         keep = ~_printed(marks)
         if keep.all() or np.count_nonzero(keep) < UNPRINTED_ENOUGH * keep.size:
             keep = None  # nothing printed; or all but: judged whole
-        if e.any():
+        if any_edge:
             dropped = _mat_lines(e, marks)
         if keep is not None:
             dropped |= ~keep
-    if e.any():
+    if any_edge:
         e[dropped | _soft(g)] = 0
     seen = max(1, e.size - int(np.count_nonzero(dropped)))
     lab8 = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB)
     mask = None if keep is None else keep.astype(np.uint8)
     _, a, b, _ = cv2.mean(lab8, mask)  # (masks, not a boolean index: 40 times faster)
     tex = _texture(g, keep)
-    kept = g.ravel() if keep is None else g[keep]
-    unclipped = kept < WASHED_OUT
+    # the grey levels kept, as a histogram (their medians without sorting them)
+    hist = cv2.calcHist([g], [0], mask, [256], [0, 256]).ravel().astype(np.int64)
+    n = max(1, int(hist.sum()))
     off = 0.0
     if ref_ab is not None:
-        lab = lab8.reshape(-1, 3).astype(np.float32)
-        d = np.hypot(lab[:, 1] - ref_ab[0], lab[:, 2] - ref_ab[1])
-        lit = lab[:, 0] < 235  # blown-out glare carries no colour: it is not counted
+        d = np.hypot(
+            lab8[:, :, 1].astype(np.float32) - ref_ab[0],
+            lab8[:, :, 2].astype(np.float32) - ref_ab[1],
+        )
+        lit = lab8[:, :, 0] < 235  # blown-out glare carries no colour: it is not counted
         if keep is not None:
-            lit &= keep.ravel()
-        off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / kept.size
-    washed = float(np.count_nonzero(~unclipped)) / kept.size
-    lit_lum = float(np.median(kept[unclipped])) if unclipped.any() else 255.0
+            lit &= keep
+        off = float(np.count_nonzero((d > OFF_COLOUR_AB) & lit)) / n
+    unclipped = hist[:WASHED_OUT]
+    lit_n = int(unclipped.sum())
+    lit_lum = _median_of(unclipped) if lit_n else 255.0
     return _Look(
-        float(np.count_nonzero(e)) / seen, (a, b), tex, off, float(np.median(kept)), washed, lit_lum
+        float(np.count_nonzero(e)) / seen,
+        (a, b),
+        tex,
+        off,
+        _median_of(hist),
+        (n - lit_n) / n,
+        lit_lum,
     )
+
+
+def _median_of(hist: NDArray[Any]) -> float:
+    """The median of the grey levels counted in ``hist`` (as numpy's: the mean of the middle
+    two of an even count)."""
+    cum = np.cumsum(hist)
+    n = int(cum[-1])
+    hi = int(np.searchsorted(cum, n // 2, side="right"))
+    if n % 2:
+        return float(hi)
+    lo = int(np.searchsorted(cum, n // 2 - 1, side="right"))
+    return (lo + hi) / 2
 
 
 def _soft(g: NDArray[Any]) -> NDArray[Any]:
