@@ -71,10 +71,19 @@ def jpeg(img: Any, quality: int = 90) -> bytes:
     return bytes(buf.tobytes())
 
 
-def mat_picture(layout: dict[tuple[str, int, int], dict[str, Any]], seed: int = 1) -> bytes:
-    """The kit's mat seen from above with ``layout`` on it, slightly tilted, as a JPEG."""
+def mat_picture(
+    layout: dict[tuple[str, int, int], dict[str, Any]],
+    seed: int = 1,
+    hands: tuple[tuple[str, int, int], ...] = (),
+) -> bytes:
+    """The kit's mat seen from above with ``layout`` on it, slightly tilted, as a JPEG; a hand
+    (a skin-coloured blob) over each cell of ``hands``."""
     rng = np.random.default_rng(seed)
     top, _ = render_mat(VK, layout, rng, 3.0)  # type: ignore[arg-type]
+    for key in hands:
+        x, y, w, h = (v * 3.0 for v in VK.mat.cells[key])  # type: ignore[index]
+        centre = (round(x + w / 2), round(y + h / 2))
+        cv2.ellipse(top, centre, (round(w * 0.6), round(h * 0.6)), 20, 0, 360, (120, 150, 205), -1)
     h, w = top.shape[:2]
     src = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
     dst = src + np.array([(40, 30), (-30, 50), (-20, -40), (30, -20)], np.float32) + 60
@@ -151,7 +160,7 @@ def upload(
 
 def live(b: Browser, game: str, data: bytes) -> TestResponse:
     """The live camera's view of a still table: the same frame twice (a change is proposed
-    once two frames in a row saw it, issue 14); the second answer."""
+    once two frames saw it, issue 14); the second answer."""
     first = upload(b, game, "frames", data)
     assert first.status_code == 200, first.data
     return upload(b, game, "frames", data)
@@ -512,6 +521,26 @@ def test_the_live_camera_proposes_a_change_only_once_two_frames_in_a_row_saw_it(
     assert again is not None and again["proposals"] == [] and again["pending"] == 2
 
 
+def test_a_hand_hiding_the_column_between_two_frames_that_saw_a_change_does_not_stop_it(
+    app: Flask,
+) -> None:
+    """Issue 14, item 2 (several frames combined): a frame in which a hand hides the front of
+    the column (its cells unknown, so it proposes nothing) neither counts nor starts the count
+    again, so the next frame that sees the played card proposes it."""
+    g, b = in_play(app)
+    layout = {**FIRST_ROWS, ("hera", 2, 2): {"state": "down", "deck": "hera"}}
+    played = mat_picture(layout)
+    hidden = mat_picture(layout, hands=(("hera", 2, 1), ("hera", 2, 2)))
+    first = upload(b["hera"], g, "frames", played).json
+    assert first is not None and first["proposals"] == [] and first["pending"] == 2
+    covered = upload(b["hera"], g, "frames", hidden).json
+    assert covered is not None and covered["proposals"] == [] and covered["pending"] == 0
+    column = [c["state"] for c in covered["snapshot"]["hera"][1]]
+    assert column == ["unknown", "unknown", "empty", "empty"]
+    third = upload(b["hera"], g, "frames", played).json
+    assert third is not None and len(third["proposals"]) == 2 and third["pending"] == 0
+
+
 def test_a_proposed_play_becomes_an_event_only_when_confirmed(app: Flask) -> None:
     g, b = in_play(app)
     ref = referee_of(app)
@@ -750,3 +779,59 @@ def test_a_pegasus_placement_seen_by_the_camera_is_confirmed_in_the_tables_order
     place = {"asked": {"needs": "place", "asked": ["hera"], "by": "hera", "pick": "Apollo"}}
     assert confirm_for(seen, "hera", place)["body"] == {"value": 3}
     assert confirm_for(seen, "zeus", {})["endpoint"] is None  # Zeus does not start Hera's action
+
+
+# ---- several frames combined (FrameMemory) ----------------------------------------------------
+
+PLAY = {"kind": "play", "side": "hera", "column": 2, "position": 2, "raw": None, "confidence": 0.9}
+
+
+def readings(**cells: str) -> dict[str, str]:
+    """Every cell empty but for the front cards and ``cells`` (``hera_2_2="down:hera"``)."""
+    out = {
+        f"{s}/{c}/{r}": "empty" for s in ("hera", "zeus") for c in (1, 2, 3) for r in (1, 2, 3, 4)
+    }
+    out.update({f"{s}/{c}/1": f"down:{s}" for s in ("hera", "zeus") for c in (1, 2, 3)})
+    out.update({k.replace("_", "/"): v for k, v in cells.items()})
+    return out
+
+
+SEEN = readings(hera_2_2="down:hera")
+HIDDEN = readings(hera_2_1="unknown", hera_2_2="unknown")
+
+
+def frames(memory: Any, *shown: dict[str, str] | None) -> list[tuple[int, int]]:
+    """(proposed, pending) for each frame: one that sees the play, or one that shows the
+    readings given (proposing nothing), or None (the mat not found)."""
+    out = []
+    for cells in shown:
+        proposals = [dict(PLAY)] if cells is SEEN else []
+        ready, pending = memory.stable("g", "hera", 7, proposals, cells)
+        out.append((len(ready), pending))
+    return out
+
+
+def test_frames_that_hide_the_column_neither_count_nor_reset_up_to_missed_frames() -> None:
+    from web.images import MISSED_FRAMES, FrameMemory
+
+    hidden = [HIDDEN] * MISSED_FRAMES
+    assert frames(FrameMemory(), SEEN, *hidden, SEEN)[-1] == (1, 0)
+    assert frames(FrameMemory(), SEEN, None, SEEN)[-1] == (1, 0)  # the mat not found
+    # one frame too many without it: the count starts again
+    assert frames(FrameMemory(), SEEN, *hidden, HIDDEN, SEEN)[-1] == (0, 1)
+
+
+def test_a_frame_that_reads_the_column_otherwise_starts_the_count_again() -> None:
+    """A card seen face down, then the cell read empty (it was picked up again), then face
+    down: proposed only once a second frame sees it after the empty one; another column
+    changing meanwhile does not matter."""
+    from web.images import FrameMemory
+
+    taken_back = readings(hera_2_1="unknown")  # position 2 read empty
+    assert frames(FrameMemory(), SEEN, taken_back, SEEN) == [(0, 1), (0, 0), (0, 1)]
+    elsewhere = readings(hera_2_2="unknown", zeus_3_2="down:zeus")
+    assert frames(FrameMemory(), SEEN, elsewhere, SEEN)[-1] == (1, 0)
+    # a new view (seq) forgets every sighting
+    memory = FrameMemory()
+    memory.stable("g", "hera", 6, [dict(PLAY)], SEEN)
+    assert frames(memory, SEEN) == [(0, 1)]

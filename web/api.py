@@ -827,13 +827,14 @@ def frame(game: str) -> Response:
     ``confirm`` says how to record it: POST ``body`` to /games/{game}/``endpoint`` (with
     ``If-Match: seq``); nothing is recorded here. ``image`` (the rectified mat with what was
     read drawn over it, a JPEG data URL) goes to you only. ``found: false`` with a message when
-    the mat is not in the frame. A change is proposed once two frames in a row from your seat
-    saw it on the same view (``pending`` counts the changes seen once so far): a hand passing
-    over the table proposes nothing; ``?still=1`` (a full-resolution still) is read at once.
-    ``framing`` says whether face codes read at this framing (the pixels per module at the
-    farthest cell and the median one) and how to fix it. 429 when a seat sends frames faster
-    than 2 a second (3 at once), 503 while the server reads other frames (both with
-    Retry-After)."""
+    the mat is not in the frame. A change is proposed once two frames from your seat saw it
+    on the same view, none between them reading its column otherwise (``pending`` counts the
+    changes seen once so far): a hand passing over the table proposes nothing, and up to 3
+    frames in a row in which a hand hides the column (or the mat) neither count nor reset;
+    ``?still=1`` (a full-resolution still) is read at once. ``framing`` says whether face
+    codes read at this framing (the pixels per module at the farthest cell and the median one)
+    and how to fix it. 429 when a seat sends frames faster than 2 a second (3 at once), 503
+    while the server reads other frames (both with Retry-After)."""
     still = request.args.get("still") == "1"
     limit = int(current_app.config["MAX_CONTENT_LENGTH"]) if still else images.FRAME_LIMIT
     data = images.upload_bytes("frame", limit)

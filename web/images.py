@@ -486,24 +486,79 @@ def _confirm_pegasus(
     return out
 
 
-STABLE_FRAMES = 2  # the live camera proposes a change once this many frames in a row saw it
+# The live camera proposes a change once STABLE_FRAMES frames saw it on the same view, with
+# no frame between them contradicting it. Frames combined, not only in a row: a frame in which
+# the change's column is hidden (a hand over it, a cell washed out: "unknown"), or the mat is
+# not found, neither counts nor resets, for up to MISSED_FRAMES such frames (1.5 s at the
+# camera page's 2 frames a second). A frame that reads any cell of the column otherwise than
+# the frames that saw the change starts the count again.
+STABLE_FRAMES = 2
+MISSED_FRAMES = 3
+
+
+@dataclass
+class _Sighting:
+    """A change proposed by earlier frames: how many saw it, how many since did not, and
+    what its column's cells (both sides) read when it was seen ("unknown" where hidden)."""
+
+    frames: int
+    missed: int
+    column: dict[str, str]
+
+
+def cell_readings(snapshot: Mapping[str, Any] | None) -> dict[str, str]:
+    """A frame's snapshot (``Snapshot.to_json``) as ``"side/column/row"`` -> what it reads
+    there (``up:<payload>``, ``down:<deck>``, ``empty``, ``unknown``); empty without one."""
+    out: dict[str, str] = {}
+    for side in PLAYERS:
+        for c, column in enumerate((snapshot or {}).get(side, []), start=1):
+            for r, cell in enumerate(column, start=1):
+                state = str(cell.get("state", "unknown"))
+                what = cell.get("payload") if state == "up" else cell.get("deck")
+                out[f"{side}/{c}/{r}"] = f"{state}:{what}" if state in ("up", "down") else state
+    return out
+
+
+def _column_of(proposal: Mapping[str, Any], cells: Mapping[str, str]) -> dict[str, str]:
+    """The readings of the proposal's column on both sides (a challenge spans both)."""
+    c = proposal.get("column")
+    return {
+        f"{side}/{c}/{r}": cells.get(f"{side}/{c}/{r}", "unknown")
+        for side in PLAYERS
+        for r in range(1, 5)
+    }
+
+
+def _agrees(seen: Mapping[str, str], now: Mapping[str, str]) -> bool:
+    """No cell read otherwise now than when the change was seen (unknown agrees with all)."""
+    return all(now.get(k, "unknown") in (v, "unknown") or v == "unknown" for k, v in seen.items())
 
 
 class FrameMemory:
-    """What the last live frames of each seat proposed (issue 14, item 1): a change is
-    proposed only once it was seen in :data:`STABLE_FRAMES` frames in a row on the same view,
-    so a hand passing over the table or a card on its way down proposes nothing. Bounded: the
-    seats heard from least recently are forgotten first."""
+    """What the last live frames of each seat proposed (issue 14, items 1 and 2): a change
+    is proposed only once :data:`STABLE_FRAMES` frames saw it on the same view, none between
+    them reading its column otherwise (see :data:`MISSED_FRAMES`), so a card on its way down
+    or a hand passing over the table proposes nothing, and a hand that hides the column in
+    every other frame does not keep a change from being proposed. Bounded: the seats heard
+    from least recently are forgotten first."""
 
     def __init__(self, size: int = 2048) -> None:
         self.size = size
-        self._seen: dict[tuple[str, str], tuple[int, dict[str, int]]] = {}
+        self._seen: dict[tuple[str, str], tuple[int, dict[str, _Sighting]]] = {}
         self._lock = threading.Lock()
 
     def stable(
-        self, game: str, seat: str, seq: int, proposals: list[dict[str, Any]]
+        self,
+        game: str,
+        seat: str,
+        seq: int,
+        proposals: list[dict[str, Any]],
+        cells: Mapping[str, str] | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
-        """The proposals seen in enough frames in a row, and how many others wait for more."""
+        """The proposals seen in enough frames, and how many others of this frame wait for
+        more. ``cells``: what this frame read in each cell (:func:`cell_readings`); None or
+        empty when the mat was not found (every cell unknown)."""
+        cells = cells or {}
         keys = [  # the same change, however sure each frame was of it
             json.dumps(
                 {k: v for k, v in p.items() if k != "confidence"}, sort_keys=True, default=str
@@ -511,14 +566,27 @@ class FrameMemory:
             for p in proposals
         ]
         with self._lock:
-            last_seq, counts = self._seen.pop((game, seat), (seq, {}))
+            last_seq, before = self._seen.pop((game, seat), (seq, {}))
             if last_seq != seq:
-                counts = {}
-            now = {k: counts.get(k, 0) + 1 for k in keys}
+                before = {}
+            now: dict[str, _Sighting] = {}
+            for p, k in zip(proposals, keys, strict=True):
+                prior = before.get(k)
+                column = _column_of(p, cells)
+                if prior is not None and not _agrees(prior.column, column):
+                    prior = None  # its column read otherwise between: counted afresh
+                now[k] = _Sighting((prior.frames if prior else 0) + 1, 0, column)
+            for k, prior in before.items():
+                if k in now or prior.missed >= MISSED_FRAMES:
+                    continue
+                column = {c: cells.get(c, "unknown") for c in prior.column}
+                if _agrees(prior.column, column):
+                    known = {c: v for c, v in column.items() if v != "unknown"}
+                    now[k] = _Sighting(prior.frames, prior.missed + 1, {**prior.column, **known})
             self._seen[(game, seat)] = (seq, now)
             while len(self._seen) > self.size:
                 del self._seen[next(iter(self._seen))]
-        ready = [p for p, k in zip(proposals, keys, strict=True) if now[k] >= STABLE_FRAMES]
+        ready = [p for p, k in zip(proposals, keys, strict=True) if now[k].frames >= STABLE_FRAMES]
         return ready, len(proposals) - len(ready)
 
 
@@ -534,7 +602,8 @@ def read_frame(cam: Camera, data: bytes, live: bool = False) -> dict[str, Any]:
     was not found, else ``snapshot``, ``table`` (text), ``proposals`` (each with ``confirm``),
     ``seq`` (the view they were computed on) and ``image`` (the annotated mat as a JPEG data
     URL). ``live``: a frame of the live camera, whose proposals wait until
-    :data:`STABLE_FRAMES` frames in a row saw them (``pending`` counts those waiting). Records
+    :data:`STABLE_FRAMES` frames saw them, none between reading their column otherwise
+    (``pending`` counts those waiting; :class:`FrameMemory`). Records
     nothing. Raises BadImage (ImageTooLarge above the pixel limit, read from the header),
     TooFast."""
     game, seat, kit = cam.game, cam.seat, cam.kit
@@ -548,7 +617,7 @@ def read_frame(cam: Camera, data: bytes, live: bool = False) -> dict[str, Any]:
         gate.leave()
     if live:
         out["proposals"], out["pending"] = _memory().stable(
-            game, seat, int(out["seq"]), out["proposals"]
+            game, seat, int(out["seq"]), out["proposals"], cell_readings(out.get("snapshot"))
         )
     return out
 

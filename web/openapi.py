@@ -106,7 +106,8 @@ _QUERY_IN: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "still": (
         "1: a full-resolution still (up to the body limit), read at once; otherwise a live "
-        "frame (at most 4 MB), whose changes are proposed once two frames in a row saw them",
+        "frame (at most 4 MB), whose changes are proposed once two frames saw them, none "
+        "between them contradicting them",
         {"type": "string", "enum": ["0", "1"]},
     ),
 }
