@@ -1,6 +1,6 @@
 """Recognition benchmark on seeded synthetic photos (vision.synth): read rates and times.
 
-    .venv/bin/python benchmarks/vision.py [--quick] [--hard | --codebook] [--one-core]
+    .venv/bin/python benchmarks/vision.py [--quick] [--hard | --codebook | --live] [--one-core]
 
 ``--hard`` runs only issue 14's hard sets (vision.synth: held cards, beige sleeves, fall-off,
 barrel distortion, join errors, draw piles, hands, glare, blur, noise, JPEG; a seed per set):
@@ -9,6 +9,8 @@ frame by stage) and phone photos at 1080p and 12 MP (codes read, wrong, photos w
 read by the codebook, washed out by glare). ``--codebook`` prints, for the phone sets and a
 set with another kit's cards, the best score and lead every square reached against the kit's
 codebook (vision.codebook), by what lies there: how far the thresholds sit from a wrong read.
+``--live`` runs 8 frames of a fixed camera over each of 20 tables (a hand in half the frames)
+through the live camera's memory, frames taken in a row against frames combined.
 
 Prints, for 1080p and 12 MP table frames: the share of visible face-up codes each QR decoder
 reads on the same images (zxing-cpp one pass; the table pipeline with its second pass;
@@ -50,6 +52,7 @@ from vision.markers import detect_markers
 from vision.synth import (
     HARD_PHONE_SEEDS,
     HARD_TABLE_SEEDS,
+    LIVE_TABLE_SEEDS,
     Scene,
     SceneOptions,
     TableScore,
@@ -59,6 +62,7 @@ from vision.synth import (
     foreign_phone_scene,
     hard_phone_scene,
     hard_table_scene,
+    live_table_scene,
     score_table,
     table_scene,
 )
@@ -279,6 +283,74 @@ def hard_tables(resolution: str, n: int) -> None:
     print(f"  median {median_ms(ts):.1f} ms per frame ({parts} ms; best of {REPEAT} reads)")
 
 
+def _as_read(cell: dict[str, Any]) -> str:
+    """A truth cell as ``web.images.cell_readings`` writes a reading."""
+    if cell["state"] == "up":
+        return f"up:{cell['payload']}"
+    return f"down:{cell['deck']}" if cell["state"] == "down" else str(cell["state"])
+
+
+def live_tables(resolution: str, tables: int, frames: int) -> None:
+    """Several frames combined (issue 14, item 2): ``frames`` frames of a fixed camera over
+    each of ``tables`` tables (``vision.synth.live_table_scene``: a hand in half the frames).
+    Each frame's definite cells are fed to the live camera's memory
+    (``web.images.FrameMemory``), one "change" a cell, as the camera page sends them; a cell
+    is confirmed once the memory proposes it. Compares frames taken only in a row (the rule
+    before) with frames combined, and counts confirmations that are wrong."""
+    from web.images import MISSED_FRAMES, FrameMemory, cell_readings
+
+    rules = {"in a row": 0, "combined": MISSED_FRAMES}
+    confirmable = 0
+    confirmed = {r: 0 for r in rules}
+    when: dict[str, list[int]] = {r: [] for r in rules}
+    wrong = {r: 0 for r in rules}
+    t0 = time.perf_counter()
+    for t in range(tables):
+        scenes = [live_table_scene(KIT, resolution, t, f) for f in range(frames)]
+        truth = {k: _as_read(c) for k, c in scenes[0].truth["cells"].items()}
+        readings = []
+        for sc in scenes:
+            snap = read_table(sc.image, KIT)
+            readings.append(cell_readings(snap.to_json()))
+        confirmable += sum(1 for k, v in truth.items() if sum(r.get(k) == v for r in readings) >= 2)
+        for rule, missed in rules.items():
+            memory = FrameMemory(missed=missed)
+            done: dict[str, str] = {}
+            for f, cells in enumerate(readings, start=1):
+                side_col_row = [k.split("/") for k, v in cells.items() if v != "unknown"]
+                changes = [
+                    {
+                        "kind": "cell",
+                        "side": a,
+                        "column": int(b),
+                        "position": int(c),
+                        "reading": cells[f"{a}/{b}/{c}"],
+                    }
+                    for a, b, c in side_col_row
+                ]
+                ready, _ = memory.stable("live", "camera", 0, changes, cells)
+                for p in ready:
+                    key = f"{p['side']}/{p['column']}/{p['position']}"
+                    if key not in done:
+                        done[key] = p["reading"]
+                        when[rule].append(f)
+                        wrong[rule] += p["reading"] != truth[key]
+            confirmed[rule] += len(done)
+    print(
+        f"\n== live camera, {resolution}: {tables} tables x {frames} frames (seeds from "
+        f"{LIVE_TABLE_SEEDS[resolution]}; a hand in half the frames; "
+        f"{time.perf_counter() - t0:.0f} s) =="
+    )
+    print(f"  cells read right in 2 frames or more  {confirmable}")
+    for rule in rules:
+        mean = sum(when[rule]) / max(1, len(when[rule]))
+        print(
+            f"  confirmed, frames {rule:<9} {confirmed[rule]}/{confirmable} "
+            f"({100 * confirmed[rule] / max(1, confirmable):.1f}%), at frame {mean:.2f} on "
+            f"average; WRONG {wrong[rule]}"
+        )
+
+
 def hard_phones(resolution: str, n: int) -> None:
     """The hard phone set at ``resolution``: codes read (by the codebook among them), wrong,
     photos with no code read; the codes glare washed out counted apart."""
@@ -366,16 +438,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer frames")
     ap.add_argument("--hard", action="store_true", help="only the hard sets of issue 14")
-    ap.add_argument(
-        "--one-core", action="store_true", help="OpenCV and numpy's BLAS on one thread"
-    )
+    ap.add_argument("--one-core", action="store_true", help="OpenCV and numpy's BLAS on one thread")
     ap.add_argument(
         "--codebook", action="store_true", help="only the codebook's margins on the phone sets"
+    )
+    ap.add_argument(
+        "--live", action="store_true", help="only the live camera: several frames combined"
     )
     args = ap.parse_args()
     if args.one_core:
         cv2.setNumThreads(1)
         one_blas_thread()  # the codebook's products: OpenBLAS took both cores before
+    if args.live:
+        live_tables("1080p", 4 if args.quick else 20, 8)
+        return
     if args.codebook:
         for res in ("1080p", "12mp"):
             codebook_margins(res, 10 if args.quick else 60)

@@ -835,3 +835,36 @@ def test_a_frame_that_reads_the_column_otherwise_starts_the_count_again() -> Non
     memory = FrameMemory()
     memory.stable("g", "hera", 6, [dict(PLAY)], SEEN)
     assert frames(memory, SEEN) == [(0, 1)]
+
+
+def test_a_card_a_hand_hides_in_the_frame_between_is_confirmed_by_the_frames_either_side() -> None:
+    """Three frames of a fixed camera over one table (vision.synth.live_table_scene): a hand
+    hides Zeus's column 3 in the middle one (its face-up card at row 2 reads unknown there).
+    Each frame's cells fed to the live camera's memory as changes, the card is confirmed by
+    the third frame when frames are combined, and only later when they must come in a row."""
+    from vision.synth import live_table_scene
+    from vision.table import read_table
+    from web.images import FrameMemory, cell_readings
+
+    shown = [
+        cell_readings(read_table(live_table_scene(VK, "1080p", 0, f).image, VK).to_json())
+        for f in (4, 5, 6)
+    ]
+    card = "zeus/3/2"
+    assert shown[0][card] == shown[2][card] == "up:HZK7QX2Z23RERC"
+    assert shown[1][card] == "unknown"
+
+    def confirmed(missed: int) -> list[bool]:
+        memory, out = FrameMemory(missed=missed), []
+        for cells in shown:
+            changes = [
+                {"kind": "cell", "side": s, "column": int(c), "position": int(r), "was": v}
+                for (s, c, r), v in ((k.split("/"), v) for k, v in cells.items())
+                if v != "unknown"
+            ]
+            ready, _ = memory.stable("g", "hera", 3, changes, cells)
+            out.append(any(f"{p['side']}/{p['column']}/{p['position']}" == card for p in ready))
+        return out
+
+    assert confirmed(missed=3) == [False, False, True]
+    assert confirmed(missed=0) == [False, False, False]

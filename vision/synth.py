@@ -544,10 +544,16 @@ GLARE_HIDES = 60.0  # added light (grey levels) above which a code counts as was
 
 
 def _degrade(
-    img: Image, rng: np.random.Generator, o: SceneOptions, probes: Image | None = None
+    img: Image,
+    rng: np.random.Generator,
+    o: SceneOptions,
+    probes: Image | None = None,
+    moment: np.random.Generator | None = None,
 ) -> tuple[Image, list[float]]:
     """The photo after light, glare, blur, noise and JPEG; and the glare added at each of the
-    ``probes`` points (frame px)."""
+    ``probes`` points (frame px). ``moment`` draws what changes from one frame of a fixed
+    camera to the next (motion blur, noise, JPEG); ``rng`` the rest, and by default those."""
+    now = rng if moment is None else moment
     h, w = img.shape[:2]
     glare_at = [0.0] * (0 if probes is None else len(probes))
     f: Image = img.astype(np.float32)
@@ -576,17 +582,17 @@ def _degrade(
     if sigma > 0.2:
         f = cv2.GaussianBlur(f, (0, 0), sigma)
     if o.motion > 1:
-        n = int(rng.uniform(1, o.motion)) | 1
+        n = int(now.uniform(1, o.motion)) | 1
         k: Image = np.zeros((n, n), np.float32)
         k[n // 2, :] = 1.0 / n
-        rm = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), float(rng.uniform(0, 180)), 1)
+        rm = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), float(now.uniform(0, 180)), 1)
         k = cv2.warpAffine(k, rm, (n, n))
         kernel: Image = (k / max(float(k.sum()), 1e-6)).astype(np.float32)
         f = cv2.filter2D(f, -1, kernel)
     if o.noise > 0:
-        f += rng.normal(0, float(rng.uniform(0, o.noise)), f.shape).astype(np.float32)
+        f += now.normal(0, float(now.uniform(0, o.noise)), f.shape).astype(np.float32)
     out = np.clip(f, 0, 255).astype(np.uint8)
-    q = int(rng.integers(o.jpeg[0], o.jpeg[1] + 1))
+    q = int(now.integers(o.jpeg[0], o.jpeg[1] + 1))
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
     assert ok
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -712,6 +718,20 @@ def hard_table_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
     return table_scene(kit, seed, replace(o, hands=hands), foreign=0)
 
 
+LIVE_TABLE_SEEDS = {"1080p": 24_000, "4k": 25_000}
+LIVE_HANDS = 0.5  # share of a live sequence's frames with a hand over the table
+
+
+def live_table_scene(kit: VisionKit, resolution: str, table: int, frame: int) -> Scene:
+    """Frame ``frame`` of a fixed camera over table ``table`` (seeded by
+    :data:`LIVE_TABLE_SEEDS`), with the hard options: players at work, a hand over the table
+    in half the frames (often holding a card), each frame its own noise and JPEG."""
+    seed = LIVE_TABLE_SEEDS[resolution] + table
+    o = hard_table_options(resolution)
+    hands = 1 if np.random.default_rng([seed, frame, 7_919]).random() < LIVE_HANDS else 0
+    return table_scene(kit, seed, replace(o, hands=hands), foreign=0, frame=frame)
+
+
 def hard_phone_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
     """Photo ``i`` of the hard phone set at ``resolution`` (seeded by
     :data:`HARD_PHONE_SEEDS`): one card in a quarter of the photos, else a fan of 3-6, held at
@@ -744,14 +764,24 @@ def _held_phone(resolution: str, cards: int, r: np.random.Generator) -> SceneOpt
 
 
 def table_scene(
-    kit: VisionKit, seed: int, options: SceneOptions | None = None, foreign: int = 0
+    kit: VisionKit,
+    seed: int,
+    options: SceneOptions | None = None,
+    foreign: int = 0,
+    frame: int | None = None,
 ) -> Scene:
     """A photo of the mat with a random layout. The truth maps ``"side/col/row"`` to the cell's
     content and how much of its code or marker stays visible (after hands), and records
     ``expect``: what a reader must report (``up``/``down``/``empty``/``unknown``, or ``any`` of
-    the truth and unknown when a code is partly covered)."""
+    the truth and unknown when a code is partly covered).
+
+    ``frame``: one frame of a fixed camera over that table. Every frame of a seed shows the
+    same layout, mat, camera pose, lens and lamp; each has its own hands (and held cards),
+    motion blur, noise and JPEG. (Without it, the one photo of the seed, as before.)"""
     o = options or SceneOptions()
     rng = np.random.default_rng(seed)
+    # what changes from one frame to the next; the one generator for a single photo
+    moment = rng if frame is None else np.random.default_rng([seed, frame])
     layout = random_layout(kit, rng, foreign)
     if o.sleeves > 0:
         for item in layout.values():
@@ -764,23 +794,23 @@ def table_scene(
     held: list[dict[str, Any]] = []
     cells = list(kit.mat.cells)
     for _ in range(o.hands):
-        key = cells[int(rng.integers(0, len(cells)))]
+        key = cells[int(moment.integers(0, len(cells)))]
         x, y, w, h = kit.mat.cells[key]
         at = ((x + w * 0.6) * ppm, (y + h * 0.7) * ppm)
-        if o.held > 0 and rng.random() < o.held:  # the hand holds a card above the mat
+        if o.held > 0 and moment.random() < o.held:  # the hand holds a card above the mat
             taken = {str(i.get("payload")) for i in layout.values()}
-            off = rng.uniform(-25, 25, 2) * ppm
+            off = moment.uniform(-25, 25, 2) * ppm
             img, mask, what = _held_card(
-                kit, rng, ppm, mat.shape[:2], (at[0] + off[0], at[1] - 30 * ppm + off[1]), taken
+                kit, moment, ppm, mat.shape[:2], (at[0] + off[0], at[1] - 30 * ppm + off[1]), taken
             )
             mat = np.where(mask[..., None] > 0, img, mat)
             covered |= mask
             held.append(what)
-        hand |= _hand_mask(rng, (hand.shape[0], hand.shape[1]), at, 65 * ppm)
+        hand |= _hand_mask(moment, (hand.shape[0], hand.shape[1]), at, 65 * ppm)
     covered |= hand
     if o.hands:
         skin = np.array([120, 150, 205], np.float32)
-        shade = _texture(rng, mat.shape[0], mat.shape[1], (0, 0, 0)).astype(np.float32)[..., :1]
+        shade = _texture(moment, mat.shape[0], mat.shape[1], (0, 0, 0)).astype(np.float32)[..., :1]
         colour = np.clip(skin + shade * 0.5, 0, 255).astype(np.uint8)
         mat = np.where(hand[..., None] > 0, colour, mat)
     geo = kit.mat
@@ -796,8 +826,8 @@ def table_scene(
         mat, (mx, my) = _piles(rng, mat, ppm, round(75 * ppm))
         offset = np.array([mx, my], np.float32)
         corners = corners + offset
-    frame, Hm = _photograph(mat, rng, o, corners)
-    frame = _barrel(frame, float(rng.uniform(0, o.barrel)) if o.barrel > 0 else 0.0)
+    photo, Hm = _photograph(mat, rng, o, corners)
+    photo = _barrel(photo, float(rng.uniform(0, o.barrel)) if o.barrel > 0 else 0.0)
     # glare is probed at each code or back marker, and at the centre of each empty cell
     keys = list(geo.iter_cells())
     centres = np.array(
@@ -810,7 +840,7 @@ def table_scene(
         np.float64,
     ).reshape(-1, 1, 2)
     probes = cv2.perspectiveTransform(centres, Hm).reshape(-1, 2)
-    frame, glare_at = _degrade(frame, rng, o, probes)
+    photo, glare_at = _degrade(photo, rng, o, probes, moment)
     glare = dict(zip(keys, glare_at, strict=True))
     truth: dict[str, Any] = {"kind": "table", "seed": seed, "kit_id": kit.kit_id, "cells": {}}
     if held:
@@ -839,7 +869,7 @@ def table_scene(
                 expect = "any"  # washed out: reading it is a bonus, unknown is right
         item["expect"] = expect
         truth["cells"][cell_key((side, col, row))] = item
-    return Scene(frame, truth)
+    return Scene(photo, truth)
 
 
 def card_scene(

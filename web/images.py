@@ -542,8 +542,9 @@ class FrameMemory:
     every other frame does not keep a change from being proposed. Bounded: the seats heard
     from least recently are forgotten first."""
 
-    def __init__(self, size: int = 2048) -> None:
+    def __init__(self, size: int = 2048, missed: int = MISSED_FRAMES) -> None:
         self.size = size
+        self.missed = missed  # frames in a row that may hide a change (0: only in a row)
         self._seen: dict[tuple[str, str], tuple[int, dict[str, _Sighting]]] = {}
         self._lock = threading.Lock()
 
@@ -577,7 +578,7 @@ class FrameMemory:
                     prior = None  # its column read otherwise between: counted afresh
                 now[k] = _Sighting((prior.frames if prior else 0) + 1, 0, column)
             for k, prior in before.items():
-                if k in now or prior.missed >= MISSED_FRAMES:
+                if k in now or prior.missed >= self.missed:
                     continue
                 column = {c: cells.get(c, "unknown") for c in prior.column}
                 if _agrees(prior.column, column):
