@@ -9,6 +9,7 @@ card's code or marker is decoded), so it cannot pass by a missed detection."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 import vision.table
 from printables.payload import Deck
 from vision.decode import as_gray, decode_qr
-from vision.markers import BACK_IDS, MatPose, detect_markers, find_mat, rectify
+from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, rectify
 from vision.synth import (
     _held_card,
     cell_key,
@@ -31,7 +32,14 @@ from vision.synth import (
     score_table,
     table_scene,
 )
-from vision.table import FLAT_BACK, FLAT_CODE, _off_centre, lies_flat, read_table
+from vision.table import (
+    FLAT_BACK,
+    FLAT_CODE,
+    _off_centre,
+    lies_flat,
+    read_table,
+    refit_on_backs,
+)
 
 KIT = demo_kit()
 PPM = 5.0  # rendered px per mm, before the camera
@@ -415,11 +423,68 @@ def test_lies_flat_takes_the_printed_square_and_nothing_bigger_askew_or_turned()
     assert lies_flat(pose, square(pose, 80, 90, back, 6), back, FLAT_BACK) is None
 
 
+@functools.cache
+def four_k_45() -> Any:
+    """Hard 4K frame 45: a hand covers a corner marker (made once; not to be changed)."""
+    return hard_table_scene(KIT, "4k", 45)
+
+
+def back_offsets(pose: MatPose, markers: list[Marker]) -> list[float]:
+    """How far (mm) each back in a cell lies from its cell's centre, as ``pose`` puts it."""
+    out = []
+    for m in markers:
+        if m.id in BACK_IDS:
+            ((x, y),) = pose.to_mat([m.centre])
+            key = KIT.mat.cell_at(float(x), float(y))
+            if key is not None:
+                cx, cy = KIT.mat.cells[key].centre
+                out.append(float(np.hypot(x - cx, y - cy)))
+    return out
+
+
+def test_a_three_marker_pose_is_refitted_on_the_backs_lying_in_cells() -> None:
+    """Hard 4K frame 45: the pose fitted on three corner markers puts Hera's backs, by the
+    hidden corner, 12-14 mm off their cells' centres, and three bare cells there and one
+    across the mat held outlines and the next card in their tested insides (unknown).
+    Refitted on the six backs lying flat in cells (cards lie up to 3 mm off their cells, and
+    the lens bends what no homography follows), every back lies within 6 mm of its cell's
+    centre, and those cells read empty."""
+    scene = four_k_45()
+    markers = detect_markers(as_gray(scene.image))
+    coarse = find_mat(markers, KIT.mat)
+    assert len(coarse.markers) == 3
+    refit = refit_on_backs(coarse, markers, KIT.mat, KIT.back_marker_mm)
+    assert max(back_offsets(coarse, markers)) > 12
+    assert max(back_offsets(refit, markers)) < 6
+    assert refit.error_mm < 1.5 and refit.markers == coarse.markers
+    snap = read_table(scene.image, KIT)
+    for cell in (("hera", 1, 3), ("hera", 2, 3), ("hera", 3, 3), ("zeus", 1, 1)):
+        assert scene.truth["cells"][cell_key(cell)]["expect"] == "empty"
+        assert snap.cell(*cell).state == "empty", cell
+    assert read_wrong(scene) == []
+
+
+def test_a_pose_is_not_refitted_on_too_few_backs_nor_on_a_back_far_off_its_cell() -> None:
+    scene = four_k_45()
+    markers = detect_markers(as_gray(scene.image))
+    coarse = find_mat(markers, KIT.mat)
+    backs = [m for m in markers if m.id in BACK_IDS]
+    corners = [m for m in markers if m.id not in BACK_IDS]
+    assert refit_on_backs(coarse, corners + backs[:2], KIT.mat, KIT.back_marker_mm) is coarse
+    # a back 20 mm below its cell's centre (a card pushed half off it) is left out of the fit
+    refit = refit_on_backs(coarse, markers, KIT.mat, KIT.back_marker_mm)
+    m = backs[0]
+    shift = coarse.to_image([(0.0, 20.0)])[0] - coarse.to_image([(0.0, 0.0)])[0]
+    pushed = Marker(m.id, tuple((x + shift[0], y + shift[1]) for x, y in m.corners))  # type: ignore[arg-type]
+    again = refit_on_backs(coarse, [*markers, pushed], KIT.mat, KIT.back_marker_mm)
+    assert np.allclose(again.homography, refit.homography)
+
+
 def test_backs_are_judged_off_their_cells_as_the_backs_around_them_lie() -> None:
     """Hard 4K frame 45: a hand covers a corner marker, and the pose fitted on the other three
-    puts Hera's backs 12-14 mm off their cells' centres, all alike. Each is judged against its
-    neighbours' median offset: read."""
-    scene = hard_table_scene(KIT, "4k", 45)
+    puts Hera's backs 12-14 mm off their cells' centres, all alike (refitted on them, under 6
+    mm). Each is judged against its neighbours' median offset: read either way."""
+    scene = four_k_45()
     snap = read_table(scene.image, KIT)
     assert len(snap.pose.markers) == 3
     for cell in (("hera", 1, 2), ("hera", 2, 1), ("hera", 3, 2)):

@@ -153,16 +153,20 @@ class MatPose:
         }
 
 
+def corner_markers(markers: list[Marker]) -> dict[int, Marker]:
+    """The mat's corner markers seen, by id; the clearest (largest) of repeats."""
+    by_id: dict[int, Marker] = {}
+    for m in markers:
+        if m.id in MAT_CORNER_IDS and (m.id not in by_id or m.side_px > by_id[m.id].side_px):
+            by_id[m.id] = m
+    return by_id
+
+
 def find_mat(markers: list[Marker], geometry: MatGeometry) -> MatPose:
     """The mat's pose from its corner markers. Raises MatNotFound when fewer than three of the
     four corner markers are seen, or when they do not fit the mat's shape (a fitted error
     above 5 mm: markers of another mat, or a mat folded or bent)."""
-    by_id: dict[int, Marker] = {}
-    for m in markers:
-        if m.id in MAT_CORNER_IDS and (
-            m.id not in by_id or m.side_px > by_id[m.id].side_px  # keep the clearest
-        ):
-            by_id[m.id] = m
+    by_id = corner_markers(markers)
     if len(by_id) < MIN_CORNER_MARKERS:
         seen = ", ".join(str(i) for i in sorted(by_id)) or "none"
         raise MatNotFound(
