@@ -310,6 +310,18 @@ def test_a_bare_cell_of_a_mottled_mat_reads_empty_as_its_blotches_only_shade(
     assert read_wrong(scene) == []
 
 
+def test_a_bare_cell_of_a_dark_cloth_mat_a_few_grey_levels_under_its_light_reads_empty() -> None:
+    """Hard 12 MP frame 143, a cloth mat of grey 40: a bare cell lies 9 grey levels (22%) under
+    the light fitted for it, as bare as any in edges, texture and tint. Brightness is judged
+    within 10 grey levels where that is more than 20% (noise, JPEG and the fit err by about as
+    many anywhere): empty."""
+    scene = hard_table_scene(KIT, "12mp", 143)
+    cell = ("hera", 1, 4)
+    assert scene.truth["cells"][cell_key(cell)]["expect"] == "empty"
+    assert read_table(scene.image, KIT).cell(*cell).state == "empty"
+    assert read_wrong(scene) == []
+
+
 def test_a_card_washed_out_on_a_white_mat_keeps_its_edges_as_they_step() -> None:
     """Hard 1080p frame 27: glare of 183 grey levels washes out 85% of a face-up card where
     the lamp lights the mat to white. It passes every other bare-mat test; only its edges

@@ -209,6 +209,10 @@ def _terms(x: Any, y: Any) -> Any:
 # (310 frames at 1080p, 4K and 12 MP) read 25 more bare cells, 0 wrong, and the occupied cell
 # nearest to reading empty stayed at -0.16 (-0.18 at 0.15; 0.25 read 14 more, not taken)
 BRIGHTNESS_TOLERANCE = 0.2
+# ... or this many grey levels, where that is more: on a dark cloth mat (grey 40) a few grey
+# levels are a large share, and noise, JPEG and the light's fit err by about as many anywhere
+# (a bare cell of 12 MP frame 16143 lay 9 levels, 22%, under the light fitted for it)
+DARK_LEVELS = 10.0
 TINT_LIMIT = 10.0  # Lab a/b distance of a cell's mean colour from bare mat's that is "not mat"
 SMOOTHEST = 0.4  # a cell smoother than this share of bare mat's texture is not bare mat
 # ... where bare mat is lit to white (BLOWN_MAT) and brightness tells nothing, this share. A
@@ -616,7 +620,7 @@ def _bare_mat(
             return -1.0  # glare washed it out where bare mat is not: nothing shows there
         # each 1 at its own limit. Under glare, bare mat's grain explains the light glare
         # added; without it, the cell is a plain thing brighter than bare mat
-        tol = min(0.25, max(BRIGHTNESS_TOLERANCE, 5 * light.spread))
+        tol = min(0.25, max(BRIGHTNESS_TOLERANCE, 5 * light.spread, DARK_LEVELS / expected))
         off = (
             [max(0.0, 1 - grain / GLARE_GRAIN) / (1 - SMOOTHEST)]
             if grain is not None
