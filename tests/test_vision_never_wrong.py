@@ -322,6 +322,17 @@ def test_a_bare_cell_of_a_dark_cloth_mat_a_few_grey_levels_under_its_light_reads
     assert read_wrong(scene) == []
 
 
+def test_a_bare_cell_of_a_cloth_mat_rougher_than_its_free_areas_but_edgeless_reads_empty() -> None:
+    """Hard 4K frame 21, a blotchy cloth mat: a bare cell 2.1 times as textured as the mat's
+    free areas (the weave varies from place to place), with no edges at all. A cell with almost
+    no edges may be 2.5 times as textured as bare mat (1.8 otherwise): empty."""
+    scene = hard_table_scene(KIT, "4k", 21)
+    cell = ("zeus", 3, 3)
+    assert scene.truth["cells"][cell_key(cell)]["expect"] == "empty"
+    assert read_table(scene.image, KIT).cell(*cell).state == "empty"
+    assert read_wrong(scene) == []
+
+
 def test_a_card_washed_out_on_a_white_mat_keeps_its_edges_as_they_step() -> None:
     """Hard 1080p frame 27: glare of 183 grey levels washes out 85% of a face-up card where
     the lamp lights the mat to white. It passes every other bare-mat test; only its edges
