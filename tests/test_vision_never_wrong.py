@@ -310,24 +310,23 @@ def test_a_bare_cell_of_a_mottled_mat_reads_empty_as_its_blotches_only_shade(
     assert read_wrong(scene) == []
 
 
-def test_a_bare_cell_of_a_dark_cloth_mat_a_few_grey_levels_under_its_light_reads_empty() -> None:
-    """Hard 12 MP frame 143, a cloth mat of grey 40: a bare cell lies 9 grey levels (22%) under
-    the light fitted for it, as bare as any in edges, texture and tint. Brightness is judged
-    within 10 grey levels where that is more than 20% (noise, JPEG and the fit err by about as
-    many anywhere): empty."""
-    scene = hard_table_scene(KIT, "12mp", 143)
-    cell = ("hera", 1, 4)
-    assert scene.truth["cells"][cell_key(cell)]["expect"] == "empty"
-    assert read_table(scene.image, KIT).cell(*cell).state == "empty"
-    assert read_wrong(scene) == []
-
-
-def test_a_bare_cell_of_a_cloth_mat_rougher_than_its_free_areas_but_edgeless_reads_empty() -> None:
-    """Hard 4K frame 21, a blotchy cloth mat: a bare cell 2.1 times as textured as the mat's
-    free areas (the weave varies from place to place), with no edges at all. A cell with almost
-    no edges may be 2.5 times as textured as bare mat (1.8 otherwise): empty."""
-    scene = hard_table_scene(KIT, "4k", 21)
-    cell = ("zeus", 3, 3)
+@pytest.mark.parametrize(
+    "resolution, i, cell",
+    [
+        # a cloth mat of grey 40: the cell lies 9 grey levels (22%) under the light fitted for
+        # it; brightness is judged within 10 grey levels where that is more than 20% (noise,
+        # JPEG and the fit err by about as many anywhere)
+        ("12mp", 143, ("hera", 1, 4)),
+        # a blotchy cloth mat: the cell is 2.1 times as textured as the mat's free areas (the
+        # weave varies), with no edges at all; a cell with almost no edges may be 2.5 times as
+        # textured as bare mat (1.8 otherwise)
+        ("4k", 21, ("zeus", 3, 3)),
+    ],
+)
+def test_a_bare_cell_of_a_cloth_mat_off_its_free_areas_but_bare_in_every_other_way_reads_empty(
+    resolution: str, i: int, cell: Cell
+) -> None:
+    scene = hard_table_scene(KIT, resolution, i)
     assert scene.truth["cells"][cell_key(cell)]["expect"] == "empty"
     assert read_table(scene.image, KIT).cell(*cell).state == "empty"
     assert read_wrong(scene) == []
