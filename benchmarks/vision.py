@@ -283,13 +283,6 @@ def hard_tables(resolution: str, n: int) -> None:
     print(f"  median {median_ms(ts):.1f} ms per frame ({parts} ms; best of {REPEAT} reads)")
 
 
-def _as_read(cell: dict[str, Any]) -> str:
-    """A truth cell as ``web.images.cell_readings`` writes a reading."""
-    if cell["state"] == "up":
-        return f"up:{cell['payload']}"
-    return f"down:{cell['deck']}" if cell["state"] == "down" else str(cell["state"])
-
-
 def live_tables(resolution: str, tables: int, frames: int) -> None:
     """Several frames combined (issue 14, item 2): ``frames`` frames of a fixed camera over
     each of ``tables`` tables (``vision.synth.live_table_scene``: a hand in half the frames).
@@ -297,18 +290,17 @@ def live_tables(resolution: str, tables: int, frames: int) -> None:
     (``web.images.FrameMemory``), one "change" a cell, as the camera page sends them; a cell
     is confirmed once the memory proposes it. Compares frames taken only in a row (the rule
     before) with frames combined, and counts confirmations that are wrong."""
-    from web.images import MISSED_FRAMES, FrameMemory, cell_readings
+    from web.images import MISSED_FRAMES, FrameMemory, cell_reading, cell_readings
 
     rules = {"in a row": 0, "combined": MISSED_FRAMES}
     confirmable = 0
-    confirmed = {r: 0 for r in rules}
-    when: dict[str, list[int]] = {r: [] for r in rules}
+    when: dict[str, list[int]] = {r: [] for r in rules}  # the frame each cell was confirmed at
     at: dict[tuple[int, str], dict[str, int]] = {}  # (table, cell) -> rule -> frame confirmed
     wrong = {r: 0 for r in rules}
     t0 = time.perf_counter()
     for t in range(tables):
         scenes = [live_table_scene(KIT, resolution, t, f) for f in range(frames)]
-        truth = {k: _as_read(c) for k, c in scenes[0].truth["cells"].items()}
+        truth = {k: cell_reading(c) for k, c in scenes[0].truth["cells"].items()}
         readings = []
         for sc in scenes:
             snap = read_table(sc.image, KIT)
@@ -316,28 +308,21 @@ def live_tables(resolution: str, tables: int, frames: int) -> None:
         confirmable += sum(1 for k, v in truth.items() if sum(r.get(k) == v for r in readings) >= 2)
         for rule, missed in rules.items():
             memory = FrameMemory(missed=missed)
-            done: dict[str, str] = {}
+            done: set[str] = set()
             for f, cells in enumerate(readings, start=1):
-                side_col_row = [k.split("/") for k, v in cells.items() if v != "unknown"]
                 changes = [
-                    {
-                        "kind": "cell",
-                        "side": a,
-                        "column": int(b),
-                        "position": int(c),
-                        "reading": cells[f"{a}/{b}/{c}"],
-                    }
-                    for a, b, c in side_col_row
+                    {"kind": "cell", "side": a, "column": int(b), "position": int(c), "reading": v}
+                    for (a, b, c), v in ((k.split("/"), v) for k, v in cells.items())
+                    if v != "unknown"
                 ]
                 ready, _ = memory.stable("live", "camera", 0, changes, cells)
                 for p in ready:
                     key = f"{p['side']}/{p['column']}/{p['position']}"
                     if key not in done:
-                        done[key] = p["reading"]
+                        done.add(key)
                         when[rule].append(f)
                         at.setdefault((t, key), {})[rule] = f
                         wrong[rule] += p["reading"] != truth[key]
-            confirmed[rule] += len(done)
     print(
         f"\n== live camera, {resolution}: {tables} tables x {frames} frames (seeds from "
         f"{LIVE_TABLE_SEEDS[resolution]}; a hand in half the frames; "
@@ -345,10 +330,11 @@ def live_tables(resolution: str, tables: int, frames: int) -> None:
     )
     print(f"  cells read right in 2 frames or more  {confirmable}")
     for rule in rules:
-        mean = sum(when[rule]) / max(1, len(when[rule]))
+        n = len(when[rule])
+        mean = sum(when[rule]) / max(1, n)
         print(
-            f"  confirmed, frames {rule:<9} {confirmed[rule]}/{confirmable} "
-            f"({100 * confirmed[rule] / max(1, confirmable):.1f}%), at frame {mean:.2f} on "
+            f"  confirmed, frames {rule:<9} {n}/{confirmable} "
+            f"({100 * n / max(1, confirmable):.1f}%), at frame {mean:.2f} on "
             f"average; WRONG {wrong[rule]}"
         )
     sooner = [

@@ -162,6 +162,19 @@ def corner_markers(markers: list[Marker]) -> dict[int, Marker]:
     return by_id
 
 
+def corner_points(
+    by_id: dict[int, Marker], geometry: MatGeometry
+) -> tuple[list[Point], list[Point]]:
+    """The corner markers' corners (:func:`corner_markers`) as the mat prints them (mm) and as
+    the image shows them (px), in the same order: the pose's correspondences."""
+    src: list[Point] = []
+    dst: list[Point] = []
+    for mid, m in sorted(by_id.items()):
+        src += geometry.marker_corners(mid)
+        dst += list(m.corners)
+    return src, dst
+
+
 def find_mat(markers: list[Marker], geometry: MatGeometry) -> MatPose:
     """The mat's pose from its corner markers. Raises MatNotFound when fewer than three of the
     four corner markers are seen, or when they do not fit the mat's shape (a fitted error
@@ -173,11 +186,7 @@ def find_mat(markers: list[Marker], geometry: MatGeometry) -> MatPose:
             f"the mat was not found: {len(by_id)} of its 4 corner markers seen ({seen}); "
             f"at least {MIN_CORNER_MARKERS} are needed"
         )
-    src: list[Point] = []
-    dst: list[Point] = []
-    for mid, m in sorted(by_id.items()):
-        src += geometry.marker_corners(mid)
-        dst += list(m.corners)
+    src, dst = corner_points(by_id, geometry)
     s = np.array(src, np.float64)
     d = np.array(dst, np.float64)
     H, _mask = cv2.findHomography(s, d, cv2.RANSAC, 4.0)

@@ -53,6 +53,7 @@ from vision.markers import (
     Marker,
     MatPose,
     corner_markers,
+    corner_points,
     detect_markers,
     find_mat,
     rectify,
@@ -504,7 +505,7 @@ def _unprinted(
         return rect
     printed = _printed(_slice(marks, rect))
     along = 0 if rect[3] >= rect[2] else 1  # rows of a tall area, columns of a wide one
-    rows = np.any(printed, axis=1 - along).astype(bool).ravel()
+    rows = np.any(printed, axis=1 - along).ravel()
     free = [not bool(v) for v in rows]
     best, start, run = (0, 0), 0, 0
     for i, f in enumerate([*free, False]):
@@ -744,11 +745,7 @@ def refit_on_backs(
     ``REFIT_BACKS`` backs remain, the corner markers still fit within ``REFIT_CORNERS_MM`` (mean),
     the backs lie nearer their cells' centres than before (RMS) and no back that lay flat
     (:func:`lies_flat`) is then askew; otherwise ``pose`` as it was."""
-    src: list[Point] = []
-    dst: list[Point] = []
-    for mid, m in sorted(corner_markers(list(markers)).items()):
-        src += geo.marker_corners(mid)
-        dst += list(m.corners)
+    src, dst = corner_points(corner_markers(list(markers)), geo)
     corners = len(src)
     flat = [
         m

@@ -506,17 +506,24 @@ class _Sighting:
     column: dict[str, str]
 
 
+def cell_reading(cell: Mapping[str, Any]) -> str:
+    """What one cell reads (``CellReading.to_json``, or a synthetic frame's truth of it):
+    ``up:<payload>``, ``down:<deck>``, ``empty`` or ``unknown``."""
+    state = str(cell.get("state", "unknown"))
+    if state in ("up", "down"):
+        return f"{state}:{cell.get('payload') if state == 'up' else cell.get('deck')}"
+    return state
+
+
 def cell_readings(snapshot: Mapping[str, Any] | None) -> dict[str, str]:
-    """A frame's snapshot (``Snapshot.to_json``) as ``"side/column/row"`` -> what it reads
-    there (``up:<payload>``, ``down:<deck>``, ``empty``, ``unknown``); empty without one."""
-    out: dict[str, str] = {}
-    for side in PLAYERS:
-        for c, column in enumerate((snapshot or {}).get(side, []), start=1):
-            for r, cell in enumerate(column, start=1):
-                state = str(cell.get("state", "unknown"))
-                what = cell.get("payload") if state == "up" else cell.get("deck")
-                out[f"{side}/{c}/{r}"] = f"{state}:{what}" if state in ("up", "down") else state
-    return out
+    """A frame's snapshot (``Snapshot.to_json``) as ``"side/column/row"`` ->
+    :func:`cell_reading`; empty without one."""
+    return {
+        f"{side}/{c}/{r}": cell_reading(cell)
+        for side in PLAYERS
+        for c, column in enumerate((snapshot or {}).get(side, []), start=1)
+        for r, cell in enumerate(column, start=1)
+    }
 
 
 def _column_of(proposal: Mapping[str, Any], cells: Mapping[str, str]) -> dict[str, str]:
