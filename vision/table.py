@@ -183,6 +183,10 @@ class _Look:
     lum: float = 0.0  # median grey level
     washed: float = 0.0  # share of pixels washed out (glare)
     lit_lum: float = 0.0  # median grey level of the pixels not washed out (255: none)
+    # bare mat's colour per grey level: its mean B, G, R over its mean grey (the reference only;
+    # see _mat_tint)
+    per_grey: tuple[float, float, float] | None = None
+    mat_chroma: tuple[float, float] | None = None  # bare mat's a, b at this patch's grey level
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,8 +282,9 @@ SOFT_EDGE_RATIO = 2.5
 
 def _look(
     patch: NDArray[Any],
-    ref_ab: tuple[float, float] | None = None,
+    per_grey: tuple[float, float, float] | None = None,
     marks: NDArray[Any] | None = None,
+    mat_grey: float | None = None,
 ) -> _Look:
     """How a patch of the rectified mat looks, from what is not printed on the mat: ``marks``
     (the patch's part of :func:`_marks_mask`) leaves out what the kit prints there, and the
@@ -310,7 +315,12 @@ def _look(
     hist = cv2.calcHist([g], [0], mask, [256], [0, 256]).ravel().astype(np.int64)
     n = max(1, int(hist.sum()))
     off = 0.0
-    if ref_ab is not None:
+    ref_ab: tuple[float, float] | None = None
+    if per_grey is not None and mat_grey is not None:
+        # a patch darker than the free areas is compared with bare mat dimmed to its grey
+        # level (a lamp's fall-off); a brighter one with bare mat as the free areas show it:
+        # glare adds white light, which no dimming explains
+        ref_ab = _mat_tint(per_grey, min(mat_grey, cv2.mean(g, mask)[0]))
         d = np.hypot(
             lab8[:, :, 1].astype(np.float32) - ref_ab[0],
             lab8[:, :, 2].astype(np.float32) - ref_ab[1],
@@ -330,6 +340,7 @@ def _look(
         _median_of(hist),
         (n - lit_n) / n,
         lit_lum,
+        mat_chroma=ref_ab,
     )
 
 
@@ -530,13 +541,20 @@ def _reference(
     """How bare mat looks in this frame: the median over the mat's free areas, where the kit
     prints nothing (a hand or a stray card over one of them does not move a median)."""
     looks = []
+    colours = []  # each area's mean B, G, R over its mean grey
+    greys = []
     for piece in _reference_rects(geo):
         rect = _unprinted(marks, piece)
         if rect is None:
             continue
         p = _slice(mat_img, rect)
         if p.shape[0] >= 4 and p.shape[1] >= 4:
-            looks.append(_look(p, None, _slice(marks, rect) if marks is not None else None))
+            m = _slice(marks, rect) if marks is not None else None
+            looks.append(_look(p, None, m))
+            keep = None if m is None else (~_printed(m)).astype(np.uint8)
+            bgr = np.array(cv2.mean(p, keep)[:3])
+            greys.append(max(1.0, float(bgr @ _GREY_WEIGHTS)))
+            colours.append(bgr / greys[-1])
     if not looks:
         return None
     return _Look(
@@ -547,7 +565,27 @@ def _reference(
         ),
         float(np.median([lk.texture for lk in looks])),
         0.0,
+        float(np.median(greys)),
+        per_grey=tuple(float(v) for v in np.median(colours, axis=0)),  # type: ignore[arg-type]
     )
+
+
+_GREY_WEIGHTS = np.array([0.114, 0.587, 0.299])  # B, G, R to grey, as OpenCV converts
+
+
+def _mat_tint(per_grey: tuple[float, float, float], grey: float) -> tuple[float, float]:
+    """Bare mat's colour (Lab a, b, as OpenCV's 8-bit Lab) at the grey level ``grey``.
+
+    A lamp's fall-off dims a colour without changing its hue, but Lab's a and b shrink with it
+    (they scale with the cube root of the light, as L does): on a dark blue cloth mat (grey
+    42) a bare cell lit a fifth less than the free areas lay 10 units of a, b from their
+    colour, and read unknown (4K 15193). So bare mat's colour is kept per grey level (a
+    camera's grey levels scale with the light, its gamma a power law) and a patch is compared
+    with it made again at the patch's own grey level: how bright it is, the brightness test
+    judges."""
+    bgr = np.clip(np.array(per_grey, np.float32) * min(max(grey, 1.0), 255.0) / 255, 0, 1)
+    _, a, b = cv2.cvtColor(bgr.reshape(1, 1, 3), cv2.COLOR_BGR2LAB)[0, 0]
+    return float(a) + 128, float(b) + 128
 
 
 def _light(
@@ -640,7 +678,8 @@ def _bare_mat(
             else [abs(look.lum / expected - 1) / tol]
         )
         if ref is not None:
-            off.append(float(np.hypot(*np.subtract(look.chroma, ref.chroma))) / TINT_LIMIT)
+            here = look.mat_chroma or ref.chroma
+            off.append(float(np.hypot(*np.subtract(look.chroma, here))) / TINT_LIMIT)
             if ref.texture > 0 and grain is None:
                 off.append(max(0.0, 1 - look.texture / ref.texture) / (1 - SMOOTHEST))
         # a little darker, a little yellower and a little smoother than bare mat, all at once,
@@ -896,7 +935,9 @@ def read_table(
                 patch = _slice(mat_img, inner)
                 centre = rect.centre
                 cell_marks = _slice(marks, inner) if marks is not None else None
-                look = _look(patch, ref.chroma if ref else None, cell_marks)
+                look = _look(
+                    patch, ref.per_grey if ref else None, cell_marks, ref.lum if ref else None
+                )
                 bare = _bare_mat(look, ref, light, centre)
             if bare > 0:
                 cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
