@@ -541,6 +541,10 @@ def _barrel(img: Image, k1: float) -> Image:
 
 
 GLARE_HIDES = 60.0  # added light (grey levels) above which a code counts as washed out
+# the share of a bare cell glare lifts past white from which it counts as washed out too,
+# measured on a grid of WASHED_GRID x WASHED_GRID points over it
+WASHED_SHARE = 0.9
+WASHED_GRID = 5
 
 
 def _degrade(
@@ -549,10 +553,11 @@ def _degrade(
     o: SceneOptions,
     probes: Image | None = None,
     moment: np.random.Generator | None = None,
-) -> tuple[Image, list[float]]:
-    """The photo after light, glare, blur, noise and JPEG; and the glare added at each of the
-    ``probes`` points (frame px). ``moment`` draws what changes from one frame of a fixed
-    camera to the next (motion blur, noise, JPEG); ``rng`` the rest, and by default those."""
+) -> tuple[Image, list[float], list[float]]:
+    """The photo after light, glare, blur, noise and JPEG; the glare added at each of the
+    ``probes`` points (frame px), and the grey level there before it (lit by the lamp).
+    ``moment`` draws what changes from one frame of a fixed camera to the next (motion blur,
+    noise, JPEG); ``rng`` the rest, and by default those."""
     now = rng if moment is None else moment
     h, w = img.shape[:2]
     glare_at = [0.0] * (0 if probes is None else len(probes))
@@ -569,6 +574,10 @@ def _degrade(
         cx, cy = rng.uniform(0.35, 0.65) * w, rng.uniform(0.35, 0.65) * h
         r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / (0.25 * (w * w + h * h))
         f *= (1.0 - o.falloff * np.clip(r2, 0, 1.5))[..., None]
+    lit_at = [0.0] * len(glare_at)
+    if probes is not None and len(probes):
+        px = np.clip(np.round(probes).astype(int), 0, [w - 1, h - 1])
+        lit_at = [float(v) for v in f[px[:, 1], px[:, 0]] @ np.array([0.114, 0.587, 0.299])]
     if o.glare > 0 and rng.random() < o.glare:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
@@ -597,7 +606,7 @@ def _degrade(
     assert ok
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     assert decoded is not None
-    return decoded, glare_at
+    return decoded, glare_at, lit_at
 
 
 def _visible(mask: NDArray[Any], quad: NDArray[Any]) -> float:
@@ -828,20 +837,26 @@ def table_scene(
         corners = corners + offset
     photo, Hm = _photograph(mat, rng, o, corners)
     photo = _barrel(photo, float(rng.uniform(0, o.barrel)) if o.barrel > 0 else 0.0)
-    # glare is probed at each code or back marker, and at the centre of each empty cell
+    # glare is probed at each code or back marker, and at the centre of each empty cell; and
+    # on a grid over each cell (how much of it glare lifts past white)
     keys = list(geo.iter_cells())
-    centres = np.array(
-        [
-            quads[k].mean(axis=0) + offset
-            if k in quads
-            else np.array(_quad(*geo.cells[k]) * ppm, np.float64).mean(axis=0) + offset
-            for k in keys
-        ],
-        np.float64,
-    ).reshape(-1, 1, 2)
-    probes = cv2.perspectiveTransform(centres, Hm).reshape(-1, 2)
-    photo, glare_at = _degrade(photo, rng, o, probes, moment)
-    glare = dict(zip(keys, glare_at, strict=True))
+    spots = [
+        quads[k].mean(axis=0) if k in quads else _quad(*geo.cells[k]).mean(axis=0) * ppm
+        for k in keys
+    ]
+    steps = (np.arange(WASHED_GRID) + 0.5) / WASHED_GRID
+    for k in keys:
+        x, y, w, h = geo.cells[k]
+        spots += [((x + w * i) * ppm, (y + h * j) * ppm) for i in steps for j in steps]
+    on_mat = np.array(spots, np.float64).reshape(-1, 1, 2) + offset
+    probes = cv2.perspectiveTransform(on_mat, Hm).reshape(-1, 2)
+    photo, glare_at, lit_at = _degrade(photo, rng, o, probes, moment)
+    glare = dict(zip(keys, glare_at, strict=False))
+    n, g2 = len(keys), WASHED_GRID**2
+    past_white = {  # the share of each cell that glare lifts past white
+        k: float(np.mean(np.add(glare_at, lit_at)[n + i * g2 : n + (i + 1) * g2] >= 255))
+        for i, k in enumerate(keys)
+    }
     truth: dict[str, Any] = {"kind": "table", "seed": seed, "kit_id": kit.kit_id, "cells": {}}
     if held:
         truth["held"] = held
@@ -858,8 +873,11 @@ def table_scene(
             item["glare"] = round(glare[key])
         if item["state"] == "empty":
             # a covered empty cell may read unknown, and so may one glare washed out (a glare
-            # that hides a code hides bare mat as well: the reader never calls it empty)
-            washed = glare.get(key, 0.0) > GLARE_HIDES
+            # that hides a code hides bare mat as well: the reader never calls it empty), or
+            # that lifts nearly all of it past white (a white mat needs less glare for that)
+            washed = glare.get(key, 0.0) > GLARE_HIDES or (
+                glare.get(key, 0.0) > 1.0 and past_white[key] >= WASHED_SHARE
+            )
             expect = "empty" if cell_vis >= 0.999 and not washed else "any"
         elif item.get("foreign"):
             expect = "unknown"
@@ -918,7 +936,7 @@ def card_scene(
     frame, hm = _photograph(canvas, rng, o, corners)
     quads = [cv2.perspectiveTransform(q[None].astype(np.float32), hm)[0] for q in sym_canvas]
     probes = np.array([q.mean(axis=0) for q in quads], np.float32).reshape(-1, 2)
-    frame, glare_at = _degrade(frame, rng, o, probes)
+    frame, glare_at, _ = _degrade(frame, rng, o, probes)
     for item, quad, glare in zip(shown, quads, glare_at, strict=True):
         side = float(np.mean([np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)]))
         item["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in quad]
