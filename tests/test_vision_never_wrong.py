@@ -338,6 +338,9 @@ def test_a_bare_cell_of_a_mottled_mat_reads_empty_as_its_blotches_only_shade(
         # areas, and Lab's a and b shrink with the light; its colour lay 10 units of a, b from
         # theirs. Bare mat's colour is now compared at the cell's own grey level
         ("4k", 193, ("zeus", 3, 4)),
+        # a red cloth mat: the cell, darker than the free areas, kept their colour as they show
+        # it (glare on some of them paled the colour kept per grey level)
+        ("1080p", 555, ("zeus", 1, 2)),
     ],
 )
 def test_a_bare_cell_of_a_cloth_mat_off_its_free_areas_but_bare_in_every_other_way_reads_empty(
@@ -358,27 +361,26 @@ def cloth(rng: np.random.Generator, bgr: Any, light: float, glare: float = 0.0) 
 
 def test_a_lamp_dims_bare_mats_colour_without_moving_it_off_the_mats_tint() -> None:
     """Lab's a and b shrink as the light falls (they scale with its cube root, as L does). A
-    dark blue cloth at 0.6 of the free areas' light lay far off their colour; compared with
-    bare mat's colour dimmed to the patch's grey level, it lies on it. Glare, which adds white
-    light, is not taken for dimming: a brighter patch is compared with the free areas' colour
-    as it is."""
+    dark blue cloth at 0.6 of the free areas' light lay far off their colour; it matches bare
+    mat's colour dimmed to the patch's grey level. Glare, which adds white light, is not taken
+    for dimming: a brighter patch is held to the free areas' colour as it is."""
     rng = np.random.default_rng(1)
     blue = (120.0, 50.0, 25.0)
     free = cloth(rng, blue, 1.0)
     bgr = np.array(cv2.mean(free)[:3])
     grey = float(bgr @ vision.table._GREY_WEIGHTS)
-    per_grey = tuple(float(v) for v in bgr / grey)
-    as_free = vision.table._look(free).chroma
+    as_free = vision.table._look(free)
+    per_grey = (float(bgr[0] / grey), float(bgr[1] / grey), float(bgr[2] / grey))
+    ref = replace(as_free, lum=grey, per_grey=per_grey)
 
-    dim = vision.table._look(cloth(rng, blue, 0.6), per_grey, None, grey)  # type: ignore[arg-type]
-    assert np.hypot(*np.subtract(dim.chroma, as_free)) > 0.5 * vision.table.TINT_LIMIT
+    dim = vision.table._look(cloth(rng, blue, 0.6), ref)
+    assert np.hypot(*np.subtract(dim.chroma, as_free.chroma)) > 0.5 * vision.table.TINT_LIMIT
     assert dim.mat_chroma is not None
     assert np.hypot(*np.subtract(dim.chroma, dim.mat_chroma)) < 1.0
     assert dim.off_colour == 0.0
 
-    lit = vision.table._look(cloth(rng, blue, 1.0, glare=40), per_grey, None, grey)  # type: ignore[arg-type]
-    assert lit.mat_chroma is not None
-    assert np.hypot(*np.subtract(lit.mat_chroma, as_free)) < 0.5
+    lit = vision.table._look(cloth(rng, blue, 1.0, glare=40), ref)
+    assert lit.mat_chroma is None
 
 
 def test_a_card_washed_out_on_a_white_mat_keeps_its_edges_as_they_step() -> None:

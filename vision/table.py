@@ -186,7 +186,7 @@ class _Look:
     # bare mat's colour per grey level: its mean B, G, R over its mean grey (the reference only;
     # see _mat_tint)
     per_grey: tuple[float, float, float] | None = None
-    mat_chroma: tuple[float, float] | None = None  # bare mat's a, b at this patch's grey level
+    mat_chroma: tuple[float, float] | None = None  # bare mat's a, b dimmed to this patch's grey
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,15 +281,14 @@ SOFT_EDGE_RATIO = 2.5
 
 
 def _look(
-    patch: NDArray[Any],
-    per_grey: tuple[float, float, float] | None = None,
-    marks: NDArray[Any] | None = None,
-    mat_grey: float | None = None,
+    patch: NDArray[Any], ref: _Look | None = None, marks: NDArray[Any] | None = None
 ) -> _Look:
     """How a patch of the rectified mat looks, from what is not printed on the mat: ``marks``
     (the patch's part of :func:`_marks_mask`) leaves out what the kit prints there, and the
     mat's own lines (a sheet join, a cell's outline) and edges that only shade are not counted
-    among its edges."""
+    among its edges. With ``ref`` (bare mat's look, :func:`_reference`), the share of its
+    pixels off bare mat's colour: as the free areas show it, or, in a patch darker than them,
+    dimmed to the patch's grey level (:func:`_mat_tint`)."""
     g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     g = cv2.GaussianBlur(g, (3, 3), 0)
     e = cv2.Canny(g, 40, 110)
@@ -315,16 +314,16 @@ def _look(
     hist = cv2.calcHist([g], [0], mask, [256], [0, 256]).ravel().astype(np.int64)
     n = max(1, int(hist.sum()))
     off = 0.0
-    ref_ab: tuple[float, float] | None = None
-    if per_grey is not None and mat_grey is not None:
-        # a patch darker than the free areas is compared with bare mat dimmed to its grey
-        # level (a lamp's fall-off); a brighter one with bare mat as the free areas show it:
-        # glare adds white light, which no dimming explains
-        ref_ab = _mat_tint(per_grey, min(mat_grey, cv2.mean(g, mask)[0]))
-        d = np.hypot(
-            lab8[:, :, 1].astype(np.float32) - ref_ab[0],
-            lab8[:, :, 2].astype(np.float32) - ref_ab[1],
-        )
+    dimmed: tuple[float, float] | None = None
+    if ref is not None:
+        colours = [ref.chroma]
+        grey = cv2.mean(g, mask)[0]
+        if ref.per_grey is not None and grey < ref.lum:
+            dimmed = _mat_tint(ref.per_grey, grey)
+            colours.append(dimmed)
+        a8 = lab8[:, :, 1].astype(np.float32)
+        b8 = lab8[:, :, 2].astype(np.float32)
+        d = np.min([np.hypot(a8 - ca, b8 - cb) for ca, cb in colours], axis=0)
         lit = lab8[:, :, 0] < 235  # blown-out glare carries no colour: it is not counted
         if keep is not None:
             lit &= keep
@@ -340,7 +339,7 @@ def _look(
         _median_of(hist),
         (n - lit_n) / n,
         lit_lum,
-        mat_chroma=ref_ab,
+        mat_chroma=dimmed,
     )
 
 
@@ -580,9 +579,13 @@ def _mat_tint(per_grey: tuple[float, float, float], grey: float) -> tuple[float,
     (they scale with the cube root of the light, as L does): on a dark blue cloth mat (grey
     42) a bare cell lit a fifth less than the free areas lay 10 units of a, b from their
     colour, and read unknown (4K 15193). So bare mat's colour is kept per grey level (a
-    camera's grey levels scale with the light, its gamma a power law) and a patch is compared
-    with it made again at the patch's own grey level: how bright it is, the brightness test
-    judges."""
+    camera's grey levels scale with the light, its gamma a power law), and a patch darker than
+    the free areas may match it made again at the patch's own grey level, as well as the free
+    areas' colour as it is: glare on some free areas pales the colour kept per grey level (a
+    bare cell of fresh 1080p frame 555 matched only the free areas' colour), and glare adds
+    white light, which no dimming explains, so a brighter patch matches only that. How bright a
+    patch is, the brightness test judges.
+    """
     bgr = np.clip(np.array(per_grey, np.float32) * min(max(grey, 1.0), 255.0) / 255, 0, 1)
     _, a, b = cv2.cvtColor(bgr.reshape(1, 1, 3), cv2.COLOR_BGR2LAB)[0, 0]
     return float(a) + 128, float(b) + 128
@@ -678,8 +681,9 @@ def _bare_mat(
             else [abs(look.lum / expected - 1) / tol]
         )
         if ref is not None:
-            here = look.mat_chroma or ref.chroma
-            off.append(float(np.hypot(*np.subtract(look.chroma, here))) / TINT_LIMIT)
+            tints = [ref.chroma] + ([look.mat_chroma] if look.mat_chroma else [])
+            tint = min(float(np.hypot(*np.subtract(look.chroma, t))) for t in tints)
+            off.append(tint / TINT_LIMIT)
             if ref.texture > 0 and grain is None:
                 off.append(max(0.0, 1 - look.texture / ref.texture) / (1 - SMOOTHEST))
         # a little darker, a little yellower and a little smoother than bare mat, all at once,
@@ -935,9 +939,7 @@ def read_table(
                 patch = _slice(mat_img, inner)
                 centre = rect.centre
                 cell_marks = _slice(marks, inner) if marks is not None else None
-                look = _look(
-                    patch, ref.per_grey if ref else None, cell_marks, ref.lum if ref else None
-                )
+                look = _look(patch, ref, cell_marks)
                 bare = _bare_mat(look, ref, light, centre)
             if bare > 0:
                 cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
