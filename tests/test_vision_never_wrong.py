@@ -341,6 +341,11 @@ def test_a_bare_cell_of_a_mottled_mat_reads_empty_as_its_blotches_only_shade(
         # a red cloth mat: the cell, darker than the free areas, kept their colour as they show
         # it (glare on some of them paled the colour kept per grey level)
         ("1080p", 555, ("zeus", 1, 2)),
+        # a lamp narrower than the mat, its light clipped at the ends: the fitted surface put
+        # bare mat 20 and 30 grey levels (a quarter) brighter than these cells; what it leaves
+        # of the side margins' areas is added back along each margin
+        ("12mp", 313, ("hera", 1, 3)),
+        ("12mp", 313, ("zeus", 3, 2)),
     ],
 )
 def test_a_bare_cell_of_a_cloth_mat_off_its_free_areas_but_bare_in_every_other_way_reads_empty(
