@@ -191,9 +191,10 @@ class _Look:
 
 @dataclass(frozen=True, slots=True)
 class _Light:
-    """How bright bare mat is across this frame: a plane fitted to the grey level of the mat's
-    free areas (a lamp's fall-off and a tilted light are smooth), and how far those areas
-    stray from it."""
+    """How bright bare mat is across this frame: a surface fitted to the grey level of the
+    mat's free areas (a plane and a lamp's round fall-off: a tilted light and a lamp are
+    smooth), how far those areas stray from it, and what it leaves of the side margins' areas,
+    added back between them."""
 
     coef: tuple[float, ...]  # grey = a + b x + c y (+ d r^2 ...), x, y in m (see _terms)
     spread: float  # the free areas' median relative distance from the surface
@@ -571,6 +572,7 @@ def _reference(
             colours.append(bgr / greys[-1])
     if not looks:
         return None
+    colour = np.median(colours, axis=0)
     return _Look(
         float(np.median([lk.edges for lk in looks])),
         (
@@ -580,7 +582,7 @@ def _reference(
         float(np.median([lk.texture for lk in looks])),
         0.0,
         float(np.median(greys)),
-        per_grey=tuple(float(v) for v in np.median(colours, axis=0)),  # type: ignore[arg-type]
+        per_grey=(float(colour[0]), float(colour[1]), float(colour[2])),
     )
 
 
