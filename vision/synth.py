@@ -851,12 +851,11 @@ def table_scene(
     on_mat = np.array(spots, np.float64).reshape(-1, 1, 2) + offset
     probes = cv2.perspectiveTransform(on_mat, Hm).reshape(-1, 2)
     photo, glare_at, lit_at = _degrade(photo, rng, o, probes, moment)
-    glare = dict(zip(keys, glare_at, strict=False))
-    n, g2 = len(keys), WASHED_GRID**2
-    past_white = {  # the share of each cell that glare lifts past white
-        k: float(np.mean(np.add(glare_at, lit_at)[n + i * g2 : n + (i + 1) * g2] >= 255))
-        for i, k in enumerate(keys)
-    }
+    n = len(keys)
+    glare = dict(zip(keys, glare_at[:n], strict=True))
+    # the share of each cell that glare lifts past white
+    lifted = (np.add(glare_at, lit_at)[n:] >= 255).reshape(n, WASHED_GRID**2)
+    past_white = dict(zip(keys, lifted.mean(axis=1), strict=True))
     truth: dict[str, Any] = {"kind": "table", "seed": seed, "kit_id": kit.kit_id, "cells": {}}
     if held:
         truth["held"] = held

@@ -404,13 +404,17 @@ def _texture(g: NDArray[Any], keep: NDArray[Any] | None = None) -> float:
     return float(np.std((gf / local)[unclipped]))
 
 
+def _cells_across(geo: MatGeometry) -> tuple[float, float]:
+    """Where the cells begin and end across the mat (mm): the side margins lie outside."""
+    return min(r[0] for r in geo.cells.values()), max(r[0] + r[2] for r in geo.cells.values())
+
+
 def _reference_rects(
     geo: MatGeometry, side_pieces: int = 4
 ) -> list[tuple[float, float, float, float]]:
     """Bare-mat areas away from cells and markers: the centre band in three, and each side
     margin in ``side_pieces``."""
-    x_left = min(r[0] for r in geo.cells.values())
-    x_right = max(r[0] + r[2] for r in geo.cells.values())
+    x_left, x_right = _cells_across(geo)
     hera_top = min(r[1] for k, r in geo.cells.items() if k[0] == "hera")
     zeus_bottom = max(r[1] + r[3] for k, r in geo.cells.items() if k[0] == "zeus")
     out = []
@@ -663,8 +667,7 @@ def _light(
     # earlier set: 2 more bare cells at 1080p and 1 at 4K (15193), none fewer, 0 wrong, the
     # occupied cells' highest bare score unchanged (-0.081)
     pred = terms[:, : len(coef)] @ coef
-    x_left = min(r[0] for r in geo.cells.values())
-    x_right = max(r[0] + r[2] for r in geo.cells.values())
+    x_left, x_right = _cells_across(geo)
     sides = []
     for on_side in (arr[:, 0] < x_left, arr[:, 0] > x_right):
         on = keep & on_side
