@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from engine.minotaur.notation import rule_file
 from web.cli import main
 
 RULINGS = Path(__file__).resolve().parent / "data" / "minotaur" / "rulings"
@@ -147,3 +148,74 @@ def test_deep_nesting_and_huge_numbers_are_refused_at_once(
     assert _rule(path, capsys)[0] == 2
     path.write_text(json.dumps(_with(miron={"deck": 10**400})))
     assert _rule(path, capsys)[0] == 2
+
+
+# ---- the unnamed side is the actor's (M1, M12; issue 31 item 14) ------------------------------
+
+
+def _after_mirons_turn(vess: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Miron ends his turn; then Vess acts (no action names a side or ``by``)."""
+    return rule_file(
+        _with(
+            turn={"player": "miron", "phase": "supremacy", "left_hand": True},
+            miron={"hand": ["Guard"], "deck": 5, "columns": {"upper-economic": ["Trader"]}},
+            vess=vess,
+            actions=[{"do": "end_turn"}, *actions],
+        )
+    )
+
+
+def test_every_operation_without_a_side_is_the_actors_after_end_turn() -> None:
+    vess = {
+        "hand": ["Scribe", "Acolyte"],
+        "deck": ["Spearman", "Shrine"],
+        "columns": {"upper-economic": ["Scribe"], "upper-military": ["Spearman"]},
+        "deities": ["Moon God"],
+    }
+    ops: list[dict[str, Any]] = [
+        {"op": "draw", "count": 1},
+        {"op": "move", "card": "Acolyte", "from": {"zone": "hand"}, "to": {"zone": "discard"}},
+        {"op": "curse", "card": "Spearman", "zone": "upper-military"},
+        {"op": "cure", "card": "Spearman", "zone": "upper-military"},
+        {"op": "strength", "card": "Scribe", "zone": "upper-economic", "delta": 1},
+    ]
+    out = _after_mirons_turn(
+        vess, [{"do": "effect", "card": "Moon God", "column": "centre", "ops": ops}]
+    )
+    assert out["legal"], out["ruling"]
+    pos = out["position"]
+    assert Counter(pos["vess"]["hand"]) == Counter(["Scribe", "Spearman"])
+    assert pos["vess"]["discard"] == ["(Acolyte)"]
+    assert pos["miron"]["hand"] == ["Guard"] and pos["miron"]["deck"] == 5
+    checks = {c["column"]: (c["miron"], c["vess"]) for c in out["supremacy"]}
+    assert checks["upper-economic"] == (2, 3) and checks["upper-military"] == (0, 2)
+
+
+def test_a_cure_without_a_side_is_of_the_actors_own_card_after_end_turn() -> None:
+    out = _after_mirons_turn(
+        {"hand": ["Scribe"], "deck": 5, "columns": {"upper-religious": ["Shrine*2"]}},
+        [{"do": "pass", "to": "2"}, {"do": "cure", "card": "Shrine", "column": "upper-religious"}],
+    )
+    assert out["legal"], out["ruling"]
+    assert out["position"]["vess"]["columns"]["upper-religious"] == ["Shrine*1"]
+    assert "Vess cures his own Shrine" in out["ruling"]
+
+
+def test_the_first_players_unnamed_side_stays_his_own() -> None:
+    out = rule_file(
+        _with(
+            turn={"player": "miron", "phase": "0"},
+            miron={"hand": [], "deck": 5, "columns": {"upper-economic": ["Trader"]}},
+            vess={"hand": [], "deck": 5},
+            actions=[
+                {
+                    "do": "effect",
+                    "card": "Trader",
+                    "column": "upper-economic",
+                    "ops": [{"op": "draw", "count": 2}],
+                },
+            ],
+        )
+    )
+    assert out["legal"] and len(out["position"]["miron"]["hand"]) == 2
+    assert out["position"]["vess"]["deck"] == 5

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.errors import CatalogueError, IllegalActionError, NeedsInputError, NotationError
 from engine.minotaur.actions import (
+    SELF,
     Action,
     Activate,
     ChangeHand,
@@ -365,10 +366,9 @@ def rule_file(raw: Mapping[str, Any]) -> dict[str, Any]:
     sentences: list[str] = []
     legal = True
     failed_at = None
-    parsed: list[Action] = []
-    player = st.turn.player
-    for i, r in enumerate(acts):
-        parsed.append(parse_action(r, f"actions[{i}]", player))
+    # a side left unnamed stays the actor's, resolved when the action is applied: after an
+    # end_turn the actor is the next player, not the file's first one (M1, M12)
+    parsed = [parse_action(r, f"actions[{i}]") for i, r in enumerate(acts)]
     for i, a in enumerate(parsed):
         if st.stage is Stage.OVER:
             break
@@ -425,7 +425,8 @@ def describe(a: Action, actor: str) -> str:
     if isinstance(a, Activate):
         return f"{who} activates {a.card} in {_col(a.at)}"
     if isinstance(a, Cure):
-        return f"{who} cures {a.at.side.title()}'s {a.card} in {_col(a.at.zone)}"
+        whose = "his own" if a.at.side in (SELF, actor) else f"{a.at.side.title()}'s"
+        return f"{who} cures {whose} {a.card} in {_col(a.at.zone)}"
     if isinstance(a, Pass):
         return f"{who} passes to {a.to.words}" if a.to else f"{who} passes"
     if isinstance(a, Exercise):
