@@ -219,3 +219,68 @@ def test_the_first_players_unnamed_side_stays_his_own() -> None:
     )
     assert out["legal"] and len(out["position"]["miron"]["hand"]) == 2
     assert out["position"]["vess"]["deck"] == 5
+
+
+# ---- a building's text does not act as it enters (M7, M10; issue 31 item 15) -----------------
+
+BEACON = {
+    "name": "Beacon",
+    "deck": "miron",
+    "strength": 3,
+    "phase": 1,
+    "icons": ["military"],
+    "type": "building",
+    "text": "active",
+}
+
+
+def _beacon(actions: list[dict[str, Any]], **side: Any) -> dict[str, Any]:
+    return rule_file(
+        _with(
+            cards=[*BASE["cards"], BEACON],
+            turn={"player": "miron", "phase": "1"},
+            miron={"hand": ["Beacon"], "deck": 5, **side},
+            vess={"hand": [], "deck": 5},
+            actions=actions,
+        )
+    )
+
+
+PLAY_BEACON = {"do": "play", "card": "Beacon", "column": "upper-military"}
+DRAW = [{"op": "draw", "count": 1}]
+
+
+def test_a_building_with_an_active_text_enters_cursed_and_nothing_is_pending() -> None:
+    out = _beacon([PLAY_BEACON])
+    assert out["legal"] and out["position"]["miron"]["columns"]["upper-military"] == ["Beacon*1"]
+    assert "pending" not in out["position"]["turn"]
+    assert {"M7", "M10"} <= set(out["rules"])
+
+
+@pytest.mark.parametrize("where", [{}, {"column": "upper-military"}], ids=["unnamed", "named"])
+def test_its_effect_is_refused_with_or_without_a_column(where: dict[str, str]) -> None:
+    out = _beacon([PLAY_BEACON, {"do": "effect", "card": "Beacon", "ops": DRAW, **where}])
+    assert (out["legal"], out["failed_at"]) == (False, 1)
+    assert "M10" in out["rules"] and "cursed" in out["ruling"]
+    assert out["position"]["miron"]["hand"] == []
+
+
+def test_an_effect_that_discards_its_own_card_ends_its_turn_to_act() -> None:
+    """Priest acts when played; its effect discards Priest itself: a second effect recorded
+    for it without a column finds no card in play to act (M10, M12)."""
+    leave = {
+        "op": "move",
+        "card": "Priest",
+        "from": {"zone": "upper-religious"},
+        "to": {"zone": "discard"},
+    }
+    out = _beacon(
+        [
+            {"do": "play", "card": "Priest", "column": "upper-religious"},
+            {"do": "effect", "card": "Priest", "ops": [leave]},
+            {"do": "effect", "card": "Priest", "ops": DRAW},
+        ],
+        hand=["Priest"],
+    )
+    assert (out["legal"], out["failed_at"]) == (False, 2), out["ruling"]
+    assert "M12" in out["rules"]

@@ -519,8 +519,11 @@ def _play(st: State, a: Play, p: str) -> Outcome:
                 raise _illegal("M9", "Only a deity replaces one", a)
             st = _to_pile(st, p, a.card, "both")
             events.append({"event": "played", "player": p, "card": a.card, "column": "fate"})
-    acting = c.text is Text.ACTIVE or (c.type is CardType.FATE and c.text is not Text.NONE)
-    if acting:
+    # a building enters with a curse token (M7), so its text does not act (M10)
+    acting = c.type is not CardType.BUILDING and (
+        c.text is Text.ACTIVE or (c.type is CardType.FATE and c.text is not Text.NONE)
+    )
+    if acting or c.text is Text.ACTIVE:
         rules.append("M10")
     st = _acted(st, left_hand=True, pending=a.card if acting else None)
     return Outcome(st, tuple(events), tuple(dict.fromkeys(rules)))
@@ -713,13 +716,17 @@ def _effect(st: State, a: Effect, p: str) -> Outcome:
     c = card(st, a.card)
     t = st.turn
     if a.at is None:
+        source: Place | None = None
+        if c.type is not CardType.FATE:
+            source = _where_in_play(st, p, a.card)
+            if source is not None and all(
+                x.cursed for x in _placed_at(st, p, source.zone) if x.name == a.card
+            ):  # a building just played, say: it entered cursed (M7)
+                raise _illegal("M10", f"{a.card} is cursed: it has no text until cured", a)
         if t.pending != a.card or p != t.player:
             raise _illegal(
                 "M12", f"{a.card}'s text is not acting now: say where the card stands in play", a
             )
-        source: Place | None = None
-        if c.type is not CardType.FATE:
-            source = _where_in_play(st, p, a.card)
     else:
         source = Place(p, a.at)
         i = _find(st, source, a.card)
@@ -748,16 +755,39 @@ def _effect(st: State, a: Effect, p: str) -> Outcome:
     if any(stated.values()):
         raise _illegal("M12", "More hand cards were named than leave a hand", a)
     st = _tidy_boosts(st)
+    st = _settle_pending(st)
     return Outcome(
         st, ({"event": "effect", "player": p, "card": a.card, "ops": len(a.ops)}, *events), ("M12",)
     )
 
 
 def _where_in_play(st: State, p: str, name: str) -> Place | None:
-    for where, x in st.side(p).in_play():
-        if x.name == name:
-            return Place(p, where)
-    return None
+    """Where ``p`` has ``name`` in play: an uncursed copy first."""
+    found = sorted(
+        ((where, x) for where, x in st.side(p).in_play() if x.name == name),
+        key=lambda f: f[1].cursed,
+    )
+    return Place(p, found[0][0]) if found else None
+
+
+def pending_acts(st: State) -> bool:
+    """Whether the turn's pending card can still act (M10, M12): a fate card on its player's
+    pile, any other card in play on his side with an uncursed copy."""
+    t = st.turn
+    if t.pending is None:
+        return True
+    s = st.side(t.player)
+    if card(st, t.pending).type is CardType.FATE:
+        return any(d.name == t.pending for d in s.discard)
+    return any(x.name == t.pending and not x.cursed for _, x in s.in_play())
+
+
+def _settle_pending(st: State) -> State:
+    """An effect that took its pending card out of play, or cursed it, ends its text's turn
+    to act: nothing of it is pending any more (M10)."""
+    if pending_acts(st):
+        return st
+    return st.evolve(turn=replace(st.turn, pending=None))
 
 
 def _op(
