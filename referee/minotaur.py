@@ -579,7 +579,7 @@ class Minotaur:
         raw = position_json(state)
         raw["actions"] = [action_json(action)]
         try:
-            result = rule_file(raw)
+            result = rule_file(raw, possible=False)  # the rules reached this state
         except NotationError as e:
             msg = str(e)
             if "incomplete" in msg:

@@ -605,6 +605,13 @@ def _run_check(st: State) -> tuple[State, list[ColumnCheck]]:
 def _exercise(st: State, a: Exercise, p: str) -> Outcome:
     t = st.turn
     col = COLUMN_IDS[a.column]
+    if t.first and not t.checked and Phase.SUPREMACY not in t.taken and len(t.taken) >= 2:
+        raise _illegal(
+            "M5",
+            "The first turn of the game takes only two phases, and two were taken: no "
+            "supremacy check, so no supremacy to exercise",
+            a,
+        )
     if t.phase is not Phase.SUPREMACY or not t.checked:
         raise _illegal("M11", "Supremacy is exercised in the supremacy phase, after the check", a)
     if st.marker(col) != p:
@@ -848,6 +855,15 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
     name = op.card
     if name is not None:
         card(st, name)
+    if not st.match.advanced:
+        owner = src.side if name is None else card(st, name).deck
+        if dst.side != owner:
+            whose = f"{owner.title()}'s" if owner in PLAYERS else "the bonus deck's"
+            raise _illegal(
+                "ML-P8",
+                f"In a basic game a card stays with its owner: {name or 'a card'} of "
+                f"{whose} goes to no zone of {dst.side.title()}'s",
+            )
     s = st.side(src.side)
     seen = "both"
     curses = 0
@@ -910,6 +926,10 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
                 curses = 1 if c.type is CardType.BUILDING else 0  # M7: a building enters cursed
             d = st.side(dst.side)
             col = COLUMN_IDS[dst.zone]
+            if c.type is CardType.COMMANDER and any(
+                card(st, x.name).type is CardType.COMMANDER for x in d.column(col)
+            ):  # M8 holds for a text too (ML-P4)
+                raise _illegal("M8", f"{dst.side.title()} already has a commander in {col.words}")
             st = st.with_side(dst.side, d.with_column(col, (*d.column(col), Placed(name, curses))))
     events.append(
         {
