@@ -1,5 +1,5 @@
 """``referee rule`` for Minotaur Lords ruling files (a file with ``"game": "minotaur"``;
-docs/minotaur-positions.md): the result object with the citations of the M-numbers it rests
+docs/minotaur.md): the result object with the citations of the M-numbers it rests
 on, and its text for a judge."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Minotaur Lords position notation and ruling files (docs/minotaur-positions.md).
+"""The Minotaur Lords position notation and ruling files (docs/minotaur.md).
 
 A ruling file carries its own card list (``cards``), a position and ``actions``; the result
 object has the keys of Hera & Zeus's (``legal``, ``failed_at``, ``winner``, ``reason``,
