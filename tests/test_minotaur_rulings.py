@@ -584,3 +584,28 @@ def test_the_ruling_files_games_are_the_services() -> None:
     from referee.minotaur_ruling import GAMES
 
     assert sorted(GAMES) == sorted(SERVICE)
+
+
+def test_the_services_stored_action_keeps_the_side_unnamed_for_its_actor() -> None:
+    """The live path (referee/minotaur.py) parses each action as it comes and stores it with
+    the side still unnamed, so a replay resolves it for the player acting then (M1, M12)."""
+    from engine.minotaur.notation import read_position
+    from referee.minotaur import MINOTAUR
+
+    raw = _position(
+        turn={"player": "miron", "phase": "supremacy", "left_hand": True},
+        miron={"hand": [], "deck": 5},
+        vess={"hand": [], "deck": 5, "columns": {"upper-religious": ["Shrine*1"]}},
+    )
+    st = read_position(
+        {k: v for k, v in raw.items() if k not in ("actions", "id", "source", "note")}
+    )
+    st = MINOTAUR.apply(st, MINOTAUR.parse_action({"do": "end_turn"}, "action")).state
+    st = MINOTAUR.apply(st, MINOTAUR.parse_action({"do": "pass", "to": "2"}, "action")).state
+    cure = MINOTAUR.parse_action(
+        {"do": "cure", "card": "Shrine", "column": "upper-religious"}, "action"
+    )
+    assert "side" not in MINOTAUR.action_json(cure)
+    after = MINOTAUR.apply(st, cure).state
+    assert after.side("vess").columns[2][0].curses == 0
+    assert MINOTAUR.ruling(st, cure)["legal"]
