@@ -57,7 +57,12 @@ from referee.validate import InputError, text
 from referee.views import sees_all
 
 NAME = "minotaur"
-RULES_VERSION = "ml-engine/1"
+# bumped whenever a rules fix would decide a recorded action differently (docs/architecture.md);
+# 2: a building's text does not act as it enters (M7, M10), a text keeps M8 and, in a basic
+# game, each card with its owner (ML-P8); an effect ends its pending card's turn to act when it
+# takes the card out of play (issue 31)
+RULES_VERSION = "ml-engine/2"
+LEGACY_RULES = "ml-engine/1"  # what a log naming no rules was made under
 PROFILES = ("basic", "advanced")  # advanced: best of three with deck changes (M17)
 MAX_DECK_LIST = 200_000
 
@@ -279,7 +284,7 @@ class Minotaur:
     profiles: tuple[str, ...] = PROFILES
     hold_rule: str = "ML-P5"
     contradiction_rule: str = "ML-P6"
-    legacy_rules: str = RULES_VERSION
+    legacy_rules: str = LEGACY_RULES
 
     # ---- a game's rules --------------------------------------------------------------------
 
@@ -579,7 +584,7 @@ class Minotaur:
         raw = position_json(state)
         raw["actions"] = [action_json(action)]
         try:
-            result = rule_file(raw)
+            result = rule_file(raw, possible=False)  # the rules reached this state
         except NotationError as e:
             msg = str(e)
             if "incomplete" in msg:

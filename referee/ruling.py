@@ -66,6 +66,7 @@ class Ruling:
     provisional_catalogue: bool = False
 
 
+GAME = "hera-zeus"  # a file may name its game (referee.herazeus.NAME); without it, this one
 MAX_FILE_BYTES = 1_000_000  # a ruling file is a position and a few actions: kilobytes
 MAX_DEPTH = 16  # the notation nests five levels (file, side, field, column, entry)
 MAX_ACTIONS = 1000  # a dispute is a few actions; a whole game is a few hundred
@@ -82,7 +83,7 @@ def load_ruling_file(text: str, name: str = "file") -> tuple[GameState, list[Act
     if not isinstance(raw, Mapping):
         raise NotationError("a ruling file must be a JSON object", name)
     for k in raw:
-        if k not in FILE_KEYS:
+        if k not in FILE_KEYS and not (k == "game" and raw[k] == GAME):
             raise NotationError(f"unknown key {k!r}", name)
     state = read_position({k: v for k, v in raw.items() if k in POSITION_KEYS})
     actions_raw = raw.get("actions", [])

@@ -89,3 +89,25 @@ def test_a_log_that_names_no_rules_is_held_once_the_rules_moved_on(
     with pytest.raises(Held) as e:
         ref.view("old", "judge")
     assert "hz-engine/0" in e.value.message and RULES_VERSION in e.value.message
+
+
+def test_a_minotaur_log_made_before_issue_31s_rules_fixes_is_held() -> None:
+    """Issue 31 changed what Minotaur Lords decides (M7/M10 building texts, M8 and ML-P8 for
+    texts): its rules version moved on, and a game recorded under the old one is not
+    re-decided (the rules are pinned)."""
+    from pathlib import Path
+
+    from referee.minotaur import MINOTAUR
+    from referee.minotaur import RULES_VERSION as ML_VERSION
+
+    decks = (Path(__file__).resolve().parent / "data" / "minotaur" / "decks.csv").read_text()
+    body = dict(MINOTAUR.setup({"deck_list": decks}, {}).body)
+    body["game"] = MINOTAUR.name
+    today = MINOTAUR.rules_version(body)
+    assert today.startswith(ML_VERSION + "+") and ML_VERSION != "ml-engine/1"
+    body["rules"] = "ml-engine/1+" + today.partition("+")[2]
+    ref = make_referee(MemoryStore(), seed=3)
+    create = ref.repo.seal("old-ml", 0, GENESIS, Draft("system", "create", body), MINOTAUR)
+    with pytest.raises(FoldError) as e:
+        fold([create])
+    assert "ml-engine/1+" in str(e.value) and today in str(e.value)

@@ -127,11 +127,13 @@ class Catalogue:
 
     def __init__(self, cards: Iterable[CardDef]) -> None:
         self.cards: dict[str, CardDef] = {}
+        self.copies: dict[str, int] = {}  # rows per name: the copies the deck list has
         for c in cards:
             old = self.cards.get(c.name)
             if old is not None and old != c:
                 raise CatalogueError(f"card {c.name!r} is listed twice with different values")
             self.cards[c.name] = c
+            self.copies[c.name] = self.copies.get(c.name, 0) + 1
 
     def __contains__(self, name: object) -> bool:
         return name in self.cards
@@ -143,7 +145,13 @@ class Catalogue:
         return sorted(n for n, c in self.cards.items() if deck is None or c.deck == deck)
 
     def as_json(self) -> list[dict[str, object]]:
+        """One entry per card name."""
         return [self.cards[n].as_json() for n in sorted(self.cards)]
+
+    def rows_json(self) -> list[dict[str, object]]:
+        """One entry per copy, as the deck list has them (what a ruling file's ``cards``
+        holds)."""
+        return [self.cards[n].as_json() for n in sorted(self.cards) for _ in range(self.copies[n])]
 
 
 # ---- one card from JSON (ruling files, create records) --------------------------------------

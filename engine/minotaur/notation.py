@@ -1,4 +1,4 @@
-"""The Minotaur Lords position notation and ruling files (docs/minotaur-positions.md).
+"""The Minotaur Lords position notation and ruling files (docs/minotaur.md).
 
 A ruling file carries its own card list (``cards``), a position and ``actions``; the result
 object has the keys of Hera & Zeus's (``legal``, ``failed_at``, ``winner``, ``reason``,
@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.errors import CatalogueError, IllegalActionError, NeedsInputError, NotationError
 from engine.minotaur.actions import (
+    SELF,
     Action,
     Activate,
     ChangeHand,
@@ -31,10 +32,12 @@ from engine.minotaur.cards import (
     COLUMN_IDS,
     COLUMNS,
     PLAYERS,
+    CardType,
     Catalogue,
+    Text,
     card_from_json,
 )
-from engine.minotaur.rules import apply, supremacy_check
+from engine.minotaur.rules import apply, pending_acts, supremacy_check
 from engine.minotaur.state import (
     Boost,
     Discarded,
@@ -194,8 +197,11 @@ def _side(cat: Catalogue, raw: object, p: str) -> Side:
     return Side(hand, deck, pile, columns, deities)
 
 
-def read_position(raw: Mapping[str, Any], keys: set[str] = _POSITION_KEYS) -> State:
-    """A state from a position (or a ruling file). Raises NotationError naming the input."""
+def read_position(
+    raw: Mapping[str, Any], keys: set[str] = _POSITION_KEYS, *, possible: bool = True
+) -> State:
+    """A state from a position (or a ruling file). Raises NotationError naming the input:
+    malformed, or (``possible``) a position no game reaches (:func:`check_possible`)."""
     extra = set(raw) - keys
     if extra:
         raise NotationError(f"unknown key {sorted(extra)[0]!r}", "file")
@@ -274,7 +280,134 @@ def read_position(raw: Mapping[str, Any], keys: set[str] = _POSITION_KEYS) -> St
         )
         for s in sides
     )
-    return State(cat, turn, sides, markers, bonus=bonus, owned=(owned[0], owned[1]), match=match)
+    st = State(cat, turn, sides, markers, bonus=bonus, owned=(owned[0], owned[1]), match=match)
+    if possible:
+        check_possible(st)
+    return st
+
+
+def _zones(s: Side, p: str) -> list[tuple[str, str]]:
+    """Every card ``p``'s side names, with where the notation writes it."""
+    out = [(f"{p}.hand[{i}]", n) for i, n in enumerate(s.hand) if n is not None]
+    out += [(f"{p}.deck[{i}]", n) for i, n in enumerate(s.deck) if n is not None]
+    out += [(f"{p}.discard[{i}]", d.name) for i, d in enumerate(s.discard) if d.name is not None]
+    for c, cards in zip(COLUMNS, s.columns, strict=True):
+        out += [(f"{p}.columns.{c.id}[{i}]", x.name) for i, x in enumerate(cards)]
+    out += [(f"{p}.deities[{i}]", x.name) for i, x in enumerate(s.deities)]
+    return out
+
+
+def check_possible(st: State) -> None:
+    """Refuses a position no game reaches, naming the field and the rule: deities on both
+    sides (M9), a deity or fate card in a column or another card in the centre (M9), two
+    commanders of a player in one column (M8), another deck's card on a side in a basic game
+    (ML-P8), more copies of a card than the card list has (M12, ML-P6), a pending card whose
+    text cannot act (M10, M12), a supremacy check or an exercise before the supremacy phase
+    or of a column the player does not hold (M11). Raises NotationError."""
+    cat = st.catalogue
+    if all(s.deities for s in st.sides):
+        raise NotationError(
+            "both players have deities in play; only one player may have deities (M9)",
+            "vess.deities",
+        )
+    for p, s in zip(PLAYERS, st.sides, strict=True):
+        for c, cards in zip(COLUMNS, s.columns, strict=True):
+            commanders = 0
+            for i, x in enumerate(cards):
+                t = cat[x.name].type
+                where = f"{p}.columns.{c.id}[{i}]"
+                if not t.in_column:
+                    raise NotationError(
+                        f"{x.name} is a {t.value} card: a deity stands in the centre and a fate "
+                        "card is discarded once played; neither stands in a column (M9)",
+                        where,
+                    )
+                commanders += t is CardType.COMMANDER
+                if commanders > 1:
+                    raise NotationError(
+                        f"{x.name} is a second commander of {p.title()}'s in {c.words}; a "
+                        "player has one commander in each column (M8)",
+                        where,
+                    )
+        for i, x in enumerate(s.deities):
+            t = cat[x.name].type
+            if t is not CardType.DEITY:
+                raise NotationError(
+                    f"{x.name} is a {t.value} card: only deities stand in the centre (M9)",
+                    f"{p}.deities[{i}]",
+                )
+        if not st.match.advanced:
+            for where, name in _zones(s, p):
+                deck = cat[name].deck
+                if deck != p:
+                    whose = f"of {deck.title()}'s deck" if deck in PLAYERS else "a bonus card"
+                    raise NotationError(
+                        f"{name} is {whose}: in a basic game each player has only his own "
+                        "deck's cards (M6, ML-P8)",
+                        where,
+                    )
+    seen: dict[str, int] = {}
+    named = [*_zones(st.sides[0], "miron"), *_zones(st.sides[1], "vess")]
+    named += [(f"bonus[{i}]", n) for i, n in enumerate(st.bonus)]
+    for where, name in named:
+        seen[name] = seen.get(name, 0) + 1
+        n = cat.copies[name]
+        if seen[name] > n:
+            raise NotationError(
+                f"{name}: more copies than the {n} the file's card list has; copies of a card "
+                "repeat its row in cards (M12, ML-P6)",
+                where,
+            )
+    _check_turn(st)
+
+
+def _check_turn(st: State) -> None:
+    t = st.turn
+    who = t.player.title()
+    if t.pending is not None:
+        c = st.catalogue[t.pending]
+        acts = c.text is Text.ACTIVE or (c.type is CardType.FATE and c.text is not Text.NONE)
+        if not acts:
+            raise NotationError(
+                f"{t.pending} has no active text: nothing of it is pending (M10)", "turn.pending"
+            )
+        if not pending_acts(st):
+            where = (
+                f"on {who}'s pile"
+                if c.type is CardType.FATE
+                else f"in play, uncursed, on {who}'s side"
+            )
+            raise NotationError(
+                f"{t.pending} is not {where}: its text cannot be acting now (M10, M12)",
+                "turn.pending",
+            )
+        if t.phase.number != c.phase:
+            raise NotationError(
+                f"{t.pending} is a phase-{c.phase} card: its text acts in phase {c.phase}, not "
+                f"in {t.phase.words} (M3, M10)",
+                "turn.pending",
+            )
+    if t.checked and t.phase is not Phase.SUPREMACY:
+        raise NotationError(
+            f"the supremacy check runs when the supremacy phase begins: in {t.phase.words} it "
+            "has not run (M11)",
+            "turn.checked",
+        )
+    for i, col_id in enumerate(t.exercised):
+        where = f"turn.exercised[{i}]"
+        col = COLUMN_IDS[col_id]
+        if not t.checked:
+            raise NotationError(
+                "supremacy is exercised only after the check, in the supremacy phase (M11)", where
+            )
+        if st.marker(col) != t.player:
+            raise NotationError(
+                f"the marker of {col.words} is not on {who}'s side: he cannot have exercised "
+                "it (M11)",
+                where,
+            )
+        if col_id in t.exercised[:i]:
+            raise NotationError(f"{col.words} is exercised once a turn (M11)", where)
 
 
 def _bad(what: str, where: str) -> Any:
@@ -305,7 +438,7 @@ def position_json(st: State) -> dict[str, Any]:
     t = st.turn
     out: dict[str, Any] = {
         "game": GAME,
-        "cards": st.catalogue.as_json(),
+        "cards": st.catalogue.rows_json(),
         "turn": {
             "player": t.player,
             "first": t.first,
@@ -356,19 +489,19 @@ REASON_WORDS = {
 }
 
 
-def rule_file(raw: Mapping[str, Any]) -> dict[str, Any]:
+def rule_file(raw: Mapping[str, Any], *, possible: bool = True) -> dict[str, Any]:
     """The result object of a ruling file. Raises NotationError (malformed or incomplete:
-    the message names the input)."""
-    st = read_position(raw, _FILE_KEYS)
+    the message names the input; ``possible``: a position no game reaches,
+    :func:`check_possible`)."""
+    st = read_position(raw, _FILE_KEYS, possible=possible)
     acts = _list(raw.get("actions", []), "actions", MAX_ACTIONS)
     rules: list[str] = []
     sentences: list[str] = []
     legal = True
     failed_at = None
-    parsed: list[Action] = []
-    player = st.turn.player
-    for i, r in enumerate(acts):
-        parsed.append(parse_action(r, f"actions[{i}]", player))
+    # a side left unnamed stays the actor's, resolved when the action is applied: after an
+    # end_turn the actor is the next player, not the file's first one (M1, M12)
+    parsed = [parse_action(r, f"actions[{i}]") for i, r in enumerate(acts)]
     for i, a in enumerate(parsed):
         if st.stage is Stage.OVER:
             break
@@ -425,7 +558,8 @@ def describe(a: Action, actor: str) -> str:
     if isinstance(a, Activate):
         return f"{who} activates {a.card} in {_col(a.at)}"
     if isinstance(a, Cure):
-        return f"{who} cures {a.at.side.title()}'s {a.card} in {_col(a.at.zone)}"
+        whose = "his own" if a.at.side in (SELF, actor) else f"{a.at.side.title()}'s"
+        return f"{who} cures {whose} {a.card} in {_col(a.at.zone)}"
     if isinstance(a, Pass):
         return f"{who} passes to {a.to.words}" if a.to else f"{who} passes"
     if isinstance(a, Exercise):

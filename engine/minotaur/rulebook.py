@@ -155,8 +155,16 @@ _RULES = (
         "Effects moving cards into play",
         "A card a text puts into a column or the "
         "centre follows the entry rules that need no choice: a building enters cursed (M7), "
-        "a deity discards the opponent's (M9); icons and the commander limit are the text's "
-        "business (project ruling on M12).",
+        "a deity discards the opponent's (M9), and a player still has one commander in each "
+        "column (M8); icons are the text's business (project ruling on M12).",
+    ),
+    Rule(
+        "ML-P8",
+        "Each card stays with its owner",
+        "In a basic game every card stays on its "
+        "owner's side: in his hand, deck, pile, columns or centre. A text moves a card only "
+        "among its owner's zones; only the advanced game's bonus deck moves cards between "
+        "decks (project ruling on M6, M12, M17).",
     ),
 )
 

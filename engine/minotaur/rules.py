@@ -519,8 +519,11 @@ def _play(st: State, a: Play, p: str) -> Outcome:
                 raise _illegal("M9", "Only a deity replaces one", a)
             st = _to_pile(st, p, a.card, "both")
             events.append({"event": "played", "player": p, "card": a.card, "column": "fate"})
-    acting = c.text is Text.ACTIVE or (c.type is CardType.FATE and c.text is not Text.NONE)
-    if acting:
+    # a building enters with a curse token (M7), so its text does not act (M10)
+    acting = c.type is not CardType.BUILDING and (
+        c.text is Text.ACTIVE or (c.type is CardType.FATE and c.text is not Text.NONE)
+    )
+    if acting or c.text is Text.ACTIVE:
         rules.append("M10")
     st = _acted(st, left_hand=True, pending=a.card if acting else None)
     return Outcome(st, tuple(events), tuple(dict.fromkeys(rules)))
@@ -602,6 +605,13 @@ def _run_check(st: State) -> tuple[State, list[ColumnCheck]]:
 def _exercise(st: State, a: Exercise, p: str) -> Outcome:
     t = st.turn
     col = COLUMN_IDS[a.column]
+    if t.first and not t.checked and Phase.SUPREMACY not in t.taken and len(t.taken) >= 2:
+        raise _illegal(
+            "M5",
+            "The first turn of the game takes only two phases, and two were taken: no "
+            "supremacy check, so no supremacy to exercise",
+            a,
+        )
     if t.phase is not Phase.SUPREMACY or not t.checked:
         raise _illegal("M11", "Supremacy is exercised in the supremacy phase, after the check", a)
     if st.marker(col) != p:
@@ -713,13 +723,17 @@ def _effect(st: State, a: Effect, p: str) -> Outcome:
     c = card(st, a.card)
     t = st.turn
     if a.at is None:
+        source: Place | None = None
+        if c.type is not CardType.FATE:
+            source = _where_in_play(st, p, a.card)
+            if source is not None and all(
+                x.cursed for x in _placed_at(st, p, source.zone) if x.name == a.card
+            ):  # a building just played, say: it entered cursed (M7)
+                raise _illegal("M10", f"{a.card} is cursed: it has no text until cured", a)
         if t.pending != a.card or p != t.player:
             raise _illegal(
                 "M12", f"{a.card}'s text is not acting now: say where the card stands in play", a
             )
-        source: Place | None = None
-        if c.type is not CardType.FATE:
-            source = _where_in_play(st, p, a.card)
     else:
         source = Place(p, a.at)
         i = _find(st, source, a.card)
@@ -748,16 +762,39 @@ def _effect(st: State, a: Effect, p: str) -> Outcome:
     if any(stated.values()):
         raise _illegal("M12", "More hand cards were named than leave a hand", a)
     st = _tidy_boosts(st)
+    st = _settle_pending(st)
     return Outcome(
         st, ({"event": "effect", "player": p, "card": a.card, "ops": len(a.ops)}, *events), ("M12",)
     )
 
 
 def _where_in_play(st: State, p: str, name: str) -> Place | None:
-    for where, x in st.side(p).in_play():
-        if x.name == name:
-            return Place(p, where)
-    return None
+    """Where ``p`` has ``name`` in play: an uncursed copy first."""
+    found = sorted(
+        ((where, x) for where, x in st.side(p).in_play() if x.name == name),
+        key=lambda f: f[1].cursed,
+    )
+    return Place(p, found[0][0]) if found else None
+
+
+def pending_acts(st: State) -> bool:
+    """Whether the turn's pending card can still act (M10, M12): a fate card on its player's
+    pile, any other card in play on his side with an uncursed copy."""
+    t = st.turn
+    if t.pending is None:
+        return True
+    s = st.side(t.player)
+    if card(st, t.pending).type is CardType.FATE:
+        return any(d.name == t.pending for d in s.discard)
+    return any(x.name == t.pending and not x.cursed for _, x in s.in_play())
+
+
+def _settle_pending(st: State) -> State:
+    """An effect that took its pending card out of play, or cursed it, ends its text's turn
+    to act: nothing of it is pending any more (M10)."""
+    if pending_acts(st):
+        return st
+    return st.evolve(turn=replace(st.turn, pending=None))
 
 
 def _op(
@@ -818,6 +855,15 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
     name = op.card
     if name is not None:
         card(st, name)
+    if not st.match.advanced:
+        owner = src.side if name is None else card(st, name).deck
+        if dst.side != owner:
+            whose = f"{owner.title()}'s" if owner in PLAYERS else "the bonus deck's"
+            raise _illegal(
+                "ML-P8",
+                f"In a basic game a card stays with its owner: {name or 'a card'} of "
+                f"{whose} goes to no zone of {dst.side.title()}'s",
+            )
     s = st.side(src.side)
     seen = "both"
     curses = 0
@@ -880,6 +926,10 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
                 curses = 1 if c.type is CardType.BUILDING else 0  # M7: a building enters cursed
             d = st.side(dst.side)
             col = COLUMN_IDS[dst.zone]
+            if c.type is CardType.COMMANDER and any(
+                card(st, x.name).type is CardType.COMMANDER for x in d.column(col)
+            ):  # M8 holds for a text too (ML-P4)
+                raise _illegal("M8", f"{dst.side.title()} already has a commander in {col.words}")
             st = st.with_side(dst.side, d.with_column(col, (*d.column(col), Placed(name, curses))))
     events.append(
         {
