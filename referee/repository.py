@@ -34,7 +34,7 @@ from referee.fold import Folded, FoldError, fold, step
 from referee.game import Game, Outcome
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
 from referee.log import GENESIS, Entry, Header, Record
-from referee.store import Conflict, Store, StoreError
+from referee.store import Conflict, GameHead, Store, StoreError
 from referee.validate import InputError, game_id
 from referee.views import sealed_paths
 from referee.words import head_text
@@ -200,6 +200,25 @@ class Repository:
     def games(self) -> list[str]:
         out: list[str] = store_call(self.store.games)
         return out
+
+    def heads(self) -> list[GameHead]:
+        """Every game's head and where its creation ended (one read of the store)."""
+        out: list[GameHead] = store_call(self.store.heads)
+        return out
+
+    def unanchored(self) -> list[GameHead]:
+        """The games whose stored head the heads journal does not cover: no line for the game,
+        or a line before its head (the journal is missing, or older than the database)."""
+        out = []
+        for gh in self.heads():
+            a = self.anchors.journal.get(gh.game)
+            if a is None or a.seq < gh.seq:
+                out.append(gh)
+        return out
+
+    def idle_count(self) -> int:
+        """How many games nobody has joined yet (nothing recorded since their creation)."""
+        return sum(1 for gh in self.heads() if gh.idle)
 
     def public_key(self, game: str) -> str:
         """The key a game's records are signed with: this server's, or an imported log's when

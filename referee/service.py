@@ -186,8 +186,47 @@ class Referee:
     def view(self, game: str, seat: str) -> SeatView:
         return self.reading.view(game, seat)
 
-    def overview(self, seat: str) -> list[TableRow]:
-        return self.reading.overview(seat)
+    def overview(self, seat: str, *, idle: bool = True) -> list[TableRow]:
+        return self.reading.overview(seat, idle=idle)
+
+    def idle_games(self, seat: str) -> list[str]:
+        """The games nobody has joined yet (judge only): see :meth:`Reading.idle_games`."""
+        return self.reading.idle_games(seat)
+
+    def journal_gap(self) -> str | None:
+        """None when the heads journal covers every game the database holds; else one
+        sentence naming the database's games the journal misses or is behind on (a database
+        copied over the one this server wrote, with its journal deleted, is served as if
+        nothing happened: issue 31). A fresh database (no game) needs no journal."""
+        gaps = self.repo.unanchored()
+        if not gaps:
+            return None
+        journal = self.repo.anchors.journal.path
+        where = str(journal) if journal is not None else "(in memory)"
+        total = len(self.repo.heads())
+        if journal is not None and not journal.exists():
+            return f"its heads journal {where} is missing ({total} games stored)"
+        names = ", ".join(gh.game for gh in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
+        return (
+            f"its heads journal {where} is older than the database: {len(gaps)} of its "
+            f"{total} games end past the journal's last line ({names})"
+        )
+
+    def anchor_stored(self) -> int:
+        """Loads (and so verifies and anchors in the journal) every game the journal does not
+        cover; returns how many. A game that fails verification stays held for the judge."""
+        n = 0
+        for gh in self.repo.unanchored():
+            try:
+                self.repo.folded(gh.game)
+                n += 1
+            except ServiceError:
+                pass
+        return n
+
+    def idle_count(self) -> int:
+        """How many games nobody has joined yet (for the creation limits; no seat needed)."""
+        return self.repo.idle_count()
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
         return self.reading.log(game, seat, upto)
