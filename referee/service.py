@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from referee import witnessing
 from referee.acting import Acting, fill_input
 from referee.anchors import Anchors
 from referee.errors import (
@@ -192,6 +193,13 @@ class Referee:
     def idle_games(self, seat: str) -> list[str]:
         """The games nobody has joined yet (judge only): see :meth:`Reading.idle_games`."""
         return self.reading.idle_games(seat)
+
+    def report_head(
+        self, game: str, seat: str, seen: tuple[Any, Any], served: tuple[Any, Any]
+    ) -> Record:
+        """A device reports a head it saw that the server no longer serves: an irregularity
+        for the judge (:func:`referee.witnessing.report_head`)."""
+        return witnessing.report_head(self.repo, self.reading, game, seat, seen, served)
 
     def journal_gap(self) -> str | None:
         """None when the heads journal covers every game the database holds; else one
