@@ -223,7 +223,7 @@ def test_a_report_that_shows_nothing_or_comes_from_the_public_is_refused(tmp_pat
     bad = witness(hera, r.game, token, **same, served_seq=1, served_hash="<script>")
     assert bad.status_code == 422 and "served_hash" in bad.json["message"]
     public = app.test_client()
-    ptoken = public.get(f"/api/v1/games/{r.game}").json["csrf"]
+    ptoken = public.get(f"/api/v1/games/{r.game}").json["csrf"]  # type: ignore[index]
     refused = witness(public, r.game, ptoken, **same, served_seq=1, served_hash=head["hash"])
     assert refused.status_code == 403 and "only a seat" in refused.json["message"]
     assert ref.view(r.game, "judge")["open"] == [

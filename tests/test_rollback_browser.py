@@ -22,6 +22,7 @@ from selenium.webdriver import Chrome  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from referee.models import OpenItem  # noqa: E402
 from referee.service import Referee, open_referee  # noqa: E402
 from web.serve import journal_check  # noqa: E402
 
@@ -82,7 +83,7 @@ def acting_controls(d: Chrome) -> list[bool]:
     return [bool(x) for x in found]
 
 
-def reports(ref: Referee, game: str) -> list[dict[str, Any]]:
+def reports(ref: Referee, game: str) -> list[OpenItem]:
     return [i for i in ref.view(game, "judge")["open"] if i["kind"] == "irregularity"]
 
 
