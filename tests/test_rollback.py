@@ -17,6 +17,7 @@ import html
 import json
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -26,8 +27,7 @@ import pytest
 from test_serve import Server
 from web_helpers import JUDGE_CODE, make_app, referee_of
 
-from referee.service import open_referee
-from web.serve import journal_check
+from referee.service import Referee, open_referee
 
 ROOT = Path(__file__).resolve().parent.parent
 SIDES = ("", "-wal", "-shm")
@@ -70,15 +70,29 @@ class Rollback:
             Path(f"{self.db}.heads").unlink()
 
 
+def journal_check(ref: Referee, db: Path, accept: bool) -> str | None:
+    """``referee serve``'s check of the database against its journal (imported here, so
+    that each test says for itself what it finds)."""
+    from web.serve import journal_check as check
+
+    return check(ref, db, accept)
+
+
 def serve(db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    """``referee serve`` on ``db``, run to its end (a refusal ends it at once)."""
-    return subprocess.run(
-        [sys.executable, "-m", "web.cli", "serve", "--db", str(db), "--no-qr", *extra],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    """``referee serve`` on ``db`` on a port that is taken: it ends at once, refused for the
+    journal (checked first) or else for the port."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        where = ["--host", "127.0.0.1", "--port", port]
+        return subprocess.run(
+            [sys.executable, "-m", "web.cli", "serve", "--db", str(db), "--no-qr", *where, *extra],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
 
 
 # ---- the server refuses to start -----------------------------------------------------------

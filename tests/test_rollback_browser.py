@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from browser_helpers import chrome, new_profile, require_browser
-from test_rollback import Rollback
+from test_rollback import Rollback, journal_check
 from web_helpers import JUDGE_CODE, make_app
 
 pytestmark = pytest.mark.browser
@@ -24,7 +24,6 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from referee.models import OpenItem  # noqa: E402
 from referee.service import Referee, open_referee  # noqa: E402
-from web.serve import journal_check  # noqa: E402
 
 CEILING = 30.0  # seconds: CI is a busy 2-core machine; every wait is for a condition
 
