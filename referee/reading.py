@@ -185,11 +185,14 @@ class Reading:
         but that one query (issue 31)."""
         self.judge_only(seat)
         out: list[TableRow] = []
-        heads = self.repo.heads()
+        heads = self.repo.heads(moved=not idle)
+        if not idle:  # a held game is listed, idle or not: the judge is needed
+            listed = {gh.game for gh in heads}
+            for game in self.repo.held_games():
+                if game not in listed:
+                    out.append(self._row(game))
         for gh in heads:
             game = gh.game
-            if not idle and gh.idle and self.repo.held_reason(game) is None:
-                continue
             head = ((gh.seq, gh.hash), self.repo.held_reason(game))
             with self._rows_lock:
                 hit = self._rows.get(game)
@@ -204,17 +207,18 @@ class Reading:
                 with self._rows_lock:
                     self._rows[game] = (head, row)
             out.append(row)
-        if len(self._rows) > len(heads):
+        if idle and len(self._rows) > len(heads):
             with self._rows_lock:
                 keep = {gh.game for gh in heads}
                 self._rows = {g: r for g, r in self._rows.items() if g in keep}
         return out
 
-    def idle_games(self, seat: str) -> list[str]:
-        """The games nobody has joined yet (nothing recorded since their creation), by id, for
-        the judge; read from every game's head in one query (no game is loaded)."""
+    def idle_games(self, seat: str, limit: int, offset: int = 0) -> tuple[int, list[str]]:
+        """How many games nobody has joined yet (nothing recorded since their creation), and
+        ``limit`` of their ids from ``offset`` (by id), for the judge: one query, no game is
+        loaded."""
         self.judge_only(seat)
-        return [gh.game for gh in self.repo.heads() if gh.idle]
+        return self.repo.idle(limit, offset)
 
     def _row(self, game: str) -> TableRow:
         try:

@@ -201,9 +201,15 @@ class Repository:
         out: list[str] = store_call(self.store.games)
         return out
 
-    def heads(self) -> list[GameHead]:
-        """Every game's head and where its creation ended (one read of the store)."""
-        out: list[GameHead] = store_call(self.store.heads)
+    def heads(self, moved: bool = False) -> list[GameHead]:
+        """Every game's head and where its creation ended (one read of the store);
+        ``moved``: only the games that are not idle."""
+        out: list[GameHead] = store_call(lambda: self.store.heads(moved))
+        return out
+
+    def idle(self, limit: int = 0, offset: int = 0) -> tuple[int, list[str]]:
+        """How many games are idle, and ``limit`` of their ids from ``offset``."""
+        out: tuple[int, list[str]] = store_call(lambda: self.store.idle(limit, offset))
         return out
 
     def unanchored(self) -> list[GameHead]:
@@ -218,7 +224,7 @@ class Repository:
 
     def idle_count(self) -> int:
         """How many games nobody has joined yet (nothing recorded since their creation)."""
-        return sum(1 for gh in self.heads() if gh.idle)
+        return self.idle()[0]
 
     def public_key(self, game: str) -> str:
         """The key a game's records are signed with: this server's, or an imported log's when
@@ -256,6 +262,11 @@ class Repository:
             self._cache.pop(game, None)
         _log.error("%s", message)
         return Held(message)
+
+    def held_games(self) -> list[str]:
+        """The games held for a change under the server, by id."""
+        with self._guard:
+            return sorted(self._held)
 
     def held_reason(self, game: str) -> str | None:
         """Why ``game`` is held for a change under the server, or None."""

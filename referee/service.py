@@ -190,9 +190,10 @@ class Referee:
     def overview(self, seat: str, *, idle: bool = True) -> list[TableRow]:
         return self.reading.overview(seat, idle=idle)
 
-    def idle_games(self, seat: str) -> list[str]:
-        """The games nobody has joined yet (judge only): see :meth:`Reading.idle_games`."""
-        return self.reading.idle_games(seat)
+    def idle_games(self, seat: str, limit: int, offset: int = 0) -> tuple[int, list[str]]:
+        """How many games nobody has joined yet, and a page of their ids (judge only): see
+        :meth:`Reading.idle_games`."""
+        return self.reading.idle_games(seat, limit, offset)
 
     def report_head(
         self, game: str, seat: str, seen: tuple[Any, Any], served: tuple[Any, Any]

@@ -4,6 +4,7 @@ global rate, a cap on games nobody has joined), and the judge's hall does not lo
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from web_helpers import JUDGE_CODE, make_app, referee_of
 
 from referee.fold import Folded
 from referee.repository import Repository
+from referee.service import open_referee
 from web import serve
 from web.cli import build_parser
 
@@ -134,3 +136,19 @@ def test_serve_takes_the_global_limits_and_refuses_a_negative_one() -> None:
         with pytest.raises(SystemExit) as e:
             serve.limits_config(p.parse_args(["serve", *bad]))
         assert bad[0] in str(e.value)
+
+
+def test_the_database_counts_and_pages_idle_games_without_loading_one(tmp_path: Path) -> None:
+    ref = open_referee(tmp_path / "g.sqlite3")
+    try:
+        made = [ref.create_game() for _ in range(4)]
+        ref.claim(made[2].game, made[2].codes["zeus"])
+        idle = sorted(m.game for m in made if m is not made[2])
+        assert ref.idle_count() == 3
+        assert ref.idle_games("judge", 2) == (3, idle[:2])
+        assert ref.idle_games("judge", 2, 2) == (3, idle[2:])
+        assert [gh.game for gh in ref.repo.heads(moved=True)] == [made[2].game]
+        assert [r["game"] for r in ref.overview("judge", idle=False)] == [made[2].game]
+        assert len(ref.overview("judge")) == 4
+    finally:
+        ref.store.close()

@@ -186,13 +186,16 @@ def tables() -> str:
     ref = get_referee()
     judge = is_tournament_judge()
     rows = ref.overview("judge", idle=False) if judge else []
-    idle_games = ref.idle_games("judge") if judge else []
     listed = ordered(rows)
     active = [(st, r) for st, r in listed if st in ACTIVE]
     others = [(st, r) for st, r in listed if st not in ACTIVE]
     page, pages_count = _page_arg("page", len(others))
     shown = others[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    idle_page, idle_pages = _page_arg("idle", len(idle_games))
+    idle_total, _ = ref.idle_games("judge", 0) if judge else (0, [])
+    idle_page, idle_pages = _page_arg("idle", idle_total)
+    idle_games: list[str] = []
+    if idle_total:
+        _, idle_games = ref.idle_games("judge", PAGE_SIZE, (idle_page - 1) * PAGE_SIZE)
     words: dict[str, dict[str, str]] = {}
     for _state, t in [*active, *shown]:
         if "held" in t:
@@ -210,14 +213,14 @@ def tables() -> str:
         desk = console_desk(chosen)
     hall = {
         "alerts": alerts(rows, now),
-        "rows": rows or idle_games,
+        "rows": rows or idle_total,
         "active": active,
         "others": shown,
         "others_total": len(others),
         "page": page,
         "pages_count": pages_count,
-        "idle_games": idle_games[(idle_page - 1) * PAGE_SIZE : idle_page * PAGE_SIZE],
-        "idle_total": len(idle_games),
+        "idle_games": idle_games,
+        "idle_total": idle_total,
         "idle_page": idle_page,
         "idle_pages": idle_pages,
         "words": words,
