@@ -191,11 +191,14 @@ def tables() -> str:
     others = [(st, r) for st, r in listed if st not in ACTIVE]
     page, pages_count = _page_arg("page", len(others))
     shown = others[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    idle_total, _ = ref.idle_games("judge", 0) if judge else (0, [])
-    idle_page, idle_pages = _page_arg("idle", idle_total)
-    idle_games: list[str] = []
-    if idle_total:
-        _, idle_games = ref.idle_games("judge", PAGE_SIZE, (idle_page - 1) * PAGE_SIZE)
+    idle_total, idle_games = 0, list[str]()
+    idle_page, idle_pages = _page_arg("idle", 0)
+    if judge:  # one query for the count and the page asked; again only for a page past the end
+        asked, _ = _page_arg("idle", 10**6 * PAGE_SIZE)
+        idle_total, idle_games = ref.idle_games("judge", PAGE_SIZE, (asked - 1) * PAGE_SIZE)
+        idle_page, idle_pages = _page_arg("idle", idle_total)
+        if idle_page != asked:
+            _, idle_games = ref.idle_games("judge", PAGE_SIZE, (idle_page - 1) * PAGE_SIZE)
     words: dict[str, dict[str, str]] = {}
     for _state, t in [*active, *shown]:
         if "held" in t:
