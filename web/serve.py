@@ -37,6 +37,12 @@ of 100 tables on one small machine:
   ``Retry-After``), each read from its header first and refused above 50 megapixels before
   any decoding (:mod:`web.images`, :func:`vision.sources.image_size`).
 
+**The heads journal** (issue 31): a database holding games its journal ``<db>.heads`` is missing
+or older than (a database copied over this one with the journal deleted) is refused at start,
+in one line naming both files and ``--accept-missing-journal``; with that option it is served,
+the games are anchored as stored, and the acceptance is logged and shown on the judge's pages
+(:func:`journal_check`). A new database (no game yet) needs no journal.
+
 SIGINT (Ctrl-C) and SIGTERM stop it cleanly: live streams end, the database is closed; a restart
 on the same file continues every game.
 """
