@@ -146,3 +146,45 @@ def test_a_seat_page_served_an_older_record_raises_the_alarm_and_stops(
     finally:
         d.quit()
         ref.store.close()
+
+
+def test_another_record_at_a_sequence_the_page_saw_raises_the_alarm(
+    tmp_path: Path, site: tuple[str, Swappable]
+) -> None:
+    base, holder = site
+    r = Rollback(tmp_path)
+    ref = open_referee(r.db)
+    holder.app = make_app(ref, ACCESS_LOG=False)
+    d = chrome(new_profile("rewritten"))
+    try:
+        d.get(base + "/")
+        d.add_cookie({"name": f"hz_{r.game}", "value": str(r.hera), "path": "/"})
+        d.get(f"{base}/g/{r.game}")
+        newest = r.newest["seq"]
+        stored = f"return window.localStorage.getItem('hz-heads-{r.game}') || '';"
+        wait(d, lambda: f'"{newest}"' in d.execute_script(stored), "the head is remembered")
+        # rolled back, then written on to the same length: the same numbers, other records
+        ref.store.close()
+        r.roll_back()
+        ref = open_referee(r.db)
+        said = journal_check(ref, r.db, accept=True)
+        while ref.head(r.game)["seq"] < newest:
+            ref.call_judge(r.game, "zeus", "written after the rollback")
+        assert ref.head(r.game)["seq"] == newest and ref.head(r.game)["hash"] != r.newest["hash"]
+        holder.app = make_app(ref, ACCESS_LOG=False, JOURNAL_ACCEPTED=said)
+        d.refresh()
+        wait(d, lambda: alarm_shown(d), "the alarm is shown")
+        assert "is not the event this device saw" in d.find_element(By.ID, "chain-warning").text
+        controls = acting_controls(d)
+        assert controls and all(controls)
+        wait(
+            d,
+            lambda: d.find_element(By.TAG_NAME, "body").get_attribute("data-alarm") == "reported",
+            "the judge is told",
+        )
+        found = reports(ref, r.game)
+        assert [i["seat"] for i in found] == ["hera"]
+        assert "the database may have been replaced" in found[0]["body"]["problem"]
+    finally:
+        d.quit()
+        ref.store.close()
