@@ -143,6 +143,15 @@ def test_a_seat_page_served_an_older_record_raises_the_alarm_and_stops(
             "the console's report is answered",
         )
         assert len(reports(ref, r.game)) == 1
+
+        # the judge has looked: this device takes the record served, and acts again
+        d.find_element(By.ID, "chain-accept").click()
+        wait(
+            d,
+            lambda: not alarm_shown(d) and bool(acting_controls(d)) and not any(acting_controls(d)),
+            "the page acts again once the record served is taken",
+        )
+        assert f'"{ref.head(r.game)["seq"]}"' in d.execute_script(stored)
     finally:
         d.quit()
         ref.store.close()

@@ -44,15 +44,36 @@
     try { window.localStorage.setItem(key, JSON.stringify(seen)); } catch (e) { /* private mode */ }
   }
   function alarm(problem, evidence) {
-    var warn = document.getElementById("chain-warning");
     var told = alarmed ? alarmed.told : "The judge is being told.";
     if (!alarmed) { alarmed = { evidence: evidence, told: told }; report(evidence); }
-    if (warn) {
-      warn.textContent = "Warning: the server shows an older or different record than this device saw: " + problem + ". This page does nothing more until the judge has looked. " + alarmed.told;
-      warn.hidden = false;
-    }
+    alarmText("Warning: the server shows an older or different record than this device saw: " + problem + ". This page does nothing more until the judge has looked. " + alarmed.told);
     body.classList.add("chain-alarm");
     lockForms(document);
+  }
+  // The alarm's words, and one button: once the judge has looked, this device forgets the heads
+  // it kept for the game and takes the record served (it is remembered from there on).
+  function alarmText(text) {
+    var warn = document.getElementById("chain-warning");
+    if (!warn) { return; }
+    var words = warn.querySelector(".alarm-text");
+    if (!words) {
+      warn.textContent = "";
+      words = document.createElement("span");
+      words.className = "alarm-text";
+      var go = document.createElement("button");
+      go.type = "button";
+      go.id = "chain-accept";
+      go.textContent = "The judge has looked: go on with this record";
+      go.addEventListener("click", function () {
+        try { window.localStorage.removeItem("hz-heads-" + game); } catch (e) { /* private mode */ }
+        window.location.reload();
+      });
+      warn.appendChild(words);
+      warn.appendChild(document.createTextNode(" "));
+      warn.appendChild(go);
+    }
+    words.textContent = text;
+    warn.hidden = false;
   }
   function lockForms(root) {  // an alarmed page refuses to act: every form's controls are off
     root.querySelectorAll("form[method=post]").forEach(function (form) {
@@ -72,8 +93,8 @@
       .then(function (r) { return r.ok; }, function () { return false; })
       .then(function (ok) {
         alarmed.told = ok ? "The judge has been told." : "The judge could not be told: call the judge.";
-        var warn = document.getElementById("chain-warning");
-        if (warn) { warn.textContent = warn.textContent.replace("The judge is being told.", alarmed.told); }
+        var words = document.querySelector("#chain-warning .alarm-text");
+        if (words) { words.textContent = words.textContent.replace("The judge is being told.", alarmed.told); }
         body.setAttribute("data-alarm", ok ? "reported" : "unreported");
       });
   }
