@@ -176,15 +176,24 @@ class Reading:
         out["calls_open"] = sum(1 for r in f.calls if r.seq not in f.resolved)
         return out
 
-    def overview(self, seat: str) -> list[TableRow]:
+    def overview(self, seat: str, *, idle: bool = True) -> list[TableRow]:
         """All tables at a glance, for the judge, with the open calls themselves. A game's row
         is made again only when its head moved, or it was held, since the last overview (one
-        small query per game; no fold, no signature check of a quiet game)."""
+        query for every game's head; no fold, no signature check of a quiet game).
+        ``idle=False`` leaves out the games nobody has joined yet (nothing recorded since their
+        creation: :attr:`referee.store.GameHead.idle`), so that their number costs nothing
+        but that one query (issue 31)."""
         self.judge_only(seat)
         out: list[TableRow] = []
-        games = self.repo.games()
-        for game in games:
-            head = (self.repo.head(game), self.repo.held_reason(game))
+        heads = self.repo.heads(moved=not idle)
+        if not idle:  # a held game is listed, idle or not: the judge is needed
+            listed = {gh.game for gh in heads}
+            for game in self.repo.held_games():
+                if game not in listed:
+                    out.append(self._row(game))
+        for gh in heads:
+            game = gh.game
+            head = ((gh.seq, gh.hash), self.repo.held_reason(game))
             with self._rows_lock:
                 hit = self._rows.get(game)
             if hit is not None and hit[0] == head:
@@ -198,11 +207,18 @@ class Reading:
                 with self._rows_lock:
                     self._rows[game] = (head, row)
             out.append(row)
-        if len(self._rows) > len(games):
+        if idle and len(self._rows) > len(heads):
             with self._rows_lock:
-                keep = set(games)
+                keep = {gh.game for gh in heads}
                 self._rows = {g: r for g, r in self._rows.items() if g in keep}
         return out
+
+    def idle_games(self, seat: str, limit: int, offset: int = 0) -> tuple[int, list[str]]:
+        """How many games nobody has joined yet (nothing recorded since their creation), and
+        ``limit`` of their ids from ``offset`` (by id), for the judge: one query, no game is
+        loaded."""
+        self.judge_only(seat)
+        return self.repo.idle(limit, offset)
 
     def _row(self, game: str) -> TableRow:
         try:

@@ -34,7 +34,7 @@ from referee.fold import Folded, FoldError, fold, step
 from referee.game import Game, Outcome
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
 from referee.log import GENESIS, Entry, Header, Record
-from referee.store import Conflict, Store, StoreError
+from referee.store import Conflict, GameHead, Store, StoreError
 from referee.validate import InputError, game_id
 from referee.views import sealed_paths
 from referee.words import head_text
@@ -201,6 +201,31 @@ class Repository:
         out: list[str] = store_call(self.store.games)
         return out
 
+    def heads(self, moved: bool = False) -> list[GameHead]:
+        """Every game's head and where its creation ended (one read of the store);
+        ``moved``: only the games that are not idle."""
+        out: list[GameHead] = store_call(lambda: self.store.heads(moved))
+        return out
+
+    def idle(self, limit: int = 0, offset: int = 0) -> tuple[int, list[str]]:
+        """How many games are idle, and ``limit`` of their ids from ``offset``."""
+        out: tuple[int, list[str]] = store_call(lambda: self.store.idle(limit, offset))
+        return out
+
+    def unanchored(self) -> list[GameHead]:
+        """The games whose stored head the heads journal does not cover: no line for the game,
+        or a line before its head (the journal is missing, or older than the database)."""
+        out = []
+        for gh in self.heads():
+            a = self.anchors.journal.get(gh.game)
+            if a is None or a.seq < gh.seq:
+                out.append(gh)
+        return out
+
+    def idle_count(self) -> int:
+        """How many games nobody has joined yet (nothing recorded since their creation)."""
+        return self.idle()[0]
+
     def public_key(self, game: str) -> str:
         """The key a game's records are signed with: this server's, or an imported log's when
         this server trusts it (the key it imported the game with, in the heads journal, or a
@@ -237,6 +262,11 @@ class Repository:
             self._cache.pop(game, None)
         _log.error("%s", message)
         return Held(message)
+
+    def held_games(self) -> list[str]:
+        """The games held for a change under the server, by id."""
+        with self._guard:
+            return sorted(self._held)
 
     def held_reason(self, game: str) -> str | None:
         """Why ``game`` is held for a change under the server, or None."""

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from referee import witnessing
 from referee.acting import Acting, fill_input
 from referee.anchors import Anchors
 from referee.errors import (
@@ -186,8 +187,55 @@ class Referee:
     def view(self, game: str, seat: str) -> SeatView:
         return self.reading.view(game, seat)
 
-    def overview(self, seat: str) -> list[TableRow]:
-        return self.reading.overview(seat)
+    def overview(self, seat: str, *, idle: bool = True) -> list[TableRow]:
+        return self.reading.overview(seat, idle=idle)
+
+    def idle_games(self, seat: str, limit: int, offset: int = 0) -> tuple[int, list[str]]:
+        """How many games nobody has joined yet, and a page of their ids (judge only): see
+        :meth:`Reading.idle_games`."""
+        return self.reading.idle_games(seat, limit, offset)
+
+    def report_head(
+        self, game: str, seat: str, seen: tuple[Any, Any], served: tuple[Any, Any]
+    ) -> Record:
+        """A device reports a head it saw that the server no longer serves: an irregularity
+        for the judge (:func:`referee.witnessing.report_head`)."""
+        return witnessing.report_head(self.repo, self.reading, game, seat, seen, served)
+
+    def journal_gap(self) -> str | None:
+        """None when the heads journal covers every game the database holds; else one
+        sentence naming the database's games the journal misses or is behind on (a database
+        copied over the one this server wrote, with its journal deleted, is served as if
+        nothing happened: issue 31). A fresh database (no game) needs no journal."""
+        gaps = self.repo.unanchored()
+        if not gaps:
+            return None
+        journal = self.repo.anchors.journal.path
+        where = str(journal) if journal is not None else "(in memory)"
+        total = len(self.repo.heads())
+        if journal is not None and not journal.exists():
+            return f"its heads journal {where} is missing ({total} games stored)"
+        names = ", ".join(gh.game for gh in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
+        return (
+            f"its heads journal {where} is older than the database: {len(gaps)} of its "
+            f"{total} games end past the journal's last line ({names})"
+        )
+
+    def anchor_stored(self) -> int:
+        """Loads (and so verifies and anchors in the journal) every game the journal does not
+        cover; returns how many. A game that fails verification stays held for the judge."""
+        n = 0
+        for gh in self.repo.unanchored():
+            try:
+                self.repo.folded(gh.game)
+                n += 1
+            except ServiceError:
+                pass
+        return n
+
+    def idle_count(self) -> int:
+        """How many games nobody has joined yet (for the creation limits; no seat needed)."""
+        return self.repo.idle_count()
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
         return self.reading.log(game, seat, upto)

@@ -27,6 +27,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,6 +56,33 @@ def key_id(r: Record) -> str | None:
     return f"{r.seat}:{r.key}" if isinstance(r.key, str) else None
 
 
+CREATED = "created"  # a game's secret: the seq its creation's records end at (issue 31)
+
+
+@dataclass(frozen=True, slots=True)
+class GameHead:
+    """A game at a glance, from one query over every game: its head and, for a game made by
+    this server, the seq its creation's records ended at (``created``; None for an imported
+    game or one made before it was kept). A game whose head is still ``created`` has had
+    nothing recorded since it was made: no seat taken, no action (it is *idle*)."""
+
+    game: str
+    seq: int
+    hash: str
+    created: int | None
+
+    @property
+    def idle(self) -> bool:
+        return self.created is not None and self.seq <= self.created
+
+
+def _created(value: object) -> int | None:
+    try:
+        return int(str(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
 class Store(Protocol):
     def append(self, records: Sequence[Record], secrets: Mapping[str, str] | None = None) -> None:
         """Appends ``records`` (sealed, one game, consecutive) and stores ``secrets`` (name ->
@@ -73,6 +101,14 @@ class Store(Protocol):
         """The game's last (seq, hash), or None when there is no such game."""
 
     def games(self) -> list[str]: ...
+
+    def heads(self, moved: bool = False) -> list[GameHead]:
+        """Every game's head (and where its creation ended), by game id, in one read;
+        ``moved``: only the games that are not idle."""
+
+    def idle(self, limit: int = 0, offset: int = 0) -> tuple[int, list[str]]:
+        """How many games are idle, and the ids of ``limit`` of them from ``offset`` (by id),
+        in one read that builds nothing for the others."""
 
     def by_key(self, game: str, seat: str, key: str) -> Record | None: ...
 
@@ -142,6 +178,21 @@ class MemoryStore:
     def games(self) -> list[str]:
         with self._lock:
             return sorted(self._logs)
+
+    def heads(self, moved: bool = False) -> list[GameHead]:
+        with self._lock:
+            out = [
+                GameHead(
+                    g, log[-1].seq, log[-1].hash, _created(self._secrets.get(g, {}).get(CREATED))
+                )
+                for g, log in sorted(self._logs.items())
+                if log
+            ]
+        return [gh for gh in out if not gh.idle] if moved else out
+
+    def idle(self, limit: int = 0, offset: int = 0) -> tuple[int, list[str]]:
+        games = [gh.game for gh in self.heads() if gh.idle]
+        return len(games), games[offset : offset + limit]
 
     def by_key(self, game: str, seat: str, key: str) -> Record | None:
         with self._lock:
@@ -488,6 +539,33 @@ class SQLiteStore:
         return [
             str(r[0]) for r in self._query("SELECT DISTINCT game FROM events ORDER BY game", ())
         ]
+
+    def heads(self, moved: bool = False) -> list[GameHead]:
+        rows = self._query(
+            "SELECT e.game, e.seq, e.hash, s.value FROM events e"
+            " JOIN (SELECT game, MAX(seq) AS last FROM events GROUP BY game) h"
+            " ON e.game = h.game AND e.seq = h.last"
+            " LEFT JOIN secrets s ON s.game = e.game AND s.name = ?"
+            + (" WHERE s.value IS NULL OR e.seq > CAST(s.value AS INTEGER)" if moved else "")
+            + " ORDER BY e.game",
+            (CREATED,),
+        )
+        return [GameHead(str(g), int(q), str(h), _created(c)) for g, q, h, c in rows]
+
+    _IDLE = (
+        " FROM secrets s WHERE s.name = ? AND NOT EXISTS"
+        " (SELECT 1 FROM events e WHERE e.game = s.game AND e.seq > CAST(s.value AS INTEGER))"
+    )
+
+    def idle(self, limit: int = 0, offset: int = 0) -> tuple[int, list[str]]:
+        total = int(self._query("SELECT COUNT(*)" + self._IDLE, (CREATED,))[0][0])
+        if limit <= 0:
+            return total, []
+        rows = self._query(
+            "SELECT s.game" + self._IDLE + " ORDER BY s.game LIMIT ? OFFSET ?",
+            (CREATED, limit, offset),
+        )
+        return total, [str(r[0]) for r in rows]
 
     def by_key(self, game: str, seat: str, key: str) -> Record | None:
         rows = self._query(

@@ -29,6 +29,7 @@ from referee.log import GENESIS, Record, read_lines, verify
 from referee.models import Claim, Created
 from referee.reading import ALL_SEATS
 from referee.repository import Draft, Repository, checked_game_id
+from referee.store import CREATED
 from referee.validate import InputError, game_id, mapping, text
 
 MAX_KIT = 1_000_000  # characters of a kit file
@@ -147,6 +148,7 @@ class Tables:
             act = {"action": module.action_json(action), "actor": actor}
             d = Draft("judge", "action", act, out.events)
             recs.append(self.repo.seal(gid, len(recs), recs[-1].hash, d, module))
+        stored[CREATED] = str(recs[-1].seq)  # where its creation ends: idle until then
         self.repo.append_new(recs, stored)
         return Created(gid, codes)
 

@@ -38,8 +38,9 @@ from web.present import qr_svg
 from web.request import (
     csrf_protected,
     get_referee,
+    is_game_id,
+    is_tournament_judge,
     judge_only,
-    judged_games,
     refusal,
     seat_of,
     with_game,
@@ -179,17 +180,25 @@ def reissued(game: str) -> str:
 def tables() -> str:
     """All the tables this browser judges, at a glance (each table's players and state in
     its game's words): the tables playing now first, all of them, then the others
-    (setting up, quiet, finished) :data:`~web.tables.PAGE_SIZE` at a time (``?page=``)."""
-    games = set(judged_games())
+    (setting up, quiet, finished) :data:`~web.tables.PAGE_SIZE` at a time (``?page=``), then
+    the games nobody has joined yet, counted and listed by id only, as many a page
+    (``?idle=``): the page costs the same however many of those there are (issue 31)."""
     ref = get_referee()
-    rows = [r for r in ref.overview("judge") if r["game"] in games]
+    judge = is_tournament_judge()
+    rows = ref.overview("judge", idle=False) if judge else []
     listed = ordered(rows)
     active = [(st, r) for st, r in listed if st in ACTIVE]
     others = [(st, r) for st, r in listed if st not in ACTIVE]
-    pages_count = max(1, -(-len(others) // PAGE_SIZE))
-    raw = request.args.get("page", "1")
-    page = min(max(1, int(raw) if raw.isdigit() and len(raw) <= 5 else 1), pages_count)
+    page, pages_count = _page_arg("page", len(others))
     shown = others[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    idle_total, idle_games = 0, list[str]()
+    idle_page, idle_pages = _page_arg("idle", 0)
+    if judge:  # one query for the count and the page asked; again only for a page past the end
+        asked, _ = _page_arg("idle", 10**6 * PAGE_SIZE)
+        idle_total, idle_games = ref.idle_games("judge", PAGE_SIZE, (asked - 1) * PAGE_SIZE)
+        idle_page, idle_pages = _page_arg("idle", idle_total)
+        if idle_page != asked:
+            _, idle_games = ref.idle_games("judge", PAGE_SIZE, (idle_page - 1) * PAGE_SIZE)
     words: dict[str, dict[str, str]] = {}
     for _state, t in [*active, *shown]:
         if "held" in t:
@@ -202,21 +211,35 @@ def tables() -> str:
         }
     now = current_app.config.get("CLOCK", lambda: datetime.datetime.now(datetime.UTC))()
     chosen = request.args.get("table", "")
-    desk = console_desk(chosen) if chosen in games else {}
+    desk: dict[str, Any] = {}
+    if judge and is_game_id(chosen) and ref.store.head(chosen) is not None:
+        desk = console_desk(chosen)
     hall = {
         "alerts": alerts(rows, now),
-        "rows": rows,
+        "rows": rows or idle_total,
         "active": active,
         "others": shown,
         "others_total": len(others),
         "page": page,
         "pages_count": pages_count,
+        "idle_games": idle_games,
+        "idle_total": idle_total,
+        "idle_page": idle_page,
+        "idle_pages": idle_pages,
         "words": words,
         "seat": "judge",
         "head": desk.get("head"),
         "chosen": chosen if desk else None,
     }
     return render_template("tables.html", **{**desk, **hall})
+
+
+def _page_arg(name: str, total: int) -> tuple[int, int]:
+    """The page the query's ``name`` asks for (1 when absent or malformed, the last when past
+    it) and how many pages ``total`` rows make."""
+    count = max(1, -(-total // PAGE_SIZE))
+    raw = request.args.get(name, "1")
+    return min(max(1, int(raw) if raw.isdigit() and len(raw) <= 5 else 1), count), count
 
 
 def console_desk(game: str) -> dict[str, Any]:

@@ -1,11 +1,23 @@
-"""Limits per client: how fast one address may create games (issue 12).
+"""Limits on creating games: per client (issue 12), and across clients (issue 31).
 
-``CREATE_BURST`` games back to back, then ``CREATE_PER_MINUTE`` a minute (a token bucket per
-client address; ``referee serve --create-burst/--create-per-minute``). Past it, 429
-``TooManyRequests`` with ``Retry-After`` and a sentence saying when. ``CREATE_PER_MINUTE`` None
-(the app's default, and ``--create-per-minute 0``) sets no limit. The form (``POST /new``) and
-the API (``POST /api/v1/games``) share one bucket per address. The tournament judge (the
-organiser, who sets up the hall's tables ahead of time) has no limit.
+Per client: ``CREATE_BURST`` games back to back, then ``CREATE_PER_MINUTE`` a minute (a token
+bucket per client address; ``referee serve --create-burst/--create-per-minute``). Past it, 429
+``TooManyRequests`` with ``Retry-After`` and a sentence saying when.
+
+Across every client, so that many addresses together cannot flood the server (issue 31:
+100 addresses made 1,000 games in 18 s):
+
+- a global rate: ``CREATE_GLOBAL_BURST`` games back to back, then
+  ``CREATE_GLOBAL_PER_MINUTE`` a minute, whoever asks (one token bucket for the server;
+  ``--create-global-burst/--create-global-per-minute``); past it, 429 ``TooManyRequests``
+  with ``Retry-After``;
+- a cap on idle games: while ``IDLE_GAMES_CAP`` games have had nothing recorded since their
+  creation (no seat taken, no action: :attr:`referee.store.GameHead.idle`), no other is made
+  (``--idle-games``); 503 ``Busy`` with ``Retry-After``, until players join some.
+
+A limit set to None (the app's default; ``0`` on the command line) is off. The form
+(``POST /new``) and the API (``POST /api/v1/games``) share the buckets. The tournament judge
+(the organiser, who sets up the hall's tables ahead of time) has no limit.
 """
 
 from __future__ import annotations
@@ -16,8 +28,8 @@ from collections import OrderedDict
 
 from flask import current_app, request
 
-from web.errors import TooManyRequests
-from web.request import is_tournament_judge
+from web.errors import Busy, TooManyRequests
+from web.request import get_referee, is_tournament_judge
 
 CLIENTS_KEPT = 4096  # buckets remembered; the least recently used leave first
 
@@ -47,25 +59,53 @@ class TokenBuckets:
             return 0.0
 
 
-def check_creation() -> None:
-    """Spends one game creation of this client's allowance. Raises TooManyRequests (429, with
-    the seconds to wait) when it is spent."""
-    cfg = current_app.config
-    per_minute = cfg.get("CREATE_PER_MINUTE")
-    if not per_minute or is_tournament_judge():
-        return
-    buckets = current_app.extensions.get("create_buckets")
+IDLE_RETRY = 60.0  # seconds a client refused by the idle-games cap is asked to wait
+
+
+def _buckets(name: str, burst: int, per_minute: float) -> TokenBuckets:
+    buckets = current_app.extensions.get(name)
     if buckets is None:
-        buckets = current_app.extensions.setdefault(
-            "create_buckets",
-            TokenBuckets(int(cfg.get("CREATE_BURST", 10)), float(per_minute) / 60.0),
-        )
+        buckets = current_app.extensions.setdefault(name, TokenBuckets(burst, per_minute / 60.0))
     assert isinstance(buckets, TokenBuckets)
-    wait = buckets.take(request.remote_addr or "-")
-    if wait > 0:
-        raise TooManyRequests(
-            f"this device has created {buckets.burst:g} games in a short time; this server "
-            f"lets one device create {float(per_minute):g} a minute: try again in "
-            f"{max(1, round(wait))} seconds",
-            wait,
-        )
+    return buckets
+
+
+def check_creation() -> None:
+    """Spends one game creation of this client's allowance and of the server's. Raises
+    TooManyRequests (429, with the seconds to wait) when either is spent, Busy (503) when the
+    server holds as many idle games as it may (nothing is spent then)."""
+    cfg = current_app.config
+    if is_tournament_judge():
+        return
+    cap = cfg.get("IDLE_GAMES_CAP")
+    if cap:
+        idle = get_referee().idle_count()
+        if idle >= int(cap):
+            raise Busy(
+                f"this server holds {idle} games nobody has joined yet, its limit on idle "
+                f"games ({int(cap)}): no game is made until players join some; try again "
+                "later or ask the organiser",
+                IDLE_RETRY,
+            )
+    per_minute = cfg.get("CREATE_PER_MINUTE")
+    if per_minute:
+        buckets = _buckets("create_buckets", int(cfg.get("CREATE_BURST", 10)), float(per_minute))
+        wait = buckets.take(request.remote_addr or "-")
+        if wait > 0:
+            raise TooManyRequests(
+                f"this device has created {buckets.burst:g} games in a short time; this "
+                f"server lets one device create {float(per_minute):g} a minute: try again in "
+                f"{max(1, round(wait))} seconds",
+                wait,
+            )
+    overall = cfg.get("CREATE_GLOBAL_PER_MINUTE")
+    if overall:
+        burst = int(cfg.get("CREATE_GLOBAL_BURST", 60))
+        wait = _buckets("create_global", burst, float(overall)).take("*")
+        if wait > 0:
+            raise TooManyRequests(
+                f"games are being created on this server faster than its limit for all "
+                f"devices together ({float(overall):g} a minute after {burst} back to back): "
+                f"try again in {max(1, round(wait))} seconds",
+                wait,
+            )

@@ -350,4 +350,8 @@ def refusal(e: ServiceError, about: str = "") -> str:
 
 def page_globals() -> dict[str, Any]:
     """What every template may call: ``messages()`` (the flashed messages with categories)."""
-    return {"messages": lambda: get_flashed_messages(with_categories=True)}
+    return {
+        "messages": lambda: get_flashed_messages(with_categories=True),
+        # the judge's pages say the server was started over a missing journal (issue 31)
+        "journal_accepted": lambda: current_app.config.get("JOURNAL_ACCEPTED"),
+    }

@@ -29,10 +29,19 @@ of 100 tables on one small machine:
   once (:mod:`web.wsgiserver`).
 - ``--create-burst`` (10) and ``--create-per-minute`` (6): the games one address may create,
   as a token bucket (429 with ``Retry-After`` past it); ``--create-per-minute 0`` turns the
-  limit off.
+  limit off. ``--create-global-burst`` (60) and ``--create-global-per-minute`` (60): the same
+  for all addresses together; ``--idle-games`` (200): no game is created while that many
+  have had nothing recorded since their creation (503 with ``Retry-After``). The tournament
+  judge has no limit (:mod:`web.limits`).
 - Photos and frames: at most ``FRAME_WORKERS`` (2) images read at once on the server (503 with
   ``Retry-After``), each read from its header first and refused above 50 megapixels before
   any decoding (:mod:`web.images`, :func:`vision.sources.image_size`).
+
+**The heads journal** (issue 31): a database holding games its journal ``<db>.heads`` is missing
+or older than (a database copied over this one with the journal deleted) is refused at start,
+in one line naming both files and ``--accept-missing-journal``; with that option it is served,
+the games are anchored as stored, and the acceptance is logged and shown on the judge's pages
+(:func:`journal_check`). A new database (no game yet) needs no journal.
 
 SIGINT (Ctrl-C) and SIGTERM stop it cleanly: live streams end, the database is closed; a restart
 on the same file continues every game.
@@ -64,6 +73,9 @@ HEADER_TIMEOUT = 10.0
 REQUEST_TIMEOUT = 60.0
 CREATE_BURST = 10
 CREATE_PER_MINUTE = 6.0
+CREATE_GLOBAL_BURST = 60
+CREATE_GLOBAL_PER_MINUTE = 60.0
+IDLE_GAMES = 200
 
 
 def stream_slots(threads: int, asked: int | None) -> int:
@@ -88,6 +100,7 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
         ("--streams-per-client", args.streams_per_client),
         ("--streams-per-game", args.streams_per_game),
         ("--create-burst", args.create_burst),
+        ("--create-global-burst", args.create_global_burst),
     ):
         if value < 1:
             raise SystemExit(f"referee serve: {flag} {value}: at least 1")
@@ -97,16 +110,23 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
     ):
         if not 0 < seconds <= 3600:
             raise SystemExit(f"referee serve: {flag} {seconds:g}: from 0 to 3600 seconds")
-    if args.create_per_minute < 0:
-        raise SystemExit(
-            f"referee serve: --create-per-minute {args.create_per_minute:g}: 0 or more"
-        )
+    for flag, rate in (
+        ("--create-per-minute", args.create_per_minute),
+        ("--create-global-per-minute", args.create_global_per_minute),
+    ):
+        if rate < 0:
+            raise SystemExit(f"referee serve: {flag} {rate:g}: 0 or more")
+    if args.idle_games < 0:
+        raise SystemExit(f"referee serve: --idle-games {args.idle_games}: 0 or more")
     return {
         "STREAM_SLOTS": stream_slots(max(args.threads, 4), args.stream_slots),
         "STREAMS_PER_CLIENT": args.streams_per_client,
         "STREAMS_PER_GAME": args.streams_per_game,
         "CREATE_BURST": args.create_burst,
         "CREATE_PER_MINUTE": args.create_per_minute or None,
+        "CREATE_GLOBAL_BURST": args.create_global_burst,
+        "CREATE_GLOBAL_PER_MINUTE": args.create_global_per_minute or None,
+        "IDLE_GAMES_CAP": args.idle_games or None,
     }
 
 
@@ -194,6 +214,33 @@ def add_serve_command(sub: Any) -> None:
         default=CREATE_PER_MINUTE,
         help=f"games one address may create per minute after that (default "
         f"{CREATE_PER_MINUTE:g}; 0: no limit)",
+    )
+    p.add_argument(
+        "--create-global-burst",
+        type=int,
+        default=CREATE_GLOBAL_BURST,
+        help=f"games all addresses together may create back to back (default "
+        f"{CREATE_GLOBAL_BURST})",
+    )
+    p.add_argument(
+        "--create-global-per-minute",
+        type=float,
+        default=CREATE_GLOBAL_PER_MINUTE,
+        help=f"games all addresses together may create per minute after that (default "
+        f"{CREATE_GLOBAL_PER_MINUTE:g}; 0: no limit)",
+    )
+    p.add_argument(
+        "--idle-games",
+        type=int,
+        default=IDLE_GAMES,
+        help=f"games nobody has joined yet the server may hold; past it no other is created "
+        f"(default {IDLE_GAMES}; 0: no limit)",
+    )
+    p.add_argument(
+        "--accept-missing-journal",
+        action="store_true",
+        help="serve a database whose heads journal (DB.heads) is missing or behind it; "
+        "logged and shown to the judge (a rolled-back database would go unnoticed)",
     )
     p.add_argument(
         "--kit", help="the sticker kit (kit.json from 'referee kit'), to read cards from photos"
@@ -464,6 +511,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ref = open_db(str(db))
     except Exception as e:  # an unreadable file, a locked or corrupt database
         raise SystemExit(f"referee serve: cannot open the database {db}: {e}") from None
+    accepted = journal_check(ref, db, args.accept_missing_journal)
     kit = None
     if args.kit:
         from printables.kit import KitError
@@ -487,6 +535,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "ACCESS_LOG": not args.quiet,
             "PREFERRED_URL_SCHEME": "https" if args.https else "http",
             "VISION_KIT": kit,
+            "JOURNAL_ACCEPTED": accepted,
             **limits,
         }
     )
@@ -497,6 +546,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         logging.getLogger("cheroot").setLevel(logging.WARNING)
     else:
         logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
+    if accepted:
+        logging.getLogger("referee").warning("%s", accepted)
     scheme = "https" if args.https else "http"
     shown_host = ip if args.host in ("0.0.0.0", "::", "") else args.host
     base = f"{scheme}://{shown_host}:{port}"
@@ -527,6 +578,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
         title=title,
     )
     return run(server, ref, live)
+
+
+def journal_check(ref: Any, db: Path, accept: bool) -> str | None:
+    """Refuses to serve a database its heads journal does not cover (missing, or older than
+    the database: a database rolled back with its journal deleted, issue 31) unless
+    ``accept`` (``--accept-missing-journal``). Returns None, or with ``accept`` the sentence
+    the log and the judge's pages show (the games are then verified and anchored, so the next
+    start needs no option). Raises SystemExit with one line naming the files and the option."""
+    gap = ref.journal_gap()
+    if gap is None:
+        return None
+    if not accept:
+        with contextlib.suppress(Exception):
+            ref.store.close()
+        raise SystemExit(
+            f"referee serve: refusing to serve the database {db}: {gap}; a database copied "
+            "over the one this server wrote would be served unnoticed. Restore the journal, "
+            "or start with --accept-missing-journal to serve it anyway (logged and shown to "
+            "the judge)"
+        )
+    n = ref.anchor_stored()
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"Started {stamp} with --accept-missing-journal: {gap}. The server took the {n} games "
+        "the journal missed as stored: a database rolled back before this start would not "
+        "have been noticed by it (the players' phones still compare the heads they saw)."
+    )
 
 
 # Seconds the server gets to stop. cheroot gives each worker 5 s to finish, then closes its

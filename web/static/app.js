@@ -9,7 +9,9 @@
   document.documentElement.classList.add("js");
   var game = body.getAttribute("data-game");
 
-  // ---- the log head: keep what we saw; warn loudly on a shorter or different chain ----
+  // ---- the log head: keep what we saw (per game, in this browser); on a shorter or
+  // different chain, an alarm: the page stops acting and tells the judge (issue 31) ----
+  var alarmed = null;  // what this device saw and was served, once the server served less
   function checkChain(doc) {
     if (!game) { return; }
     var key = "hz-heads-" + game;
@@ -22,23 +24,79 @@
     doc.querySelectorAll(".log li[data-seq]").forEach(function (li) {
       page[li.getAttribute("data-seq")] = li.getAttribute("data-hash");
     });
-    var problem = null, maxSeen = -1;
+    var problem = null, evidence = null, maxSeen = -1;
     Object.keys(seen).forEach(function (s) {
       var n = parseInt(s, 10);
       if (n > maxSeen) { maxSeen = n; }
-      if (page[s] && page[s] !== seen[s]) { problem = "event " + s + " is not the event this phone saw"; }
+      if (page[s] && page[s] !== seen[s] && !evidence) {
+        problem = "event " + s + " is not the event this device saw";
+        evidence = { seen_seq: s, seen_hash: seen[s], served_seq: s, served_hash: page[s] };
+      }
     });
-    if (!isNaN(seq) && maxSeen > seq) { problem = "the log is shorter than this phone saw (event " + maxSeen + ", now " + seq + ")"; }
-    var warn = document.getElementById("chain-warning");
-    if (problem && warn) {
-      warn.textContent = "Warning: the server shows a different record: " + problem + ". Call the judge.";
-      warn.hidden = false;
-      return;
+    if (!isNaN(seq) && hash && maxSeen > seq) {
+      problem = "the log is shorter than this device saw (event " + maxSeen + ", now " + seq + ")";
+      evidence = { seen_seq: maxSeen, seen_hash: seen[maxSeen], served_seq: seq, served_hash: hash };
     }
+    if (problem) { alarm(problem, evidence); return; }
     Object.keys(page).forEach(function (s) { seen[s] = page[s]; });
     var keys = Object.keys(seen).map(Number).sort(function (a, b) { return a - b; });
     while (keys.length > 200) { delete seen[keys.shift()]; }
     try { window.localStorage.setItem(key, JSON.stringify(seen)); } catch (e) { /* private mode */ }
+  }
+  function alarm(problem, evidence) {
+    var told = alarmed ? alarmed.told : "The judge is being told.";
+    if (!alarmed) { alarmed = { evidence: evidence, told: told }; report(evidence); }
+    alarmText("Warning: the server shows an older or different record than this device saw: " + problem + ". This page does nothing more until the judge has looked. " + alarmed.told);
+    body.classList.add("chain-alarm");
+    lockForms(document);
+  }
+  // The alarm's words, and one button: once the judge has looked, this device forgets the heads
+  // it kept for the game and takes the record served (it is remembered from there on).
+  function alarmText(text) {
+    var warn = document.getElementById("chain-warning");
+    if (!warn) { return; }
+    var words = warn.querySelector(".alarm-text");
+    if (!words) {
+      warn.textContent = "";
+      words = document.createElement("span");
+      words.className = "alarm-text";
+      var go = document.createElement("button");
+      go.type = "button";
+      go.id = "chain-accept";
+      go.textContent = "The judge has looked: go on with this record";
+      go.addEventListener("click", function () {
+        try { window.localStorage.removeItem("hz-heads-" + game); } catch (e) { /* private mode */ }
+        window.location.reload();
+      });
+      warn.appendChild(words);
+      warn.appendChild(document.createTextNode(" "));
+      warn.appendChild(go);
+    }
+    words.textContent = text;
+    warn.hidden = false;
+  }
+  function lockForms(root) {  // an alarmed page refuses to act: every form's controls are off
+    root.querySelectorAll("form[method=post]").forEach(function (form) {
+      form.querySelectorAll("button, input, select, textarea").forEach(function (el) {
+        if (el.type !== "hidden") { el.disabled = true; }
+      });
+      form.setAttribute("aria-disabled", "true");
+    });
+  }
+  function report(evidence) {  // an irregularity for the judge (web/witness.py)
+    var token = document.querySelector("input[name=csrf]");
+    if (!token || !evidence || !window.fetch || !window.FormData) { alarmed.told = "Call the judge."; return; }
+    var data = new FormData();
+    data.append("csrf", token.value);
+    Object.keys(evidence).forEach(function (k) { data.append(k, evidence[k]); });
+    fetch("/g/" + encodeURIComponent(game) + "/witness", { method: "POST", body: data, credentials: "same-origin", headers: { "Accept": "application/json" } })
+      .then(function (r) { return r.ok; }, function () { return false; })
+      .then(function (ok) {
+        alarmed.told = ok ? "The judge has been told." : "The judge could not be told: call the judge.";
+        var words = document.querySelector("#chain-warning .alarm-text");
+        if (words) { words.textContent = words.textContent.replace("The judge is being told.", alarmed.told); }
+        body.setAttribute("data-alarm", ok ? "reported" : "unreported");
+      });
   }
 
   // ---- tapping the drawing ----
@@ -305,6 +363,7 @@
     if (focus && focus !== document.activeElement) { focus.focus({ preventScroll: true }); }
     window.scrollTo(x, y);
     bindTable(document); bindPickers(document); bindHand(document); bindTabs(document); bindForms(document);
+    if (alarmed) { lockForms(document); }
     var said = freshFlashes ? freshFlashes.textContent.replace(/\s+/g, " ").trim() : "";
     announce(said || (isNaN(before) ? "" : news(doc, before)));
     return true;
@@ -335,6 +394,7 @@
       if (form.dataset.bound || form.enctype === "multipart/form-data" || form.hasAttribute("data-reload")) { return; }
       form.dataset.bound = "1";
       form.addEventListener("submit", function (e) {
+        if (alarmed) { e.preventDefault(); return; }  // the record went back: nothing is sent
         if (e.defaultPrevented || !window.fetch || !window.FormData) { return; }
         e.preventDefault();
         var data;
@@ -359,12 +419,12 @@
             if (html === null) { return; }
             var doc = new DOMParser().parseFromString(html, "text/html");
             if (!apply(doc, form)) { window.location.reload(); return; }
-            if (form.isConnected) { buttons.forEach(function (b) { b.disabled = false; }); }
+            if (form.isConnected && !alarmed) { buttons.forEach(function (b) { b.disabled = false; }); }
           })
           .catch(function () {
             var note = document.getElementById("live-note");
             if (note) { note.textContent = "The referee could not be reached; nothing was sent twice. Check the connection and try again."; note.hidden = false; }
-            buttons.forEach(function (b) { b.disabled = false; });
+            if (!alarmed) { buttons.forEach(function (b) { b.disabled = false; }); }
           })
           .then(function () { sending = false; if (again) { again = false; refresh(); } });
       });

@@ -1,0 +1,92 @@
+"""What a device saw: a seat's phone or the judge's console reports a head the server no longer
+serves (issue 31, item 3).
+
+The heads journal (:mod:`referee.anchors`) lives beside the database, so whoever replaces the
+database and deletes the journal rolls a game back unseen by the server. The pages keep the
+newest head they were shown, per game, in the browser (``web/static/app.js``); when the server
+later serves an older head, or another record at a sequence the browser knows, the page stops
+acting and reports it here. The report becomes an ``irregularity`` record for the judge (the
+same road as a statement against the record, D20): its body says what the device saw and what
+it was served, sealed from every seat but the judge's as every irregularity is.
+
+A device's word is not proof (it may report anything), so the report holds nothing and
+changes no position: it puts the question in front of the judge, who compares the phones'
+heads with the score sheets. The same report twice (the same head seen, still open) is written
+once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from referee.errors import Forbidden, Refused
+from referee.log import Record
+from referee.reading import Reading
+from referee.repository import Draft, Repository
+from referee.validate import InputError, integer
+from referee.views import JUDGE, redact
+
+SOURCE = "anchor"
+HASH = re.compile(r"^[0-9a-f]{8,64}$")
+
+
+def _hash(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not HASH.match(value):
+        raise Refused(f"{name}: not a record hash (8 to 64 lowercase hex digits)")
+    return value
+
+
+def report_head(
+    repo: Repository,
+    reading: Reading,
+    game: str,
+    seat: str,
+    seen: tuple[Any, Any],
+    served: tuple[Any, Any],
+) -> Record:
+    """Records that ``seat``'s device saw the head ``seen`` (seq, hash) of ``game`` and was
+    later served ``served``, older or different there. Returns the irregularity as ``seat``
+    may read it (the open one when the same head was reported already). Raises Forbidden for
+    the public (a seat or the judge reports), Refused for a malformed seq or hash, or a
+    report that shows no difference."""
+    reading.seat_of(game, seat)
+    try:
+        seen_seq = integer(seen[0], "seen_seq", 0, 10**9)
+        served_seq = integer(served[0], "served_seq", 0, 10**9)
+    except InputError as e:
+        raise Refused(str(e)) from None
+    seen_hash = _hash(seen[1], "seen_hash")
+    served_hash = _hash(served[1], "served_hash")
+    if served_seq > seen_seq or (served_seq == seen_seq and served_hash == seen_hash):
+        raise Refused(
+            f"event {served_seq} ({served_hash[:8]}) is not older than nor different from "
+            f"event {seen_seq} ({seen_hash[:8]}): nothing to report"
+        )
+    who = "the judge's console" if seat == JUDGE else f"{seat.title()}'s device"
+    if served_seq < seen_seq:
+        problem = (
+            f"{who} was shown the record up to event {seen_seq} ({seen_hash[:8]}); the "
+            f"server now serves it only up to event {served_seq} ({served_hash[:8]}): "
+            "the database may have been rolled back or replaced"
+        )
+    else:
+        problem = (
+            f"{who} was shown event {seen_seq} as {seen_hash[:8]}; the server now serves "
+            f"{served_hash[:8]} there: the database may have been replaced"
+        )
+    body = {
+        "source": SOURCE,
+        "problem": problem,
+        "seen": {"seq": seen_seq, "hash": seen_hash},
+        "served": {"seq": served_seq, "hash": served_hash},
+    }
+    with repo.lock(game):
+        f = repo.folded(game)
+        if seat not in f.module.players and seat != JUDGE:
+            raise Forbidden("only a seat's device or the judge reports what it was shown")
+        for r in f.open_items():
+            if r.kind == "irregularity" and r.body.get("seen") == body["seen"]:
+                return redact(r, seat, f.module)  # reported already, still open
+        recs, after = repo.write(game, lambda _: [Draft(seat, "irregularity", body)], fresh=f)
+    return redact(recs[0], seat, after.module)
