@@ -33,7 +33,8 @@ def played(ref: Referee, game: str = "g1") -> str:
     first_turns(ref, g, hera=["Pythia", "Medusa", "Pandora"], zeus=["Hero", "Hero", "Argus"])
     ref.submit(g, "hera", {"do": "challenge", "column": 2}, key="tap-1")
     ref.submit(g, "hera", {"do": "play", "card": "Medusa", "column": 2})
-    ref.undo(g, "judge", ref.head(g)["seq"], "nothing to undo: a note for the judge")
+    # an undo to the present is refused (HZ-P15): the judge takes back the Medusa
+    ref.undo(g, "judge", ref.head(g)["seq"] - 1, "the Medusa went to the wrong column")
     return g
 
 
