@@ -204,6 +204,17 @@
   }
   function changed(el) {
     if (el.tagName === "SELECT") {
+      // a single choice: changed when another option is chosen than the page's own (the one
+      // marked selected, else the first); comparing each option's flags would call every
+      // select without a marked option changed, the fresh copy's too, and lose the choice
+      // on the next live update (issue 31, item 7)
+      if (!el.multiple) {
+        var first = -1;
+        for (var i = 0; i < el.options.length; i++) {
+          if (el.options[i].defaultSelected) { first = i; break; }
+        }
+        return el.selectedIndex !== (first < 0 ? (el.options.length ? 0 : -1) : first);
+      }
       return Array.prototype.some.call(el.options, function (o) { return o.selected !== o.defaultSelected; });
     }
     if (el.type === "checkbox" || el.type === "radio") { return el.checked !== el.defaultChecked; }
@@ -233,7 +244,12 @@
       }
       var el = find(root, kv[0]);
       if (!el || changed(el)) { return; }
-      if (el.type === "checkbox" || el.type === "radio") { el.checked = kv[1]; } else { el.value = kv[1]; }
+      if (el.type === "checkbox" || el.type === "radio") { el.checked = kv[1]; }
+      else if (el.tagName === "SELECT") {  // a choice the fresh page no longer offers is not kept
+        var has = Array.prototype.some.call(el.options, function (o) { return o.value === kv[1]; });
+        if (!has) { return; }
+        el.value = kv[1];
+      } else { el.value = kv[1]; }
       if (el.tagName === "SELECT") { el.dataset.filled = "1"; }
     });
   }
@@ -294,7 +310,7 @@
     var flashes = document.getElementById("flashes"), freshFlashes = doc.getElementById("flashes");
     var moved = (doc.body.getAttribute("data-seq") || "") !== (body.getAttribute("data-seq") || "");
     if (flashes && freshFlashes && (sent || moved)) { flashes.innerHTML = freshFlashes.innerHTML; }
-    ["head"].forEach(function (id) {
+    ["head", "foot-head"].forEach(function (id) {  // the log head, at the top and the foot
       var a = document.getElementById(id), b = doc.getElementById(id);
       if (a && b) { a.textContent = b.textContent; }
     });
