@@ -225,7 +225,11 @@
     var out = [];
     root.querySelectorAll("input, select, textarea").forEach(function (el) {
       if (skip && skip.contains(el)) { return; }
-      if (changed(el)) { out.push([keyOf(el), el.type === "checkbox" || el.type === "radio" ? el.checked : el.value]); }
+      // what differs from the page's own, and any choice the person made (a default chosen by
+      // hand stays chosen when the fresh page's default moves on: issue 31, item 7)
+      if (changed(el) || (el.dataset.touched && el.type !== "hidden" && el.type !== "file")) {
+        out.push([keyOf(el), el.type === "checkbox" || el.type === "radio" ? el.checked : el.value]);
+      }
     });
     root.querySelectorAll("details[data-touched]").forEach(function (d) {  // opened or closed by hand
       var s = d.querySelector("summary");
@@ -251,8 +255,18 @@
         el.value = kv[1];
       } else { el.value = kv[1]; }
       if (el.tagName === "SELECT") { el.dataset.filled = "1"; }
+      el.dataset.touched = "1";
     });
   }
+  // a choice made by hand (see drafts): changed, or a select opened (its choice, the default
+  // too, is what the person looked at)
+  ["change", "focusin"].forEach(function (type) {
+    document.addEventListener(type, function (e) {
+      var t = e.target;
+      if (!t || !t.matches) { return; }
+      if (t.matches(type === "change" ? "input, select, textarea" : "select")) { t.dataset.touched = "1"; }
+    }, true);
+  });
   function announce(text) {
     var live = document.getElementById("announce");
     if (!live || !text) { return; }
