@@ -24,7 +24,7 @@ from selenium.common.exceptions import (  # noqa: E402
 )
 from selenium.webdriver import Chrome  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from referee.service import Referee  # noqa: E402
 from web.app import create_app  # noqa: E402
@@ -158,9 +158,7 @@ def test_the_judges_choices_survive_a_live_update_and_the_foot_shows_the_new_hea
     """Issue 31, item 7: on the judge's table page, an older event chosen in the undo picker
     (and the reason typed) stay as they were when a move at the table updates the page; the
     footer's log head follows the move (item 11); the undo then continues from that event."""
-    from selenium.webdriver.support.ui import Select
-
-    ref, g, hall, console = judge
+    ref, g, _hall, console = judge
     for name in ("Medusa", "Pythia"):
         ref.submit(g, "hera", {"do": "draw", "card": name})
     console.get(console.current_url.split("/judge")[0] + f"/g/{g}")
