@@ -174,8 +174,9 @@ def test_the_judges_choices_survive_a_live_update_and_the_foot_shows_the_new_hea
     moved = ref.submit(g, "hera", {"do": "draw", "card": "Hades"}).seq  # a move at the table
     until(
         console,
-        lambda: console.execute_script("return document.body.getAttribute('data-seq')")
-        == str(moved),
+        lambda: (
+            console.execute_script("return document.body.getAttribute('data-seq')") == str(moved)
+        ),
         "the live update reaches the judge's page",
     )
     chosen = Select(console.find_element(By.CSS_SELECTOR, "#undo-form select[name=to]"))
