@@ -226,3 +226,38 @@ def test_the_default_order_fills_the_unknown_cards_where_they_stood() -> None:
     assert order_answer({"order": "Amazon,Io", "stood": "Io,Amazon"}) == ["Amazon", "Io"]
     with pytest.raises(ValueError, match=r"name the 2 cards the referee does not know"):
         order_answer({"stood": "Io,?,Amazon,?", "named": "Hydra"})
+
+
+# ---- item 11: a Pegasus card and its column, one tap each ---------------------------------------
+
+
+def test_the_card_pegasus_drew_and_its_column_are_one_tap_each(app: Flask) -> None:
+    """D2: Hera's Pegasus draws from Zeus's hand; Zeus names the card with one tap of its
+    name, then Hera puts it into a column with one tap of the column (before: a drop-down,
+    an option and Answer, three taps each)."""
+    created, b = web_game(app)
+    g = created.game
+    ref = referee_of(app)
+    set_up(ref, g)
+    for seat in ("hera", "zeus"):
+        for _ in range(3):
+            ref.submit(g, seat, {"do": "draw"})
+        ref.submit(g, seat, {"do": "end_turn"})
+    with pytest.raises(NeedsInput):
+        ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
+    page = b["zeus"].get(f"/g/{g}").get_data(as_text=True)
+    taps = re.findall(r'<button type="submit" name="tap" value="([^"]+)"', page)
+    assert "Apollo" in taps  # a card of his hand the referee knows, one button each
+    r = b["zeus"].client.post(
+        f"/g/{g}/answer", data={"csrf": b["zeus"].csrf(g), "needs": "pick", "tap": "Apollo"}
+    )
+    assert r.status_code == 303
+    page = b["hera"].get(f"/g/{g}").get_data(as_text=True)
+    columns = re.findall(r'<button type="submit" name="tap" value="(\d)"[^>]*>Column \d<', page)
+    assert columns == ["1", "2", "3"]  # as Hera sees her opponent's columns (HZ-P10)
+    r = b["hera"].client.post(
+        f"/g/{g}/answer", data={"csrf": b["hera"].csrf(g), "needs": "place", "tap": "2"}
+    )
+    assert r.status_code == 303
+    front = hz_view(ref.view(g, "hera"))["zeus"]["field"][1][0]
+    assert str(front).lstrip("^") == "Apollo"
