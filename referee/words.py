@@ -68,6 +68,9 @@ def needs_words(needs: str, asked: Sequence[str] = ()) -> str:
         return f"the order of {whose} cards onto the discard pile"
     if head == "reveal":
         return "the name of a card turned face up"
+    if head == "hand_cards" and seat:
+        whose = possessive(seat) if tuple(asked) == (seat,) else f"{seat.capitalize()}'s"
+        return f"the cards of {whose} hand the text takes"
     return {
         "pick": "the card drawn from the hand",
         "place": "the column the card goes to",

@@ -84,6 +84,8 @@ def test_a_question_for_the_other_player_names_what_he_gives_in_words(app: Flask
         ("order.hera", ("judge",), "the order of Hera's cards onto the discard pile"),
         ("pick", ("hera", "zeus"), "the card drawn from the hand"),
         ("reveal.defender", ("zeus",), "the name of a card turned face up"),
+        ("hand_cards.vess", ("vess",), "the cards of his hand the text takes"),
+        ("hand_cards.vess", ("judge",), "the cards of Vess's hand the text takes"),
     ],
 )
 def test_a_field_path_reads_as_words(needs: str, asked: tuple[str, ...], words: str) -> None:
