@@ -21,7 +21,8 @@ def parse_answer(needs: str, form: Mapping[str, str]) -> Any:
         try:
             return int(text)
         except ValueError:
-            raise ValueError(f"{needs}: a number is needed, not {text!r}") from None
+            what = "tap the column" if needs == "place" else "give the place as a number"
+            raise ValueError(f"{what}, not {text!r}" if text else what) from None
     if needs.startswith("order."):
         return order_answer(form)
     if needs in ("reveal.cards", "reveal.hand"):
