@@ -414,7 +414,8 @@ def _order_named(
     named = [w.parse_card(t, p, needs) for t in given]
     if w.checked and len(named) != len(cards):
         raise IllegalActionError(
-            rule, f"{needs} lists {len(named)} cards but {what} are {len(cards)}"
+            rule,
+            f"the order of {p.title}'s cards lists {len(named)} but {what} are {len(cards)}",
         )
     pool = Counter(c for c in cards if not c.is_unknown)
     unknowns = sum(1 for c in cards if c.is_unknown)
@@ -422,7 +423,9 @@ def _order_named(
     extra.subtract(pool)
     if w.checked and (any(v < 0 for v in extra.values()) or sum(extra.values()) != unknowns):
         shown = ", ".join(c.notation(p) for c in cards)
-        raise IllegalActionError("D20", f"{needs} must list exactly {what} ({shown})")
+        raise IllegalActionError(
+            "D20", f"the order of {p.title}'s cards must list exactly {what} ({shown})"
+        )
     identified = list(extra.elements())
     for c in identified:
         if w.checked and c.origin is not p:

@@ -374,6 +374,15 @@ RULES: dict[str, Rule] = {
             "is deleted, and the undone action stays hidden as it was (D21, D22).",
             ("PROJECT",),
         ),
+        _R(
+            "HZ-P15",
+            "A correction must change the game",
+            "An undo continues the game from the position after an earlier event; an undo to "
+            "the position the game is in now (no action in effect after that event, no question "
+            "open) would log a correction that corrects nothing, and is refused. The judge "
+            "chooses the event before the action to take back.",
+            ("PROJECT",),
+        ),
     )
 }
 

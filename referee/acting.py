@@ -36,6 +36,7 @@ from referee.reading import Reading, short
 from referee.repository import Draft, Repository
 from referee.validate import InputError, idem_key, integer, json_value, mapping, text
 from referee.views import redact
+from referee.words import needs_words
 
 
 def refusal(e: RuleError) -> ServiceError:
@@ -144,8 +145,9 @@ class Acting:
             return
         who = " or ".join(str(a).title() for a in q.body.get("asked", []))
         rule = f.module.hold_rule
+        what = needs_words(str(q.body.get("needs", "")), q.body.get("asked", ()))
         raise Refused(
-            f"the referee is waiting for {who} to give {q.body.get('needs')} "
+            f"the referee is waiting for {who} to give {what} "
             f"({q.body.get('rule')}); nothing else is recorded until it is answered ({rule})",
             rule,
         )
@@ -243,7 +245,7 @@ class Acting:
             except RuleError:
                 pass
             who = " or ".join(a.title() for a in asked)
-            return f"{who} must give {e.needs} ({e.rule})"
+            return f"{who} must give {needs_words(e.needs, asked)}"  # shown with its rule
         return e.reason
 
     def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:

@@ -45,10 +45,11 @@ def describe_event_json(e: Mapping[str, Any]) -> str | None:
     who = PLAYER_TITLE.get(str(e.get("player")), "")
     card = e.get("card")
     # a sealed card names nothing
-    name = card_words(card) if isinstance(card, str) and card else "a card"
+    # a sealed card names nothing; nor does "?", a card the referee does not know (D20)
+    name = card_words(card) if isinstance(card, str) and card and card != "?" else "a card"
     k = e.get("kind")
     if k == "drawn":
-        return f"{who} draws {name}." if name != "?" else f"{who} draws a card."
+        return f"{who} draws {name}."
     if k == "played":
         return f"{who} plays {name} face down to {_where(e.get('to'))}."
     if k == "revealed":

@@ -221,7 +221,7 @@ def replay_text(records: list[Record], step: bool, verified: bool = False) -> No
             problem = irr.get("problem") if isinstance(irr, dict) else None
             line += f"saw {r.body.get('card', 'a card')}" + (f" ({problem})" if problem else "")
         else:
-            line += record_words(r, judge=True)
+            line += record_words(r, True, records)
             note = r.body.get("reason") or r.body.get("note")
             if note and r.kind not in ("irregularity", "ask"):
                 line += f" Reason: {note}"

@@ -496,8 +496,14 @@ class HeraZeus:
             raise Malformed(rigged)
         first: str | None
         fixed = rs.fixed_starting_player()
-        if starting == "table":  # nothing to decide when the profile fixes it (D19)
-            first = fixed.key if fixed is not None else None
+        if starting == "table":
+            if fixed is not None:  # nothing to decide at the table: refused, not ignored
+                raise Illegal(
+                    f"under the {profile} profile {fixed.title} always starts: there is "
+                    "nothing to decide at the table; choose another profile to decide there",
+                    "D19",
+                )
+            first = None
         elif starting is not None:
             try:
                 chosen = Player.parse(starting)

@@ -98,6 +98,13 @@ class Judging:
     def _undo_body(self, f: Folded, to: int, reason: str) -> dict[str, Any]:
         if not 0 <= to <= f.last_seq:
             raise Refused(f"no event {to} (the log ends at {f.last_seq})")
+        if not changes_anything(f, to):
+            raise Refused(
+                f"an undo to event {to} changes nothing: no action after it is in effect, so "
+                "the game would continue from the position it is in now; choose the event "
+                "before the action to take back",
+                "HZ-P15",
+            )
         return {"to": to, "reason": reason}
 
     def amend(
@@ -343,3 +350,14 @@ class Judging:
 
             recs, after = self.repo.write(game, build)
         return [redact(r, seat, after.module) for r in recs]
+
+
+def changes_anything(f: Folded, to: int) -> bool:
+    """Whether continuing from the position after event ``to`` changes the game (HZ-P15): an
+    action or a card's identity in effect after it, one kept aside by a broken replay, an open
+    question (a correction withdraws it) or a record held broken."""
+    return (
+        f.question is not None
+        or f.broken is not None
+        or any(seq > to for seq, _ in (*f.ops, *f.suspended))
+    )

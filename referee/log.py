@@ -50,7 +50,7 @@ import msgspec
 
 from referee.jsonin import loads_strict
 from referee.keys import fingerprint_of, parse_public_key, signature_ok
-from referee.words import head_text, plural
+from referee.words import head_text, parse_head, plural
 
 GENESIS = "0" * 64
 FORMAT = "hz-log/2"
@@ -814,14 +814,13 @@ def verify(
         return Verification(False, 0, 0, "the log has no records", seat, fingerprint=fp)
     got = (last.seq, last.hash)
     if head is not None:
-        want_seq, _, want_hash = head.strip().partition(":")
-        want_hash = want_hash.strip().lower()
-        if not want_seq.strip().isdigit() or len(want_hash) < 8:
-            return Verification(
-                False, n, None, f"--head {head!r} must be SEQ:HASH (8 hex or more)", seat, cut
-            )
-        if int(want_seq) != last.seq or not last.hash.startswith(want_hash):
-            if int(want_seq) > last.seq:
+        try:
+            want, want_hash = parse_head(head)
+        except ValueError as e:
+            return Verification(False, n, None, f"--head {e}", seat, cut)
+        want_seq = str(want)
+        if want != last.seq or not last.hash.startswith(want_hash):
+            if want > last.seq:
                 problem = (
                     f"the log ends at {head_text(last.seq, last.hash)}, before the head "
                     f"{head_text(int(want_seq), want_hash)}: it was cut short"

@@ -5,17 +5,69 @@ game's own records and events say is its module's (``Game.event_text``, the page
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from referee.log import Record
+from referee.words import possessive
 
 
-def record_words(r: Record, judge: bool = False) -> str:
+def title_of(seat: object) -> str:
+    """A seat as a person reads it: ``zeus`` is "Zeus" (never the lowercase id in prose)."""
+    return str(seat).capitalize()
+
+
+def _earlier(records: Sequence[Record], seq: object) -> Record | None:
+    """The record at event ``seq`` of ``records`` (a log as its reader holds it, numbered from
+    the create record), None when it is not there."""
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < len(records):
+        return None
+    r = records[seq]
+    return r if r.seq == seq else None
+
+
+def takeback_of(r: Record, records: Sequence[Record]) -> Record | None:
+    """The take-back proposal (HZ-P14) an ``approve``, ``decline`` or ``undo`` record answers
+    or carries out, None for any other record (an undo of the judge's, say)."""
+    if r.kind in ("approve", "decline"):
+        p = _earlier(records, r.body.get("proposal"))
+    elif r.kind == "undo" and r.seq >= 1:
+        approved = _earlier(records, r.seq - 1)
+        asked = approved.body.get("proposal") if approved and approved.kind == "approve" else None
+        p = _earlier(records, asked)
+    else:
+        return None
+    return p if p is not None and p.kind == "propose" and "takeback" in p.body else None
+
+
+def took_back(r: Record, proposal: Record, records: Sequence[Record]) -> str:
+    """An accepted take-back in words: "Hera took back her last card (Zeus agreed) [HZ-P14]."."""
+    who = proposal.seat
+    action = _earlier(records, proposal.body.get("takeback"))
+    raw = action.body.get("action") if action is not None else None
+    do = raw.get("do") if isinstance(raw, dict) else None
+    what = {"play": "card", "draw": "draw"}.get(str(do), "action")
+    return (
+        f"{title_of(who)} took back {possessive(who)} last {what} "
+        f"({title_of(r.seat)} agreed) [HZ-P14]."
+    )
+
+
+def record_words(r: Record, judge: bool = False, records: Sequence[Record] = ()) -> str:
     """A record of the service's own (a correction, a call, a question, a seat), in words for
     a person: the pages' log lines and `referee replay`'s trace. ``judge``: the reader may
-    read an irregularity's problem."""
+    read an irregularity's problem. ``records``: the log as the reader holds it (from the
+    create record on), which tells a take-back (HZ-P14) from the judge's correction."""
     body = r.body
+    takeback = takeback_of(r, records)
     if r.kind == "undo":
-        return f"The judge corrected the record: the game continues after event {body.get('to')}."
+        if takeback is not None:
+            return took_back(r, takeback, records)
+        # r.seat: the judge, or the last of both players to approve at a table without a judge
+        by = "The judge" if r.seat == "judge" else "The players"
+        return f"{by} corrected the record: the game continues after event {body.get('to')}."
     if r.kind == "amend":
+        if r.seat != "judge":
+            return f"The players corrected the record: event {body.get('event')} was amended."
         return f"The judge corrected the record: event {body.get('event')} was amended."
     if r.kind == "irregularity":
         if judge:
@@ -25,31 +77,43 @@ def record_words(r: Record, judge: bool = False) -> str:
         return "The judge was called to the table."
     if r.kind == "resolve":
         return "The judge settled a call or an irregularity."
-    seat = str(body.get("seat", ""))
+    seat = title_of(body.get("seat", ""))
     if r.kind == "claim":
-        return f"The {seat} seat was taken by a device (its join link was opened)."
+        return f"{seat}'s seat was taken by a device (its join link was opened)."
     if r.kind == "request":
-        return f"Another device asked for the {seat} seat."
+        return f"Another device asked for {seat}'s seat."
     if r.kind == "move":
-        return (
-            f"The {seat} seat moved to the device that asked for it (event {body.get('request')})."
-        )
+        return f"{seat}'s seat moved to the device that asked for it (event {body.get('request')})."
     if r.kind == "ask":
         asked = body.get("asked")
-        who = " and ".join(str(a).capitalize() for a in asked) if isinstance(asked, list) else ""
+        who = " and ".join(title_of(a) for a in asked) if isinstance(asked, list) else ""
         rule = f" [{body.get('rule')}]" if body.get("rule") else ""
         why = str(body.get("reason") or "an answer is needed").rstrip(". ")
-        rule = "" if rule.strip() in why else rule
+        rule = "" if str(body.get("rule")) in why else rule
         return f"The referee waits for {who or 'a player'} to answer: {why}{rule}."
     if r.kind == "reissue":
-        return f"The judge issued a new link for the {seat} seat; the old one opens nothing."
+        return f"The judge gave {seat} a new seat link; the old one opens nothing."
     if r.kind == "propose" and "takeback" in body:
-        who = r.seat.capitalize()
-        return f"{who} asked to take back event {body.get('takeback')} (HZ-P14)."
+        who = r.seat
+        return (
+            f"{title_of(who)} asked to take back {possessive(who)} last action "
+            f"(event {body.get('takeback')}) [HZ-P14]."
+        )
     if r.kind == "propose":
         corr = body.get("correction", {})
         what = corr.get("kind") if isinstance(corr, dict) else None
-        return f"A correction ({what}) was proposed; it applies when both players approve it."
-    if r.kind in ("approve", "decline"):
-        return f"Proposal {body.get('proposal')} was {r.kind}d."
+        words = {"undo": "an undo", "amend": "an amend"}.get(str(what), "a correction")
+        return f"{title_of(r.seat)} proposed {words}; it applies when both players approve it."
+    if r.kind in ("approve", "decline") and takeback is not None:
+        if r.kind == "approve":
+            return f"{title_of(r.seat)} agreed to the take-back [HZ-P14]."
+        return f"{title_of(r.seat)} declined the take-back: the action stands [HZ-P14]."
+    if r.kind == "approve":
+        return (
+            f"{title_of(r.seat)} approved the correction proposed at event {body.get('proposal')}."
+        )
+    if r.kind == "decline":
+        return (
+            f"{title_of(r.seat)} declined the correction proposed at event {body.get('proposal')}."
+        )
     return r.kind.replace("_", " ")

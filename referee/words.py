@@ -8,10 +8,27 @@ Every page, the end screen, the report and the CLI write a log head the one way 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def head_text(seq: int, digest: str) -> str:
     """A log head as written on the score sheet and read by ``verify --head``: ``39:18a78063``."""
     return f"{int(seq)}:{digest[:8]}"
+
+
+def parse_head(text: str) -> tuple[int, str]:
+    """A head as :func:`head_text` writes it (``39:18a78063``; the hash may be longer) read
+    back: the event number and the hash prefix, lowercase. Raises ValueError naming the text."""
+    seq, sep, digest = text.strip().partition(":")
+    digest = digest.strip().lower()
+    if (
+        not sep
+        or not seq.strip().isdigit()
+        or len(digest) < 8
+        or any(c not in "0123456789abcdef" for c in digest)
+    ):
+        raise ValueError(f"{text!r} must be SEQ:HASH (8 hex or more)")
+    return int(seq), digest
 
 
 def plural_noun(noun: str, count: int) -> str:
@@ -29,3 +46,38 @@ def plural_noun(noun: str, count: int) -> str:
 def plural(count: int, noun: str) -> str:
     """A count with its noun: ``plural(1, "call")`` is "1 call", ``plural(3, "call")`` "3 calls"."""
     return f"{count} {plural_noun(noun, count)}"
+
+
+# a seat's possessive ("Hera took back her last card"); a seat not listed is "his", as the
+# rulebooks write the players
+POSSESSIVE = {"hera": "her"}
+
+
+def possessive(seat: str) -> str:
+    return POSSESSIVE.get(seat, "his")
+
+
+def needs_words(needs: str, asked: Sequence[str] = ()) -> str:
+    """What a question waits for, in words, from its field path alone (so the words tell
+    nothing hidden, D22): ``order.zeus`` asked of Zeus is "the order of his cards onto the
+    discard pile", never the path itself."""
+    head, _, rest = needs.partition(".")
+    seat = rest.partition("[")[0]
+    if head == "order" and seat:
+        whose = possessive(seat) if tuple(asked) == (seat,) else f"{seat.capitalize()}'s"
+        return f"the order of {whose} cards onto the discard pile"
+    if head == "reveal":
+        return "the name of a card turned face up"
+    if head == "hand_cards" and seat:
+        whose = possessive(seat) if tuple(asked) == (seat,) else f"{seat.capitalize()}'s"
+        return f"the cards of {whose} hand the text takes"
+    return {
+        "pick": "the card drawn from the hand",
+        "place": "the column the card goes to",
+        "at": "where the card landed in the deck",
+        "target": "the card the text acts on",
+        "column": "a column",
+        "discard": "the card discarded",
+        "replace": "the card put in its place",
+        "by": "who acts",
+    }.get(head, "an answer")

@@ -88,6 +88,7 @@ from engine.cards import HOSTAGE_NAME, Card, Kind
 from engine.state import Phase
 from referee.fold import Folded
 from referee.herazeus import may_cut
+from referee.judging import changes_anything
 from referee.log import SEALED, Record, is_sealed_marker, read_lines, verify
 from referee.models import SeatView
 from referee.service import (
@@ -1039,7 +1040,10 @@ def corrections(d: Driver, t: Table[Driver], rng: random.Random) -> None:
         with contextlib.suppress(Refused):  # the new card may not be legal there
             d.amend(game, "judge", r.seq, raw, "the card was scanned wrongly")
     n = len(t.records())
-    d.undo(game, "judge", rng.randrange(1, t.seq + 1), "replayed from the last agreed position")
+    to = rng.randrange(1, t.seq + 1)
+    if not changes_anything(d.ref.folded(game), to):
+        return  # an undo to the present corrects nothing and is refused (HZ-P15)
+    d.undo(game, "judge", to, "replayed from the last agreed position")
     assert t.records()[n].kind == "undo"
 
 
@@ -1380,7 +1384,8 @@ def probe_twins(
 
     def back_to(seq: int) -> None:
         for t in twins:  # back to the position under test, at every twin alike
-            if t.ref.folded(game).last_seq != seq:
+            f = t.ref.folded(game)
+            if f.last_seq != seq and changes_anything(f, seq):  # else refused (HZ-P15)
                 t.undo(game, "judge", seq, "probe: back to the position under test")
 
     def answer_with(t: Driver, value: Any) -> object:

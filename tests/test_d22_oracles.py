@@ -280,12 +280,12 @@ def test_idempotency_keys_are_per_seat_and_cut_from_other_seats(ref: Referee) ->
 def test_a_judges_reason_is_shown_to_the_judge_only(ref: Referee) -> None:
     g = scanned_table(ref)
     drew = ref.submit(g, "hera", {"do": "draw", "card": "Hades"}).seq
-    undo = ref.undo(g, "judge", drew, "Hera's phone double-tapped: secret note 1").seq
+    undo = ref.undo(g, "judge", drew - 1, "Hera's phone double-tapped: secret note 1").seq
     drew = ref.submit(g, "hera", {"do": "draw", "card": "Hades"}).seq
     amend = ref.amend(g, "judge", drew, {"do": "draw", "card": "Dionysus"}, "secret note 2").seq
     for seat in ("hera", "zeus", "public"):
         log = ref.log(g, seat)
-        assert log[undo].body["to"] == drew - 2  # "judge correction: undo to event N"
+        assert log[undo].body["to"] == drew - 3  # "judge correction: undo to event N"
         assert is_sealed_marker(log[undo].body["reason"])
         assert is_sealed_marker(log[amend].body["reason"]) and log[amend].body["event"] == drew
         assert "secret note" not in ref.export(g, seat)

@@ -31,6 +31,9 @@ Line = dict[str, Any]
 FORGER = Signer.from_seed("forger")
 
 
+UNDO = 17  # the judge's undo in test_log_trust.played (the draw after event 15)
+
+
 @pytest.fixture(scope="module")
 def judge_log() -> tuple[Line, list[Line], str]:
     """The judge's export of a played game (actions, a challenge, an undo), and its head."""
@@ -125,9 +128,9 @@ BY_HAND: dict[str, Edit] = {
     "another record's signature": _rows(lambda rows: rows[5].update(sig=rows[6]["sig"])),
     "a record of another game": _field(5, "game", "other"),
     "a drawn card changed": _body(6, action={"do": "draw", "card": "Nemesis"}),
-    "undo to text": _body(16, to="x"),
-    "undo to a later event": _body(16, to=10**9),
-    "an undo's reason a number": _body(16, reason=5),
+    "undo to text": _body(UNDO, to="x"),
+    "undo to a later event": _body(UNDO, to=10**9),
+    "an undo's reason a number": _body(UNDO, reason=5),
     "a nonce changed": _field(5, "nonce", "0" * 32),
     "a header of another format": _header(format="hz-log/1"),
     "a header with another fingerprint": _header(fingerprint="0000-0000-0000-0000"),
@@ -181,14 +184,14 @@ def _in(i: int, **kw: Any) -> Callable[[list[Line]], None]:
 
 
 RESIGNED: dict[str, Callable[[list[Line]], None]] = {
-    "undo to text": _in(16, to="x"),
-    "undo to null": _in(16, to=None),
-    "undo to true": _in(16, to=True),
-    "undo to a list": _in(16, to=[3]),
-    "undo to a huge number": _in(16, to=10**30),
-    "undo to a negative event": _in(16, to=-5),
-    "undo to a later event": _in(16, to=17),
-    "undo with no event": lambda rows: rows[16]["body"].pop("to"),
+    "undo to text": _in(UNDO, to="x"),
+    "undo to null": _in(UNDO, to=None),
+    "undo to true": _in(UNDO, to=True),
+    "undo to a list": _in(UNDO, to=[3]),
+    "undo to a huge number": _in(UNDO, to=10**30),
+    "undo to a negative event": _in(UNDO, to=-5),
+    "undo to a later event": _in(UNDO, to=UNDO + 1),
+    "undo with no event": lambda rows: rows[UNDO]["body"].pop("to"),
     "amend with an action as text": _appended("amend", {"event": 15, "action": "play"}),
     "amend with a null action": _appended("amend", {"event": 15, "action": None}),
     "amend with no action": _appended("amend", {"event": 15, "reason": "x"}),

@@ -49,7 +49,7 @@ def corrected_game(seed: int) -> list[Record]:
         f = ref.folded(t.game)
         effective = [s for s, op in f.ops if not isinstance(op, Patch)]
         if f.broken is None and rng.random() < 0.5 and len(effective) > 6:
-            to = rng.choice(effective[4:])
+            to = rng.choice(effective[4:-1])  # an undo to the present is refused (HZ-P15)
             ref.undo(t.game, "judge", to, "replayed from there")
             for r in [r for r in played if r.seq > to][: rng.randrange(1, 20)]:
                 try:

@@ -24,7 +24,7 @@ from selenium.common.exceptions import (  # noqa: E402
 )
 from selenium.webdriver import Chrome  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from referee.service import Referee  # noqa: E402
 from web.app import create_app  # noqa: E402
@@ -149,3 +149,50 @@ def test_a_call_reaches_the_console_without_a_reload_and_settling_clears_it(
     assert not ref.view(g, "judge")["open"]
     assert console.current_url.endswith(f"/judge?table={g}")
     assert all(d.execute_script("return window.stillHere === true") for d in (hall, console))
+
+
+@pytest.mark.parametrize("pick", [1, 3], ids=["the default kept", "an older event"])
+def test_the_judges_choices_survive_a_live_update_and_the_foot_shows_the_new_head(
+    judge: tuple[Referee, str, Chrome, Chrome], pick: int
+) -> None:
+    """Issue 31, item 7: on the judge's table page, an older event chosen in the undo picker
+    (and the reason typed) stay as they were when a move at the table updates the page; the
+    footer's log head follows the move (item 11); the undo then continues from that event."""
+    ref, g, _hall, console = judge
+    for name in ("Medusa", "Pythia"):
+        ref.submit(g, "hera", {"do": "draw", "card": name})
+    console.get(console.current_url.split("/judge")[0] + f"/g/{g}")
+    until(console, lambda: bool(console.find_elements(By.ID, "undo-form")), "the table page")
+    picker = console.find_element(By.CSS_SELECTOR, "#undo-form select[name=to]")
+    picker.click()  # the judge opens the picker; its default undoes the last action (HZ-P15)
+    first = int(str(Select(picker).options[pick].get_attribute("value")))
+    Select(picker).select_by_value(str(first))
+    console.find_element(By.CSS_SELECTOR, "#undo-form input[name=reason]").send_keys(
+        "the second draw was a mis-tap"
+    )
+    console.execute_script("window.stillHere = true")
+    moved = ref.submit(g, "hera", {"do": "draw", "card": "Hades"}).seq  # a move at the table
+    until(
+        console,
+        lambda: (
+            console.execute_script("return document.body.getAttribute('data-seq')") == str(moved)
+        ),
+        "the live update reaches the judge's page",
+    )
+    chosen = Select(console.find_element(By.CSS_SELECTOR, "#undo-form select[name=to]"))
+    assert chosen.first_selected_option.get_attribute("value") == str(first)
+    reason = console.find_element(By.CSS_SELECTOR, "#undo-form input[name=reason]")
+    assert reason.get_attribute("value") == "the second draw was a mis-tap"
+    head = ref.head(g)
+    assert text(console, "#foot-head") == f"{head['seq']}:{head['hash'][:8]}"
+    assert console.execute_script("return window.stillHere === true"), "no reload"
+    shots = artifacts("browser")
+    shots.mkdir(parents=True, exist_ok=True)
+    console.save_screenshot(str(shots / "judge-undo-kept-1280.png"))
+    console.find_element(By.CSS_SELECTOR, "#undo-form button[type=submit]").click()
+    until(
+        console,
+        lambda: ref.log(g, "judge")[-1].kind == "undo",
+        "the undo is recorded",
+    )
+    assert ref.log(g, "judge")[-1].body["to"] == first

@@ -33,7 +33,10 @@ def played(ref: Referee, game: str = "g1") -> str:
     first_turns(ref, g, hera=["Pythia", "Medusa", "Pandora"], zeus=["Hero", "Hero", "Argus"])
     ref.submit(g, "hera", {"do": "challenge", "column": 2}, key="tap-1")
     ref.submit(g, "hera", {"do": "play", "card": "Medusa", "column": 2})
-    ref.undo(g, "judge", ref.head(g)["seq"], "nothing to undo: a note for the judge")
+    played_at = ref.head(g)["seq"]
+    ref.submit(g, "hera", {"do": "draw", "card": "Hades"})
+    # an undo to the present is refused (HZ-P15): the judge takes back the draw
+    ref.undo(g, "judge", played_at, "the draw was a mis-tap")
     return g
 
 

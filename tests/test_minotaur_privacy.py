@@ -25,6 +25,7 @@ from privacy_property import Driver, HttpDriver, ServiceDriver, Told, blank_text
 from engine.minotaur.cards import PLAYERS, opponent
 from engine.minotaur.state import Stage, State
 from referee.errors import NeedsInput, ServiceError
+from referee.judging import changes_anything
 
 DECKS = (Path(__file__).resolve().parent / "data" / "minotaur" / "decks.csv").read_text()
 GAMES = 6
@@ -147,7 +148,8 @@ def _probe(twins: list[Driver], game: str, seat: str, names: list[str]) -> Compa
 
     def back_to(seq: int) -> None:
         for t in twins:
-            if t.ref.folded(game).last_seq != seq:
+            f = t.ref.folded(game)
+            if f.last_seq != seq and changes_anything(f, seq):  # else refused (HZ-P15)
                 t.undo(game, "judge", seq, "probe: back to the position under test")
 
     def submit(raw: Mapping[str, Any]) -> Callable[[Driver], object]:

@@ -110,7 +110,7 @@ def test_a_pandora_order_must_name_exactly_the_lost_cards() -> None:
         hera_field=[["Nemesis"], ["Pandora", "Furies"], ["Harpy"]],
         zeus_field=[["Poseidon"], ["Cyclops"], ["Giant"]],
     )
-    refused(st, Challenge(2, order=((Player.HERA, ("Furies",)),)), "D1", "lists 1 cards")
+    refused(st, Challenge(2, order=((Player.HERA, ("Furies",)),)), "D1", "lists 1 but")
     refused(
         st, Challenge(2, order=((Player.HERA, ("Furies", "Hydra")),)), "D20", "must list exactly"
     )

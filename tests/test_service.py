@@ -202,6 +202,16 @@ def test_kosmos_always_starts_with_hera(ref: Referee) -> None:
     assert "g2" not in ref.games()
 
 
+def test_kosmos_refuses_deciding_the_starting_player_at_the_table(ref: Referee) -> None:
+    """Issue 31, item 12: under kosmos Hera always starts (D19), so "decide at the table" is
+    refused with the rule rather than silently turned into Hera."""
+    with pytest.raises(Refused) as info:
+        ref.create_game(profile="kosmos", starting="table", game="g3")
+    assert info.value.rule == "D19"
+    assert "nothing to decide at the table" in info.value.message
+    assert "g3" not in ref.games()
+
+
 @pytest.mark.parametrize(
     ("kw", "phrase"),
     [

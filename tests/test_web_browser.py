@@ -388,7 +388,7 @@ def test_a_whole_game_through_the_pages(
     # -- the judge reissues Zeus's link: shown at once with its QR code; the old phone is told --
     judge.get(f"{base}/g/{game}")
     judge.select("#reissue-form select[name=seat]", "zeus")
-    judge.press("#reissue-form", "Revoke and reissue the link")
+    judge.press("#reissue-form", "Make the new link (the old one stops working)")
     judge.wait(lambda: "New link for Zeus" in judge.text("body"), "the new link is shown")
     assert judge.d.find_elements(By.CSS_SELECTOR, ".qr svg")
     step("reissued", judge)

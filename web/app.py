@@ -22,7 +22,7 @@ from typing import Any
 
 from flask import Flask
 
-from referee.words import head_text, plural
+from referee.words import head_text, needs_words, plural
 from web import api, auth, errors, home, judge, live, replay, seat, witness
 from web.games import install
 from web.games.installed import PAGE_MODULES
@@ -66,6 +66,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.context_processor(page_globals)
     app.add_template_filter(lambda h: head_text(h["seq"], h["hash"]), "head")
     app.add_template_filter(plural, "plural")  # {{ n|plural('call') }}: 1 call, 2 calls
+    app.add_template_filter(needs_words, "needs")  # {{ 'order.zeus'|needs }}: in words
     app.after_request(set_cookies)
     app.after_request(security_headers)
     errors.register(app)

@@ -7,6 +7,7 @@ hidden state); what a game's records and events say is its page module's
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -17,14 +18,17 @@ from referee.service import Receipt, Referee
 from web.games import PageModule, page_for, seat_title
 
 
-def describe_record(pm: PageModule, r: Record, seat: str) -> dict[str, Any]:
+def describe_record(
+    pm: PageModule, r: Record, seat: str, records: Sequence[Record] = ()
+) -> dict[str, Any]:
     """One log line for a page: time, who, what (cut for ``seat``; the judge's reasons and
-    notes only for the judge). The game's records are worded by its page module ``pm``."""
+    notes only for the judge). The game's records are worded by its page module ``pm``;
+    ``records``, the log as ``seat`` holds it, tells a take-back from a judge's correction."""
     judge = seat == "judge"
     body = r.body
     lines = pm.describe_record(r, seat)
     if lines is None:
-        lines = [record_words(r, judge)]
+        lines = [record_words(r, judge, records)]
     if judge:
         reason = body.get("reason") or body.get("note")
         if reason and r.kind not in ("irregularity", "ask"):  # an ask's reason is its line
@@ -62,11 +66,15 @@ def replay_frames(ref: Referee, pm: PageModule, game: str, seat: str) -> list[di
     """Every event of ``game`` as ``seat`` may read it, with the table as that seat saw it
     right after the event (``Referee.replay``: folded on the server from the full log, each
     picture drawn from that seat's view, so nothing hidden from the seat leaves)."""
-    return [
-        {
-            "record": describe_record(pm, Record.from_json(s["record"]), seat),
-            "view": s["view"],
-            "rules": s["rules"],
-        }
-        for s in ref.replay(game, seat)
-    ]
+    records: list[Record] = []
+    frames: list[dict[str, Any]] = []
+    for s in ref.replay(game, seat):
+        records.append(Record.from_json(s["record"]))
+        frames.append(
+            {
+                "record": describe_record(pm, records[-1], seat, records),
+                "view": s["view"],
+                "rules": s["rules"],
+            }
+        )
+    return frames

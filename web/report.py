@@ -58,11 +58,11 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
         "<!doctype html><html lang=en><head><meta charset=utf-8>",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<link rel="icon" href="data:,">',
-        f"<title>{title} · game {escape(game)} · {escape(seat)}</title>",
+        f"<title>{title} · game {escape(game)} · {escape(seat_title(pm, seat))}</title>",
         f"<style>{report_style(pm)}</style></head><body>",
         f"<h1>{title} · game {escape(game)}</h1>",
         f'<p class="meta">{who} · profile '
-        f"{escape(str(last.get('profile')))} · as seen by the {escape(seat)} seat</p>",
+        f"{escape(str(last.get('profile')))} · as seen by {escape(seat_title(pm, seat))}</p>",
         f'<p class="meta">Log head <strong>{escape(head_text(head["seq"], head["hash"]))}</strong>'
         + (f" · server key {escape(fingerprint)}" if fingerprint else "")
         + "</p>",

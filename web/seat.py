@@ -21,6 +21,7 @@ from werkzeug.wrappers import Response
 
 from referee.jsonin import loads_strict
 from referee.log import Record
+from referee.narration import takeback_of
 from referee.service import NeedsInput, ServiceError, fill_input
 from web.acting import back, forget_own_question, own_question, submit
 from web.desk import judge_context
@@ -50,7 +51,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     side = side if side in pm.players else pm.players[0]
     records = ref.log(game, seat)
     gone = undone_by(records)
-    log = [{**describe_record(pm, r, seat), "undone": gone.get(r.seq)} for r in records]
+    log = [{**describe_record(pm, r, seat, records), "undone": gone.get(r.seq)} for r in records]
     ctx: dict[str, Any] = {
         "game": game,
         "seat": seat,
@@ -64,7 +65,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "players": view.get("players", {}),
         "phase": view.get("phase"),
         "fingerprint": ref.fingerprint() if view.get("phase") == "over" else None,
-        "corrections": sum(1 for r in records if r.kind in ("undo", "amend")),
+        **correction_counts(records),
         **shell_context(pm),
         **pm.common_context(view),
         **seats_context(game, seat),
@@ -81,6 +82,23 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         ctx.update(judge_context(ref, pm, game, view, records))
         ctx.update(pm.judge_context(ref, game, view))
     return ctx
+
+
+def correction_counts(records: list[Record]) -> dict[str, int]:
+    """How often the record was corrected, by whom (the status line, issue 31 item 9): by the
+    judge (``corrections``), by a take-back both players agreed to (``takebacks``, HZ-P14),
+    by a correction both players approved at a table without a judge (``agreed``)."""
+    out = {"corrections": 0, "takebacks": 0, "agreed": 0}
+    for r in records:
+        if r.kind not in ("undo", "amend"):
+            continue
+        if r.seat == "judge":
+            out["corrections"] += 1
+        elif takeback_of(r, records) is not None:
+            out["takebacks"] += 1
+        else:
+            out["agreed"] += 1
+    return out
 
 
 def undone_by(records: list[Record]) -> dict[int, int]:

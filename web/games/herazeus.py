@@ -46,6 +46,7 @@ from web.games.herazeus_present import (
     controls_for,
     event_lines,
     order_choices,
+    order_stood,
     record_lines,
     setup_of,
     taken_names,
@@ -171,6 +172,7 @@ class HeraZeusPages:
             "photo": photo_context(game, seat, view, legal),
             "has_kit": has_kit(game),
             "order_choices": order_choices(view, p),
+            "order_stood": order_stood(view, p),
             "dead_end_note": DEAD_END_NOTE,
             "card_words": card_words,
         }
@@ -178,6 +180,10 @@ class HeraZeusPages:
     def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:
         return {
             "pose_examples": ["challenge 2", "pegasus field 1"],
+            "pose_words": {
+                "challenge 2": "a challenge in column 2",
+                "pegasus field 1": "Pegasus against the front card of column 1",
+            },
             "amend_example": "draw Artemis",
             "dead_end_note": DEAD_END_NOTE,
         }

@@ -15,21 +15,52 @@ from web.forms import form_int
 def parse_answer(needs: str, form: Mapping[str, str]) -> Any:
     """The value of an answer form for the input ``needs``. Raises ValueError naming the
     field when it is empty or malformed."""
+    # a one-tap answer (a column's or a card's button, issue 31 item 11) comes as ``tap``
     if needs in ("place", "at"):
-        text = form.get("value", "").strip()
+        text = (form.get("tap") or form.get("value", "")).strip()
         try:
             return int(text)
         except ValueError:
-            raise ValueError(f"{needs}: a number is needed, not {text!r}") from None
-    if needs in ("reveal.cards", "reveal.hand") or needs.startswith("order."):
-        # a one-tap order (HZ-P13) comes as ``order``; a typed one as ``value``
-        text = form.get("order") or form.get("value", "")
-        items = [x.strip() for x in text.replace("\n", ",").split(",")]
-        return [x for x in items if x]
-    text = form.get("value", "").strip()
+            what = "tap the column" if needs == "place" else "give the place as a number"
+            raise ValueError(f"{what}, not {text!r}" if text else what) from None
+    if needs.startswith("order."):
+        return order_answer(form)
+    if needs in ("reveal.cards", "reveal.hand"):
+        return names_of(form.get("value", ""))
+    text = (form.get("tap") or form.get("value", "")).strip()
     if not text:
-        raise ValueError(f"{needs}: choose a card")
+        raise ValueError("choose a card")
     return text
+
+
+def names_of(text: str) -> list[str]:
+    """The card names of a list typed or tapped, separated by commas (or lines)."""
+    return [x for x in (x.strip() for x in text.replace("\n", ",").split(",")) if x]
+
+
+def order_answer(form: Mapping[str, str]) -> list[str]:
+    """The order of one's discards (D1, D2, D12; HZ-P13): a one-tap order (``order``), else
+    every card typed or tapped (``value``), else the default order (``stood``: the cards as
+    they stood, ``?`` for each the referee does not know) with those cards named in
+    ``named``, in the order they stood (D20; issue 31, item 8). Raises ValueError saying
+    what is missing, never a field path."""
+    if form.get("order"):
+        return names_of(form["order"])
+    typed = names_of(form.get("value", ""))
+    if typed and not form.get("keep"):
+        return typed
+    stood = names_of(form.get("stood", ""))
+    if not stood:
+        raise ValueError("give the order of the cards: tap their names, first onto the pile first")
+    named = [n for n in names_of(form.get("named", "")) if n != "?"]
+    unknown = stood.count("?")
+    if len(named) != unknown:
+        raise ValueError(
+            f"name the {unknown} card{'s' if unknown != 1 else ''} the referee does not know, "
+            f"in the order they stood ({len(named)} named) [D20]"
+        )
+    names = iter(named)
+    return [next(names) if c == "?" else c for c in stood]
 
 
 def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:

@@ -189,12 +189,11 @@ def action_label(a: Action) -> str:
     return a.text()
 
 
-def order_choices(view: Mapping[str, Any], p: Player) -> list[tuple[str, str]] | None:
-    """The one-tap answers to a question to ``p`` about the order of his discards (D1, D2, D12;
-    HZ-P13): first the default (as the cards stood, the last on top), then each other card
-    put on top. The cards come from his own view: the column the question names, else his
-    hand. None when no such question waits on him or a card is not known (then he types or
-    taps the names)."""
+def order_stood(view: Mapping[str, Any], p: Player) -> list[str] | None:
+    """The cards a question to ``p`` about the order of his discards (D1, D2, D12; HZ-P13)
+    puts on his pile, as they stood (the default order, the last on top), from his own view:
+    the column the question names, else his hand; ``?`` for a card the referee does not know
+    (D20), which he names. None when no such question waits on him."""
     asked = view.get("asked") or {}
     if not str(asked.get("needs", "")).startswith(f"order.{p.key}"):
         return None
@@ -205,11 +204,22 @@ def order_choices(view: Mapping[str, Any], p: Player) -> list[tuple[str, str]] |
     m = re.search(r"from column ([1-3])", reason)
     if m:
         cards = [str(c).lstrip("^") for c in side.get("field", [[], [], []])[int(m[1]) - 1]]
-    else:
-        cards = [str(c) for c in side.get("hand", [])]
-        if "Pythia found" in reason:  # D12: only the Poseidon and Nemesis cards go
-            cards = [c for c in cards if c.partition("/")[0] in POWERFUL]
-    if len(cards) < 2 or any(c.startswith(("?", "@")) for c in cards):
+        return [c for c in cards if not c.startswith("@")]  # the figure is no card
+    cards = [str(c) for c in side.get("hand", [])]
+    if "Pythia found" in reason:  # D12: only the Poseidon and Nemesis cards go
+        return [c for c in cards if c.partition("/")[0] in POWERFUL]
+    if asked.get("pick") == "Pandora" and "Pandora" not in cards and "?" in cards:
+        cards[cards.index("?")] = "Pandora"  # D2: the unknown card Pegasus drew was Pandora
+    return cards
+
+
+def order_choices(view: Mapping[str, Any], p: Player) -> list[tuple[str, str]] | None:
+    """The one-tap answers to a question to ``p`` about the order of his discards (D1, D2, D12;
+    HZ-P13): first the default (as the cards stood, the last on top), then each other card
+    put on top. None when no such question waits on him or a card is not known (then he
+    names the unknown ones: :func:`order_stood`)."""
+    cards = order_stood(view, p)
+    if cards is None or len(cards) < 2 or any(c.startswith(("?", "@")) for c in cards):
         return None
     out = [(f"Keep this order: {', '.join(cards)} (on top: {cards[-1]})", ",".join(cards))]
     for c in dict.fromkeys(cards):

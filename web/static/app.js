@@ -262,6 +262,17 @@
   }
   function changed(el) {
     if (el.tagName === "SELECT") {
+      // a single choice: changed when another option is chosen than the page's own (the one
+      // marked selected, else the first); comparing each option's flags would call every
+      // select without a marked option changed, the fresh copy's too, and lose the choice
+      // on the next live update (issue 31, item 7)
+      if (!el.multiple) {
+        var first = -1;
+        for (var i = 0; i < el.options.length; i++) {
+          if (el.options[i].defaultSelected) { first = i; break; }
+        }
+        return el.selectedIndex !== (first < 0 ? (el.options.length ? 0 : -1) : first);
+      }
       return Array.prototype.some.call(el.options, function (o) { return o.selected !== o.defaultSelected; });
     }
     if (el.type === "checkbox" || el.type === "radio") { return el.checked !== el.defaultChecked; }
@@ -272,7 +283,11 @@
     var out = [];
     root.querySelectorAll("input, select, textarea").forEach(function (el) {
       if (skip && skip.contains(el)) { return; }
-      if (changed(el)) { out.push([keyOf(el), el.type === "checkbox" || el.type === "radio" ? el.checked : el.value]); }
+      // what differs from the page's own, and any choice the person made (a default chosen by
+      // hand stays chosen when the fresh page's default moves on: issue 31, item 7)
+      if (changed(el) || (el.dataset.touched && el.type !== "hidden" && el.type !== "file")) {
+        out.push([keyOf(el), el.type === "checkbox" || el.type === "radio" ? el.checked : el.value]);
+      }
     });
     root.querySelectorAll("details[data-touched]").forEach(function (d) {  // opened or closed by hand
       var s = d.querySelector("summary");
@@ -291,10 +306,25 @@
       }
       var el = find(root, kv[0]);
       if (!el || changed(el)) { return; }
-      if (el.type === "checkbox" || el.type === "radio") { el.checked = kv[1]; } else { el.value = kv[1]; }
+      if (el.type === "checkbox" || el.type === "radio") { el.checked = kv[1]; }
+      else if (el.tagName === "SELECT") {  // a choice the fresh page no longer offers is not kept
+        var has = Array.prototype.some.call(el.options, function (o) { return o.value === kv[1]; });
+        if (!has) { return; }
+        el.value = kv[1];
+      } else { el.value = kv[1]; }
       if (el.tagName === "SELECT") { el.dataset.filled = "1"; }
+      el.dataset.touched = "1";
     });
   }
+  // a choice made by hand (see drafts): changed, or a select opened (its choice, the default
+  // too, is what the person looked at)
+  ["change", "focusin"].forEach(function (type) {
+    document.addEventListener(type, function (e) {
+      var t = e.target;
+      if (!t || !t.matches) { return; }
+      if (t.matches(type === "change" ? "input, select, textarea" : "select")) { t.dataset.touched = "1"; }
+    }, true);
+  });
   function announce(text) {
     var live = document.getElementById("announce");
     if (!live || !text) { return; }
@@ -352,7 +382,7 @@
     var flashes = document.getElementById("flashes"), freshFlashes = doc.getElementById("flashes");
     var moved = (doc.body.getAttribute("data-seq") || "") !== (body.getAttribute("data-seq") || "");
     if (flashes && freshFlashes && (sent || moved)) { flashes.innerHTML = freshFlashes.innerHTML; }
-    ["head"].forEach(function (id) {
+    ["head", "foot-head"].forEach(function (id) {  // the log head, at the top and the foot
       var a = document.getElementById(id), b = doc.getElementById(id);
       if (a && b) { a.textContent = b.textContent; }
     });
