@@ -51,9 +51,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, li
         ref.store.close()
 
 
-def exported(
-    capsys: pytest.CaptureFixture[str], db: Path, game: str, seat: str, tmp: Path
-) -> Path:
+def exported(capsys: pytest.CaptureFixture[str], db: Path, game: str, seat: str, tmp: Path) -> Path:
     rc, out, err = run(capsys, "export", "--db", str(db), "--seat", seat, game)
     assert rc == 0 and err == "", err
     path = tmp / f"{seat}.jsonl"
