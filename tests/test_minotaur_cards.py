@@ -120,7 +120,7 @@ def test_a_fate_card_with_an_icon_is_refused_naming_its_line_and_m9(icons: str) 
         CatalogueError, match=rf"^line {no} \(.*\): icons '{re.escape(icons)}': a fate card"
     ):
         parse_deck_list(_with(no, ",".join(row)))
-    with pytest.raises(CatalogueError, match=r"\(M9\)$"):
+    with pytest.raises(CatalogueError, match=r"\(M9, ML-P9\)$"):
         parse_deck_list(_with(no, ",".join(row)))
 
 
@@ -130,7 +130,9 @@ def test_a_fate_card_with_an_icon_is_refused_in_a_ruling_file_or_a_kit_file_too(
 
     card = {"name": "Omen", "deck": "miron", "phase": 1, "type": "fate", "text": "active"}
     assert card_from_json(card, "cards[0]").icons == frozenset()
-    with pytest.raises(NotationError, match=r"^cards\[0\]: icons 'military': a fate card.*\(M9\)$"):
+    with pytest.raises(
+        NotationError, match=r"^cards\[0\]: icons 'military': a fate card.*\(M9, ML-P9\)$"
+    ):
         card_from_json({**card, "icons": ["military"]}, "cards[0]")
     with pytest.raises(NotationError, match=r"^cards\[0\]: name 'O\\x00men': control character"):
         card_from_json({**card, "name": "O\x00men"}, "cards[0]")

@@ -68,7 +68,7 @@ def test_the_reader_names_the_line_and_the_field_of_a_control_character() -> Non
     )
     fate = refusal(BAD_LISTS["a fate card with an icon (M9)"])
     assert fate.startswith(f"line {no} (miron 'Garnet Boon'): icons 'military': a fate card")
-    assert fate.endswith("(M9)")
+    assert fate.endswith("(M9, ML-P9)")
 
 
 def test_tabs_and_spaces_around_a_cell_are_trimmed_not_refused() -> None:

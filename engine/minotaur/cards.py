@@ -242,7 +242,7 @@ def make_card(
         shown = "+".join(k.value for k in Kind if k in kinds)
         raise CatalogueError(
             f"icons {shown!r}: a fate card has no column icons; it is never played into a "
-            "column, it takes effect at once and is discarded (M9)"
+            "column, it takes effect at once and is discarded (M9, ML-P9)"
         )
     try:
         ctext = Text(text)

@@ -158,6 +158,13 @@ _RULES = (
         "a deity discards the opponent's (M9); icons and the commander limit are the text's "
         "business (project ruling on M12).",
     ),
+    Rule(
+        "ML-P9",
+        "A fate card has no icons",
+        "A card's icons say which columns it may be "
+        "played into; a fate card never enters a column, so a deck list giving one an icon "
+        "is refused as a typing error, naming its line (project ruling on M9).",
+    ),
 )
 
 _SERVICE = (
