@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import CatalogueError
-from engine.minotaur.cards import parse_deck_list
+from engine.minotaur.cards import MAX_LIST_BYTES, CardDef, parse_deck_list
 from engine.minotaur.cards import template as minotaur_template
 from printables.kit import (
     DEFAULT_CODE_MM,
@@ -35,6 +35,7 @@ from printables.kit import (
 )
 from printables.minotaur_kit import MinotaurKit
 from printables.payload import PayloadError
+from referee.validate import InputError, utf8_file
 
 PROVISIONAL_WARNING = (
     "referee kit: WARNING: PROVISIONAL deck list. The copy counts and some strengths are\n"
@@ -69,6 +70,11 @@ def cmd_kit(
     ask: Callable[[str], str] = input,
 ) -> int:
     """Runs ``referee kit``. Returns the exit status (0 written, 2 bad input)."""
+    if args.template and args.decks:
+        return _fail(
+            "--template prints an empty deck list to fill in; it takes no --decks "
+            f"({args.decks}). To print the kit of a deck list, leave out --template"
+        )
     if args.game == "minotaur":
         if args.template:
             sys.stdout.write(minotaur_template())
@@ -144,14 +150,13 @@ def minotaur_kit(args: argparse.Namespace) -> int:
     from printables.sheets import write_minotaur_sheets
 
     try:
-        text = Path(args.decks).read_text("utf-8-sig")
-        cards = parse_deck_list(text)
+        cards = read_deck_list_file(args.decks)
         size = KIT_1080P_MM if args.for_1080p else args.size
         kit = MinotaurKit.create(cards, PrintOptions(paper=args.paper, code_mm=size))
         out.mkdir(parents=True, exist_ok=True)
         pdfs = write_minotaur_sheets(kit, out)
         (out / KIT_FILE).write_text(kit.dumps(), "utf-8")
-    except CatalogueError as e:
+    except (CatalogueError, InputError) as e:
         return _fail(f"{args.decks}: {e}")
     except (KitError, PayloadError, ValueError) as e:
         return _fail(str(e))
@@ -162,6 +167,17 @@ def minotaur_kit(args: argparse.Namespace) -> int:
     for p in pdfs:
         print(f"  {p.name}")
     return 0
+
+
+def read_deck_list_file(path: str) -> list[CardDef]:
+    """The cards of a Minotaur Lords deck-list file, read by the one reader of deck lists
+    (:func:`engine.minotaur.cards.parse_deck_list`, which the API, the home page and
+    ``referee serve --demo --deck-list`` use too). Raises InputError (not UTF-8) or
+    CatalogueError (a bad row), each naming the line (the caller names the file), or
+    OSError."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_LIST_BYTES + 1)
+    return parse_deck_list(utf8_file(data, max_bytes=MAX_LIST_BYTES))
 
 
 KIT_1080P_MM = 30.0  # face codes a 1080p camera over the whole mat reads (issue 14: 143 of 143)

@@ -37,7 +37,7 @@ from referee.anchors import (
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
 from referee.game import Malformed
-from referee.games import game_of
+from referee.games import check_export_seat, game_of
 from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
 from referee.minotaur_ruling import is_minotaur
@@ -135,6 +135,14 @@ def _read_log(path: str) -> tuple[Header, list[Record]] | str:
         return _one_line(f"{path}: {e}")
     if not records:
         return f"{path}: the log has no records"
+    try:
+        game = game_of(records[0].body)
+    except Malformed:
+        return header, records  # no such game: the fold names the record
+    try:  # the header's seat is one of the game's own (its players, judge, public)
+        check_export_seat(header.seat, game)
+    except Malformed as e:
+        return _one_line(f"{path}: {e.reason}")
     return header, records
 
 

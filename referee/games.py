@@ -9,6 +9,7 @@ from typing import Any
 from referee.game import Game, Malformed
 from referee.herazeus import HERA_ZEUS
 from referee.minotaur import MINOTAUR
+from referee.views import seats_of
 
 GAMES: dict[str, Game] = {HERA_ZEUS.name: HERA_ZEUS, MINOTAUR.name: MINOTAUR}
 DEFAULT = HERA_ZEUS.name
@@ -27,3 +28,13 @@ def game_of(create: Mapping[str, Any]) -> Game:
     """The game a create record's body names (Hera & Zeus when it names none)."""
     name = create.get("game", DEFAULT)
     return game_named(name if isinstance(name, str) else repr(name))
+
+
+def check_export_seat(seat: str, game: Game) -> None:
+    """Raises Malformed when an export's header names ``seat``, which is none of ``game``'s
+    seats (its players, the judge, the public): the log knows no game, its create record does."""
+    seats = seats_of(game)
+    if seat not in seats:
+        raise Malformed(
+            f"header seat {seat[:40]!r} is not a seat of {game.title} ({', '.join(seats)})"
+        )

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -618,9 +619,15 @@ def stored_form(r: Record) -> tuple[bytes, bytes | None] | None:
 # ---- exports -------------------------------------------------------------------------------
 
 
+SEAT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+
+
 @dataclass(frozen=True, slots=True)
 class Header:
-    """The first line of an export: whose cut it is and the key that signed it."""
+    """The first line of an export: whose cut it is and the key that signed it. The log knows
+    no game: whether ``seat`` is a seat of the game its create record names (that game's
+    players, the judge, the public) is checked where the game is known
+    (:func:`referee.games.check_export_seat`)."""
 
     game: str
     seat: str
@@ -654,8 +661,8 @@ class Header:
         for k in ("game", "seat", "public_key", "fingerprint"):
             if not isinstance(raw[k], str):
                 raise ValueError(f"header field {k!r} must be a string")
-        if raw["seat"] not in ("hera", "zeus", "judge", "public"):
-            raise ValueError(f"header seat {raw['seat']!r} is not a seat")
+        if not SEAT_NAME.match(raw["seat"]):
+            raise ValueError(f"header seat {raw['seat'][:40]!r} is not a seat's name")
         pk = parse_public_key(raw["public_key"])
         if fingerprint_of(pk) != raw["fingerprint"]:
             raise ValueError("the header's fingerprint is not that of its public key")

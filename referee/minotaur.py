@@ -53,7 +53,7 @@ from engine.minotaur.rulebook import RULES
 from engine.minotaur.state import Discarded, EndReason, Stage, State
 from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
 from referee.models import SeatView
-from referee.validate import InputError, text
+from referee.validate import InputError, file_text
 from referee.views import sees_all
 
 NAME = "minotaur"
@@ -299,7 +299,7 @@ class Minotaur:
             raise Malformed(f"options: unknown option {str(extra[0])[:20]!r}")
         if "deck_list" in options:
             try:
-                listing = text(options["deck_list"], "deck_list", max_len=MAX_DECK_LIST)
+                listing = file_text(options["deck_list"], "deck_list", max_len=MAX_DECK_LIST)
                 cards = [c.as_json() for c in parse_deck_list(listing)]
             except InputError as e:
                 raise Malformed(str(e)) from None

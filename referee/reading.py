@@ -256,6 +256,8 @@ class Reading:
             except InputError as e:
                 raise Refused(str(e)) from None
         f = self.repo.folded(game)  # checked, fresh
+        if seat not in seats_of(f.module):  # an export's header names one of the game's seats
+            raise Forbidden(f"unknown seat {short(seat)!r} in {f.module.title}")
         return [redact(r, seat, f.module) for r in self.repo.verified(game, f, upto)]
 
     def export(self, game: str, seat: str) -> str:

@@ -30,7 +30,7 @@ from referee.models import Claim, Created
 from referee.reading import ALL_SEATS
 from referee.repository import Draft, Repository, checked_game_id
 from referee.store import CREATED
-from referee.validate import InputError, game_id, mapping, text
+from referee.validate import InputError, file_text, game_id, mapping, text
 
 MAX_KIT = 1_000_000  # characters of a kit file
 MAX_LISTING = 200_000  # characters of a deck-list file (Minotaur Lords)
@@ -91,8 +91,11 @@ class Tables:
             raw_opts = dict(options or {}) if isinstance(options, Mapping) else options
             listing = None
             if isinstance(raw_opts, dict) and "deck_list" in raw_opts:
-                # a game's deck-list file (Minotaur Lords): one long text, checked by its module
-                listing = text(raw_opts.pop("deck_list"), "options.deck_list", max_len=MAX_LISTING)
+                # a game's deck-list file (Minotaur Lords): one long text, read by its module's
+                # reader, which names the line and the field of what it refuses
+                listing = file_text(
+                    raw_opts.pop("deck_list"), "options.deck_list", max_len=MAX_LISTING
+                )
             opts = mapping(raw_opts, "options")
             if listing is not None:
                 opts["deck_list"] = listing

@@ -42,6 +42,33 @@ def text(v: Any, what: str, *, max_len: int = MAX_TEXT, required: bool = True) -
     return v
 
 
+def file_text(v: Any, what: str, *, max_len: int) -> str:
+    """A whole file's text (a deck list): its type and size only. Its lines, control
+    characters included, are checked by the one reader of that file, which names the line and
+    the field (Minotaur Lords: ``engine.minotaur.cards.parse_deck_list``)."""
+    if not isinstance(v, str):
+        raise InputError(f"{what}: must be text, not {type(v).__name__}")
+    if len(v) > max_len:
+        raise InputError(f"{what}: at most {max_len} characters ({len(v)} given)")
+    return v
+
+
+def utf8_file(data: bytes, *, max_bytes: int) -> str:
+    """The text of a file's bytes: UTF-8, with or without a byte-order mark (what a
+    spreadsheet saves as "CSV UTF-8"). Raises InputError for a file over ``max_bytes`` or one
+    that is not UTF-8, naming the line of the first bad byte; the caller names the file."""
+    if len(data) > max_bytes:
+        raise InputError(f"larger than {max_bytes // 1000} kB")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(
+            f"line {line}: not UTF-8 text (byte 0x{data[e.start]:02X}); save the file as "
+            "UTF-8 text (from a spreadsheet: CSV UTF-8)"
+        ) from None
+
+
 def integer(v: Any, what: str, lo: int, hi: int) -> int:
     if not isinstance(v, int) or isinstance(v, bool):
         raise InputError(f"{what}: must be a whole number, not {type(v).__name__}")

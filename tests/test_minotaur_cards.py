@@ -3,6 +3,7 @@ errors that name the line and the field."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,33 @@ def test_a_header_without_a_field_is_refused() -> None:
         parse_deck_list("deck,name,strength,icons,type,text\n")
     with pytest.raises(CatalogueError, match="unknown column 'colour'"):
         parse_deck_list("deck,name,strength,phase,icons,type,text,colour\n")
+
+
+@pytest.mark.parametrize("icons", ["military", "economic+religious"])
+def test_a_fate_card_with_an_icon_is_refused_naming_its_line_and_m9(icons: str) -> None:
+    """A fate card takes effect at once and is discarded (M9): it never enters a column, so
+    a column icon on it is a typing error, not a card."""
+    no = next(i + 1 for i, x in enumerate(_lines()) if ",fate," in x)
+    row = _lines()[no - 1].split(",")
+    assert row[4] == ""
+    row[4] = icons
+    with pytest.raises(
+        CatalogueError, match=rf"^line {no} \(.*\): icons '{re.escape(icons)}': a fate card"
+    ):
+        parse_deck_list(_with(no, ",".join(row)))
+    with pytest.raises(CatalogueError, match=r"\(M9, ML-P9\)$"):
+        parse_deck_list(_with(no, ",".join(row)))
+
+
+def test_a_fate_card_with_an_icon_is_refused_in_a_ruling_file_or_a_kit_file_too() -> None:
+    from engine.errors import NotationError
+    from engine.minotaur.cards import card_from_json
+
+    card = {"name": "Omen", "deck": "miron", "phase": 1, "type": "fate", "text": "active"}
+    assert card_from_json(card, "cards[0]").icons == frozenset()
+    with pytest.raises(
+        NotationError, match=r"^cards\[0\]: icons 'military': a fate card.*\(M9, ML-P9\)$"
+    ):
+        card_from_json({**card, "icons": ["military"]}, "cards[0]")
+    with pytest.raises(NotationError, match=r"^cards\[0\]: name 'O\\x00men': control character"):
+        card_from_json({**card, "name": "O\x00men"}, "cards[0]")

@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -24,7 +25,13 @@ from printables.payload import (
     minotaur_face_payload,
     parse_minotaur_face,
 )
-from printables.sheets import write_minotaur_sheets
+from printables.sheets import (
+    LABEL_H,
+    SCARAB_MARK,
+    PlacedSticker,
+    minotaur_face_placements,
+    write_minotaur_sheets,
+)
 from vision.minotaur import read_minotaur_cards
 from web.cli import main
 
@@ -180,3 +187,72 @@ def test_a_seat_reads_its_cards_from_a_photo_and_records_them(
     assert sorted(referee_of(app).folded(g).state.side("miron").hand) == sorted(chosen)
     vess = b["vess"].get(f"/g/{g}").data.decode()
     assert not any(name in vess for name in set(chosen) - set(miron[6:]))  # hidden from Vess
+
+
+# ---- issue 31, item 18: the kit's words, its Scarab mark, its command's refusals ------------
+
+SCARAB_LIST = "\n".join(
+    line + "scarab" if line.startswith(("bonus,Ivory Spear,", "bonus,Pale Miner,")) else line
+    for line in DECKS.read_text().splitlines()
+)
+
+
+def _page_texts(pdf: Path) -> list[str]:
+    return [page.get_textpage().get_text_range() for page in pdfium.PdfDocument(str(pdf))]
+
+
+def _label(page: Any, p: PlacedSticker) -> str:
+    """The words printed on a sticker's label strip (below its code), read from the PDF."""
+    pt = 72 / 25.4
+    top = page.get_height() - (p.y + p.h - LABEL_H) * pt
+    bottom = page.get_height() - (p.y + p.h) * pt
+    text: str = page.get_textpage().get_text_bounded(p.x * pt, bottom, (p.x + p.w) * pt, top)
+    return text
+
+
+def test_a_card_with_a_scarab_back_is_marked_on_its_sticker_and_no_other(tmp_path: Path) -> None:
+    """M18: in the advanced game a player takes only bonus cards whose back matches his deck,
+    so the owner must know which sticker goes on a Scarab Lords card."""
+    cards = parse_deck_list(SCARAB_LIST)
+    assert {c.name for c in cards if c.back == "scarab"} == {"Ivory Spear", "Pale Miner"}
+    kit = MinotaurKit.create(cards)
+    write_minotaur_sheets(kit, tmp_path)
+    places = minotaur_face_placements(kit)
+    assert len(places) == 84 and {p.payload for p in places} == {s.payload for s in kit.stickers}
+    doc = pdfium.PdfDocument(str(tmp_path / "faces.pdf"))
+    marked = []
+    for p in places:
+        label = _label(doc[p.page], p)
+        assert p.serial in label, (p, label)
+        assert label.split()[0] == p.name.split()[0], (p, label)  # the name, cut short or not
+        if SCARAB_MARK in label:
+            marked.append(p.name)
+    assert sorted(marked) == ["Ivory Spear", "Pale Miner"]
+    bonus_pages = [t for t in _page_texts(tmp_path / "faces.pdf") if "bonus deck" in t]
+    assert bonus_pages and all(
+        "SCARAB: a card with a Scarab Lords back (M18)" in t for t in bonus_pages
+    )
+
+
+def test_the_pages_name_each_deck_as_the_rules_do(printed: Path) -> None:
+    """MINOTAUR.md: Miron's deck, Vess's deck and the bonus deck (not "Bonus's deck")."""
+    faces = [t.splitlines()[0] for t in _page_texts(printed / "faces.pdf")]
+    backs = [t.splitlines()[0] for t in _page_texts(printed / "backs.pdf")]
+    assert [t.split(":")[0] for t in faces] == ["Miron's deck", "Vess's deck", "The bonus deck"]
+    assert [t.split(":")[0] for t in backs] == ["Miron's deck", "Vess's deck", "The bonus deck"]
+    assert faces[2].startswith("The bonus deck: face stickers 1-24 of 24")
+    everything = "".join(_page_texts(printed / "faces.pdf") + _page_texts(printed / "backs.pdf"))
+    assert "Bonus's" not in everything and "every bonus-deck sleeve" in everything
+    assert "SCARAB" not in everything  # the test list has no Scarab Lords card
+
+
+@pytest.mark.parametrize("game", ["minotaur", "hera-zeus"])
+def test_template_with_decks_is_refused_as_contradictory(
+    game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--template prints an empty list; with --decks it would silently ignore the file."""
+    rc = main(["kit", "--game", game, "--template", "--decks", str(DECKS)])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert err.startswith("referee kit: --template prints an empty deck list") and "--decks" in err
+    assert err.count("\n") == 1

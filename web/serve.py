@@ -76,6 +76,7 @@ CREATE_PER_MINUTE = 6.0
 CREATE_GLOBAL_BURST = 60
 CREATE_GLOBAL_PER_MINUTE = 60.0
 IDLE_GAMES = 200
+MAX_FILE = 200_000  # bytes of a file a game's option names (a deck list)
 
 
 def stream_slots(threads: int, asked: int | None) -> int:
@@ -416,12 +417,17 @@ def demo_options(args: argparse.Namespace) -> dict[str, Any]:
     """The demo game's options: the deck list given (a game whose cards are the owner's
     refuses to start without one, saying how to make it). Raises SystemExit with one line
     when the file cannot be read."""
+    from referee.validate import InputError, utf8_file
+
     if not args.deck_list:
         return {}
     try:
-        return {"deck_list": Path(args.deck_list).read_text("utf-8-sig")}
-    except (OSError, UnicodeDecodeError) as e:
+        with open(args.deck_list, "rb") as f:
+            return {"deck_list": utf8_file(f.read(MAX_FILE + 1), max_bytes=MAX_FILE)}
+    except OSError as e:
         raise SystemExit(f"referee serve: {args.deck_list}: cannot read: {e}") from None
+    except InputError as e:
+        raise SystemExit(f"referee serve: {args.deck_list}: {e}") from None
 
 
 def announce(
@@ -556,7 +562,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         try:
             created = ref.create_game(name=args.game, options=demo_options(args))
         except ServiceError as e:
-            raise SystemExit(f"referee serve: the demo game could not be made: {e}") from None
+            source = f" from {args.deck_list}" if args.deck_list else ""
+            raise SystemExit(
+                f"referee serve: the demo game could not be made{source}: {e}"
+            ) from None
         demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
         demo["public"] = f"{base}/g/{created.game}"
     server = make_server(

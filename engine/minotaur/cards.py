@@ -11,6 +11,8 @@ from __future__ import annotations
 import csv
 import enum
 import io
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -186,6 +188,15 @@ def card_from_json(raw: object, where: str) -> CardDef:
         raise NotationError(str(e), where) from None
 
 
+def control_in(s: str) -> str | None:
+    """The first control character of ``s`` (Unicode category Cc: NUL, tab, escape, DEL…)
+    as ``U+0000``, or None. No printed card holds one; a deck list or a card refuses it."""
+    for ch in s:
+        if unicodedata.category(ch) == "Cc":
+            return f"U+{ord(ch):04X}"
+    return None
+
+
 def make_card(
     *,
     name: object,
@@ -202,6 +213,9 @@ def make_card(
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
         raise CatalogueError(f"name: a card's name is 1 to {MAX_NAME} characters")
     name = name.strip()
+    bad = control_in(name)
+    if bad:
+        raise CatalogueError(f"name {name!r}: control character {bad} is not allowed")
     if any(ch in name for ch in '?()[]{}*"'):
         raise CatalogueError(f"name {name!r}: may not contain ? ( ) [ ] {{ }} * or quotes")
     if deck not in DECKS:
@@ -232,12 +246,21 @@ def make_card(
         ) from None
     if ctype.in_column and not kinds:
         raise CatalogueError(f"icons: a {ctype.value} needs at least one icon (M6-M8)")
+    if ctype is CardType.FATE and kinds:
+        shown = "+".join(k.value for k in Kind if k in kinds)
+        raise CatalogueError(
+            f"icons {shown!r}: a fate card has no column icons; it is never played into a "
+            "column, it takes effect at once and is discarded (M9, ML-P9)"
+        )
     try:
         ctext = Text(text)
     except ValueError:
         raise CatalogueError(f"text {str(text)[:20]!r}: active, passive or none (M10)") from None
     if not isinstance(words, str) or len(words) > 500:
         raise CatalogueError("words: the card's text, up to 500 characters")
+    bad = control_in(words)
+    if bad:
+        raise CatalogueError(f"words: control character {bad} is not allowed")
     if back not in ("minotaur", "scarab"):
         raise CatalogueError(f"back {str(back)[:20]!r}: minotaur or scarab (M18)")
     return CardDef(
@@ -258,7 +281,7 @@ INSTRUCTIONS = """\
 #   strength  the printed strength, a whole number (0 for a deity or fate without one)
 #   phase     0, 1 or 2: the phase the card is played, activated and cured in (M3)
 #   icons     the column icons joined by +, e.g. military+economic (may be empty for a
-#             deity or a fate card)
+#             deity; always empty for a fate card, which never enters a column, M9)
 #   type      servant, building, commander, deity or fate
 #   text      active (the text begins "Action:"), passive (any other text) or none (M10)
 #   words     optional: the card's text in your words; the referee shows it, never reads it
@@ -296,25 +319,51 @@ def deck_list_text(cards: Iterable[CardDef]) -> str:
 
 
 MAX_LIST_BYTES = 200_000
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _check_controls(no: int, cells: list[str], header: list[str] | None) -> None:
+    """Refuses a control character in a row's cells (but the tabs and spaces around a cell,
+    which are trimmed), naming the line and the field."""
+    for i, cell in enumerate(cells):
+        bad = control_in(cell.strip(" \t"))
+        if bad is None:
+            continue
+        if header is None:
+            field = "the header"
+        elif i < len(header):
+            field = header[i]
+        else:
+            field = f"field {i + 1}"
+        raise CatalogueError(f"line {no}: {field}: control character {bad} is not allowed")
 
 
 def parse_deck_list(text: str, sizes: Mapping[str, int] = DECK_SIZES) -> list[CardDef]:
-    """Every card of a deck-list file, in row order. Raises CatalogueError naming the row
-    (the file's line number) and the field."""
+    """Every card of a deck-list file, in row order: the one reader of deck lists, for the
+    command line, the API, the home page and ``referee serve --demo`` alike. Lines end with
+    LF, CRLF or CR and are numbered as an editor numbers them. Raises CatalogueError naming
+    the row (the file's line number) and the field."""
     if len(text) > MAX_LIST_BYTES:
         raise CatalogueError(f"deck list: over {MAX_LIST_BYTES} characters")
-    lines = text.splitlines()
-    rows = [
-        (i + 1, line)
-        for i, line in enumerate(lines)
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
+    lines = _LINE_BREAK.split(text)
+    rows = []
+    for i, line in enumerate(lines):
+        if line.lstrip(" \t").startswith("#"):
+            bad = control_in(line.replace("\t", " "))
+            if bad:
+                raise CatalogueError(
+                    f"line {i + 1}: a comment: control character {bad} is not allowed"
+                )
+        elif line.strip(" \t"):
+            rows.append((i + 1, line))
     if not rows:
         raise CatalogueError(
             "deck list: no header row (deck,name,strength,phase,icons,type,text,...)"
         )
     header_no, header_line = rows[0]
-    header = [h.strip().lower() for h in next(csv.reader([header_line]))]
+    header_cells = next(csv.reader([header_line]))
+    _check_controls(header_no, header_cells, None)
+    header = [h.strip().lower() for h in header_cells]
     missing = [f for f in FIELDS[:7] if f not in header]
     unknown = [h for h in header if h not in FIELDS]
     if missing or unknown:
@@ -323,6 +372,7 @@ def parse_deck_list(text: str, sizes: Mapping[str, int] = DECK_SIZES) -> list[Ca
     cards: list[CardDef] = []
     for no, line in rows[1:]:
         cells = next(csv.reader([line]))
+        _check_controls(no, cells, header)
         if len(cells) > len(header):
             raise CatalogueError(f"line {no}: {len(cells)} fields, the header has {len(header)}")
         row = dict(

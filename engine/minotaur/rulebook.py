@@ -166,6 +166,13 @@ _RULES = (
         "among its owner's zones; only the advanced game's bonus deck moves cards between "
         "decks (project ruling on M6, M12, M17).",
     ),
+    Rule(
+        "ML-P9",
+        "A fate card has no icons",
+        "A card's icons say which columns it may be "
+        "played into; a fate card never enters a column, so a deck list giving one an icon "
+        "is refused as a typing error, naming its line (project ruling on M9).",
+    ),
 )
 
 _SERVICE = (

@@ -20,7 +20,14 @@ from flask import Blueprint, session
 from marshmallow import Schema, fields
 
 from engine.minotaur.actions import ZONES
-from engine.minotaur.cards import COLUMN_IDS, COLUMNS, PLAYERS, deck_list_text, opponent
+from engine.minotaur.cards import (
+    COLUMN_IDS,
+    COLUMNS,
+    MAX_LIST_BYTES,
+    PLAYERS,
+    deck_list_text,
+    opponent,
+)
 from engine.minotaur.rulebook import RULES
 from printables.kit import KitError
 from printables.minotaur_kit import MinotaurKit
@@ -28,6 +35,7 @@ from referee.log import Record
 from referee.minotaur import MINOTAUR, NAME, event_words
 from referee.models import SeatView, TableRow
 from referee.service import Referee
+from referee.validate import InputError, utf8_file
 from web.games import CreateRequest, Unreadable
 from web.games.minotaur_drawing import SVG_CSS
 from web.games.minotaur_drawing import table_svg as draw_table
@@ -391,13 +399,11 @@ class MinotaurPages:
                 raise ValueError(f"the kit file could not be read: {e}") from None
             listing, kit_json = deck_list_text(kit.cards), kit.to_json()
         elif upload is not None and upload.filename:
-            data = upload.read(200_001)
-            if len(data) > 200_000:
-                raise ValueError("deck list: larger than 200 kB")
-            try:
-                listing = data.decode("utf-8-sig")
-            except UnicodeDecodeError:
-                raise ValueError("deck list: not UTF-8 text (save it as CSV, UTF-8)") from None
+            shown = "".join(ch for ch in str(upload.filename)[:80] if ch.isprintable())
+            try:  # the one reader's decoding; its rows are read when the game is created
+                listing = utf8_file(upload.read(MAX_LIST_BYTES + 1), max_bytes=MAX_LIST_BYTES)
+            except InputError as e:
+                raise ValueError(f"deck list {shown}: {e}") from None
         else:
             raise ValueError(
                 "deck list: a Minotaur Lords game needs your deck list file, or the kit file "
