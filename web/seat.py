@@ -30,6 +30,7 @@ from web.request import (
     csrf_protected,
     csrf_token,
     get_referee,
+    held_seat,
     refusal,
     seat_of,
     seat_token,
@@ -144,11 +145,13 @@ def side_choice(pm: PageModule, game: str, seat: str, side: str) -> list[dict[st
 
 def seats_context(game: str, seat: str) -> dict[str, Any]:
     """Who holds the seats: the open requests this seat may approve, the open correction
-    proposals (a table without a judge), and this browser's own request while it waits."""
+    proposals (a table without a judge), this browser's own request while it waits, and the
+    seat this browser's key opens no more because it is held (two devices used it)."""
     ref = get_referee()
     token = seat_token(game)
     waiting = ref.request_of(game, token) if seat == "public" and token else None
-    return {"news": ref.seat_news(game, seat), "waiting": waiting}
+    held = held_seat(game) if seat == "public" else None
+    return {"news": ref.seat_news(game, seat), "waiting": waiting, "held": held}
 
 
 def shell_context(pm: PageModule) -> dict[str, Any]:
