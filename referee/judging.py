@@ -84,6 +84,13 @@ class Judging:
             def build(f: Folded) -> list[Draft]:
                 if event not in {r.seq for r in f.open_items()}:
                     raise Refused(f"event {event} is not an open irregularity or judge call")
+                held = next((s for s, r in f.held.items() if r.seq == event), None)
+                if held is not None:
+                    raise Refused(
+                        f"event {event} holds the {held} seat (two devices used its key): "
+                        f"settle it with a new link for {held} (reissue) or by moving the seat "
+                        "to one device's request; that closes it"
+                    )
                 return [Draft(seat, "resolve", {"event": event, "note": note})]
 
             recs, _ = self.repo.write(game, build)

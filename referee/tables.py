@@ -275,16 +275,16 @@ class Tables:
         if current is not None:
             if lineage != current:  # a token made before tokens rotated: as it always was
                 return Device(seat)
-            due = rot is None or (rot["used"] and now - rot["at"] >= ROTATE_AFTER)
+            due = rot is None or now - rot["at"] >= ROTATE_AFTER
             if rotate and due:
-                return self._rotate(game, seat, token, h)
+                return self._rotate(game, seat, token, h, h)
             if rot is not None and not rot["used"]:
                 self._put(game, {f"{ROTATION}{seat}": _rotation_text(rot["prev"], rot["at"], True)})
             return Device(seat)
         if rot is not None and _secrets.compare_digest(rot["prev"], h):
             if not rot["used"]:  # its successor never came back: the new cookie may be lost
                 if rotate and now - rot["at"] >= LOST:
-                    return self._rotate(game, seat, token, h)
+                    return self._rotate(game, seat, token, h, secrets.get(f"{DEVICE}{seat}", ""))
                 return Device(seat)
             if now - rot["at"] <= GRACE:
                 return Device(seat)  # sent before the new cookie arrived
@@ -301,12 +301,13 @@ class Tables:
         for name, value in secrets.items():
             store_call(lambda n=name, v=value: self.repo.store.put_secret(game, n, v))
 
-    def _rotate(self, game: str, seat: str, token: str, h: str) -> Device:
+    def _rotate(self, game: str, seat: str, token: str, h: str, current: str) -> Device:
         """Gives the device of ``token`` (``h``: its hash) a new token of the same lineage,
-        keeping ``token`` as the previous one. Under the game's lock: of two requests racing
-        with one token, one rotates and the other finds the token previous."""
+        keeping ``token`` as the previous one; ``current``: the hash of the seat's token this
+        was decided on. Under the game's lock: of two requests racing with one token, one
+        rotates and the other finds the seat's token changed."""
         with self.repo.lock(game):
-            if self.repo.secrets(game).get(f"{DEVICE}{seat}") != h:
+            if self.repo.secrets(game).get(f"{DEVICE}{seat}") != current:
                 return self.device(game, token, alarm=False)  # rotated just now
             new = lineage_of(token) + self.repo.token()
             # the rotation first: a crash between the two leaves the old token current

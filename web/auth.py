@@ -24,7 +24,7 @@ from __future__ import annotations
 import hmac
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request
-from markupsafe import escape
+from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
 from referee.service import NotFound, ServiceError
@@ -108,7 +108,7 @@ def join(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
         return _held_page(game, code, seat)
     pm = page_for(get_referee().view(game, "public"))
     page = render_template(
-        "join.html", game=game, seat=seat, title=seat_title(pm, seat), csrf=csrf_token(game)
+        "join.html", game=game, title=seat_title(pm, seat), csrf=csrf_token(game)
     )
     return page, 200, {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
@@ -138,13 +138,14 @@ def take(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
     return resp
 
 
-def recovery_words(title: str, code: str) -> str:
-    """What the phone that took a seat at a table without a judge is told, once."""
-    return (
-        f"{title}'s recovery code: {code}. Write it down now, or print this page: it is shown "
-        f"only once. Typed on any phone, it moves {title}'s seat to that phone (a lost phone, "
-        "or a copied key). Never show it to the other player."
-    )
+def recovery_words(title: str, code: str) -> Markup:
+    """What the phone that took a seat at a table without a judge is told, once: the code on
+    a line of its own."""
+    return Markup(
+        "{t}'s recovery code: <strong class=\"code\">{c}</strong> Write it down now, or print "
+        "this page: it is shown only once. Typed on any phone, it moves {t}'s seat to that "
+        "phone (a lost phone, or a copied key). Never show it to the other player."
+    ).format(t=title, c=code)
 
 
 @bp.post("/g/<game>/seats/recover")
