@@ -31,6 +31,7 @@ both players, :mod:`referee.judging`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import secrets as _secrets
@@ -298,8 +299,9 @@ class Tables:
 
     def _put(self, game: str, secrets: Mapping[str, str]) -> None:
         """Stores secrets outside any record, one by one in the given order."""
+        store = self.repo.store
         for name, value in secrets.items():
-            store_call(lambda n=name, v=value: self.repo.store.put_secret(game, n, v))
+            store_call(functools.partial(store.put_secret, game, name, value))
 
     def _rotate(self, game: str, seat: str, token: str, h: str, current: str) -> Device:
         """Gives the device of ``token`` (``h``: its hash) a new token of the same lineage,
@@ -489,7 +491,7 @@ class Tables:
         with self.repo.lock(game):
             secrets = self.repo.secrets(game)
             held = secrets.get(f"{DEVICE}{seat}", "")
-            stored = {
+            keep = {
                 f"{DEVICE}{seat}": code_hash(new),
                 f"{LINEAGE}{seat}": code_hash(lineage_of(new)),
                 f"{ROTATION}{seat}": "",
@@ -498,8 +500,8 @@ class Tables:
             body: dict[str, Any] = {"seat": seat, "device": device, "recovery": True}
             if asked is not None and asked.body.get("seat") == seat:
                 body["request"] = asked.seq
-                stored[f"{PENDING}{asked.body.get('device')}"] = ""
-            self.repo.write(game, lambda f: [Draft(seat, "move", body)], stored)
+                keep[f"{PENDING}{asked.body.get('device')}"] = ""
+            self.repo.write(game, lambda f: [Draft(seat, "move", body)], keep)
         return Claim(seat, new)
 
     def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:

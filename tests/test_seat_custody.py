@@ -151,8 +151,11 @@ def test_the_recovery_code_is_shown_once_on_the_phone_that_took_the_seat_and_now
     assert code not in str(secrets) and recovery_hash(code) in secrets.values()
 
 
-def test_the_recovery_code_moves_the_seat_to_the_phone_that_types_it() -> None:
+def test_the_recovery_code_moves_the_seat_to_the_phone_that_types_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Hera's phone is lost: her new phone asks (nobody approves), she types her code."""
+    caplog.set_level(logging.DEBUG)
     app = make_app(JUDGE_CODE=None)
     created = referee_of(app).create_game(judged=False)
     g = created.game
@@ -178,6 +181,8 @@ def test_the_recovery_code_moves_the_seat_to_the_phone_that_types_it() -> None:
     move = referee_of(app).log(g, "public")[-1]
     assert move.kind == "move" and move.body["recovery"] is True
     assert "moved to another device" in page(old, g)
+    assert code.group(1) not in caplog.text and typed not in caplog.text
+    assert code.group(1) not in referee_of(app).export(g, "judge")
 
 
 def test_a_judged_table_has_no_recovery_code() -> None:

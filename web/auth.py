@@ -142,7 +142,7 @@ def recovery_words(title: str, code: str) -> Markup:
     """What the phone that took a seat at a table without a judge is told, once: the code on
     a line of its own."""
     return Markup(
-        "{t}'s recovery code: <strong class=\"code\">{c}</strong> Write it down now, or print "
+        '{t}\'s recovery code: <strong class="code">{c}</strong> Write it down now, or print '
         "this page: it is shown only once. Typed on any phone, it moves {t}'s seat to that "
         "phone (a lost phone, or a copied key). Never show it to the other player."
     ).format(t=title, c=code)
