@@ -7,7 +7,7 @@ On a SQLite database in a temporary directory (as ``referee serve`` keeps it: WA
 ``synchronous=FULL``), ``--games`` games each with both seats taken. Printed, per request, the
 p50/p99 of the token check alone (no rotation due: a read), of a check that rotates the token
 (due: the read and two secret writes), and of the first use of a new token (it marks it used:
-one write). A phone rotates at most once every ``ROTATE_AFTER`` seconds, so the rotating kind
+one write). A phone rotates at most once every ``ROTATE_AFTER`` seconds (30), so the rotating kind
 is at most one request in that many seconds per phone. Nothing asserts: the numbers depend on
 the machine.
 """

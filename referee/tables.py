@@ -60,7 +60,8 @@ LINEAGE = "lineage:"  # + seat: the hash of the fixed (lineage) part of its devi
 ROTATION = "rotation:"  # + seat: JSON {"prev": hash of the previous token, "at", "used"}
 RECOVERY = "recovery:"  # + seat: the hash of its recovery code (a table without a judge)
 PENDING_LINEAGE = "pending-lineage:"  # + request device id: its token's lineage hash
-ROTATE_AFTER = 10.0  # seconds: a token is rotated on its first use this long after the last
+ROTATE_AFTER = 30.0  # seconds: a token is rotated on its first use this long after the last
+# (longer than GRACE: a request in flight with the previous token finds it still previous)
 GRACE = 20.0  # seconds the previous token stays good once its successor was used
 LOST = 60.0  # seconds after which an unused successor is taken as lost (a new one is made)
 RECOVERY_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: it is written by hand
@@ -280,7 +281,7 @@ class Tables:
             if rotate and due:
                 return self._rotate(game, seat, token, h, h)
             if rot is not None and not rot["used"]:
-                self._put(game, {f"{ROTATION}{seat}": _rotation_text(rot["prev"], rot["at"], True)})
+                self._mark_used(game, seat, h)
             return Device(seat)
         if rot is not None and _secrets.compare_digest(rot["prev"], h):
             if not rot["used"]:  # its successor never came back: the new cookie may be lost
@@ -302,6 +303,17 @@ class Tables:
         store = self.repo.store
         for name, value in secrets.items():
             store_call(functools.partial(store.put_secret, game, name, value))
+
+    def _mark_used(self, game: str, seat: str, h: str) -> None:
+        """Notes that the seat's current token (``h``: its hash) came back: its device has it.
+        Under the game's lock, and only while it is still the current one (a rotation racing
+        this request keeps its own previous token)."""
+        with self.repo.lock(game):
+            secrets = self.repo.secrets(game)
+            rot = _rotation(secrets.get(f"{ROTATION}{seat}", ""))
+            if secrets.get(f"{DEVICE}{seat}") == h and rot is not None and not rot["used"]:
+                text_ = _rotation_text(rot["prev"], rot["at"], True)
+                self._put(game, {f"{ROTATION}{seat}": text_})
 
     def _rotate(self, game: str, seat: str, token: str, h: str, current: str) -> Device:
         """Gives the device of ``token`` (``h``: its hash) a new token of the same lineage,
