@@ -30,6 +30,8 @@ def record_words(r: Record, judge: bool = False) -> str:
         return f"The {seat} seat was taken by a device (its join link was opened)."
     if r.kind == "request":
         return f"Another device asked for the {seat} seat."
+    if r.kind == "move" and body.get("recovery"):
+        return f"The {seat} seat moved to another device with its recovery code."
     if r.kind == "move":
         return (
             f"The {seat} seat moved to the device that asked for it (event {body.get('request')})."

@@ -180,6 +180,7 @@ def test_the_recovery_code_moves_the_seat_to_the_phone_that_types_it(
     assert seat(new, g) == "hera" and seat(old, g) == "public"
     move = referee_of(app).log(g, "public")[-1]
     assert move.kind == "move" and move.body["recovery"] is True
+    assert "seat moved to another device with its recovery code" in page(new, g)
     assert "moved to another device" in page(old, g)
     assert code.group(1) not in caplog.text and typed not in caplog.text
     assert code.group(1) not in referee_of(app).export(g, "judge")
