@@ -181,7 +181,7 @@ def test_the_recovery_code_moves_the_seat_to_the_phone_that_types_it(
     move = referee_of(app).log(g, "public")[-1]
     assert move.kind == "move" and move.body["recovery"] is True
     assert "seat moved to another device with its recovery code" in page(new, g)
-    assert "moved to another device" in page(old, g)
+    assert "moved to another device with Hera&#39;s recovery code" in page(old, g)
     assert code.group(1) not in caplog.text and typed not in caplog.text
     assert code.group(1) not in referee_of(app).export(g, "judge")
 
@@ -335,6 +335,13 @@ def test_a_copied_cookie_used_after_the_phone_moved_on_holds_the_seat(clock: Clo
     assert 'id="held-seat"' in stolen and "Hera's seat is held" in stolen
     assert 'id="held-seat"' in page(hera, g)
     assert hand_seen(thief, g) == [] and hand_seen(hera, g) == []
+    def table(b: Browser) -> dict[str, object]:
+        view = b.get(f"/api/v1/games/{g}").json
+        assert isinstance(view, dict)
+        return {k: v for k, v in view.items() if k != "csrf"}  # the CSRF token is per browser
+
+    for device in (thief, hera):  # no answer differs from the public's
+        assert table(device) == table(phones["public"])
     assert seat(hera, g) == "public" and seat(thief, g) == "public"
     before = kinds(app, g)
     r = hera.client.post(f"/g/{g}/call", data={"csrf": hera.csrf(g), "note": "me"})

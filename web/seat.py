@@ -206,10 +206,21 @@ def replaced_note(game: str, pm: PageModule) -> str | None:
             f"This phone held {title}'s seat until the judge reissued {title}'s link {when}. "
             "Ask the judge for the new link."
         )
-    by = "the judge" if r.seat == "judge" else seat_title(pm, r.seat)
+    if r.body.get("recovery"):
+        return (
+            f"This phone held {title}'s seat until it moved to another device with {title}'s "
+            f"recovery code {when}. If that was not you, open {title}'s link again and take "
+            "the seat back with the code."
+        )
+    if r.seat == "judge":
+        return (
+            f"This phone held {title}'s seat until it moved to another device, approved by the "
+            f"judge {when}. If that was not you, call the judge."
+        )
     return (
-        f"This phone held {title}'s seat until it moved to another device, approved by {by} "
-        f"{when}. If that was not you, call the judge."
+        f"This phone held {title}'s seat until it moved to another device, approved on this "
+        f"phone {when}. If that was not you, open {title}'s link again and take the seat back "
+        "with its recovery code."
     )
 
 
