@@ -335,6 +335,7 @@ def test_a_copied_cookie_used_after_the_phone_moved_on_holds_the_seat(clock: Clo
     assert 'id="held-seat"' in stolen and "Hera's seat is held" in stolen
     assert 'id="held-seat"' in page(hera, g)
     assert hand_seen(thief, g) == [] and hand_seen(hera, g) == []
+
     def table(b: Browser) -> dict[str, object]:
         view = b.get(f"/api/v1/games/{g}").json
         assert isinstance(view, dict)
