@@ -350,8 +350,9 @@ class Tables:
             body = {
                 "held": seat,
                 "problem": (
-                    f"The {seat} seat is held: its device key was used by two devices (a "
-                    f"copied cookie?). No device acts for it or reads its hand until {settle}."
+                    f"{seat.capitalize()}'s seat is held: its device key was used by two "
+                    "devices (a copied cookie?). No device acts for it or reads its hand until "
+                    f"{settle}."
                 ),
             }
 

@@ -350,7 +350,7 @@ def test_a_copied_cookie_used_after_the_phone_moved_on_holds_the_seat(clock: Clo
     irregularity = referee_of(app).log(g, "judge")[-1]
     assert irregularity.kind == "irregularity" and irregularity.body["held"] == "hera"
     console = page(judge, g)
-    assert "hera seat is held: its device key was used by two devices" in console
+    assert "Hera&#39;s seat is held: its device key was used by two devices" in console
     with pytest.raises(Refused, match="reissue"):
         referee_of(app).resolve(g, "judge", irregularity.seq, "fine")
     new_code = referee_of(app).reissue(g, "judge", "hera")
