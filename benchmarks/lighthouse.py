@@ -106,7 +106,7 @@ def main() -> None:
                     time.sleep(0.5)
             pages = {
                 "home": local + "/",
-                "Hera's seat": hera,
+                "a join link's page": hera,  # its button takes the seat (issue 31)
                 "public table": f"{local}/g/{game}",
                 "judge's hall": re.sub(r"^http://[^/]+", local, judge.group(1)),
                 "replay": f"{local}/g/{game}/replay",

@@ -22,7 +22,7 @@ import shutil
 from dataclasses import dataclass
 from functools import partial
 
-from browser_helpers import chrome, new_profile, serving
+from browser_helpers import chrome, new_profile, serving, take_seat
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -91,7 +91,7 @@ def main() -> None:
                 ref.submit(g, seat, {"do": "first_row", "player": seat, "cards": list(row)})
             hera, zeus = Phone("hera", drivers[0]), Phone("zeus", drivers[1])
             for p in (hera, zeus):
-                p.d.get(f"{url}/join/{g}/{created.codes[p.name]}")
+                take_seat(p.d, f"{url}/join/{g}/{created.codes[p.name]}")
 
             def settled() -> None:
                 target = ref.folded(g).last_seq

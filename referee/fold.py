@@ -83,6 +83,9 @@ class Folded:
     requests: dict[int, Record] = field(default_factory=dict)  # open seat requests, by seq
     proposals: dict[int, Record] = field(default_factory=dict)  # open correction proposals
     approvals: dict[int, tuple[str, ...]] = field(default_factory=dict)  # proposal -> players
+    # seat -> the irregularity that holds it: two devices used its key (a copied cookie); the
+    # seat acts again once a move (the judge's, or its recovery code) or a reissue settles it
+    held: dict[str, Record] = field(default_factory=dict)
 
     def copy(self) -> Folded:
         """A snapshot to fold further without touching this one (readers keep theirs)."""
@@ -111,12 +114,21 @@ class Folded:
             dict(self.requests),
             dict(self.proposals),
             dict(self.approvals),
+            dict(self.held),
         )
 
     def open_items(self) -> list[Record]:
         """Irregularities and judge calls the judge has not resolved yet."""
         items = [*self.irregularities, *self.calls]
-        return sorted((r for r in items if r.seq not in self.resolved), key=lambda r: r.seq)
+        return sorted(
+            (r for r in items if r.seq not in self.resolved and not self._settled_hold(r)),
+            key=lambda r: r.seq,
+        )
+
+    def _settled_hold(self, r: Record) -> bool:
+        """True for a held seat's irregularity that a move or a reissue has settled since."""
+        seat = r.body.get("held")
+        return isinstance(seat, str) and self.held.get(seat) is not r
 
     def state_at(self, seq: int) -> Any:
         """The state right after event ``seq`` (through the effective operations)."""
@@ -279,7 +291,11 @@ def _note(f: Folded, r: Entry, body: Mapping[str, Any] | None = None) -> None:
         if (body if body is not None else r.body).get("irregularity"):
             f.irregularities.append(r.record())
     elif kind == "irregularity":
-        f.irregularities.append(r.record())
+        rec = r.record()
+        f.irregularities.append(rec)
+        held = rec.body.get("held")
+        if isinstance(held, str):
+            f.held[held] = rec
     elif kind == "call":
         f.calls.append(r.record())
     elif kind == "resolve":
@@ -308,12 +324,14 @@ def _note_seat(f: Folded, r: Record) -> None:
         f.requests[r.seq] = r
     elif r.kind == "move" and isinstance(seat, str):
         f.holders[seat] = str(body.get("device", ""))
+        f.held.pop(seat, None)  # settled: the seat is on one device again
         asked = body.get("request")
         f.requests = {
             s: q for s, q in f.requests.items() if s != asked and q.body.get("seat") != seat
         }
     elif r.kind == "reissue" and isinstance(seat, str):
         f.holders.pop(seat, None)  # the new link claims the seat on its first device
+        f.held.pop(seat, None)
         f.requests = {s: q for s, q in f.requests.items() if q.body.get("seat") != seat}
     elif r.kind == "propose":
         f.proposals = {r.seq: r}  # one open proposal at a time: a new one replaces the last

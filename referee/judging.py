@@ -31,7 +31,16 @@ from referee.log import Record
 from referee.models import RulingResult
 from referee.reading import Reading, short
 from referee.repository import Draft, Repository
-from referee.tables import DEVICE, PENDING, REPLACED, Tables, is_judged
+from referee.tables import (
+    DEVICE,
+    LINEAGE,
+    PENDING,
+    PENDING_LINEAGE,
+    REPLACED,
+    ROTATION,
+    Tables,
+    is_judged,
+)
 from referee.validate import InputError, integer, mapping, text
 from referee.views import redact
 
@@ -75,6 +84,13 @@ class Judging:
             def build(f: Folded) -> list[Draft]:
                 if event not in {r.seq for r in f.open_items()}:
                     raise Refused(f"event {event} is not an open irregularity or judge call")
+                held = next((s for s, r in f.held.items() if r.seq == event), None)
+                if held is not None:
+                    raise Refused(
+                        f"event {event} holds the {held} seat (two devices used its key): "
+                        f"settle it with a new link for {held} (reissue) or by moving the seat "
+                        "to one device's request; that closes it"
+                    )
                 return [Draft(seat, "resolve", {"event": event, "note": note})]
 
             recs, _ = self.repo.write(game, build)
@@ -190,7 +206,13 @@ class Judging:
             self.repo.write(
                 game,
                 lambda f: [Draft(seat, "reissue", {"seat": target})],
-                {target: stored, f"{DEVICE}{target}": "", **self._replaced(game, target)},
+                {
+                    target: stored,
+                    f"{DEVICE}{target}": "",
+                    f"{LINEAGE}{target}": "",
+                    f"{ROTATION}{target}": "",
+                    **self._replaced(game, target),
+                },
             )
         return code
 
@@ -204,8 +226,10 @@ class Judging:
 
     def approve_seat(self, game: str, seat: str, request: int) -> Record:
         """Gives a seat to the device that requested it (event ``request``): the judge's to
-        approve, or at a table without a judge the other player's. The device holding the
-        seat until now holds nothing any more. Raises Forbidden, Refused."""
+        approve, or at a table without a judge the device's holding that seat (never the other
+        player's: the seat's hand would be his to read; a lost phone is settled with the seat's
+        recovery code, :meth:`referee.tables.Tables.recover`). The device holding the seat
+        until now holds nothing any more. Raises Forbidden, Refused."""
         self.reading.seat_of(game, seat)
         try:
             integer(request, "request", 0, 10**9)
@@ -221,11 +245,16 @@ class Judging:
             if is_judged(f0.create):
                 if seat != "judge":
                     raise Forbidden("the judge approves a seat's move to another device")
-            elif seat not in f0.module.players or seat == target:
+            elif seat != target:
+                # the other player's approval never moves a seat: he would read the hand
                 raise Forbidden(
-                    "at a table without a judge, the other player approves a seat's move"
+                    f"at a table without a judge, only the device holding the {target} seat "
+                    "approves its move (or the seat's recovery code moves it); the other "
+                    "player's approval never moves a seat"
                 )
-            pending = self.repo.secrets(game).get(f"{PENDING}{device}", "")
+            stored = self.repo.secrets(game)
+            pending = stored.get(f"{PENDING}{device}", "")
+            lineage = stored.get(f"{PENDING_LINEAGE}{device}", "")
 
             def build(f: Folded) -> list[Draft]:
                 if request not in f.requests:
@@ -235,7 +264,10 @@ class Judging:
 
             secrets = {
                 f"{DEVICE}{target}": pending,
+                f"{LINEAGE}{target}": lineage,
+                f"{ROTATION}{target}": "",
                 f"{PENDING}{device}": "",
+                f"{PENDING_LINEAGE}{device}": "",
                 **self._replaced(game, target),
             }
             recs, _ = self.repo.write(game, build, secrets, fresh=f0)

@@ -137,12 +137,27 @@ class Claim:
     """What opening a join link gave this device: ``seat``; ``token`` (the device's own
     secret, for its cookie or as a Bearer token; None when the seat is held by another
     device); ``held`` (True when it is); ``request`` (the seq of this device's request for a
-    held seat, while it waits for approval)."""
+    held seat, while it waits for approval); ``recovery`` (at a table without a judge, the
+    seat's recovery code, given once to the device that just took the seat: it moves the seat
+    back to whoever holds it, :meth:`referee.tables.Tables.recover`)."""
 
     seat: str
     token: str | None
     held: bool = False
     request: int | None = None
+    recovery: str | None = None
+
+
+@dataclass(frozen=True)
+class Device:
+    """What a device token opens now (:meth:`referee.tables.Tables.device`): ``seat`` (a
+    player's, or "public"); ``token`` (the token the device holds from now on, when it was
+    rotated by this use, else None); ``held`` (the seat whose key this token is, when that seat
+    is held because two devices used its key: the token opens nothing until it is settled)."""
+
+    seat: str
+    token: str | None = None
+    held: str | None = None
 
 
 @dataclass(frozen=True)

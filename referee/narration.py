@@ -82,6 +82,8 @@ def record_words(r: Record, judge: bool = False, records: Sequence[Record] = ())
         return f"{seat}'s seat was taken by a device (its join link was opened)."
     if r.kind == "request":
         return f"Another device asked for {seat}'s seat."
+    if r.kind == "move" and body.get("recovery"):
+        return f"{seat}'s seat moved to another device with its recovery code."
     if r.kind == "move":
         return f"{seat}'s seat moved to the device that asked for it (event {body.get('request')})."
     if r.kind == "ask":

@@ -79,9 +79,10 @@ class Reading:
 
     def seat_news(self, game: str, seat: str) -> dict[str, Any]:
         """What waits on ``seat`` besides the play: ``judged`` (the table has a judge), the
-        open seat ``requests`` it may approve (the judge's; at a table without one, the other
-        player's), the open correction ``proposals`` (at a table without a judge, for its
-        players: each record cut for ``seat``, with who approved it)."""
+        open seat ``requests`` it may approve (the judge's; at a table without one, those for
+        the seat itself, never the other player's), the open correction ``proposals`` (at a
+        table without a judge, for its players: each record cut for ``seat``, with who
+        approved it)."""
         self.seat_of(game, seat)
         f = self.repo.folded(game)
         judged = f.create.get("judged", True) is not False
@@ -89,7 +90,7 @@ class Reading:
         requests = [
             {"seq": r.seq, "seat": r.body.get("seat"), "time": r.time}
             for r in f.requests.values()
-            if (seat == JUDGE if judged else seat in players and seat != r.body.get("seat"))
+            if (seat == JUDGE if judged else seat in players and seat == r.body.get("seat"))
         ]
         proposals = []
         if seat in players:  # a take-back (HZ-P14) at any table; other proposals without a judge

@@ -45,6 +45,7 @@ from referee.log import Record
 from referee.models import (
     Claim,
     Created,
+    Device,
     GameInfo,
     Head,
     Receipt,
@@ -61,6 +62,7 @@ from referee.tables import Tables, code_hash
 __all__ = [
     "Claim",
     "Created",
+    "Device",
     "FixedClock",
     "Forbidden",
     "Held",
@@ -158,6 +160,18 @@ class Referee:
 
     def claim(self, game: str, code: str, token: str | None = None, ask: bool = False) -> Claim:
         return self.tables.claim(game, code, token, ask)
+
+    def peek(self, game: str, code: str, token: str | None = None) -> tuple[str, str]:
+        """What opening a join link would do, without doing it (:meth:`Tables.peek`)."""
+        return self.tables.peek(game, code, token)
+
+    def device(self, game: str, token: str, *, rotate: bool = False) -> Device:
+        """What a device token opens now, rotated when due (:meth:`Tables.device`)."""
+        return self.tables.device(game, token, rotate=rotate)
+
+    def recover(self, game: str, code: str, token: str | None = None) -> Claim:
+        """Moves a seat to this device with its recovery code (:meth:`Tables.recover`)."""
+        return self.tables.recover(game, code, token)
 
     def kit(self, game: str) -> dict[str, Any] | None:
         return self.tables.kit(game)

@@ -5,30 +5,48 @@ A seat is one device. The join code opens a seat once: the first device that ope
 *claims* the seat (a public ``claim`` record) and gets a device token of its own, which its
 cookie (or a Bearer header) carries from then on; the join code is never a credential after
 that. A second device opening the same link is told the seat is held and may *request* it (a
-``request`` record); the judge (at a table without one, the other player) approves, and the
+``request`` record); the judge (at a table without one, the device holding it) approves, and the
 seat *moves* to that device (a ``move`` record; the first device's token opens nothing any
 more). Join codes and device tokens are stored only as their SHA-256 (a stolen database opens
-no seat) and compared in constant time. A game has no judge's code of its own: the server's
-tournament judge judges every game (``judged``), or nobody does (``"judged": false`` in the
-create record: corrections then need both players, :mod:`referee.judging`).
+no seat) and compared in constant time.
+
+At a table without a judge, only the device holding a seat approves its move (never the other
+player: he would read the hand), and the device that claims a seat is shown, once, the seat's
+*recovery code* (stored only as its SHA-256, never in the log): whoever types it on any device
+takes the seat back (:meth:`Tables.recover`), a lost phone or a copied key.
+
+A device token is a *lineage* part, fixed for the device, and a part that *rotates* as the token
+is used (:meth:`Tables.device`, as refresh tokens are rotated): a page request gives the device
+a fresh token now and then and the previous one stays good a short grace while requests sent
+before the new cookie arrived are in flight (or as long as its successor was never used: the
+new cookie may have been lost). A token of the seat's lineage used after that (a copied cookie:
+the other copy moved on) *holds* the seat: an ``irregularity`` record naming it (``held``) for
+the judge; no device acts for the seat or reads its hand until a move (the judge's approval, or
+at a table without a judge the recovery code) or the judge's reissue settles it.
+
+A game has no judge's code of its own: the server's tournament judge judges every game
+(``judged``), or nobody does (``"judged": false`` in the create record: corrections then need
+both players, :mod:`referee.judging`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import secrets as _secrets
+import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
-from referee.errors import NotFound, Refused, Stale
+from referee.errors import Forbidden, NotFound, Refused, Stale
 from referee.fold import Folded, FoldError, fold, start
 from referee.game import Illegal, Malformed, RuleError
 from referee.games import DEFAULT, game_named
 from referee.log import GENESIS, Record, read_lines, verify
-from referee.models import Claim, Created
+from referee.models import Claim, Created, Device
 from referee.reading import ALL_SEATS
-from referee.repository import Draft, Repository, checked_game_id
+from referee.repository import Draft, Repository, checked_game_id, store_call
 from referee.store import CREATED
 from referee.validate import InputError, file_text, game_id, mapping, text
 
@@ -39,6 +57,15 @@ PENDING = "pending:"  # secret name prefix: the hash of a requesting device's to
 # secret name prefix + the hash of a token that held a seat until a reissue or a move replaced
 # it; the value is that seat (so the old phone can be told, issue 13, item 5)
 REPLACED = "replaced:"
+LINEAGE = "lineage:"  # + seat: the hash of the fixed (lineage) part of its device's tokens
+ROTATION = "rotation:"  # + seat: JSON {"prev": hash of the previous token, "at", "used"}
+RECOVERY = "recovery:"  # + seat: the hash of its recovery code (a table without a judge)
+PENDING_LINEAGE = "pending-lineage:"  # + request device id: its token's lineage hash
+ROTATE_AFTER = 30.0  # seconds: a token is rotated on its first use this long after the last
+# (longer than GRACE: a request in flight with the previous token finds it still previous)
+GRACE = 20.0  # seconds the previous token stays good once its successor was used
+LOST = 60.0  # seconds after which an unused successor is taken as lost (a new one is made)
+RECOVERY_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: it is written by hand
 
 
 def is_judged(create: Mapping[str, Any]) -> bool:
@@ -52,8 +79,48 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def lineage_of(token: str) -> str:
+    """The fixed part of a device token (its first half; the second rotates)."""
+    return token[: len(token) // 2]
+
+
+def new_recovery_code() -> str:
+    """A seat's recovery code: 16 letters and digits (80 random bits) in four groups, easy to
+    write down and type."""
+    chars = "".join(_secrets.choice(RECOVERY_ALPHABET) for _ in range(16))
+    return "-".join(chars[i : i + 4] for i in range(0, 16, 4))
+
+
+def recovery_hash(code: str) -> str:
+    """How a recovery code is stored and compared: the SHA-256 of its letters and digits,
+    upper case (spaces and dashes as typed do not count)."""
+    return code_hash("recovery\0" + "".join(c for c in code.upper() if c.isalnum()))
+
+
 class SeatHeld(Exception):
     """A seat another device holds (raised inside a write's build, caught in claim)."""
+
+
+class Rotation(TypedDict):
+    """Where a seat's device token is in its rotation (the secret ``rotation:<seat>``)."""
+
+    prev: str  # the hash of the previous token
+    at: float  # when the current one was made (seconds)
+    used: bool  # the current one came back (the device has it)
+
+
+def _rotation(raw: str) -> Rotation | None:
+    try:
+        d = json.loads(raw) if raw else None
+        if isinstance(d, dict):
+            return Rotation(prev=str(d["prev"]), at=float(d["at"]), used=bool(d["used"]))
+    except (ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _rotation_text(prev: str, at: float, used: bool) -> str:
+    return json.dumps({"prev": prev, "at": at, "used": used}, sort_keys=True)
 
 
 class Tables:
@@ -179,18 +246,130 @@ class Tables:
         return seat
 
     def seat_for_token(self, game: str, token: str) -> str:
-        """The seat whose device holds ``token``; "public" for any other. Constant time."""
+        """The seat whose device holds ``token``; "public" for any other (and for a held
+        seat's). Constant time. Reads only: no rotation, no alarm."""
+        return self.device(game, token, rotate=False, alarm=False).seat
+
+    def device(self, game: str, token: str, *, rotate: bool = False, alarm: bool = True) -> Device:
+        """What ``token`` opens at ``game`` now (constant-time compares). The token the seat's
+        device holds opens the seat; with ``rotate`` (a request that can give the device a new
+        cookie) it is rotated when due: the reply's ``token`` is the device's from now on. The
+        previous token opens the seat while its successor was never used (the new cookie may
+        not have arrived) or for ``GRACE`` seconds after (requests in flight). Any other token
+        of the seat's lineage is a copy the other device moved on from: with ``alarm`` the seat
+        is held (an irregularity for the judge) and the token opens nothing, as every token of
+        a held seat (``held`` names it)."""
         try:
             game_id(game)
             text(token, "token", max_len=200)
         except InputError:
-            return "public"
-        h = code_hash(token)
-        seat = "public"
-        for name, stored in sorted(self.repo.secrets(game).items()):
+            return Device("public")
+        secrets = self.repo.secrets(game)
+        h, lin = code_hash(token), code_hash(lineage_of(token))
+        current = lineage = None
+        for name, stored in sorted(secrets.items()):
             if name.startswith(DEVICE) and _secrets.compare_digest(stored, h):
-                seat = name[len(DEVICE) :]
-        return seat
+                current = name[len(DEVICE) :]
+            if name.startswith(LINEAGE) and _secrets.compare_digest(stored, lin):
+                lineage = name[len(LINEAGE) :]
+        seat = current or lineage
+        if seat is None:
+            return Device("public")
+        if seat in self.repo.folded(game).held:
+            return Device("public", held=seat)
+        rot = _rotation(secrets.get(f"{ROTATION}{seat}", ""))
+        now = self.now()
+        if current is not None:
+            if lineage != current:  # a token made before tokens rotated: as it always was
+                return Device(seat)
+            due = rot is None or now - rot["at"] >= ROTATE_AFTER
+            if rotate and due:
+                return self._rotate(game, seat, token, h, h)
+            if rot is not None and not rot["used"]:
+                self._mark_used(game, seat, h)
+            return Device(seat)
+        if rot is not None and _secrets.compare_digest(rot["prev"], h):
+            if not rot["used"]:  # its successor never came back: the new cookie may be lost
+                if rotate and now - rot["at"] >= LOST:
+                    return self._rotate(game, seat, token, h, secrets.get(f"{DEVICE}{seat}", ""))
+                return Device(seat)
+            if now - rot["at"] <= GRACE:
+                return Device(seat)  # sent before the new cookie arrived
+        if alarm:
+            self.hold(game, seat)
+        return Device("public", held=seat)
+
+    def now(self) -> float:
+        """Seconds, for the tokens' rotation (a test may set its own clock)."""
+        return time.time()
+
+    def _put(self, game: str, secrets: Mapping[str, str]) -> None:
+        """Stores secrets outside any record, one by one in the given order."""
+        store = self.repo.store
+        for name, value in secrets.items():
+            store_call(functools.partial(store.put_secret, game, name, value))
+
+    def _mark_used(self, game: str, seat: str, h: str) -> None:
+        """Notes that the seat's current token (``h``: its hash) came back: its device has it.
+        Under the game's lock, and only while it is still the current one (a rotation racing
+        this request keeps its own previous token)."""
+        with self.repo.lock(game):
+            secrets = self.repo.secrets(game)
+            rot = _rotation(secrets.get(f"{ROTATION}{seat}", ""))
+            if secrets.get(f"{DEVICE}{seat}") == h and rot is not None and not rot["used"]:
+                text_ = _rotation_text(rot["prev"], rot["at"], True)
+                self._put(game, {f"{ROTATION}{seat}": text_})
+
+    def _rotate(self, game: str, seat: str, token: str, h: str, current: str) -> Device:
+        """Gives the device of ``token`` (``h``: its hash) a new token of the same lineage,
+        keeping ``token`` as the previous one; ``current``: the hash of the seat's token this
+        was decided on. Under the game's lock: of two requests racing with one token, one
+        rotates and the other finds the seat's token changed."""
+        with self.repo.lock(game):
+            if self.repo.secrets(game).get(f"{DEVICE}{seat}") != current:
+                return self.device(game, token, alarm=False)  # rotated just now
+            new = lineage_of(token) + self.repo.token()
+            # the rotation first: a crash between the two leaves the old token current
+            self._put(
+                game,
+                {
+                    f"{ROTATION}{seat}": _rotation_text(h, self.now(), False),
+                    f"{DEVICE}{seat}": code_hash(new),
+                },
+            )
+        return Device(seat, token=new)
+
+    def hold(self, game: str, seat: str) -> None:
+        """Holds ``seat``: two devices used its key. An ``irregularity`` record naming it
+        (``held``) for the judge; nothing when it is held already."""
+        with self.repo.lock(game):
+            f0 = self.repo.folded(game)
+            if seat in f0.held:
+                return
+            judged = is_judged(f0.create)
+            settle = (
+                "the judge settles it (a new link, or approving one device's request)"
+                if judged
+                else "someone types the seat's recovery code on the device that should hold it"
+            )
+            body = {
+                "held": seat,
+                "problem": (
+                    f"{seat.capitalize()}'s seat is held: its device key was used by two "
+                    "devices (a copied cookie?). No device acts for it or reads its hand until "
+                    f"{settle}."
+                ),
+            }
+
+            def build(f: Folded) -> list[Draft]:
+                if seat in f.held:
+                    raise SeatHeld(seat)
+                return [Draft(seat, "irregularity", body)]
+
+            try:
+                self.repo.write(game, build, fresh=f0)
+            except SeatHeld:
+                return
 
     def replaced(self, game: str, token: str) -> tuple[str, Record] | None:
         """The seat ``token``'s device held until a reissue or a move replaced it, with that
@@ -228,26 +407,28 @@ class Tables:
     def claim(self, game: str, code: str, token: str | None = None, ask: bool = False) -> Claim:
         """Opens a join link on a device. ``token``: what the device already holds (its
         cookie), if anything. A free seat is claimed (a ``claim`` record) and the device gets a
-        new token; a seat this device holds already is simply its own; a seat another device
-        holds is ``held``, and with ``ask`` this device requests it (a ``request`` record, a
-        token that opens the seat once the request is approved). Raises NotFound for a code
-        that opens no seat, Held or Unavailable."""
+        new token (and, at a table without a judge, the seat's recovery code, once); a seat
+        this device holds already is simply its own; a seat another device holds is ``held``,
+        and with ``ask`` this device requests it (a ``request`` record, a token that opens the
+        seat once the request is approved). Raises NotFound for a code that opens no seat,
+        Held or Unavailable."""
         seat = self.seat_for_code(game, code)
         if seat == "public":
             raise NotFound(
                 "this join link opens no seat: it is mistyped, or the judge has issued a new "
                 "one (ask the judge for the new link)"
             )
-        if token and self.seat_for_token(game, token) == seat:
+        if token and self.device(game, token, alarm=False).seat == seat:
             return Claim(seat, token)
         asked = self.request_of(game, token) if token else None
         if asked is not None and asked.body.get("seat") == seat:
             return Claim(seat, token, held=True, request=asked.seq)
-        new = self.repo.token()
+        new = self.repo.token() + self.repo.token()  # lineage, then the part that rotates
         device = self.repo.token()[:12]
         with self.repo.lock(game):
             f0 = self.repo.folded(game)
             free = seat not in f0.holders
+            recovery = new_recovery_code() if free and not is_judged(f0.create) else None
 
             def build(f: Folded) -> list[Draft]:
                 if (seat not in f.holders) != free:
@@ -258,14 +439,88 @@ class Tables:
                     raise SeatHeld(seat)
                 return [Draft("public", "request", {"seat": seat, "device": device})]
 
+            if free:
+                secrets = {
+                    f"{DEVICE}{seat}": code_hash(new),
+                    f"{LINEAGE}{seat}": code_hash(lineage_of(new)),
+                    f"{ROTATION}{seat}": "",
+                }
+                if recovery is not None:
+                    secrets[f"{RECOVERY}{seat}"] = recovery_hash(recovery)
+            else:
+                secrets = {
+                    f"{PENDING}{device}": code_hash(new),
+                    f"{PENDING_LINEAGE}{device}": code_hash(lineage_of(new)),
+                }
             try:
-                name = f"{DEVICE}{seat}" if free else f"{PENDING}{device}"
-                recs, _ = self.repo.write(game, build, {name: code_hash(new)}, fresh=f0)
+                recs, _ = self.repo.write(game, build, secrets, fresh=f0)
             except SeatHeld:
                 return Claim(seat, None, held=True)
         if recs[0].kind == "claim":
-            return Claim(seat, new)
+            return Claim(seat, new, recovery=recovery)
         return Claim(seat, new, held=True, request=recs[0].seq)
+
+    def peek(self, game: str, code: str, token: str | None) -> tuple[str, str]:
+        """What opening a join link would do, without doing it (a link preview changes
+        nothing): its seat and "mine" (this device holds it), "asked" (this device waits for
+        it), "held" (another device holds it) or "free". Raises NotFound for a code that opens
+        no seat."""
+        seat = self.seat_for_code(game, code)
+        if seat == "public":
+            raise NotFound(
+                "this join link opens no seat: it is mistyped, or the judge has issued a new "
+                "one (ask the judge for the new link)"
+            )
+        if token and self.device(game, token, alarm=False).seat == seat:
+            return seat, "mine"
+        asked = self.request_of(game, token) if token else None
+        if asked is not None and asked.body.get("seat") == seat:
+            return seat, "asked"
+        return seat, "held" if seat in self.repo.folded(game).holders else "free"
+
+    def recover(self, game: str, code: str, token: str | None = None) -> Claim:
+        """Moves a seat to this device with the seat's recovery code (a table without a judge:
+        a lost phone, or a copied key that held the seat): a ``move`` record (``recovery``),
+        a new token for this device; the device holding the seat until now, and every copy of
+        its key, open nothing any more. ``token``: this device's request, if it made one.
+        Raises Refused for a code that opens no seat (it names no seat and changes nothing),
+        Forbidden at a judged table."""
+        try:
+            game_id(game)
+            typed = text(code, "recovery", max_len=60)
+        except InputError as e:
+            raise Refused(str(e)) from None
+        f0 = self.repo.folded(game)
+        if is_judged(f0.create):
+            raise Forbidden("at a judged table the judge moves a seat: call the judge")
+        h = recovery_hash(typed)
+        seat = None
+        for name, stored in sorted(self.repo.secrets(game).items()):
+            if name.startswith(RECOVERY) and _secrets.compare_digest(stored, h):
+                seat = name[len(RECOVERY) :]
+        if seat is None:
+            raise Refused(
+                "recovery: this code is not the recovery code of a seat at this table (it is "
+                "shown once, on the phone that took the seat); nothing was changed"
+            )
+        asked = self.request_of(game, token) if token else None
+        new = self.repo.token() + self.repo.token()
+        device = self.repo.token()[:12]
+        with self.repo.lock(game):
+            secrets = self.repo.secrets(game)
+            held = secrets.get(f"{DEVICE}{seat}", "")
+            keep = {
+                f"{DEVICE}{seat}": code_hash(new),
+                f"{LINEAGE}{seat}": code_hash(lineage_of(new)),
+                f"{ROTATION}{seat}": "",
+                **({f"{REPLACED}{held}": seat} if held else {}),
+            }
+            body: dict[str, Any] = {"seat": seat, "device": device, "recovery": True}
+            if asked is not None and asked.body.get("seat") == seat:
+                body["request"] = asked.seq
+                keep[f"{PENDING}{asked.body.get('device')}"] = ""
+            self.repo.write(game, lambda f: [Draft(seat, "move", body)], keep)
+        return Claim(seat, new)
 
     def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:
         """Stores a complete, verified log (a judge's export), in one transaction. A log signed

@@ -23,6 +23,7 @@ from flask import Flask
 
 if TYPE_CHECKING:  # selenium is imported only once the browser is known to be there
     from selenium.webdriver import Chrome
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -122,3 +123,18 @@ def axe_violations(d: Chrome) -> list[str]:
         list(WCAG_AA),
     )
     return [str(v) for v in found]
+
+
+def take_seat(d: WebDriver, link: str, timeout: float = 60) -> None:
+    """Opens a seat's join link and presses its one button, "Take Hera's seat" (opening the
+    link takes nothing: issue 31, item 2), then waits for the seat's page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    d.get(link)
+    if "/join/" in d.current_url:
+        d.find_element(By.ID, "take-seat").click()
+        WebDriverWait(d, timeout).until(lambda drv: "/join/" not in drv.current_url)
+    WebDriverWait(d, timeout).until(
+        lambda drv: drv.find_elements(By.CSS_SELECTOR, "body[data-seat]")
+    )

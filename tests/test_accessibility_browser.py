@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from browser_helpers import axe_violations, chrome, new_profile, require_browser, serving
+from browser_helpers import axe_violations, chrome, new_profile, require_browser, serving, take_seat
 from service_helpers import make_referee
 from test_service import set_up
 
@@ -36,6 +36,7 @@ class Table:
     game: str
     hera: Chrome
     judge: Chrome
+    links: dict[str, str]  # join links: Hera's (taken), a free seat's, a taken one's unjudged
 
     def pages(self) -> dict[str, tuple[Chrome, str]]:
         g = f"{self.url}/g/{self.game}"
@@ -46,6 +47,9 @@ class Table:
             "all tables": (self.judge, f"{self.url}/judge"),
             "the console": (self.judge, f"{self.url}/judge?table={self.game}"),
             "replay": (self.hera, f"{g}/replay"),
+            "a join link's page": (self.judge, self.links["free"]),
+            "a held seat's page": (self.judge, self.links["hera"]),
+            "a held seat's page without a judge": (self.judge, self.links["taken"]),
         }
 
 
@@ -60,9 +64,16 @@ def table() -> Iterator[Table]:
             created = ref.create_game(profile="rio-grande", starting="hera")
             g = created.game
             set_up(ref, g)
-            hera.get(f"{url}/join/{g}/{created.codes['hera']}")
+            take_seat(hera, f"{url}/join/{g}/{created.codes['hera']}")
             judge.get(f"{url}/judge/join/{JUDGE_CODE}")
-            yield Table(url, ref, g, hera, judge)
+            other = ref.create_game(judged=False)
+            ref.claim(other.game, other.codes["zeus"])
+            links = {
+                "hera": f"{url}/join/{g}/{created.codes['hera']}",
+                "free": f"{url}/join/{other.game}/{other.codes['hera']}",
+                "taken": f"{url}/join/{other.game}/{other.codes['zeus']}",
+            }
+            yield Table(url, ref, g, hera, judge, links)
     finally:
         for d in (hera, judge):
             d.quit()

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from browser_helpers import artifacts, require_browser, serving
+from browser_helpers import artifacts, require_browser, serving, take_seat
 from service_helpers import make_referee
 
 pytestmark = pytest.mark.browser
@@ -121,8 +121,8 @@ def test_a_whole_minotaur_lords_game_through_the_pages(
         miron.click("#next-step")
         miron.wait(lambda: f"step={len(links)}" in miron.d.current_url, "the next seat's screen")
     assert set(links) == {"miron", "vess"}
-    miron.get(links["miron"])
-    vess.get(links["vess"])
+    take_seat(miron.d, links["miron"])
+    take_seat(vess.d, links["vess"])
     judge.get(f"{base}/judge/join/{JUDGE_CODE}")
     judge.get(f"{base}/judge?table={game}")
     assert "Miron" in miron.text(".badge") and "Vess" in vess.text(".badge")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pytest
-from browser_helpers import chrome, new_profile, require_browser, serving
+from browser_helpers import chrome, new_profile, require_browser, serving, take_seat
 from service_helpers import make_referee
 from test_service import set_up
 
@@ -88,7 +88,7 @@ def phones() -> Iterator[tuple[Referee, str, Phone, Phone]]:
             set_up(ref, g)
             hera, zeus = Phone("hera", drivers[0]), Phone("zeus", drivers[1])
             for p in (hera, zeus):
-                p.d.get(f"{url}/join/{g}/{created.codes[p.name]}")
+                take_seat(p.d, f"{url}/join/{g}/{created.codes[p.name]}")
             yield ref, g, hera, zeus
     finally:
         for d in drivers:
@@ -233,7 +233,7 @@ def test_the_pandora_order_question_reaches_its_owner_and_his_order_is_the_piles
     created = ref.create_game(profile="rio-grande", starting="hera")
     g = pandora_in_column_1(ref, game=created.game)
     for p in (hera, zeus):
-        p.d.get(f"{url}/join/{g}/{created.codes[p.name]}")
+        take_seat(p.d, f"{url}/join/{g}/{created.codes[p.name]}")
     with pytest.raises(NeedsInput):
         ref.submit(g, "hera", {"do": "challenge", "column": 1})
     hera.d.refresh()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from service_helpers import make_referee
-from web_helpers import JUDGE_CODE, Browser, make_app, new_game, referee_of
+from web_helpers import JUDGE_CODE, Browser, make_app, new_game, referee_of, take_seat
 
 from referee.service import Forbidden, Refused, code_hash
 from referee.store import SQLiteStore
@@ -59,8 +59,7 @@ def test_an_approved_request_moves_the_seat_and_every_step_is_in_the_public_log(
     g = created.game
     phone2 = Browser(app)
     assert phone2.join(g, created.codes["hera"]).status_code == 409
-    csrf = phone2.csrf(g)
-    r = phone2.client.post(f"/join/{g}/{created.codes['hera']}", data={"csrf": csrf})
+    r = phone2.ask(g, created.codes["hera"])
     assert r.status_code == 303
     assert "You asked for Hera" in phone2.get(f"/g/{g}").get_data(as_text=True)
     assert phone2.get(f"/api/v1/games/{g}").json["seat"] == "public"  # type: ignore[index]
@@ -90,17 +89,24 @@ def test_a_player_cannot_approve_a_move_at_a_judged_table(app: Flask) -> None:
         ref.approve_seat(created.game, "hera", asked.request)
 
 
-def test_at_a_table_without_a_judge_the_other_player_approves_a_move() -> None:
+def test_at_a_table_without_a_judge_only_the_seats_own_device_approves_its_move() -> None:
+    """Issue 31, item 1: Zeus opens Hera's link on a second phone and asks for her seat; his
+    own approval never moves it (he would read her hand). The phone holding Hera's seat
+    approves it (her own new phone)."""
     ref = make_referee()
     created = ref.create_game(judged=False)
     g = created.game
-    first = ref.claim(g, created.codes["zeus"])
-    asked = ref.claim(g, created.codes["zeus"], ask=True)
+    first = ref.claim(g, created.codes["hera"])
+    ref.claim(g, created.codes["zeus"])
+    asked = ref.claim(g, created.codes["hera"], ask=True)
     assert asked.request is not None and asked.token is not None
-    with pytest.raises(Forbidden):
-        ref.approve_seat(g, "zeus", asked.request)  # not the seat asked for
+    with pytest.raises(Forbidden, match="other player's approval never moves a seat"):
+        ref.approve_seat(g, "zeus", asked.request)
+    assert ref.seat_for_token(g, asked.token) == "public"
+    assert [q["seq"] for q in ref.seat_news(g, "zeus")["requests"]] == []
+    assert [q["seq"] for q in ref.seat_news(g, "hera")["requests"]] == [asked.request]
     ref.approve_seat(g, "hera", asked.request)
-    assert ref.seat_for_token(g, asked.token) == "zeus"
+    assert ref.seat_for_token(g, asked.token) == "hera"
     assert first.token is not None and ref.seat_for_token(g, first.token) == "public"
 
 
@@ -250,7 +256,7 @@ def test_over_the_pages_a_table_without_a_judge_corrects_once_both_players_appro
     for step, b in enumerate((hera, zeus)):  # each scans his own screen
         page = creator.get(f"/g/{g}/created?step={step}").get_data(as_text=True)
         link = re.search(r'href="http://localhost(/join/[^"]+)"', page)
-        assert link is not None and b.client.get(link.group(1)).status_code == 303
+        assert link is not None and take_seat(b.client, link.group(1)).status_code == 303
     assert "propose-undo-form" in hera.get(f"/g/{g}").get_data(as_text=True)
     r = hera.client.post(
         f"/g/{g}/propose/undo", data={"csrf": hera.csrf(g), "to": "0", "reason": "misdealt"}

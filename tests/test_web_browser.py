@@ -34,6 +34,7 @@ from browser_helpers import (
     new_profile,
     require_browser,
     serving,
+    take_seat,
 )
 from service_helpers import make_referee
 
@@ -246,8 +247,8 @@ def test_a_whole_game_through_the_pages(
         hera.click("#next-step")
         hera.wait(lambda: f"step={len(links)}" in hera.d.current_url, "the next seat's screen")
     assert not hera.d.find_elements(By.CSS_SELECTOR, "a[data-join]")
-    hera.get(links["hera"])
-    zeus.get(links["zeus"])
+    take_seat(hera.d, links["hera"])  # the link's page, then its one button
+    take_seat(zeus.d, links["zeus"])
     judge.get(links["hera"])  # a second phone opening Hera's link: the seat is hers already
     judge.wait(lambda: "already held" in judge.text("main"), "a held seat is not handed over")
     judge.console()

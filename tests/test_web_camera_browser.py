@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import artifacts, chrome, new_profile, require_browser, serving
+from browser_helpers import artifacts, chrome, new_profile, require_browser, serving, take_seat
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = artifacts("camera")
@@ -115,7 +115,7 @@ def test_photo_entry_and_the_live_camera_in_chromium(
     try:
         # -- a photo of cards on the seat page, confirmed as the deal --
         setup = ref.create_game(catalogue=KIT.catalogue_for_game(), kit=KIT.to_json())
-        d.get(f"{url}/join/{setup.game}/{setup.codes['hera']}")
+        take_seat(d, f"{url}/join/{setup.game}/{setup.codes['hera']}")
         wait(d, lambda d: d.find_elements(By.ID, "photo-form"))
         photo = tmp_path / "cards.jpg"
         shown = [("hera", x) for x in ("Hydra", "Harpy", "Amazon", "Sirens")]
@@ -142,7 +142,7 @@ def test_photo_entry_and_the_live_camera_in_chromium(
         ref.submit(g, "zeus", {"do": "deal", "player": "zeus", "cards": ZEUS_DEAL})
         ref.submit(g, "hera", {"do": "first_row", "player": "hera", "cards": HERA_DEAL[:3]})
         ref.submit(g, "zeus", {"do": "first_row", "player": "zeus", "cards": ZEUS_DEAL[:3]})
-        d.get(f"{url}/join/{g}/{play.codes['hera']}")
+        take_seat(d, f"{url}/join/{g}/{play.codes['hera']}")
         wait(d, lambda d: d.find_elements(By.ID, "camera-link"))
         d.find_element(By.ID, "camera-link").click()
         wait(d, lambda d: d.find_element(By.ID, "live").is_displayed())

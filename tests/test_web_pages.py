@@ -13,6 +13,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from service_helpers import make_referee
+from web_helpers import take_seat
 
 from referee.log import read_lines, verify
 from referee.service import Referee
@@ -77,7 +78,7 @@ class Table:
         self.c: dict[str, FlaskClient] = {}
         for path, seat in links.items():
             cl = app.test_client()
-            j = cl.get(path)
+            j = take_seat(cl, path)
             assert j.status_code == 303 and j.headers["Location"] == f"/g/{self.game}"
             self.c[seat] = cl
         self.c["judge"] = app.test_client()

@@ -10,6 +10,7 @@ named, and turns the JSON errors back into the service's exceptions; so the simu
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -63,6 +64,18 @@ def referee_of(app: Flask) -> Referee:
     return ref
 
 
+def take_seat(client: FlaskClient, path: str, **kw: Any) -> TestResponse:
+    """Opens a join link (``path``) and presses its "Take the seat" button, a POST: opening
+    the link takes nothing (issue 31, item 2). The reply to the press, or to the opening when
+    it shows no button (a seat held already: 409; this browser's own: 303)."""
+    page = client.get(path, **kw)
+    if page.status_code != 200:
+        return page
+    found = re.search(r'name="csrf" value="([^"]+)"', page.get_data(as_text=True))
+    assert found is not None, "the join page has no form"
+    return client.post(path, data={"csrf": found.group(1)}, **kw)
+
+
 class Browser:
     """One browser (a test client) holding at most one seat per game."""
 
@@ -70,8 +83,14 @@ class Browser:
         self.app = app
         self.client: FlaskClient = app.test_client()
 
-    def join(self, game: str, code: str) -> TestResponse:
-        return self.client.get(f"/join/{game}/{code}")
+    def join(self, game: str, code: str, **kw: Any) -> TestResponse:
+        """Opens a join link and presses its "Take the seat" button (:func:`take_seat`)."""
+        return take_seat(self.client, f"/join/{game}/{code}", **kw)
+
+    def ask(self, game: str, code: str) -> TestResponse:
+        """Asks for a seat another device holds (the held page's button)."""
+        data = {"csrf": self.csrf(game), "ask": "1"}
+        return self.client.post(f"/join/{game}/{code}", data=data)
 
     def csrf(self, game: str = "") -> str:
         if not game:

@@ -377,13 +377,21 @@ def claim(game: str) -> Response:
     """A join code opens its seat once, for one device: 201 with a device token (send it as
     ``Authorization: Bearer``; the join code itself is never a Bearer token). 409 "this seat is
     already held" when another device holds it; with ``"ask": true``, 201 with ``held`` and
-    ``request``: a request the judge (at a table without one, the other player) approves, after
-    which the token opens the seat. 404 for a code that opens no seat. It carries the game's
+    ``request``: a request the judge (at a table without one, the device holding the seat)
+    approves, after which the token opens the seat. At a table without a judge the reply that
+    takes a seat carries its ``recovery`` code, once. 404 for a code that opens no seat. It
+    carries the game's
     CSRF token, the ``X-CSRF-Token`` of ``GET /api/v1/games/<game>`` (a script keeps that
     response's cookie)."""
     body = _load(schemas.ClaimBodySchema)
     c = _ref().claim(game, body["code"], seat_token(game), ask=body["ask"])
-    out = {"seat": c.seat, "token": c.token, "held": c.held, "request": c.request}
+    out = {
+        "seat": c.seat,
+        "token": c.token,
+        "held": c.held,
+        "request": c.request,
+        "recovery": c.recovery,
+    }
     if c.held and c.request is None:
         return error_response(409, "SeatHeld", "this seat is already held by another device", None)
     return _json(schemas.ClaimSchema, out, 201)

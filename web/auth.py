@@ -1,17 +1,22 @@
-"""Joining a seat: a join link claims its seat for one browser; a second browser asks for it;
-the judge (at a table without one, the other player) moves it; leaving a shared phone.
+"""Joining a seat: a join link's page takes its seat for one browser; a second browser asks
+for it; the judge (at a table without one, the device holding it, or the seat's recovery code)
+moves it; leaving a shared phone.
 
-A seat's secret join code travels in the join link ``/join/<game>/<code>``. The first browser
-that opens it claims the seat (a public ``claim`` record) and gets an HttpOnly, SameSite=Strict
-cookie ``hz_<game>`` holding a device token of its own (the service keeps only its hash; the
-join code is never in a cookie), then is redirected to ``/g/<game>``: the code leaves the
-address bar, never reaches a ``Referer`` header (``Referrer-Policy: no-referrer`` everywhere)
-and never an access log (:func:`web.middleware.loggable_path` cuts it). Another browser opening
-the same link gets "this seat is already held" (409) and a button to ask for it
-(``POST /join/<game>/<code>``: a ``request`` record; its cookie then holds the token the seat
-moves to once approved). The judge, or at a table without one the other player, approves on
-his page (``POST /g/<game>/seats/approve``: a ``move`` record). Who a cookie makes the request
-is decided on every request by :func:`web.request.seat_of`.
+A seat's secret join code travels in the join link ``/join/<game>/<code>``. Opening it changes
+nothing (a chat app's preview bot fetches links too): it shows one large "Take Hera's seat"
+button, a POST to the same address. The first browser that presses it claims the seat (a public
+``claim`` record) and gets an HttpOnly, SameSite=Strict cookie ``hz_<game>`` holding a device
+token of its own (the service keeps only its hash; the join code is never in a cookie), then is
+redirected to ``/g/<game>``: the code leaves the address bar, never reaches a ``Referer`` header
+(``Referrer-Policy: no-referrer`` everywhere) and never an access log
+(:func:`web.middleware.loggable_path` cuts it). At a table without a judge that page shows the
+seat's recovery code, once. Another browser opening the same link gets "this seat is already
+held" (409) and a button to ask for it (the same POST with ``ask``: a ``request`` record; its
+cookie then holds the token the seat moves to once approved). The judge approves on his page
+(``POST /g/<game>/seats/approve``: a ``move`` record); at a table without one only the device
+holding the seat approves, never the other player, or anyone types the seat's recovery code
+(``POST /g/<game>/seats/recover``). Who a cookie makes the request is decided on every request
+by :func:`web.request.seat_of`.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import hmac
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request
-from markupsafe import escape
+from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
 from referee.service import NotFound, ServiceError
@@ -71,43 +76,95 @@ def _no_seat() -> NotFound:
     )
 
 
+def _held_page(game: str, code: str, seat: str) -> tuple[str, int, dict[str, str]]:
+    """The "already held" page (409), with a button to ask for the seat (and, at a table
+    without a judge, the recovery code's form)."""
+    pm = page_for(get_referee().view(game, "public"))
+    page = render_template(
+        "held.html",
+        game=game,
+        code=code,
+        seat=seat_title(pm, seat),
+        judged=get_referee().seat_news(game, "public")["judged"],
+        csrf=csrf_token(game),
+    )
+    return page, 409, {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+
 @bp.get("/join/<game>/<code>")
 def join(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
-    """Claims the seat of a join link for this browser (its cookie holds a device token of its
-    own) and leaves for the game's page; a seat another browser holds gets the "already held"
+    """The page of a join link: one large "Take Hera's seat" button (a POST). Opening the
+    link changes nothing (a chat app's preview bot fetches it too); a seat this browser holds
+    already leaves for the game's page, a seat another device holds gets the "already held"
     page (409), with a button to ask for it.
 
     Raises NotFound for a code that opens no seat (unknown, mistyped or revoked)."""
     if not is_game_id(game):
         raise _no_seat()
-    claim = get_referee().claim(game, code, request.cookies.get(cookie_name(game)))
-    if claim.held and claim.request is None:
-        pm = page_for(get_referee().view(game, "public"))
-        page = render_template(
-            "held.html",
-            game=game,
-            code=code,
-            seat=seat_title(pm, claim.seat),
-            csrf=csrf_token(game),
-        )
-        return page, 409, {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
-    resp = _hop(f"/g/{game}")
-    if claim.token is not None:
-        set_seat_cookie(resp, game, claim.token)
-    return resp
+    seat, state = get_referee().peek(game, code, request.cookies.get(cookie_name(game)))
+    if state in ("mine", "asked"):
+        return _hop(f"/g/{game}")
+    if state == "held":
+        return _held_page(game, code, seat)
+    pm = page_for(get_referee().view(game, "public"))
+    page = render_template(
+        "join.html", game=game, title=seat_title(pm, seat), csrf=csrf_token(game)
+    )
+    return page, 200, {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
 
 @bp.post("/join/<game>/<code>")
 @csrf_protected
-def ask(game: str, code: str) -> Response:
-    """Asks for a seat another browser holds (a ``request`` record): this browser's cookie
-    holds the token the seat moves to once the judge (at a table without one, the other
-    player) approves. Raises NotFound, CsrfError."""
+def take(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
+    """Takes the seat of a join link for this browser (its cookie holds a device token of its
+    own) and leaves for the game's page; at a table without a judge the seat's recovery code
+    is shown there, once. A seat another device holds gets the "already held" page (409);
+    with the form field ``ask`` this browser asks for it instead (a ``request`` record: its
+    cookie then holds the token the seat moves to once the judge, or at a table without one
+    the device holding the seat, approves). Raises NotFound, CsrfError."""
     if not is_game_id(game):
         raise _no_seat()
-    claim = get_referee().claim(game, code, request.cookies.get(cookie_name(game)), ask=True)
+    ask = bool(request.form.get("ask"))
+    claim = get_referee().claim(game, code, request.cookies.get(cookie_name(game)), ask=ask)
+    if claim.held and claim.request is None:
+        return _held_page(game, code, claim.seat)
     resp = redirect(f"/g/{game}", 303)
     resp.headers["Cache-Control"] = "no-store"
+    if claim.token is not None:
+        set_seat_cookie(resp, game, claim.token)
+    if claim.recovery is not None:
+        pm = page_for(get_referee().view(game, "public"))
+        flash(recovery_words(seat_title(pm, claim.seat), claim.recovery), "recovery")
+    return resp
+
+
+def recovery_words(title: str, code: str) -> Markup:
+    """What the phone that took a seat at a table without a judge is told, once: the code on
+    a line of its own."""
+    return Markup(
+        '{t}\'s recovery code: <strong class="code">{c}</strong> Write it down now, or print '
+        "this page: it is shown only once. Typed on any phone, it moves {t}'s seat to that "
+        "phone (a lost phone, or a copied key). Never show it to the other player."
+    ).format(t=title, c=code)
+
+
+@bp.post("/g/<game>/seats/recover")
+@with_game
+@csrf_protected
+def recover(game: str) -> Response:
+    """Moves a seat to this browser with the seat's recovery code (form field ``recovery``;
+    a table without a judge): a lost phone, or a seat held because two devices used its key."""
+    token = request.cookies.get(cookie_name(game))
+    resp = redirect(f"/g/{game}", 303)
+    resp.headers["Cache-Control"] = "no-store"
+    try:
+        claim = get_referee().recover(game, request.form.get("recovery", ""), token)
+    except ServiceError as e:
+        flash(refusal(e), "error")
+        return resp
+    pm = page_for(get_referee().view(game, "public"))
+    title = seat_title(pm, claim.seat)
+    flash(f"{title}'s seat is on this phone now (its recovery code moved it).", "ok")
     if claim.token is not None:
         set_seat_cookie(resp, game, claim.token)
     return resp
@@ -118,7 +175,8 @@ def ask(game: str, code: str) -> Response:
 @csrf_protected
 def approve(game: str) -> Response:
     """Approves a request for a seat (form field ``request``, its event number): the seat moves
-    to the browser that asked. The judge's, or at a table without one the other player's."""
+    to the browser that asked. The judge's, or at a table without one the seat's own device's
+    (never the other player's)."""
     try:
         rec = get_referee().approve_seat(game, seat_of(game), form_int(request.form, "request"))
         pm = page_for(get_referee().view(game, "public"))

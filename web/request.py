@@ -6,7 +6,11 @@ an HttpOnly, SameSite=Strict cookie ``hz_<game>`` holding the browser's own devi
 the join code; the service keeps only its hash). Every request is checked again on the server:
 the cookie's token goes to :meth:`Referee.seat_for_token` (constant-time compare in the
 service); a token whose seat moved to another device (approved by the judge) or whose link the
-judge reissued opens nothing any more, so the cookie falls back to "public". A tournament judge
+judge reissued opens nothing any more, so the cookie falls back to "public". The cookie's token
+rotates as it is used (a new one now and then on a page's reply, :func:`rotates`), so a copied
+cookie shows itself: used after the other copy moved on, it holds the seat (no device acts for
+it until the judge, or at a table without one the seat's recovery code, settles it; both are
+told, :func:`held_seat`). A tournament judge
 (``referee serve`` prints his link ``/judge/join/<code>``) holds the cookie ``hzjudge`` and is
 the judge of every table; no game has a judge's code of its own. Machine clients claim a seat
 with ``POST /api/v1/games/<game>/claim`` (the join code in the body) and send the device token
@@ -94,16 +98,41 @@ def bearer() -> str | None:
     return None
 
 
-def seat_for_token(game: str, token: str | None) -> str:
+def seat_for_token(game: str, token: str | None, rotate: bool = False) -> str:
     """The seat whose device holds ``token`` at ``game``; "public" for a malformed, unknown,
-    moved or revoked one."""
+    moved or revoked one, and for a held seat's (:func:`held_seat` names it). With ``rotate``
+    the token is rotated when due (:meth:`referee.tables.Tables.device`): the reply carries the
+    device's new cookie (:func:`set_cookies`)."""
     if not token or not _CODE_RE.match(token):
         return "public"
     try:
-        seat: str = get_referee().seat_for_token(game, token)
+        dev = get_referee().device(game, token, rotate=rotate)
     except ServiceError:
         return "public"
-    return seat
+    if dev.token is not None:
+        g.setdefault("_hz_rotated", {})[game] = dev.token
+    if dev.held is not None:
+        g.setdefault("_hz_held", {})[game] = dev.held
+    return dev.seat
+
+
+def held_seat(game: str) -> str | None:
+    """The seat this request's token belongs to when that seat is held (two devices used its
+    key); None otherwise. Known once :func:`seat_of` ran."""
+    seat_of(game)
+    held: dict[str, str] = g.get("_hz_held", {})
+    return held.get(game)
+
+
+def rotates() -> bool:
+    """True when this request may give its device a new seat cookie: a cookie's (a Bearer
+    token is the script's to keep), a GET or POST whose reply the browser reads (not the live
+    stream's, which stays open)."""
+    return (
+        bearer() is None
+        and request.method in ("GET", "POST")
+        and not request.path.endswith("/stream")
+    )
 
 
 def seat_token(game: str) -> str | None:
@@ -155,9 +184,14 @@ def seat_of(game: str) -> str:
     seat = "public"
     code = bearer()
     if is_game_id(game):
-        seat = seat_for_token(game, seat_token(game))
+        seat = seat_for_token(game, seat_token(game), rotate=rotates())
         if seat == "public" and is_tournament_judge():
             seat = "judge"
+    if code is not None and seat == "public" and g.get("_hz_held", {}).get(game):
+        raise BadBearer(
+            "the seat of this Bearer token is held: two devices used its key; the judge (at a "
+            "table without one, the seat's recovery code) settles it"
+        )
     if code is not None and seat == "public":
         raise BadBearer(
             "the Bearer token opens no seat at this game (wrong, moved or reissued; a join "
@@ -279,11 +313,16 @@ def set_seat_cookie(resp: Response, game: str, token: str) -> None:
 
 
 def set_cookies(response: Response) -> Response:
-    """The app's after_request hook: sets the browser id cookie when this request made one, and
-    names the scheme on a 401 (``WWW-Authenticate: Bearer``)."""
+    """The app's after_request hook: sets the browser id cookie when this request made one,
+    a seat cookie its token's rotation renewed, and names the scheme on a 401
+    (``WWW-Authenticate: Bearer``)."""
     bid = g.get("_hz_new_bid")
     if bid is not None:
         keep_cookie(response, BROWSER_COOKIE, bid)
+    set_here = " ".join(response.headers.getlist("Set-Cookie"))
+    for game, token in g.get("_hz_rotated", {}).items():
+        if f"{cookie_name(game)}=" not in set_here:  # a join or a leave set its own
+            set_seat_cookie(response, game, token)
     if response.status_code == 401:
         response.headers.setdefault("WWW-Authenticate", 'Bearer realm="referee"')
     return response

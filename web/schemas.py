@@ -450,6 +450,13 @@ class ClaimSchema(Schema):
     request = fields.Integer(
         allow_none=True, metadata={"description": "the event of this device's open request"}
     )
+    recovery = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "at a table without a judge, the seat's recovery code, given once "
+            "to the device that took the seat (it moves the seat back to whoever types it)"
+        },
+    )
 
 
 class ReissuedSchema(Schema):

@@ -31,6 +31,7 @@ from web.request import (
     csrf_protected,
     csrf_token,
     get_referee,
+    held_seat,
     refusal,
     seat_of,
     seat_token,
@@ -162,11 +163,13 @@ def side_choice(pm: PageModule, game: str, seat: str, side: str) -> list[dict[st
 
 def seats_context(game: str, seat: str) -> dict[str, Any]:
     """Who holds the seats: the open requests this seat may approve, the open correction
-    proposals (a table without a judge), and this browser's own request while it waits."""
+    proposals (a table without a judge), this browser's own request while it waits, and the
+    seat this browser's key opens no more because it is held (two devices used it)."""
     ref = get_referee()
     token = seat_token(game)
     waiting = ref.request_of(game, token) if seat == "public" and token else None
-    return {"news": ref.seat_news(game, seat), "waiting": waiting}
+    held = held_seat(game) if seat == "public" else None
+    return {"news": ref.seat_news(game, seat), "waiting": waiting, "held": held}
 
 
 def shell_context(pm: PageModule) -> dict[str, Any]:
@@ -221,10 +224,21 @@ def replaced_note(game: str, pm: PageModule) -> str | None:
             f"This phone held {title}'s seat until the judge reissued {title}'s link {when}. "
             "Ask the judge for the new link."
         )
-    by = "the judge" if r.seat == "judge" else seat_title(pm, r.seat)
+    if r.body.get("recovery"):
+        return (
+            f"This phone held {title}'s seat until it moved to another device with {title}'s "
+            f"recovery code {when}. If that was not you, open {title}'s link again and take "
+            "the seat back with the code."
+        )
+    if r.seat == "judge":
+        return (
+            f"This phone held {title}'s seat until it moved to another device, approved by the "
+            f"judge {when}. If that was not you, call the judge."
+        )
     return (
-        f"This phone held {title}'s seat until it moved to another device, approved by {by} "
-        f"{when}. If that was not you, call the judge."
+        f"This phone held {title}'s seat until it moved to another device, approved on this "
+        f"phone {when}. If that was not you, open {title}'s link again and take the seat back "
+        "with its recovery code."
     )
 
 
