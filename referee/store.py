@@ -352,7 +352,10 @@ class SQLiteStore:
                 with contextlib.suppress(FileExistsError):
                     os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        # every thread's connection with the lock held while it runs a statement: ``close``
+        # takes each lock, so a connection is never closed under a statement of another
+        # thread (sqlite3 would crash the process: a live stream's read during a stop)
+        self._all: list[tuple[sqlite3.Connection, threading.Lock]] = []
         self._guard = threading.Lock()
         # group commit: appends queue here; one thread at a time (holding _writer) commits
         # every queued append in one transaction (one sync), each inside its own savepoint
@@ -375,9 +378,15 @@ class SQLiteStore:
             raise _fault(e, self.path) from None
 
     def _db(self) -> sqlite3.Connection:
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        return self._conn()[0]
+
+    def _conn(self) -> tuple[sqlite3.Connection, threading.Lock]:
+        """This thread's connection (opened on first use) and the lock it runs under."""
+        local = self._local  # once: ``close`` replaces it
+        db: sqlite3.Connection | None = getattr(local, "db", None)
         if db is not None:
-            return db
+            busy: threading.Lock = local.busy
+            return db, busy
         try:
             if self.readonly:
                 uri = f"file:{Path(self.path).resolve().as_posix()}?mode=ro"
@@ -396,10 +405,11 @@ class SQLiteStore:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as e:
             raise _fault(e, self.path) from None
-        self._local.db = db
+        busy = threading.Lock()
+        local.db, local.busy = db, busy
         with self._guard:
-            self._all.append(db)
-        return db
+            self._all.append((db, busy))
+        return db, busy
 
     def append(self, records: Sequence[Record], secrets: Mapping[str, str] | None = None) -> None:
         """Appends in one transaction (see :class:`Store`). Appends from several threads at
@@ -420,7 +430,11 @@ class SQLiteStore:
             raise job.error
 
     def _commit(self, batch: list[_Job]) -> None:
-        db = self._db()
+        db, busy = self._conn()
+        with busy:
+            self._commit_on(db, batch)
+
+    def _commit_on(self, db: sqlite3.Connection, batch: list[_Job]) -> None:
         try:
             try:
                 db.execute("BEGIN IMMEDIATE")
@@ -493,7 +507,9 @@ class SQLiteStore:
 
     def _query(self, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
         try:
-            return self._db().execute(sql, args).fetchall()
+            db, busy = self._conn()
+            with busy:
+                return db.execute(sql, args).fetchall()
         except sqlite3.Error as e:
             raise _fault(e, self.path) from None
 
@@ -577,10 +593,12 @@ class SQLiteStore:
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only; nothing was written")
         try:
-            self._db().execute(
-                "INSERT OR REPLACE INTO secrets (game, name, value) VALUES (?, ?, ?)",
-                (game, name, value),
-            )
+            db, busy = self._conn()
+            with busy:
+                db.execute(
+                    "INSERT OR REPLACE INTO secrets (game, name, value) VALUES (?, ?, ?)",
+                    (game, name, value),
+                )
         except sqlite3.Error as e:
             raise _fault(e, self.path) from None
 
@@ -590,8 +608,8 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._guard:
-            for db in self._all:
-                with contextlib.suppress(sqlite3.Error):
+            for db, busy in self._all:
+                with busy, contextlib.suppress(sqlite3.Error):
                     db.close()
             self._all.clear()
         self._local = threading.local()

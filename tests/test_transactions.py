@@ -429,3 +429,50 @@ def test_a_refused_observation_writes_nothing_and_holds_no_lock(tmp_path: Path) 
     assert len(t.records()) == n
     ref.call_judge("g", "hera", "is the store free again?")
     assert len(t.records()) == n + 1
+
+
+def test_closing_the_store_while_other_threads_read_never_crashes_the_process(
+    tmp_path: Path,
+) -> None:
+    """A server stopping (or a test swapping its database) closes the store while live streams
+    still read it: each read ends with a StoreError or an answer, never a crash of sqlite3
+    under a statement of another thread (issue 31's swapped database crashed the process)."""
+    script = textwrap.dedent(
+        f"""
+        import threading
+        from referee.store import SQLiteStore, StoreError
+        from service_helpers import make_referee
+        ref = make_referee(SQLiteStore({str(tmp_path / "g.sqlite3")!r}))
+        ref.create_game(game="g")
+        store = ref.repo.store
+        stop = threading.Event()
+        errors = []
+        def read():
+            while not stop.is_set():
+                try:
+                    store.entries("g"); store.head("g"); store.secrets("g")
+                except StoreError:
+                    pass
+                except Exception as e:
+                    errors.append(repr(e))
+        threads = [threading.Thread(target=read) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for _ in range(200):
+            store.close()
+        stop.set()
+        for t in threads:
+            t.join()
+        print("errors", errors[:3])
+        """
+    )
+    tests = Path(__file__).parent
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": f"{tests}:{tests.parent}", "PATH": "/usr/bin:/bin"},
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "errors []" in out.stdout, out.stdout
