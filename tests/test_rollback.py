@@ -52,7 +52,11 @@ class Rollback:
         ref = open_referee(self.db)
         made = ref.create_game()
         self.game, self.codes = made.game, made.codes
-        self.hera = ref.claim(self.game, self.codes["hera"]).token
+        claimed = ref.claim(self.game, self.codes["hera"]).token
+        # the phone's cookie as rotated on its first page (before the copy: the old database
+        # knows it; a rotation the copy lacks would make the phone look like a copy and hold
+        # the seat, which tests/test_seat_custody.py covers)
+        self.hera = ref.device(self.game, claimed, rotate=True).token
         ref.store.close()
         copy_db(self.db, self.old)  # the copy kept aside, at the head Hera took her seat
         self.old_heads = tmp / "old.heads"

@@ -39,6 +39,12 @@ class Swappable:
         return self.app(environ, start_response)
 
 
+@pytest.fixture(autouse=True)
+def no_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cookie keeps the token the fixture rotated to: this file is about the heads."""
+    monkeypatch.setattr("referee.tables.ROTATE_AFTER", 1e9)
+
+
 @pytest.fixture
 def site() -> Iterator[tuple[str, Swappable]]:
     from werkzeug.serving import make_server
