@@ -56,6 +56,7 @@ class Rollback:
         # the phone's cookie as rotated on its first page (before the copy: the old database
         # knows it; a rotation the copy lacks would make the phone look like a copy and hold
         # the seat, which tests/test_seat_custody.py covers)
+        assert claimed is not None
         self.hera = ref.device(self.game, claimed, rotate=True).token
         ref.store.close()
         copy_db(self.db, self.old)  # the copy kept aside, at the head Hera took her seat
