@@ -54,8 +54,8 @@ class Rollback:
         self.game, self.codes = made.game, made.codes
         claimed = ref.claim(self.game, self.codes["hera"]).token
         # the phone's cookie as rotated on its first page (before the copy: the old database
-        # knows it; a rotation the copy lacks would make the phone look like a copy and hold
-        # the seat, which tests/test_seat_custody.py covers)
+        # knows it; a rotation the copy lacks makes the phone's newer token look like a copied
+        # one, and the seat is held for the judge as well: a rollback is the judge's either way)
         assert claimed is not None
         self.hera = ref.device(self.game, claimed, rotate=True).token
         ref.store.close()
