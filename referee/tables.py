@@ -412,12 +412,7 @@ class Tables:
         and with ``ask`` this device requests it (a ``request`` record, a token that opens the
         seat once the request is approved). Raises NotFound for a code that opens no seat,
         Held or Unavailable."""
-        seat = self.seat_for_code(game, code)
-        if seat == "public":
-            raise NotFound(
-                "this join link opens no seat: it is mistyped, or the judge has issued a new "
-                "one (ask the judge for the new link)"
-            )
+        seat = self._link_seat(game, code)
         if token and self.device(game, token, alarm=False).seat == seat:
             return Claim(seat, token)
         asked = self.request_of(game, token) if token else None
@@ -460,17 +455,22 @@ class Tables:
             return Claim(seat, new, recovery=recovery)
         return Claim(seat, new, held=True, request=recs[0].seq)
 
-    def peek(self, game: str, code: str, token: str | None) -> tuple[str, str]:
-        """What opening a join link would do, without doing it (a link preview changes
-        nothing): its seat and "mine" (this device holds it), "asked" (this device waits for
-        it), "held" (another device holds it) or "free". Raises NotFound for a code that opens
-        no seat."""
+    def _link_seat(self, game: str, code: str) -> str:
+        """The seat a join link opens. Raises NotFound for a code that opens none."""
         seat = self.seat_for_code(game, code)
         if seat == "public":
             raise NotFound(
                 "this join link opens no seat: it is mistyped, or the judge has issued a new "
                 "one (ask the judge for the new link)"
             )
+        return seat
+
+    def peek(self, game: str, code: str, token: str | None) -> tuple[str, str]:
+        """What opening a join link would do, without doing it (a link preview changes
+        nothing): its seat and "mine" (this device holds it), "asked" (this device waits for
+        it), "held" (another device holds it) or "free". Raises NotFound for a code that opens
+        no seat."""
+        seat = self._link_seat(game, code)
         if token and self.device(game, token, alarm=False).seat == seat:
             return seat, "mine"
         asked = self.request_of(game, token) if token else None
