@@ -158,7 +158,9 @@ def test_everything_the_turn_allows_is_in_reach_without_scrolling(
         assert zeus.shows(css), css
     # accepted; Hera plays her card and draws: her points are spent, End is the way on (D7),
     # with the take-back of the draw
+    before = last()
     zeus.tap("#accept-takeback")
+    zeus.wait(lambda: last() > before, "the take-back is accepted")
     for action in ({"do": "draw"}, {"do": "play", "card": "Nemesis", "column": 2}):
         ref.submit(g, "hera", action)
     before = last()
@@ -183,7 +185,8 @@ def test_after_setup_the_page_shows_the_drawing_and_the_turn_from_its_top(
     hera.settled("#row-form", int(ref.folded(g).last_seq))
     hera.d.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
     hera.wait(lambda: hera.d.execute_script("return window.scrollY") > 0, "scrolled down")
-    hera.tap("#row-form button[type=submit]")  # the last step of setup, sent in place
+    # the last step of setup, sent in place (clicked where it is: the scroll stays as it is)
+    hera.d.execute_script("document.querySelector('#row-form button[type=submit]').click()")
     hera.settled("#g-draw button", int(ref.folded(g).last_seq))
     assert hera.out_of_reach() == []
     top = hera.d.execute_script(
