@@ -249,6 +249,7 @@ def walk(ref: Referee, url: str, size: tuple[int, int], shots: Path | None) -> l
         act(zeus, "#asked form button[type=submit]")
         shot(hera, "answered")
         act(hera, "#g-draw button[type=submit]")
+        shot(hera, "before-challenge")
         act(
             hera,
             ".tabbar button[aria-controls='g-challenge']",

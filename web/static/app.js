@@ -141,7 +141,7 @@
   // judge call in #dock; the game's actions come from the game's own part of the page and are
   // moved in here (a live update replaces them in place), the rarely used "propose a
   // correction" goes out, before the log. The dock's height is kept in --dock-h for the CSS.
-  var dockSeen = 0, flashHome = null;
+  var dockSeen = 0;
   function bindDock() {
     var dock = document.getElementById("dock");
     if (!dock) { return; }
@@ -152,18 +152,6 @@
     var log = document.getElementById("log");
     if (propose && log && dock.contains(propose)) { log.parentNode.insertBefore(propose, log); }
     document.documentElement.classList.add("docked");
-    // held sideways, the messages of the last action are shown above the controls, not
-    // above the drawing (which they would push out of sight)
-    var flashes = document.getElementById("flashes");
-    var sideways = window.matchMedia && window.matchMedia("(orientation: landscape) and (min-width: 600px)");
-    if (flashes && sideways) {
-      if (!flashHome) {
-        flashHome = [flashes.parentNode, flashes.nextSibling];
-        if (sideways.addEventListener) { sideways.addEventListener("change", bindDock); }
-      }
-      if (sideways.matches && flashes.parentNode !== dock) { dock.insertBefore(flashes, dock.firstChild); }
-      if (!sideways.matches && flashes.parentNode === dock) { flashHome[0].insertBefore(flashes, flashHome[1]); }
-    }
     function measure() {
       var h = Math.ceil(dock.getBoundingClientRect().height);
       if (h !== dockSeen) {
