@@ -26,6 +26,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 sys.path[:0] = [
@@ -106,6 +107,12 @@ class Phone:
         except Exception:
             raise SystemExit(f"{self.name}: {what} (not within {CEILING} s)") from None
 
+    def wait_seq(self, target: int) -> None:
+        self.wait(lambda: self.seq() >= target, f"the page shows event {target}")
+
+    def wait_css(self, css: str) -> None:
+        self.wait(lambda: bool(self.d.find_elements(By.CSS_SELECTOR, css)), f"{css} shown")
+
     def seq(self) -> int:
         return int(self.d.find_element(By.TAG_NAME, "body").get_attribute("data-seq") or -1)
 
@@ -162,6 +169,10 @@ class Phone:
             box.select_by_value(value)
 
 
+def says_wins(p: Phone) -> bool:
+    return "wins" in p.d.find_element(By.ID, "over").text
+
+
 def walk(ref: Referee, url: str, size: tuple[int, int], shots: Path | None) -> list[Phone]:
     w, h = size
     profiles = [new_profile("reach-hera"), new_profile("reach-zeus")]
@@ -189,7 +200,7 @@ def walk(ref: Referee, url: str, size: tuple[int, int], shots: Path | None) -> l
         def settled() -> None:
             target = last()
             for p in (hera, zeus):
-                p.wait(lambda p=p: p.seq() >= target, f"the page shows event {target}")
+                p.wait_seq(target)
 
         def act(p: Phone, *taps: str) -> None:
             before = last()
@@ -200,7 +211,7 @@ def walk(ref: Referee, url: str, size: tuple[int, int], shots: Path | None) -> l
 
         # setup (D19): the nine cards tapped by name, then the first row
         for p, hand, row in ((hera, HERA_HAND, HERA_ROW), (zeus, ZEUS_HAND, ZEUS_ROW)):
-            p.wait(lambda p=p: bool(p.d.find_elements(By.CSS_SELECTOR, "#deal-form")), "setup")
+            p.wait_css("#deal-form")
             shot(p, "setup")
             for n in hand:
                 p.tap(f"#deal-form .picker button[data-name='{n}']")
@@ -258,7 +269,7 @@ def walk(ref: Referee, url: str, size: tuple[int, int], shots: Path | None) -> l
         winner = ref.folded(g).state.winner
         assert winner is not None and winner.key == "hera", winner
         for p in (hera, zeus):
-            p.wait(lambda p=p: "wins" in p.d.find_element(By.ID, "over").text, "the end")
+            p.wait(partial(says_wins, p), "the end")
             shot(p, "over")
         return [hera, zeus]
     finally:

@@ -225,7 +225,7 @@ def test_sideways_the_drawing_and_the_controls_stand_side_by_side(seat: str) -> 
                 CONTROLS,
             )
             assert controls and min(controls) >= drawing[1] - 1  # the controls on its right
-            assert 0 <= drawing[2] and drawing[3] <= 360  # the whole drawing in sight
+            assert drawing[2] >= 0 and drawing[3] <= 360  # the whole drawing in sight
             assert p.out_of_reach() == []
     finally:
         d.quit()
