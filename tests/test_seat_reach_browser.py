@@ -230,3 +230,44 @@ def test_sideways_the_drawing_and_the_controls_stand_side_by_side(seat: str) -> 
     finally:
         d.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_a_minotaur_lords_board_stays_in_sight_beside_its_dock(size: tuple[int, int]) -> None:
+    """The dock is the shell's. Miron's first turn (M5, phase 0) offers more than an upright
+    phone's screen holds: the dock then leaves the board in sight above it (and scrolls by
+    itself); held sideways the board stands beside it. Nothing covers the board's top."""
+    from pathlib import Path
+
+    from engine.minotaur.cards import parse_deck_list
+
+    decks = (Path(__file__).resolve().parent / "data" / "minotaur" / "decks.csv").read_text()
+    hand = [c.name for c in parse_deck_list(decks) if c.deck == "miron"][:6]
+    ref = make_referee()
+    config = {"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False}
+    profile = new_profile("reach-minotaur")
+    d = chrome(profile)
+    d.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True},
+    )
+    try:
+        with serving(create_app(config)) as url:
+            created = ref.create_game(
+                name="minotaur", options={"deck_list": decks, "first": "miron"}
+            )
+            ref.submit(created.game, "miron", {"do": "hand", "cards": hand})
+            p = Phone("miron", d)
+            d.get(f"{url}/join/{created.game}/{created.codes['miron']}")
+            p.settled("#g-play .hand-pick button", int(ref.folded(created.game).last_seq))
+            board_in_sight = d.execute_script(
+                "var r = document.querySelector('#table svg').getBoundingClientRect();"
+                "var x = (r.left + r.right) / 2, y = r.top + 20;"
+                "var hit = document.elementFromPoint(x, y);"
+                "return r.top >= 0 && !!hit && !!hit.closest('#table');"
+            )
+            assert board_in_sight
+            assert not p.shows("#dock #table")
+    finally:
+        d.quit()
+        shutil.rmtree(profile, ignore_errors=True)
