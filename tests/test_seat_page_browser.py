@@ -181,10 +181,10 @@ def test_landscape_puts_the_drawing_and_the_controls_side_by_side(
             "return [r.left, r.right, r.top];",
             which,
         )
-        for which in ("table", "actions")
+        for which in ("table", "dock")  # the controls are in the dock (issue 31, item 10)
     )
     assert table[1] <= actions[0] + 1  # the drawing on the left, the controls on its right
-    assert abs(table[2] - actions[2]) < 40  # side by side, not one below the other
+    assert max(table[2], actions[2]) < 100  # side by side, not one below the other
 
 
 def test_a_take_back_accepted_then_one_declined_on_two_phones(

@@ -182,13 +182,52 @@
         b.className = "tabbutton";
         b.textContent = g.getAttribute("data-title") || g.id;
         b.setAttribute("aria-controls", g.id);
-        b.addEventListener("click", function () { show(openTab === g.id ? null : g.id); });
+        b.addEventListener("click", function () {
+          show(openTab === g.id ? null : g.id);
+          if (openTab) { revealInDock(g); }
+        });
         buttons.push(b);
         bar.appendChild(b);
       });
       box.insertBefore(bar, box.firstChild);
       show(openTab && box.querySelector("#" + CSS.escape(openTab)) ? openTab : null);
     });
+  }
+
+  // ---- the seat page's dock (issue 31, item 10): what the seat may do now stays in reach ----
+  // The page's template puts the status, the requests, the question, the take-back and the
+  // judge call in #dock; the game's actions come from the game's own part of the page and are
+  // moved in here (a live update replaces them in place), the rarely used "propose a
+  // correction" goes out, before the log. The dock's height is kept in --dock-h for the CSS.
+  var dockSeen = 0;
+  function bindDock() {
+    var dock = document.getElementById("dock");
+    if (!dock) { return; }
+    var strip = dock.querySelector(".dock-strip");
+    var actions = document.getElementById("actions");
+    if (actions && actions.parentNode !== dock) { dock.insertBefore(actions, strip); }
+    var propose = document.getElementById("propose");
+    var log = document.getElementById("log");
+    if (propose && log && dock.contains(propose)) { log.parentNode.insertBefore(propose, log); }
+    document.documentElement.classList.add("docked");
+    function measure() {
+      var h = Math.ceil(dock.getBoundingClientRect().height);
+      if (h !== dockSeen) {
+        dockSeen = h;
+        document.documentElement.style.setProperty("--dock-h", h + "px");
+      }
+    }
+    measure();
+    if (window.ResizeObserver && !dock.dataset.bound) {
+      dock.dataset.bound = "1";
+      new window.ResizeObserver(measure).observe(dock);
+    }
+  }
+  // an opened tab's actions are brought into the dock's view (the dock scrolls only when a
+  // tab's content does not fit beside the rest)
+  function revealInDock(el) {
+    var dock = document.getElementById("dock");
+    if (dock && el && dock.contains(el) && el.scrollIntoView) { el.scrollIntoView({ block: "nearest" }); }
   }
 
   // ---- tapping card names into boxes ----
@@ -290,6 +329,7 @@
       }
     });
     root.querySelectorAll("details[data-touched]").forEach(function (d) {  // opened or closed by hand
+      if (skip && skip.contains(d)) { return; }  // a form sent starts afresh, closed
       var s = d.querySelector("summary");
       if (s) { out.push(["open|" + s.textContent.trim(), d.open]); }
     });
@@ -359,6 +399,7 @@
     var before = parseInt(body.getAttribute("data-seq"), 10);
     var focusKey = keyOf(document.activeElement);
     var x = window.scrollX, y = window.scrollY;
+    var setupWas = !!document.getElementById("setup");
     var last = null;
     freshLive.forEach(function (fresh) {
       var el = document.getElementById(fresh.id);
@@ -391,8 +432,11 @@
     document.title = doc.title;
     var focus = find(document, focusKey);
     if (focus && focus !== document.activeElement) { focus.focus({ preventScroll: true }); }
+    // setup over (its long forms gone): the page starts again at the top, the drawing in
+    // sight, instead of a scroll position kept for forms that are no more (issue 31, item 10)
+    if (setupWas && !document.getElementById("setup")) { x = 0; y = 0; }
     window.scrollTo(x, y);
-    bindTable(document); bindPickers(document); bindHand(document); bindTabs(document); bindForms(document);
+    bindDock(); bindTable(document); bindPickers(document); bindHand(document); bindTabs(document); bindForms(document);
     if (alarmed) { lockForms(document); }
     var said = freshFlashes ? freshFlashes.textContent.replace(/\s+/g, " ").trim() : "";
     announce(said || (isNaN(before) ? "" : news(doc, before)));
@@ -520,6 +564,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     checkChain(document);
+    bindDock();
     bindTable(document);
     bindPickers(document);
     bindHand(document);
