@@ -35,7 +35,7 @@ sys.path[:0] = [
 ]
 sys.modules.pop("engine", None)  # benchmarks/engine.py must not shadow the engine package
 
-from browser_helpers import chrome, new_profile, serving  # noqa: E402
+from browser_helpers import chrome, new_profile, serving, take_seat  # noqa: E402
 from selenium.common.exceptions import (  # noqa: E402
     NoSuchElementException,
     StaleElementReferenceException,
@@ -187,7 +187,7 @@ def walk(ref: Referee, url: str, size: tuple[int, int], shots: Path | None) -> l
         g = created.game
         hera, zeus = Phone("hera", drivers[0]), Phone("zeus", drivers[1])
         for p in (hera, zeus):
-            p.d.get(f"{url}/join/{g}/{created.codes[p.name]}")
+            take_seat(p.d, f"{url}/join/{g}/{created.codes[p.name]}")
 
         def shot(p: Phone, moment: str) -> None:
             if shots is not None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
-from browser_helpers import chrome, new_profile, require_browser, serving
+from browser_helpers import chrome, new_profile, require_browser, serving, take_seat
 from service_helpers import make_referee
 from test_service import HERA_HAND, ZEUS_HAND, ZEUS_ROW, set_up
 
@@ -120,7 +120,7 @@ def table(request: pytest.FixtureRequest) -> Iterator[tuple[Referee, str, Phone,
             created = ref.create_game(profile="rio-grande", starting="hera")
             hera, zeus = Phone("hera", drivers[0]), Phone("zeus", drivers[1])
             for p in (hera, zeus):
-                p.d.get(f"{url}/join/{created.game}/{created.codes[p.name]}")
+                take_seat(p.d, f"{url}/join/{created.game}/{created.codes[p.name]}")
             yield ref, created.game, hera, zeus
     finally:
         for d in drivers:
@@ -212,7 +212,7 @@ def test_sideways_the_drawing_and_the_controls_stand_side_by_side(seat: str) -> 
             created = ref.create_game(profile="rio-grande", starting=seat)
             set_up(ref, created.game, hera=HERA_HAND, zeus=ZEUS_HAND)
             p = Phone(seat, d)
-            d.get(f"{url}/join/{created.game}/{created.codes[seat]}")
+            take_seat(d, f"{url}/join/{created.game}/{created.codes[seat]}")
             p.settled("#g-draw button", int(ref.folded(created.game).last_seq))
             drawing = d.execute_script(
                 "var r = document.querySelector('#table svg').getBoundingClientRect();"
@@ -258,7 +258,7 @@ def test_a_minotaur_lords_board_stays_in_sight_beside_its_dock(size: tuple[int, 
             )
             ref.submit(created.game, "miron", {"do": "hand", "cards": hand})
             p = Phone("miron", d)
-            d.get(f"{url}/join/{created.game}/{created.codes['miron']}")
+            take_seat(d, f"{url}/join/{created.game}/{created.codes['miron']}")
             p.settled("#g-play .hand-pick button", int(ref.folded(created.game).last_seq))
             board_in_sight = d.execute_script(
                 "var r = document.querySelector('#table svg').getBoundingClientRect();"
