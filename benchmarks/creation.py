@@ -12,7 +12,12 @@ database in a temporary directory):
    joined are added to the same database (straight into it, the server stopped), the server is
    started again and the hall read as often. Printed: the first read after the start (cold)
    and the median and worst of the others, with 0 and with ``--idle`` idle games.
-2. **Creations from many addresses.** A fresh database; ``--addresses`` clients, each from its
+2. **The cap's count.** On the hall's database (``--played`` + ``--idle`` games), the store's
+   two counts of idle games, run in the process, ``--repeat`` times each: ``Store.idle`` (the
+   hall's: every idle game) and ``Store.idle_since`` (the cap's, run by every creation: the
+   idle games made in the last hour and the oldest of their creation times). Printed: the
+   median and worst.
+3. **Creations from many addresses.** A fresh database; ``--addresses`` clients, each from its
    own loopback address (127.0.0.2, 127.0.0.3, ...), each gets a session (``GET
    /api/v1/session``) and posts ``--per-address`` creations (``POST /api/v1/games``) back to
    back, all at once. Printed: the time taken and the answers by status (201 made, 429 a rate,
@@ -112,6 +117,29 @@ def hall(args: argparse.Namespace, tmp: Path) -> None:
         )
 
 
+def count_times(db: Path, repeat: int) -> None:
+    """Times the store's idle counts on ``db`` (the cap's and the hall's), in milliseconds."""
+    from datetime import UTC, datetime, timedelta
+
+    from referee.store import SQLiteStore, utc_text
+
+    store = SQLiteStore(db, readonly=True)
+    try:
+        since = utc_text(datetime.now(UTC) - timedelta(minutes=60))
+        for name, cap in (("Store.idle (the hall)", False), ("Store.idle_since (the cap)", True)):
+            times = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                n = store.idle_since(since)[0] if cap else store.idle()[0]
+                times.append((time.perf_counter() - t0) * 1000)
+            print(
+                f"count, {name:<27} {n:>5} idle: median {statistics.median(times):6.2f} ms, "
+                f"worst {max(times):6.2f} ms"
+            )
+    finally:
+        store.close()
+
+
 def client(
     port: int, address: str, creations: int, counts: collections.Counter[str], lock: threading.Lock
 ) -> None:
@@ -191,6 +219,7 @@ def main() -> None:
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as d:
         hall(args, Path(d))
+        count_times(Path(d) / "hall.sqlite3", args.repeat)
         creations(args, Path(d))
 
 

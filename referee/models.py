@@ -9,6 +9,7 @@ Zeus :class:`referee.herazeus.HZView`); everything in it is already cut for that
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NotRequired, TypedDict
 
 
@@ -130,6 +131,25 @@ class ReplayStep(TypedDict):
 class Created:
     game: str
     codes: dict[str, str]  # player seat -> secret join code (no judge's: the server's judges)
+
+
+@dataclass(frozen=True)
+class IdleCount:
+    """The games nobody has joined yet (nothing recorded since their creation), as the cap on
+    idle games counts them (issue 31): ``count``; ``now``, the referee's clock when they were
+    counted; ``frees_at``, when the oldest of them stops counting (None when none is counted,
+    or when they count for ever)."""
+
+    count: int
+    now: datetime
+    frees_at: datetime | None = None
+
+    @property
+    def frees_in(self) -> float | None:
+        """Seconds from ``now`` until the oldest counted game stops counting, or None."""
+        if self.frees_at is None:
+            return None
+        return max(0.0, (self.frees_at - self.now).total_seconds())
 
 
 @dataclass(frozen=True)

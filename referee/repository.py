@@ -23,7 +23,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
@@ -34,7 +34,8 @@ from referee.fold import Folded, FoldError, fold, step
 from referee.game import Game, Outcome
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
 from referee.log import GENESIS, Entry, Header, Record
-from referee.store import Conflict, GameHead, Store, StoreError
+from referee.models import IdleCount
+from referee.store import Conflict, GameHead, Store, StoreError, parse_utc, utc_text
 from referee.validate import InputError, game_id
 from referee.views import sealed_paths
 from referee.words import head_text
@@ -55,7 +56,8 @@ class SystemClock:
 
 
 class FixedClock:
-    """A clock for tests: starts at a fixed instant and ticks one second per reading."""
+    """A clock for tests: starts at a fixed instant and ticks one second per reading; a test
+    moves it on with :meth:`advance` instead of sleeping."""
 
     def __init__(self, start: str = "2026-01-01T00:00:00+00:00") -> None:
         self._t = datetime.fromisoformat(start)
@@ -67,6 +69,11 @@ class FixedClock:
             self._n += 1
             n = self._n
         return (self._t + timedelta(seconds=n)).isoformat(timespec="microseconds")
+
+    def advance(self, seconds: float) -> None:
+        """Moves the clock ``seconds`` on (as if that long had passed)."""
+        with self._lock:
+            self._t += timedelta(seconds=seconds)
 
 
 @dataclass(frozen=True)
@@ -222,9 +229,19 @@ class Repository:
                 out.append(gh)
         return out
 
-    def idle_count(self) -> int:
-        """How many games nobody has joined yet (nothing recorded since their creation)."""
-        return self.idle()[0]
+    def idle_count(self, within: timedelta | None = None) -> IdleCount:
+        """The games nobody has joined yet (nothing recorded since their creation), counting
+        only those created within ``within`` of the clock's now (a game whose creation time
+        was not kept then does not count; None: every one counts), and when the oldest of
+        them stops counting. One read of the store; no game is loaded."""
+        now = parse_utc(self.clock.now())
+        since = None if within is None else utc_text(now - within)
+        count, oldest = store_call(lambda: self.store.idle_since(since))
+        frees_at = None
+        if within is not None and oldest is not None:
+            with suppress(ValueError):  # a time written by hand: no date to give
+                frees_at = parse_utc(oldest) + within
+        return IdleCount(int(count), now, frees_at)
 
     def public_key(self, game: str) -> str:
         """The key a game's records are signed with: this server's, or an imported log's when

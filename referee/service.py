@@ -21,6 +21,7 @@ tree is in :mod:`referee.errors`) and returns the typed values of :mod:`referee.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from referee.models import (
     Device,
     GameInfo,
     Head,
+    IdleCount,
     Receipt,
     ReplayStep,
     RulingResult,
@@ -247,9 +249,11 @@ class Referee:
                 pass
         return n
 
-    def idle_count(self) -> int:
-        """How many games nobody has joined yet (for the creation limits; no seat needed)."""
-        return self.repo.idle_count()
+    def idle_count(self, within: timedelta | None = None) -> IdleCount:
+        """The games nobody has joined yet, for the creation limits (no seat needed): those
+        created within ``within`` (None: all), and when the oldest of them stops counting
+        (:meth:`Repository.idle_count`)."""
+        return self.repo.idle_count(within)
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
         return self.reading.log(game, seat, upto)

@@ -28,6 +28,7 @@ import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -57,6 +58,26 @@ def key_id(r: Record) -> str | None:
 
 
 CREATED = "created"  # a game's secret: the seq its creation's records end at (issue 31)
+# a game's secret, written with CREATED: when the creation was recorded (:func:`utc_text`); an
+# idle game counts against the server's cap on idle games for a while after it (issue 31)
+CREATED_AT = "created_at"
+
+
+def parse_utc(value: str) -> datetime:
+    """A time from ISO 8601 text (a record's time, a clock's reading), in UTC; a time without
+    an offset is taken as UTC. Raises ValueError for text that is not a time."""
+    return _as_utc(datetime.fromisoformat(value))
+
+
+def _as_utc(t: datetime) -> datetime:
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+
+
+def utc_text(t: datetime) -> str:
+    """A time as the store keeps it (:data:`CREATED_AT`): UTC, ISO 8601 to the microsecond,
+    one width for every time, so that the order of the texts is the order of the times (the
+    store compares them as text)."""
+    return _as_utc(t).isoformat(timespec="microseconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +130,12 @@ class Store(Protocol):
     def idle(self, limit: int = 0, offset: int = 0) -> tuple[int, list[str]]:
         """How many games are idle, and the ids of ``limit`` of them from ``offset`` (by id),
         in one read that builds nothing for the others."""
+
+    def idle_since(self, since: str | None) -> tuple[int, str | None]:
+        """How many games are idle, counting only those whose creation was recorded at or
+        after ``since`` (a :func:`utc_text` time; a game without a :data:`CREATED_AT` then does
+        not count; None: every idle game counts), and the earliest creation time among those
+        counted (None when none has one). One read that builds nothing for a game."""
 
     def by_key(self, game: str, seat: str, key: str) -> Record | None: ...
 
@@ -193,6 +220,13 @@ class MemoryStore:
     def idle(self, limit: int = 0, offset: int = 0) -> tuple[int, list[str]]:
         games = [gh.game for gh in self.heads() if gh.idle]
         return len(games), games[offset : offset + limit]
+
+    def idle_since(self, since: str | None) -> tuple[int, str | None]:
+        idle = {gh.game for gh in self.heads() if gh.idle}
+        with self._lock:
+            times = [self._secrets.get(g, {}).get(CREATED_AT) for g in idle]
+        counted = [t for t in times if since is None or (t is not None and t >= since)]
+        return len(counted), min((t for t in counted if t is not None), default=None)
 
     def by_key(self, game: str, seat: str, key: str) -> Record | None:
         with self._lock:
@@ -582,6 +616,19 @@ class SQLiteStore:
             (CREATED, limit, offset),
         )
         return total, [str(r[0]) for r in rows]
+
+    def idle_since(self, since: str | None) -> tuple[int, str | None]:
+        # one read: the CREATED rows, each with its game's CREATED_AT (by the secrets' primary
+        # key) and a look for one event past the creation (by the events' primary key)
+        row = self._query(
+            "SELECT COUNT(*), MIN(t.value) FROM secrets s"
+            " LEFT JOIN secrets t ON t.game = s.game AND t.name = ?"
+            " WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM events e"
+            " WHERE e.game = s.game AND e.seq > CAST(s.value AS INTEGER))"
+            + ("" if since is None else " AND t.value >= ?"),
+            (CREATED_AT, CREATED) + (() if since is None else (since,)),
+        )[0]
+        return int(row[0]), None if row[1] is None else str(row[1])
 
     def by_key(self, game: str, seat: str, key: str) -> Record | None:
         rows = self._query(

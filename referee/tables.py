@@ -47,7 +47,7 @@ from referee.log import GENESIS, Record, read_lines, verify
 from referee.models import Claim, Created, Device
 from referee.reading import ALL_SEATS
 from referee.repository import Draft, Repository, checked_game_id, store_call
-from referee.store import CREATED
+from referee.store import CREATED, CREATED_AT, parse_utc, utc_text
 from referee.validate import InputError, file_text, game_id, mapping, text
 
 MAX_KIT = 1_000_000  # characters of a kit file
@@ -219,6 +219,7 @@ class Tables:
             d = Draft("judge", "action", act, out.events)
             recs.append(self.repo.seal(gid, len(recs), recs[-1].hash, d, module))
         stored[CREATED] = str(recs[-1].seq)  # where its creation ends: idle until then
+        stored[CREATED_AT] = utc_text(parse_utc(create.time))  # how long it counts as idle
         self.repo.append_new(recs, stored)
         return Created(gid, codes)
 

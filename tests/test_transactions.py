@@ -31,7 +31,7 @@ from service_helpers import Table, make_referee
 from engine import Player
 from referee.log import Entry, Record
 from referee.service import NeedsInput, Referee, Refused
-from referee.store import MemoryStore, SQLiteStore, Store
+from referee.store import CREATED, CREATED_AT, MemoryStore, SQLiteStore, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -173,7 +173,8 @@ def test_create_game_writes_its_records_and_codes_together_or_not_at_all(
             assert "fresh" not in restarted(db).games()
             return
         assert [r.kind for r in recs] == ["create", "action"]  # the create and the starter
-        assert set(secrets) == {"hera", "zeus"}
+        # the codes, where the creation ends and when it was made (how long it counts as idle)
+        assert set(secrets) == {"hera", "zeus", CREATED, CREATED_AT}
         assert restarted(db).view("fresh", "judge")["seq"] == 1
 
     all_or_nothing(tmp_path, db0, "create", {"game": "fresh"}, check)

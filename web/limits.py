@@ -11,9 +11,15 @@ Across every client, so that many addresses together cannot flood the server (is
   ``CREATE_GLOBAL_PER_MINUTE`` a minute, whoever asks (one token bucket for the server;
   ``--create-global-burst/--create-global-per-minute``); past it, 429 ``TooManyRequests``
   with ``Retry-After``;
-- a cap on idle games: while ``IDLE_GAMES_CAP`` games have had nothing recorded since their
-  creation (no seat taken, no action: :attr:`referee.store.GameHead.idle`), no other is made
-  (``--idle-games``); 503 ``Busy`` with ``Retry-After``, until players join some.
+- a cap on idle games: while ``IDLE_GAMES_CAP`` games made in the last
+  ``IDLE_EXPIRY_MINUTES`` have had nothing recorded since their creation (no seat taken, no
+  action: :attr:`referee.store.GameHead.idle`), no other is made (``--idle-games``,
+  ``--idle-expiry``); 503 ``Busy`` with ``Retry-After``, until players join some or the
+  oldest of them stops counting (the message says when). Games cannot be deleted: an idle game
+  that counted for ever would lock every player out for good once enough were abandoned, or
+  made slowly under the global rate. ``IDLE_EXPIRY_MINUTES`` is 60 when not set; None (``0``
+  on the command line) counts idle games for ever. A game made before its creation time was
+  kept never counts while they expire.
 
 A limit set to None (the app's default; ``0`` on the command line) is off. The form
 (``POST /new``) and the API (``POST /api/v1/games``) share the buckets. The tournament judge
@@ -22,9 +28,11 @@ A limit set to None (the app's default; ``0`` on the command line) is off. The f
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
+from datetime import timedelta
 
 from flask import current_app, request
 
@@ -59,7 +67,8 @@ class TokenBuckets:
             return 0.0
 
 
-IDLE_RETRY = 60.0  # seconds a client refused by the idle-games cap is asked to wait
+IDLE_RETRY = 60.0  # seconds a client refused by the idle-games cap is asked to wait, at most
+IDLE_EXPIRY_MINUTES = 60.0  # how long an idle game counts against the cap, unless configured
 
 
 def _buckets(name: str, burst: int, per_minute: float) -> TokenBuckets:
@@ -68,6 +77,32 @@ def _buckets(name: str, burst: int, per_minute: float) -> TokenBuckets:
         buckets = current_app.extensions.setdefault(name, TokenBuckets(burst, per_minute / 60.0))
     assert isinstance(buckets, TokenBuckets)
     return buckets
+
+
+def _check_idle(cap: int, expiry_minutes: float | None) -> None:
+    """Raises Busy when ``cap`` games made in the last ``expiry_minutes`` (None or 0: ever)
+    are idle, saying when the oldest of them stops counting."""
+    within = timedelta(minutes=float(expiry_minutes)) if expiry_minutes else None
+    idle = get_referee().idle_count(within)
+    if idle.count < cap:
+        return
+    held = f"{idle.count} game{'s' if idle.count != 1 else ''} nobody has joined yet"
+    wait = idle.frees_in
+    if within is None or idle.frees_at is None or wait is None:
+        raise Busy(
+            f"this server holds {held}, its limit on idle games ({cap}): no game is made until "
+            "players join some; try again later or ask the organiser",
+            IDLE_RETRY,
+        )
+    minutes = max(1, math.ceil(wait / 60))
+    raise Busy(
+        f"this server holds {held} (made in the last {float(expiry_minutes or 0):g} "
+        f"minutes), its limit on idle games ({cap}): no game is made until fewer are, as "
+        "players join them or they stop counting (the oldest at "
+        f"{idle.frees_at:%H:%M} UTC, in at most {minutes} minute{'s' if minutes != 1 else ''}); "
+        "try again then or ask the organiser",
+        min(IDLE_RETRY, max(1.0, math.ceil(wait))),
+    )
 
 
 def check_creation() -> None:
@@ -79,14 +114,7 @@ def check_creation() -> None:
         return
     cap = cfg.get("IDLE_GAMES_CAP")
     if cap:
-        idle = get_referee().idle_count()
-        if idle >= int(cap):
-            raise Busy(
-                f"this server holds {idle} games nobody has joined yet, its limit on idle "
-                f"games ({int(cap)}): no game is made until players join some; try again "
-                "later or ask the organiser",
-                IDLE_RETRY,
-            )
+        _check_idle(int(cap), cfg.get("IDLE_EXPIRY_MINUTES", IDLE_EXPIRY_MINUTES))
     per_minute = cfg.get("CREATE_PER_MINUTE")
     if per_minute:
         buckets = _buckets("create_buckets", int(cfg.get("CREATE_BURST", 10)), float(per_minute))

@@ -31,7 +31,9 @@ of 100 tables on one small machine:
   as a token bucket (429 with ``Retry-After`` past it); ``--create-per-minute 0`` turns the
   limit off. ``--create-global-burst`` (60) and ``--create-global-per-minute`` (60): the same
   for all addresses together; ``--idle-games`` (200): no game is created while that many
-  have had nothing recorded since their creation (503 with ``Retry-After``). The tournament
+  of the games made in the last ``--idle-expiry`` minutes (60; 0: ever) have had nothing
+  recorded since their creation (503 with ``Retry-After``, saying when the oldest stops
+  counting). The tournament
   judge has no limit (:mod:`web.limits`).
 - Photos and frames: at most ``FRAME_WORKERS`` (2) images read at once on the server (503 with
   ``Retry-After``), each read from its header first and refused above 50 megapixels before
@@ -76,6 +78,7 @@ CREATE_PER_MINUTE = 6.0
 CREATE_GLOBAL_BURST = 60
 CREATE_GLOBAL_PER_MINUTE = 60.0
 IDLE_GAMES = 200
+IDLE_EXPIRY = 60.0  # minutes an idle game counts against --idle-games
 MAX_FILE = 200_000  # bytes of a file a game's option names (a deck list)
 
 
@@ -119,6 +122,8 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
             raise SystemExit(f"referee serve: {flag} {rate:g}: 0 or more")
     if args.idle_games < 0:
         raise SystemExit(f"referee serve: --idle-games {args.idle_games}: 0 or more")
+    if args.idle_expiry < 0:
+        raise SystemExit(f"referee serve: --idle-expiry {args.idle_expiry:g}: 0 or more minutes")
     return {
         "STREAM_SLOTS": stream_slots(max(args.threads, 4), args.stream_slots),
         "STREAMS_PER_CLIENT": args.streams_per_client,
@@ -128,6 +133,7 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
         "CREATE_GLOBAL_BURST": args.create_global_burst,
         "CREATE_GLOBAL_PER_MINUTE": args.create_global_per_minute or None,
         "IDLE_GAMES_CAP": args.idle_games or None,
+        "IDLE_EXPIRY_MINUTES": args.idle_expiry or None,
     }
 
 
@@ -236,6 +242,14 @@ def add_serve_command(sub: Any) -> None:
         default=IDLE_GAMES,
         help=f"games nobody has joined yet the server may hold; past it no other is created "
         f"(default {IDLE_GAMES}; 0: no limit)",
+    )
+    p.add_argument(
+        "--idle-expiry",
+        type=float,
+        default=IDLE_EXPIRY,
+        metavar="MINUTES",
+        help=f"how long after its creation a game nobody has joined counts against "
+        f"--idle-games (default {IDLE_EXPIRY:g}; 0: for ever)",
     )
     p.add_argument(
         "--accept-missing-journal",
