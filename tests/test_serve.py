@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import types
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -187,7 +188,14 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def get(port: int, path: str, cookie: str = "", tls: bool = False) -> http.client.HTTPResponse:
+def get(
+    port: int,
+    path: str,
+    cookie: str = "",
+    tls: bool = False,
+    form: dict[str, str] | None = None,
+) -> http.client.HTTPResponse:
+    """A GET of ``path``, or with ``form`` a POST of it (URL-encoded)."""
     conn: http.client.HTTPConnection
     if tls:
         ctx = ssl.create_default_context()
@@ -196,13 +204,26 @@ def get(port: int, path: str, cookie: str = "", tls: bool = False) -> http.clien
         conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=10, context=ctx)
     else:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+    headers = {"Cookie": cookie} if cookie else {}
+    if form is None:
+        conn.request("GET", path, headers=headers)
+    else:
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        conn.request("POST", path, body=urllib.parse.urlencode(form), headers=headers)
     return conn.getresponse()
 
 
 def join(port: int, link: str, tls: bool = False) -> str:
+    """Opens a join link and presses its "Take the seat" button (opening it takes nothing:
+    issue 31, item 2); returns the seat's cookie."""
     path = re.sub(r"^https?://[^/]+", "", link)
-    r = get(port, path, tls=tls)
+    page = get(port, path, tls=tls)
+    html = page.read().decode()
+    assert page.status == 200, html
+    cookies = "; ".join(c.split(";")[0] for c in page.headers.get_all("Set-Cookie") or [])
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found is not None, html
+    r = get(port, path, cookies, tls=tls, form={"csrf": found.group(1)})
     assert r.status == 303, r.read()
     return r.headers["Set-Cookie"].split(";")[0]
 
