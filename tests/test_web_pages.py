@@ -288,7 +288,7 @@ def test_answers_are_read_by_what_is_needed() -> None:
     assert parse_answer("place", {"value": "2"}) == 2
     assert parse_answer("reveal.hand", {"value": "Hydra, Harpy"}) == ["Hydra", "Harpy"]
     assert parse_answer("pick", {"value": "Medusa"}) == "Medusa"
-    with pytest.raises(ValueError, match="place"):
+    with pytest.raises(ValueError, match="tap the column"):
         parse_answer("place", {"value": "left"})
 
 
