@@ -145,7 +145,7 @@ class Reading:
         out["kit"] = "kit" if kit or f.create.get("catalogue") else "manual"
         if isinstance(kit, Mapping):
             out["kit_id"] = kit.get("id")
-        if f.broken is None:
+        if f.broken is None and f.question is None:  # a question waits: no action (HZ-P11, ML-P5)
             legal = g.legal(f.state, seat)
             if legal is not None:
                 out["legal"] = legal

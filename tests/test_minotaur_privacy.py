@@ -10,6 +10,7 @@ go to the opponent), cards he names that he cannot see, and observations.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from collections import Counter
@@ -108,7 +109,13 @@ def _act(d: Driver, game: str, rng: random.Random) -> bool:
     p = st.turn.player
     _state_some(d, game, p, rng, 0.6)
     st = _state(d, game)
-    legal = [json.loads(x) for x in d.view(game, p).get("legal", [])]
+    view = d.view(game, p)
+    waiting = view.get("asked")
+    if waiting and waiting.get("seq") is not None:  # a question waits: no action (ML-P5)
+        with contextlib.suppress(ServiceError):  # a refusal changes nothing
+            _answer(d, game, str(waiting["asked"][0]), rng)
+        return True
+    legal = [json.loads(x) for x in view.get("legal", [])]
     choices = legal + (_effects(st, p) if rng.random() < 0.4 else [])
     raw = rng.choice(choices)
     try:
@@ -116,15 +123,19 @@ def _act(d: Driver, game: str, rng: random.Random) -> bool:
     except NeedsInput as e:
         q = e.to_json()
         asked = q.get("asked") or [p]
-        who = asked[0]
         if "seq" not in q:  # his own value: he gives it with the action
             return True
-        hand = [n for n in _state(d, game).side(who).hand]
-        named = [n for n in hand if n is not None] or _unstated(_state(d, game), who)
-        d.answer(game, who, [rng.choice(named)] if named else [])
+        _answer(d, game, asked[0], rng)
     except ServiceError:
         pass  # a refusal changes nothing
     return True
+
+
+def _answer(d: Driver, game: str, who: str, rng: random.Random) -> None:
+    """``who`` names a card of his hand for the question waiting on him."""
+    hand = [n for n in _state(d, game).side(who).hand]
+    named = [n for n in hand if n is not None] or _unstated(_state(d, game), who)
+    d.answer(game, who, [rng.choice(named)] if named else [])
 
 
 @dataclass

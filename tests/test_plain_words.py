@@ -263,3 +263,32 @@ def test_the_card_pegasus_drew_and_its_column_are_one_tap_each(app: Flask) -> No
     assert r.status_code == 303
     front = hz_view(ref.view(g, "hera"))["zeus"]["field"][1][0]
     assert str(front).lstrip("^") == "Apollo"
+
+
+def test_while_a_question_waits_no_action_is_offered(app: Flask) -> None:
+    """HZ-P11: while Zeus names the card Hera's Pegasus drew, neither player records another
+    action, so neither page offers one (Hera's Draw and Play stayed on her page, each tap
+    refused); once answered, Hera's actions come back."""
+    created, b = web_game(app)
+    g = created.game
+    ref = referee_of(app)
+    set_up(ref, g)
+    for seat in ("hera", "zeus"):
+        for _ in range(3):
+            ref.submit(g, seat, {"do": "draw"})
+        ref.submit(g, seat, {"do": "end_turn"})
+    assert "legal" in ref.view(g, "hera")
+    with pytest.raises(NeedsInput):
+        ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
+    for seat in ("hera", "zeus", "judge"):
+        assert "legal" not in ref.view(g, seat), seat
+    page = b["hera"].get(f"/g/{g}").get_data(as_text=True)
+    assert 'id="g-draw"' not in page and 'id="g-play"' not in page
+    b["zeus"].client.post(
+        f"/g/{g}/answer", data={"csrf": b["zeus"].csrf(g), "needs": "pick", "tap": "Apollo"}
+    )
+    assert "legal" not in ref.view(g, "hera")  # Hera still places the card (HZ-P11)
+    b["hera"].client.post(
+        f"/g/{g}/answer", data={"csrf": b["hera"].csrf(g), "needs": "place", "tap": "2"}
+    )
+    assert "legal" in ref.view(g, "hera")
