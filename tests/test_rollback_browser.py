@@ -88,6 +88,18 @@ def acting_controls(d: Chrome) -> list[bool]:
     return [bool(x) for x in found]
 
 
+def heras_page(d: Chrome, base: str, r: Rollback) -> tuple[int, str]:
+    """Hera's phone opens her seat page at the newest head and remembers it; returns that
+    head's seq and the script that reads what the browser keeps."""
+    d.get(base + "/")
+    d.add_cookie({"name": f"hz_{r.game}", "value": str(r.hera), "path": "/"})
+    d.get(f"{base}/g/{r.game}")
+    newest = int(r.newest["seq"])
+    stored = f"return window.localStorage.getItem('hz-heads-{r.game}') || '';"
+    wait(d, lambda: f'"{newest}"' in d.execute_script(stored), "the head is remembered")
+    return newest, stored
+
+
 def reports(ref: Referee, game: str) -> list[OpenItem]:
     return [i for i in ref.view(game, "judge")["open"] if i["kind"] == "irregularity"]
 
@@ -101,15 +113,10 @@ def test_a_seat_page_served_an_older_record_raises_the_alarm_and_stops(
     holder.app = make_app(ref, ACCESS_LOG=False)
     d = chrome(new_profile("rollback"))
     try:
-        d.get(base + "/")
-        d.add_cookie({"name": f"hz_{r.game}", "value": str(r.hera), "path": "/"})
-        d.get(f"{base}/g/{r.game}")
-        newest = r.newest["seq"]
+        newest, stored = heras_page(d, base, r)
         body = d.find_element(By.TAG_NAME, "body")
         assert body.get_attribute("data-seat") == "hera"
         assert body.get_attribute("data-seq") == str(newest)
-        stored = f"return window.localStorage.getItem('hz-heads-{r.game}') || '';"
-        wait(d, lambda: f'"{newest}"' in d.execute_script(stored), "the head is remembered")
         assert not alarm_shown(d) and not any(acting_controls(d))
 
         # the server stops; an older copy of the database replaces its file, the journal is
@@ -172,12 +179,7 @@ def test_another_record_at_a_sequence_the_page_saw_raises_the_alarm(
     holder.app = make_app(ref, ACCESS_LOG=False)
     d = chrome(new_profile("rewritten"))
     try:
-        d.get(base + "/")
-        d.add_cookie({"name": f"hz_{r.game}", "value": str(r.hera), "path": "/"})
-        d.get(f"{base}/g/{r.game}")
-        newest = r.newest["seq"]
-        stored = f"return window.localStorage.getItem('hz-heads-{r.game}') || '';"
-        wait(d, lambda: f'"{newest}"' in d.execute_script(stored), "the head is remembered")
+        newest, _ = heras_page(d, base, r)
         # rolled back, then written on to the same length: the same numbers, other records
         ref.store.close()
         r.roll_back()
