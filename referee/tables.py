@@ -554,6 +554,11 @@ class Tables:
         def holds(stored: Mapping[str, str]) -> bool:
             return _secrets.compare_digest(stored.get(f"{LINEAGE}{seat}", ""), lin)
 
+        if is_judged(self.repo.folded(game).create):
+            return None
+        first = self.repo.secrets(game)
+        if first.get(name) or not holds(first):  # every page load but the one after a move
+            return None
         with self.repo.lock(game):
             f = self.repo.folded(game)
             secrets = self.repo.secrets(game)

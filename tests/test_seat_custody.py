@@ -464,6 +464,9 @@ def test_the_code_the_approving_phone_saw_no_longer_moves_the_seat() -> None:
     on his second phone. Refused in words, nothing changes, her hand stays hers."""
     app = make_app(JUDGE_CODE=None)
     g, _, phones, seen = zeus_holds_heras_seat_then_approves_her_request(app)
+    # the seat has no live code until Hera's phone loads a page; the second phone's old key
+    # is never given the new one
+    assert referee_of(app).issue_recovery(g, "hera", token_of(phones["zeus2"], g)) is None
     deal_hera(app, g)
     before = kinds(app, g)
     refused = recover(phones["zeus2"], g, seen)
