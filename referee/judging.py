@@ -36,6 +36,7 @@ from referee.tables import (
     LINEAGE,
     PENDING,
     PENDING_LINEAGE,
+    RECOVERY,
     REPLACED,
     ROTATION,
     Tables,
@@ -270,6 +271,11 @@ class Judging:
                 f"{PENDING_LINEAGE}{device}": "",
                 **self._replaced(game, target),
             }
+            if not is_judged(f0.create):
+                # the old recovery code stops working with the move (the device that approved
+                # it saw the code): the new holder is given a new one on its next page
+                # (Tables.issue_recovery; issue 31 item 1)
+                secrets[f"{RECOVERY}{target}"] = ""
             recs, _ = self.repo.write(game, build, secrets, fresh=f0)
         return recs[0]
 

@@ -175,6 +175,11 @@ class Referee:
         """Moves a seat to this device with its recovery code (:meth:`Tables.recover`)."""
         return self.tables.recover(game, code, token)
 
+    def issue_recovery(self, game: str, seat: str, token: str | None) -> str | None:
+        """A new recovery code, once, for the device holding a seat that has none (after an
+        approved move, :meth:`Tables.issue_recovery`)."""
+        return self.tables.issue_recovery(game, seat, token)
+
     def kit(self, game: str) -> dict[str, Any] | None:
         return self.tables.kit(game)
 

@@ -13,7 +13,10 @@ no seat) and compared in constant time.
 At a table without a judge, only the device holding a seat approves its move (never the other
 player: he would read the hand), and the device that claims a seat is shown, once, the seat's
 *recovery code* (stored only as its SHA-256, never in the log): whoever types it on any device
-takes the seat back (:meth:`Tables.recover`), a lost phone or a copied key.
+takes the seat back (:meth:`Tables.recover`), a lost phone or a copied key. Each move voids the
+seat's code in its own transaction (whoever saw it must not take the seat back): a recovery
+gives the device that typed it a new one at once; after an approved move, the new device is
+shown a new one on its next page (:meth:`Tables.issue_recovery`).
 
 A device token is a *lineage* part, fixed for the device, and a part that *rotates* as the token
 is used (:meth:`Tables.device`, as refresh tokens are rotated): a page request gives the device
@@ -499,16 +502,20 @@ class Tables:
         for name, stored in sorted(self.repo.secrets(game).items()):
             if name.startswith(RECOVERY) and _secrets.compare_digest(stored, h):
                 seat = name[len(RECOVERY) :]
+        refused = Refused(
+            "recovery: this code is not the recovery code of a seat at this table (it is "
+            "shown once, on the phone that holds the seat, and a new one replaces it each "
+            "time the seat moves); nothing was changed"
+        )
         if seat is None:
-            raise Refused(
-                "recovery: this code is not the recovery code of a seat at this table (it is "
-                "shown once, on the phone that took the seat); nothing was changed"
-            )
+            raise refused
         asked = self.request_of(game, token) if token else None
         new = self.repo.token() + self.repo.token()
         device = self.repo.token()[:12]
         with self.repo.lock(game):
             secrets = self.repo.secrets(game)
+            if secrets.get(f"{RECOVERY}{seat}") != h:  # the seat moved just now: a new code
+                raise refused
             held = secrets.get(f"{DEVICE}{seat}", "")
             keep = {
                 f"{DEVICE}{seat}": code_hash(new),
@@ -520,8 +527,59 @@ class Tables:
             if asked is not None and asked.body.get("seat") == seat:
                 body["request"] = asked.seq
                 keep[f"{PENDING}{asked.body.get('device')}"] = ""
+            # a new recovery code in the move's transaction: the one just typed stops working
+            # (whoever else saw it must not take the seat back, issue 31 item 1)
+            recovery = new_recovery_code()
+            keep[f"{RECOVERY}{seat}"] = recovery_hash(recovery)
             self.repo.write(game, lambda f: [Draft(seat, "move", body)], keep)
-        return Claim(seat, new)
+        return Claim(seat, new, recovery=recovery)
+
+    def issue_recovery(self, game: str, seat: str, token: str | None) -> str | None:
+        """A new recovery code for ``seat``, given once to the device holding it (``token``)
+        when the seat has none: at a table without a judge, after a move approved by the device
+        that held the seat (the move voids the old code: the device that approved it, or
+        anyone it showed the code to, must not take the seat back, issue 31 item 1). Only its
+        hash is stored. None when the table is judged, the seat has a live code, is held, or
+        ``token`` is not its device's."""
+        if not token:
+            return None
+        try:
+            game_id(game)
+            text(token, "token", max_len=200)
+        except InputError:
+            return None
+        lin = code_hash(lineage_of(token))
+        name = f"{RECOVERY}{seat}"
+
+        def holds(stored: Mapping[str, str]) -> bool:
+            return _secrets.compare_digest(stored.get(f"{LINEAGE}{seat}", ""), lin)
+
+        if is_judged(self.repo.folded(game).create):
+            return None
+        first = self.repo.secrets(game)
+        if first.get(name) or not holds(first):  # every page load but the one after a move
+            return None
+        with self.repo.lock(game):
+            f = self.repo.folded(game)
+            secrets = self.repo.secrets(game)
+            if (
+                is_judged(f.create)
+                or seat not in f.module.players
+                or seat not in f.holders
+                or seat in f.held
+                or secrets.get(name)
+                or not holds(secrets)
+            ):
+                return None
+            code = new_recovery_code()
+            self._put(game, {name: recovery_hash(code)})
+            # another process may have moved the seat between the check and the put (a move
+            # voids the code in its own transaction): then this device holds nothing, and the
+            # code it would be given is voided again
+            if not holds(self.repo.secrets(game)):
+                self._put(game, {name: ""})
+                return None
+        return code
 
     def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:
         """Stores a complete, verified log (a judge's export), in one transaction. A log signed

@@ -2,10 +2,11 @@
 seat (item 1), a link preview takes nothing (item 2), and a copied cookie shows itself (item 4).
 
 At a table without a judge a seat moves only with the approval of the device holding it, or
-with the seat's recovery code, shown once on the phone that took the seat. A join link opens a
-page with one button; only pressing it (a POST) takes the seat. The device token rotates as it
-is used; a token of the seat used after the other copy moved on holds the seat: nobody acts for
-it or sees its hand until the judge, or the recovery code, settles it."""
+with the seat's recovery code, shown once on the phone that holds the seat (a new one after
+each move: the old one stops working). A join link opens a page with one button; only pressing
+it (a POST) takes the seat. The device token rotates as it is used; a token of the seat used
+after the other copy moved on holds the seat: nobody acts for it or sees its hand until the
+judge, or the recovery code, settles it."""
 
 from __future__ import annotations
 
@@ -415,3 +416,189 @@ def test_a_held_seats_bearer_token_is_refused_with_the_reason(clock: Clock) -> N
     r = Browser(app).get(f"/api/v1/games/{g}", headers={"Authorization": f"Bearer {copied}"})
     assert r.status_code == 401 and r.json is not None
     assert "held" in r.json["message"]
+
+
+# ---- item 1: a seat's recovery code changes with its device ----------------------------------
+
+
+def recovery_shown(b: Browser, game: str, title: str = "Hera") -> str | None:
+    """The recovery code a browser's next page of the game shows it, if any."""
+    found = re.search(f"{title}'s recovery code: " + CODE + " Write it down now", page(b, game))
+    return found.group(1) if found else None
+
+
+def recover(b: Browser, game: str, code: str) -> str:
+    """Types ``code`` in the recovery form; the page the browser is led to."""
+    r = b.client.post(f"/g/{game}/seats/recover", data={"csrf": b.csrf(game), "recovery": code})
+    assert r.status_code == 303
+    return page(b, game)
+
+
+def zeus_holds_heras_seat_then_approves_her_request(
+    app: Flask,
+) -> tuple[str, dict[str, str], dict[str, Browser], str]:
+    """The issue's path: Zeus created the table and saw both links; his second phone opens
+    Hera's first and is shown Hera's recovery code; real Hera finds her seat held and asks for
+    it; the second phone approves (it looks fair: nothing was entered yet). Returns the game,
+    its codes, the phones and the code the second phone saw."""
+    created = referee_of(app).create_game(judged=False, starting="hera")
+    g, codes = created.game, created.codes
+    phones = {"zeus": Browser(app), "zeus2": Browser(app), "hera": Browser(app)}
+    assert phones["zeus"].join(g, codes["zeus"]).status_code == 303
+    assert phones["zeus2"].join(g, codes["hera"]).status_code == 303
+    seen = recovery_shown(phones["zeus2"], g)
+    assert seen is not None
+    assert phones["hera"].join(g, codes["hera"]).status_code == 409
+    assert phones["hera"].ask(g, codes["hera"]).status_code == 303
+    request = referee_of(app).log(g, "public")[-1]
+    assert request.kind == "request"
+    z2 = phones["zeus2"]
+    r = z2.client.post(f"/g/{g}/seats/approve", data={"csrf": z2.csrf(g), "request": request.seq})
+    assert r.status_code == 303
+    assert seat(phones["hera"], g) == "hera" and seat(z2, g) == "public"
+    return g, codes, phones, seen
+
+
+def test_the_code_the_approving_phone_saw_no_longer_moves_the_seat() -> None:
+    """Issue 31 item 1: after the approved move and Hera's six cards, Zeus types the old code
+    on his second phone. Refused in words, nothing changes, her hand stays hers."""
+    app = make_app(JUDGE_CODE=None)
+    g, _, phones, seen = zeus_holds_heras_seat_then_approves_her_request(app)
+    # the seat has no live code until Hera's phone loads a page; the second phone's old key
+    # is never given the new one
+    assert referee_of(app).issue_recovery(g, "hera", token_of(phones["zeus2"], g)) is None
+    deal_hera(app, g)
+    before = kinds(app, g)
+    refused = recover(phones["zeus2"], g, seen)
+    assert "recovery: this code is not the recovery code of a seat" in refused
+    assert "nothing was changed" in refused
+    assert kinds(app, g) == before
+    assert seat(phones["zeus2"], g) == "public" and seat(phones["hera"], g) == "hera"
+    assert hand_seen(phones["zeus2"], g) == [] and hand_seen(phones["hera"], g) != []
+    with pytest.raises(Refused):
+        referee_of(app).recover(g, seen)
+
+
+def test_the_phone_the_seat_moved_to_is_shown_a_new_code_once_and_it_works() -> None:
+    app = make_app(JUDGE_CODE=None)
+    g, _, phones, seen = zeus_holds_heras_seat_then_approves_her_request(app)
+    hera = phones["hera"]
+    shown = page(hera, g)
+    found = re.search("Hera's recovery code: " + CODE + " Write it down now", shown)
+    assert found is not None and found.group(1) != seen
+    assert "print this page" in shown and "it is shown only once" in shown
+    fresh = found.group(1)
+    assert recovery_shown(hera, g) is None and fresh not in page(hera, g)  # once
+    # Hera's phone is lost later: her new phone takes the seat back with the new code
+    new = Browser(app)
+    assert "seat is on this phone now" in recover(new, g, fresh)
+    assert seat(new, g) == "hera" and seat(hera, g) == "public"
+
+
+def test_a_recovery_gives_the_phone_a_new_code_and_the_typed_one_stops_working() -> None:
+    """Whoever else saw the code typed (it was written on paper) must not take the seat
+    back: the phone that typed it is shown the seat's new code, once, and only that one
+    works."""
+    app = make_app(JUDGE_CODE=None)
+    created = referee_of(app).create_game(judged=False, starting="hera")
+    g = created.game
+    old = Browser(app)
+    assert old.join(g, created.codes["hera"]).status_code == 303
+    first = recovery_shown(old, g)
+    assert first is not None
+    new = Browser(app)
+    r = new.client.post(f"/g/{g}/seats/recover", data={"csrf": new.csrf(g), "recovery": first})
+    assert r.status_code == 303
+    moved = page(new, g)
+    found = re.search("Hera's recovery code: " + CODE + " Write it down now", moved)
+    assert found is not None and found.group(1) != first
+    assert "print this page" in moved
+    assert found.group(1) not in page(new, g)  # once
+    deal_hera(app, g)
+    before = kinds(app, g)
+    third = Browser(app)
+    assert "not the recovery code of a seat" in recover(third, g, first)
+    assert kinds(app, g) == before and seat(third, g) == "public" and seat(new, g) == "hera"
+    assert hand_seen(third, g) == []
+    assert "seat is on this phone now" in recover(third, g, found.group(1))
+    assert seat(third, g) == "hera" and seat(new, g) == "public"
+
+
+def test_a_new_code_reaches_only_the_seats_new_phone(caplog: pytest.LogCaptureFixture) -> None:
+    """Never on the other seat's pages or JSON, the log, an export or the server's logs; the
+    store keeps only its hash."""
+    caplog.set_level(logging.DEBUG)
+    app = make_app(JUDGE_CODE=None)
+    g, _, phones, seen = zeus_holds_heras_seat_then_approves_her_request(app)
+    zeus_pages = [page(phones["zeus"], g), page(phones["zeus2"], g)]
+    fresh = recovery_shown(phones["hera"], g)
+    assert fresh is not None
+    zeus_pages += [page(phones["zeus"], g), page(phones["zeus2"], g)]
+    bearer = {"Authorization": f"Bearer {token_of(phones['zeus'], g)}"}
+    zeus_json = phones["zeus"].get(f"/api/v1/games/{g}", headers=bearer).get_data(as_text=True)
+    for text_ in [*zeus_pages, zeus_json]:
+        assert fresh not in text_ and "Hera's recovery code" not in text_
+    assert "recovery" not in str(phones["zeus"].get(f"/api/v1/games/{g}", headers=bearer).json)
+    ref = referee_of(app)
+    for s in ("hera", "zeus", "judge", "public"):
+        assert fresh not in ref.export(g, s)
+    assert fresh not in caplog.text
+    secrets = ref.store.secrets(g)
+    assert fresh not in str(secrets) and recovery_hash(fresh) in secrets.values()
+    assert recovery_hash(seen) not in secrets.values()
+
+
+def test_a_live_update_of_the_page_never_uses_up_the_new_code() -> None:
+    """The page's script fetches the page for its live parts and reloads it when the seat
+    changed: the code is issued on the page the browser shows, not on the fetch it drops."""
+    app = make_app(JUDGE_CODE=None)
+    g, _, phones, _ = zeus_holds_heras_seat_then_approves_her_request(app)
+    live = phones["hera"].get(f"/g/{g}", headers={"X-Live-Refresh": "1"})
+    assert live.status_code == 200 and "recovery code: <strong" not in live.get_data(as_text=True)
+    assert recovery_shown(phones["hera"], g) is not None
+
+
+def test_an_api_client_the_seat_moved_to_gets_its_new_code_on_its_next_get() -> None:
+    app = make_app(JUDGE_CODE=None)
+    created = referee_of(app).create_game(judged=False)
+    g = created.game
+    hera = Browser(app)
+    assert hera.join(g, created.codes["hera"]).status_code == 303
+    old = recovery_shown(hera, g)
+    script = Browser(app)
+    r = script.post(
+        f"/api/v1/games/{g}/claim", {"code": created.codes["hera"], "ask": True}, game=g
+    )
+    assert r.status_code == 201 and r.json is not None and r.json["recovery"] is None
+    token, request = r.json["token"], r.json["request"]
+    referee_of(app).approve_seat(g, "hera", request)
+    bearer = {"Authorization": f"Bearer {token}"}
+    first = Browser(app).get(f"/api/v1/games/{g}", headers={**bearer, "If-None-Match": "999"})
+    view = first.json
+    assert first.status_code == 200 and view is not None and view["seat"] == "hera"
+    code = view["recovery"]
+    assert re.fullmatch(r"[A-Z0-9]{4}(-[A-Z0-9]{4}){3}", code) and code != old
+    etag = first.headers["ETag"]
+    again = Browser(app).get(f"/api/v1/games/{g}", headers=bearer)
+    assert again.json is not None and "recovery" not in again.json  # once
+    assert (
+        Browser(app)
+        .get(f"/api/v1/games/{g}", headers={**bearer, "If-None-Match": etag})
+        .status_code
+        == 304
+    )
+    assert referee_of(app).recover(g, code).seat == "hera"
+
+
+def test_a_judged_table_gives_no_code_when_the_judge_moves_a_seat() -> None:
+    app = make_app()
+    created, _ = new_game(app)
+    g = created.game
+    new = Browser(app)
+    assert new.join(g, created.codes["hera"]).status_code == 409
+    assert new.ask(g, created.codes["hera"]).status_code == 303
+    request = referee_of(app).log(g, "public")[-1]
+    referee_of(app).approve_seat(g, "judge", request.seq)
+    assert seat(new, g) == "hera"
+    assert "recovery code: <strong" not in page(new, g)
+    assert referee_of(app).store.secrets(g).get("recovery:hera") is None

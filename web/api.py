@@ -48,6 +48,7 @@ from web.openapi import DOCS, RouteDoc
 from web.openapi import document as _document
 from web.request import (
     CSRF_HEADER,
+    bearer,
     csrf_protected,
     csrf_token,
     get_referee,
@@ -409,12 +410,20 @@ def claim(game: str) -> Response:
 )
 @with_known_game
 def view(game: str) -> Response:
-    """ETag is the last event's number; If-None-Match with it gives 304."""
+    """ETag is the last event's number; If-None-Match with it gives 304. At a table without a
+    judge, the first GET by a device the seat moved to by approval carries the seat's new
+    ``recovery`` code, once (the move voided the old one)."""
     seat = seat_of(game)
     v = _view(game, seat)
+    code = None
+    if seat not in ("judge", "public") and bearer() is not None:  # a browser: on its page
+        code = _ref().issue_recovery(game, seat, seat_token(game))
+    if code is not None:
+        v["recovery"] = code
     resp = _json(schemas.ViewSchema, v, 200, int(v["seq"]))
     resp.headers[CSRF_HEADER] = v["csrf"]
-    resp.make_conditional(request)
+    if code is None:  # a new code is never answered by a 304: it is given this once
+        resp.make_conditional(request)
     return resp
 
 

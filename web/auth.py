@@ -153,7 +153,8 @@ def recovery_words(title: str, code: str) -> Markup:
 @csrf_protected
 def recover(game: str) -> Response:
     """Moves a seat to this browser with the seat's recovery code (form field ``recovery``;
-    a table without a judge): a lost phone, or a seat held because two devices used its key."""
+    a table without a judge): a lost phone, or a seat held because two devices used its key.
+    The code typed stops working: this browser is shown the seat's new one, once."""
     token = request.cookies.get(cookie_name(game))
     resp = redirect(f"/g/{game}", 303)
     resp.headers["Cache-Control"] = "no-store"
@@ -165,6 +166,8 @@ def recover(game: str) -> Response:
     pm = page_for(get_referee().view(game, "public"))
     title = seat_title(pm, claim.seat)
     flash(f"{title}'s seat is on this phone now (its recovery code moved it).", "ok")
+    if claim.recovery is not None:  # the code typed works no more: this phone's new one, once
+        flash(recovery_words(title, claim.recovery), "recovery")
     if claim.token is not None:
         set_seat_cookie(resp, game, claim.token)
     return resp

@@ -361,6 +361,13 @@ class SeatViewSchema(Schema):
     )
     broken = fields.Raw(allow_none=True, metadata={"description": "judge only"})
     csrf = fields.String(metadata={"description": "the token for this game's POST requests"})
+    recovery = fields.String(
+        metadata={
+            "description": "at a table without a judge, the seat's new recovery code, given "
+            "once, on its first GET, to a device the seat moved to by approval (the move voided "
+            "the old code); absent otherwise"
+        },
+    )
 
 
 def view_schema(parts: Iterable[type[Schema]]) -> type[Schema]:

@@ -24,10 +24,12 @@ from referee.log import Record
 from referee.narration import takeback_of
 from referee.service import NeedsInput, ServiceError, fill_input
 from web.acting import back, forget_own_question, own_question, submit
+from web.auth import recovery_words
 from web.desk import judge_context
 from web.games import PageModule, page_for, page_of, seat_title, seats
 from web.present import describe_record, said
 from web.request import (
+    bearer,
     csrf_protected,
     csrf_token,
     get_referee,
@@ -39,6 +41,7 @@ from web.request import (
 )
 
 bp = Blueprint("seat", __name__)
+LIVE_HEADER = "X-Live-Refresh"  # sent by app.js's fetches of a page it parses for live parts
 
 
 def page_context(game: str, seat: str) -> dict[str, Any]:
@@ -201,12 +204,26 @@ def seat_page(game: str) -> str:
     """The page of whoever the cookie says: a player's seat, the judge's desk or the public
     table. Raises NotFound for an unknown game."""
     seat = seat_of(game)
+    new_recovery_code(game, seat)
     ctx = page_context(game, seat)
     if seat == "judge":
         return render_template("judge.html", **ctx)
     if seat == "public":
         ctx["replaced"] = replaced_note(game, ctx["pages"])
     return render_template("seat.html" if seat in ctx["pages"].players else "public.html", **ctx)
+
+
+def new_recovery_code(game: str, seat: str) -> None:
+    """Shows the device holding a seat its new recovery code, once, when the seat has none (at
+    a table without a judge, after a move the device holding the seat approved: the move voided
+    the old code, issue 31 item 1). Only on a page the browser shows: never on the live
+    updates' fetches (header ``X-Live-Refresh``: that page is parsed for its live parts, and
+    dropped when the seat changed), never for a Bearer script (its ``GET`` of the game)."""
+    if seat in ("judge", "public") or bearer() is not None or request.headers.get(LIVE_HEADER):
+        return
+    code = get_referee().issue_recovery(game, seat, seat_token(game))
+    if code is not None:
+        flash(recovery_words(seat_title(page_of(get_referee(), game), seat), code), "recovery")
 
 
 def replaced_note(game: str, pm: PageModule) -> str | None:

@@ -445,7 +445,7 @@
   function refresh() {
     if (busy || sending) { again = true; return; }  // a form's answer comes first
     busy = true;
-    fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+    fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html", "X-Live-Refresh": "1" } })
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
@@ -479,7 +479,7 @@
         var buttons = form.querySelectorAll("button");
         buttons.forEach(function (b) { b.disabled = true; });
         sending = true;
-        fetch(form.getAttribute("action") || window.location.href, { method: "POST", body: data, credentials: "same-origin", headers: { "Accept": "text/html" } })
+        fetch(form.getAttribute("action") || window.location.href, { method: "POST", body: data, credentials: "same-origin", headers: { "Accept": "text/html", "X-Live-Refresh": "1" } })
           .then(function (r) {
             var here = window.location.pathname + window.location.search;
             var there = new URL(r.url, window.location.href);
@@ -543,7 +543,7 @@
     if (isNaN(every) || !window.fetch) { return; }
     function again() {
       var t0 = Date.now();
-      fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html", "X-Live-Refresh": "1" } })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
         .then(function (html) { apply(new DOMParser().parseFromString(html, "text/html"), null); })
         .catch(function () { /* tried again below */ })
