@@ -51,6 +51,9 @@ def report_head(
     the public (a seat or the judge reports), Refused for a malformed seq or hash, or a
     report that shows no difference."""
     reading.seat_of(game, seat)
+    for name, pair in (("seen", seen), ("served", served)):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise Refused(f"{name}: a head as (seq, hash), not {type(pair).__name__}")
     try:
         seen_seq = integer(seen[0], "seen_seq", 0, 10**9)
         served_seq = integer(served[0], "served_seq", 0, 10**9)

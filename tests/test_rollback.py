@@ -27,7 +27,7 @@ import pytest
 from test_serve import Server
 from web_helpers import JUDGE_CODE, make_app, referee_of
 
-from referee.service import Referee, open_referee
+from referee.service import Referee, Refused, open_referee
 
 ROOT = Path(__file__).resolve().parent.parent
 SIDES = ("", "-wal", "-shm")
@@ -248,4 +248,21 @@ def test_a_report_that_shows_nothing_or_comes_from_the_public_is_refused(tmp_pat
     assert ref.view(r.game, "judge")["open"] == [
         i for i in ref.view(r.game, "judge")["open"] if i["kind"] == "call"
     ]  # nothing was recorded but the call the game had
+    ref.store.close()
+
+
+@pytest.mark.parametrize("pair", [None, {}, [], "ab", (1,), (1, "ab", 3)])
+def test_a_report_whose_head_is_no_pair_is_refused_by_the_service(
+    tmp_path: Path, pair: Any
+) -> None:
+    """The service's own entrance (the fuzzer found these tracebacks): a head that is not a
+    (seq, hash) pair is refused naming it, and nothing is recorded."""
+    r = Rollback(tmp_path)
+    ref = open_referee(r.db)
+    head = ref.head(r.game)
+    before = ref.head(r.game)
+    for seen, served in ((pair, (1, head["hash"])), ((head["seq"], head["hash"]), pair)):
+        with pytest.raises(Refused, match="a head as \\(seq, hash\\)"):
+            ref.report_head(r.game, "hera", seen, served)
+    assert ref.head(r.game) == before
     ref.store.close()

@@ -16,7 +16,8 @@ from web import schemas
 from web.games import herazeus_schemas
 from web.games.minotaur import MLViewSchema
 
-WEB_ONLY = {"csrf"}  # what the web adds to a view: the token for the page's POSTs
+WEB_ONLY = {"csrf", "recovery"}  # what the web adds to a view: the token for the page's POSTs,
+# and once, to a seat's new holder at a table without a judge, its recovery code (issue 31)
 
 
 def keys(typed: Any) -> set[str]:
