@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from test_service import HERA_HAND, ZEUS_HAND, set_up
-from web_helpers import make_app, referee_of
+from web_helpers import Browser, make_app, referee_of
 from web_helpers import new_game as web_game
 
 from referee.board import describe_event_json
@@ -233,10 +233,9 @@ def test_the_default_order_fills_the_unknown_cards_where_they_stood() -> None:
 # ---- item 11: a Pegasus card and its column, one tap each ---------------------------------------
 
 
-def test_the_card_pegasus_drew_and_its_column_are_one_tap_each(app: Flask) -> None:
-    """D2: Hera's Pegasus draws from Zeus's hand; Zeus names the card with one tap of its
-    name, then Hera puts it into a column with one tap of the column (before: a drop-down,
-    an option and Answer, three taps each)."""
+def second_turns(app: Flask) -> tuple[Referee, str, dict[str, Browser]]:
+    """A game set up and each player's first turn drawn out: Hera's second turn begins (her
+    Pegasus may take a card from Zeus's hand)."""
     created, b = web_game(app)
     g = created.game
     ref = referee_of(app)
@@ -245,6 +244,14 @@ def test_the_card_pegasus_drew_and_its_column_are_one_tap_each(app: Flask) -> No
         for _ in range(3):
             ref.submit(g, seat, {"do": "draw"})
         ref.submit(g, seat, {"do": "end_turn"})
+    return ref, g, b
+
+
+def test_the_card_pegasus_drew_and_its_column_are_one_tap_each(app: Flask) -> None:
+    """D2: Hera's Pegasus draws from Zeus's hand; Zeus names the card with one tap of its
+    name, then Hera puts it into a column with one tap of the column (before: a drop-down,
+    an option and Answer, three taps each)."""
+    ref, g, b = second_turns(app)
     with pytest.raises(NeedsInput):
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
     page = b["zeus"].get(f"/g/{g}").get_data(as_text=True)
@@ -269,14 +276,7 @@ def test_while_a_question_waits_no_action_is_offered(app: Flask) -> None:
     """HZ-P11: while Zeus names the card Hera's Pegasus drew, neither player records another
     action, so neither page offers one (Hera's Draw and Play stayed on her page, each tap
     refused); once answered, Hera's actions come back."""
-    created, b = web_game(app)
-    g = created.game
-    ref = referee_of(app)
-    set_up(ref, g)
-    for seat in ("hera", "zeus"):
-        for _ in range(3):
-            ref.submit(g, seat, {"do": "draw"})
-        ref.submit(g, seat, {"do": "end_turn"})
+    ref, g, b = second_turns(app)
     assert "legal" in ref.view(g, "hera")
     with pytest.raises(NeedsInput):
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
