@@ -76,15 +76,19 @@ def _no_seat() -> NotFound:
     )
 
 
+def _title(game: str, seat: str) -> str:
+    """A seat's name as the game's pages write it ("Hera", "Miron")."""
+    return seat_title(page_for(get_referee().view(game, "public")), seat)
+
+
 def _held_page(game: str, code: str, seat: str) -> tuple[str, int, dict[str, str]]:
     """The "already held" page (409), with a button to ask for the seat (and, at a table
     without a judge, the recovery code's form)."""
-    pm = page_for(get_referee().view(game, "public"))
     page = render_template(
         "held.html",
         game=game,
         code=code,
-        seat=seat_title(pm, seat),
+        seat=_title(game, seat),
         judged=get_referee().seat_news(game, "public")["judged"],
         csrf=csrf_token(game),
     )
@@ -106,10 +110,7 @@ def join(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
         return _hop(f"/g/{game}")
     if state == "held":
         return _held_page(game, code, seat)
-    pm = page_for(get_referee().view(game, "public"))
-    page = render_template(
-        "join.html", game=game, title=seat_title(pm, seat), csrf=csrf_token(game)
-    )
+    page = render_template("join.html", game=game, title=_title(game, seat), csrf=csrf_token(game))
     return page, 200, {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
 
@@ -133,8 +134,7 @@ def take(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
     if claim.token is not None:
         set_seat_cookie(resp, game, claim.token)
     if claim.recovery is not None:
-        pm = page_for(get_referee().view(game, "public"))
-        flash(recovery_words(seat_title(pm, claim.seat), claim.recovery), "recovery")
+        flash(recovery_words(_title(game, claim.seat), claim.recovery), "recovery")
     return resp
 
 
@@ -163,8 +163,7 @@ def recover(game: str) -> Response:
     except ServiceError as e:
         flash(refusal(e), "error")
         return resp
-    pm = page_for(get_referee().view(game, "public"))
-    title = seat_title(pm, claim.seat)
+    title = _title(game, claim.seat)
     flash(f"{title}'s seat is on this phone now (its recovery code moved it).", "ok")
     if claim.recovery is not None:  # the code typed works no more: this phone's new one, once
         flash(recovery_words(title, claim.recovery), "recovery")
@@ -182,8 +181,7 @@ def approve(game: str) -> Response:
     (never the other player's)."""
     try:
         rec = get_referee().approve_seat(game, seat_of(game), form_int(request.form, "request"))
-        pm = page_for(get_referee().view(game, "public"))
-        title = seat_title(pm, str(rec.body.get("seat")))
+        title = _title(game, str(rec.body.get("seat")))
         flash(f"{title}'s seat moved to the device that asked for it.", "ok")
     except ValueError as e:
         flash(f"Refused: {e}", "error")
