@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.actions import Action
-from engine.game import apply, check, legal_actions
-from engine.profiles import Profile, Ruleset, parse_profile
-from engine.simulate import random_game_start, random_playout
-from engine.state import GameState
+from engine.herazeus.actions import Action
+from engine.herazeus.game import apply, check, legal_actions
+from engine.herazeus.profiles import Profile, Ruleset, parse_profile
+from engine.herazeus.simulate import random_game_start, random_playout
+from engine.herazeus.state import GameState
 
 TARGET_ACTIONS_PER_S = 10_000
 TARGET_LEGAL_MEDIAN_US = 100.0

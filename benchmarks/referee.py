@@ -431,9 +431,9 @@ def serial_section(logs: list[list[Record]], args: argparse.Namespace) -> None:
 
 def costs_per_action(logs: list[list[Record]]) -> tuple[int, int, int]:
     """What one accepted action costs: how often the rules engine runs (its one entry point,
-    ``engine.game._resolve``) and the SQL statements the store sends, counted on a game of
+    ``engine.herazeus.game._resolve``) and the SQL statements the store sends, counted on a game of
     ``logs`` entered again on SQLite."""
-    import engine.game as rules
+    import engine.herazeus.game as rules
 
     with tempfile.TemporaryDirectory() as tmp:
         store = SQLiteStore(Path(tmp) / "costs.sqlite3")

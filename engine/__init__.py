@@ -1,68 +1,7 @@
-"""The pure rules engine for Hera & Zeus: no I/O, no clock, no randomness of its own.
+"""The pure rules engines, one package a game: no I/O, no clock, no randomness of their own.
 
->>> from engine import read_position, legal_actions, apply, parse_action
+- :mod:`engine.herazeus`: Hera & Zeus;
+- :mod:`engine.minotaur`: Minotaur Lords.
+
+Nothing here imports the referee, the web app or any package of ours.
 """
-
-from engine.actions import Action, ActionKind, parse_action, parse_action_text
-from engine.cards import Card, Catalogue, Kind, Player, default_catalogue
-from engine.errors import (
-    CatalogueError,
-    HeraZeusError,
-    IllegalActionError,
-    NeedsInputError,
-    NotationError,
-)
-from engine.events import Event, EventKind, Outcome
-from engine.game import (
-    apply,
-    can_use_a_point,
-    check,
-    cost,
-    is_legal,
-    legal_actions,
-    must_redeal,
-    new_game,
-)
-from engine.notation import read_position, write_position
-from engine.profiles import Profile, Ruleset, Switches
-from engine.rulebook import RULES, Rule
-from engine.state import EndReason, GameState, Phase, Side
-
-__all__ = [
-    "RULES",
-    "Action",
-    "ActionKind",
-    "Card",
-    "Catalogue",
-    "CatalogueError",
-    "EndReason",
-    "Event",
-    "EventKind",
-    "GameState",
-    "HeraZeusError",
-    "IllegalActionError",
-    "Kind",
-    "NeedsInputError",
-    "NotationError",
-    "Outcome",
-    "Phase",
-    "Player",
-    "Profile",
-    "Rule",
-    "Ruleset",
-    "Side",
-    "Switches",
-    "apply",
-    "can_use_a_point",
-    "check",
-    "cost",
-    "default_catalogue",
-    "is_legal",
-    "legal_actions",
-    "must_redeal",
-    "new_game",
-    "parse_action",
-    "parse_action_text",
-    "read_position",
-    "write_position",
-]

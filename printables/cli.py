@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CatalogueError
+from engine.herazeus.errors import CatalogueError
 from engine.minotaur.cards import MAX_LIST_BYTES, CardDef, parse_deck_list
 from engine.minotaur.cards import template as minotaur_template
 from printables.kit import (
@@ -39,7 +39,7 @@ from referee.validate import InputError, utf8_file
 
 PROVISIONAL_WARNING = (
     "referee kit: WARNING: PROVISIONAL deck list. The copy counts and some strengths are\n"
-    "  guesses (engine/data/*.toml), not your cards. Count your decks and run\n"
+    "  guesses (engine/herazeus/data/*.toml), not your cards. Count your decks and run\n"
     "  `referee kit --template > decks.toml`, correct it, then `referee kit --decks decks.toml`."
 )
 

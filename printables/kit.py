@@ -6,7 +6,8 @@ physical card (serial 1..43 within its deck, in deck-list order), what was print
 code size) and the mat's geometry. It is saved as ``kit.json``; that file is the only place
 the secret lives, so keep it with the referee and never publish it.
 
-The deck lists start from the provisional catalogue (``engine/data/*.toml``). An owner confirms
+The deck lists start from the provisional catalogue (``engine/herazeus/data/*.toml``).
+An owner confirms
 them with a **deck list file** (TOML, or the same structure in JSON)::
 
     # decks.toml: every card of both decks; strength only for cards that print one
@@ -38,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.cards import DECK_SIZE, Catalogue, Player, default_catalogue
+from engine.herazeus.cards import DECK_SIZE, Catalogue, Player, default_catalogue
 from printables.mat import MatGeometry, parse_mat, standard_mat
 from printables.payload import (
     DECK_LETTER,

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine import HeraZeusError, NeedsInputError
+from engine.herazeus import HeraZeusError, NeedsInputError
 from referee.anchors import (
     AnchorError,
     TrustedKey,
@@ -38,14 +38,14 @@ from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
 from referee.game import Malformed
 from referee.games import check_export_seat, game_of
+from referee.herazeus.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
-from referee.minotaur_ruling import is_minotaur
-from referee.minotaur_ruling import render_text as render_minotaur
-from referee.minotaur_ruling import rule as minotaur_rule
+from referee.minotaur.ruling import is_minotaur
+from referee.minotaur.ruling import render_text as render_minotaur
+from referee.minotaur.ruling import rule as minotaur_rule
 from referee.narration import record_words
 from referee.reading import ALL_SEATS
-from referee.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import StoreError
 from referee.views import cutter

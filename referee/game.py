@@ -3,7 +3,7 @@
 The service (log, store, seats, questions, corrections, exports) knows no game's rules. A game
 module knows its cards, rule profiles, position notation, legality, the projection of the truth
 for each seat, which hidden values each seat may state, the questions it asks, its rulings and
-their citations. Hera & Zeus (:mod:`referee.herazeus`) is the first module; a second game is a
+their citations. Hera & Zeus (:mod:`referee.herazeus.game`) is the first module; a second game is a
 second module registered in :mod:`referee.games`, and nothing else.
 
 States, actions and patches are the game's own values: the service only stores them, passes

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from referee.game import Game, Malformed
-from referee.herazeus import HERA_ZEUS
-from referee.minotaur import MINOTAUR
+from referee.herazeus.game import HERA_ZEUS
+from referee.minotaur.game import MINOTAUR
 from referee.views import seats_of
 
 GAMES: dict[str, Game] = {HERA_ZEUS.name: HERA_ZEUS, MINOTAUR.name: MINOTAUR}

@@ -3,7 +3,7 @@ the API and the CLI (the marshmallow schemas in ``web/schemas.py`` follow these)
 
 Views and table rows are ``TypedDict``s: JSON-ready as they are, checked by mypy where they are
 read. A seat's view holds the service's part (below) and the game's part (its board: for Hera &
-Zeus :class:`referee.herazeus.HZView`); everything in it is already cut for that seat.
+Zeus :class:`referee.herazeus.game.HZView`); everything in it is already cut for that seat.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine import (
+from engine.herazeus import (
     Action,
     GameState,
     IllegalActionError,

@@ -82,12 +82,12 @@ from web_helpers import (
 )
 from werkzeug.test import TestResponse
 
-from engine import GameState, Player, legal_actions
-from engine.actions import Challenge, PegasusHand, parse_action_text
-from engine.cards import HOSTAGE_NAME, Card, Kind
-from engine.state import Phase
+from engine.herazeus import GameState, Player, legal_actions
+from engine.herazeus.actions import Challenge, PegasusHand, parse_action_text
+from engine.herazeus.cards import HOSTAGE_NAME, Card, Kind
+from engine.herazeus.state import Phase
 from referee.fold import Folded
-from referee.herazeus import may_cut
+from referee.herazeus.game import may_cut
 from referee.judging import changes_anything
 from referee.log import SEALED, Record, is_sealed_marker, read_lines, verify
 from referee.models import SeatView

@@ -24,8 +24,8 @@ from typing import Any, Generic, Protocol, cast
 
 from typing_extensions import TypeVar
 
-from engine import Action, GameState, Player, apply, legal_actions, new_game
-from engine.actions import (
+from engine.herazeus import Action, GameState, Player, apply, legal_actions, new_game
+from engine.herazeus.actions import (
     Challenge,
     Deal,
     Dionysus,
@@ -43,10 +43,10 @@ from engine.actions import (
     Sirens,
     Starter,
 )
-from engine.cards import HOSTAGE_NAME, POWERFUL, Card, card
-from engine.state import EndReason, Phase
+from engine.herazeus.cards import HOSTAGE_NAME, POWERFUL, Card, card
+from engine.herazeus.state import EndReason, Phase
 from referee.fold import Folded
-from referee.herazeus import ruleset_from_create
+from referee.herazeus.game import ruleset_from_create
 from referee.keys import Signer
 from referee.log import Header, Record
 from referee.service import Created, FixedClock, NeedsInput, Receipt, Referee, fill_input
@@ -56,7 +56,7 @@ SIGNER = Signer.from_seed("tests")  # the test server's key: every test log is s
 
 HAND_SIZE = 9
 # Actions that take a card of a name from the hand: own copy first, then a Sirens copy, then
-# an unknown card (engine.game._Work.take_named).
+# an unknown card (engine.herazeus.game._Work.take_named).
 NAMED_POWERS = {
     PegasusHand: "Pegasus",
     PegasusField: "Pegasus",
@@ -458,8 +458,8 @@ def replay_with_engine(records: list[Record]) -> GameState:
     """Recomputes a log without the fold: each action applied with ``engine.apply`` must give
     exactly the events stored with it; identifying observations patch the state. Works on logs
     without judge corrections."""
-    from engine import parse_action
-    from referee.herazeus import apply_patch, patch_from_body
+    from engine.herazeus import parse_action
+    from referee.herazeus.game import apply_patch, patch_from_body
 
     st = new_game(ruleset_from_create(records[0].body))
     for r in records[1:]:

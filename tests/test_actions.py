@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from engine import Action, NotationError, Player, parse_action, parse_action_text
-from engine.actions import (
+from engine.herazeus import Action, NotationError, Player, parse_action, parse_action_text
+from engine.herazeus.actions import (
     ActionKind,
     Challenge,
     Deal,

@@ -388,8 +388,8 @@ def test_the_document_states_the_text_constraints_the_server_applies(app: Flask)
 
 
 def test_profiles_and_switches_are_the_engines(app: Flask) -> None:
-    from engine.profiles import SWITCH_TYPES, Profile
-    from referee.minotaur import PROFILES as MINOTAUR_PROFILES
+    from engine.herazeus.profiles import SWITCH_TYPES, Profile
+    from referee.minotaur.game import PROFILES as MINOTAUR_PROFILES
 
     create = schema_of(document(app), "CreateGame")["properties"]
     assert create["profile"]["enum"] == [p.value for p in Profile] + list(MINOTAUR_PROFILES)

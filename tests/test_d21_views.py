@@ -14,7 +14,7 @@ from typing import Any
 from service_helpers import Table, make_referee
 from test_service import first_turns, new_game
 
-from engine import Player
+from engine.herazeus import Player
 from referee.log import is_sealed_marker
 
 GAMES = 30

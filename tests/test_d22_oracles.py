@@ -35,8 +35,8 @@ from privacy_property import (
 from service_helpers import make_referee
 from test_service import HERA_HAND, ZEUS_HAND, first_turns, new_game
 
-from engine import Player
-from referee.herazeus import hz_view
+from engine.herazeus import Player
+from referee.herazeus.game import hz_view
 from referee.log import is_sealed_marker
 from referee.service import NeedsInput, Referee, Refused, ServiceError
 

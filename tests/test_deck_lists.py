@@ -14,7 +14,7 @@ from web_helpers import make_app, new_game, referee_of
 
 from printables.kit import Kit
 from referee.errors import Refused
-from referee.herazeus import hz_view
+from referee.herazeus.game import hz_view
 
 KIT = Kit.create(kit_id="K7QX2", secret="5e" * 16, now=datetime(2025, 1, 1, tzinfo=UTC))
 

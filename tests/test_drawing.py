@@ -8,7 +8,7 @@ import re
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from web.games.herazeus_drawing import describe_cell, discard_facts, table_svg, table_text
+from web.games.herazeus.drawing import describe_cell, discard_facts, table_svg, table_text
 
 SVG = "{http://www.w3.org/2000/svg}"
 

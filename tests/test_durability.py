@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from service_helpers import SIGNER, header, replay_with_engine
 
-from engine import legal_actions
-from engine.state import Phase
+from engine.herazeus import legal_actions
+from engine.herazeus.state import Phase
 from referee.fold import fold
 from referee.log import verify
 from referee.service import Referee

@@ -9,7 +9,7 @@ import random
 import pytest
 from service_helpers import Table, make_referee
 
-from engine import legal_actions
+from engine.herazeus import legal_actions
 from referee.fold import Folded, Patch, fold, start, step
 from referee.log import Record
 from referee.service import ServiceError
@@ -84,7 +84,7 @@ def test_a_whole_log_folds_as_it_did_record_by_record() -> None:
 def test_a_correction_without_an_event_number_is_a_log_that_cannot_be_replayed() -> None:
     """A corrupt correction stops the replay with a message, never a traceback."""
     from referee.fold import FoldError
-    from referee.herazeus import HERA_ZEUS
+    from referee.herazeus.game import HERA_ZEUS
     from referee.log import GENESIS
     from referee.repository import Draft
 

@@ -39,7 +39,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from service_helpers import SIGNER, Table, header, make_referee
 
-from referee.herazeus import may_cut
+from referee.herazeus.game import may_cut
 from referee.log import MAX_LINE, Record, verify
 from referee.service import NeedsInput, Referee, Refused, ServiceError, Unavailable
 from referee.store import MemoryStore, SQLiteStore, Store

@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from web_helpers import Browser, make_app, referee_of
 
-from engine.profiles import Profile
+from engine.herazeus.profiles import Profile
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pytest
 import zxingcpp
 
-from engine.cards import Player
+from engine.herazeus.cards import Player
 from printables import payload
 from printables.cli import add_kit_command
 from printables.kit import (
@@ -41,7 +41,7 @@ from printables.sheets import (
     qr_modules,
     write_sheets,
 )
-from referee.herazeus import ruleset_from_create
+from referee.herazeus.game import ruleset_from_create
 
 SECRET = "0123456789abcdef0123456789abcdef"
 MM_PER_PT = 25.4 / 72

@@ -19,7 +19,7 @@ import pytest
 from service_helpers import SIGNER, header, make_referee
 from test_service import first_turns, new_game
 
-from referee.herazeus import may_cut
+from referee.herazeus.game import may_cut
 from referee.keys import Signer
 from referee.log import GENESIS, SEALED, Record, commit, read_lines, verify
 from referee.service import Held, Referee, Refused, open_referee

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import CatalogueError
+from engine.herazeus.errors import CatalogueError
 from engine.minotaur.cards import DECK_SIZES, CardType, Kind, Text, parse_deck_list, template
 from web.cli import main
 
@@ -125,7 +125,7 @@ def test_a_fate_card_with_an_icon_is_refused_naming_its_line_and_m9(icons: str) 
 
 
 def test_a_fate_card_with_an_icon_is_refused_in_a_ruling_file_or_a_kit_file_too() -> None:
-    from engine.errors import NotationError
+    from engine.herazeus.errors import NotationError
     from engine.minotaur.cards import card_from_json
 
     card = {"name": "Omen", "deck": "miron", "phase": 1, "type": "fate", "text": "active"}

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from web_helpers import Browser, make_app, referee_of
 
-from engine.errors import CatalogueError
+from engine.herazeus.errors import CatalogueError
 from engine.minotaur.cards import parse_deck_list
 from web.cli import main
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from engine.errors import NotationError
+from engine.herazeus.errors import NotationError
 from engine.minotaur.notation import rule_file
 from engine.minotaur.state import Stage
 from web.cli import main
@@ -581,7 +581,7 @@ def test_a_hera_and_zeus_file_may_name_its_game(
 
 def test_the_ruling_files_games_are_the_services() -> None:
     from referee.games import GAMES as SERVICE
-    from referee.minotaur_ruling import GAMES
+    from referee.minotaur.ruling import GAMES
 
     assert sorted(GAMES) == sorted(SERVICE)
 
@@ -590,7 +590,7 @@ def test_the_services_stored_action_keeps_the_side_unnamed_for_its_actor() -> No
     """The live path (referee/minotaur.py) parses each action as it comes and stores it with
     the side still unnamed, so a replay resolves it for the player acting then (M1, M12)."""
     from engine.minotaur.notation import read_position
-    from referee.minotaur import MINOTAUR
+    from referee.minotaur.game import MINOTAUR
 
     raw = _position(
         turn={"player": "miron", "phase": "supremacy", "left_hand": True},

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from helpers import after, pos, position
 
-from engine import NotationError, Player, read_position, write_position
-from engine.actions import Challenge, Draw, God, PegasusHand, Sirens
-from referee.ruling import load_ruling_file
+from engine.herazeus import NotationError, Player, read_position, write_position
+from engine.herazeus.actions import Challenge, Draw, God, PegasusHand, Sirens
+from referee.herazeus.ruling import load_ruling_file
 
 
 def side(

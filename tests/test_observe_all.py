@@ -8,7 +8,7 @@ import pytest
 from service_helpers import make_referee
 
 from referee.errors import Forbidden, Refused
-from referee.herazeus import hz_view
+from referee.herazeus.game import hz_view
 from referee.service import Referee
 
 

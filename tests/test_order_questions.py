@@ -15,10 +15,10 @@ from service_helpers import make_referee
 from test_service import ZEUS_HAND, new_game, set_up
 from web_helpers import HttpReferee, make_app
 
-from engine import NeedsInputError, Player, apply, parse_action_text
-from referee.herazeus import hz_view
+from engine.herazeus import NeedsInputError, Player, apply, parse_action_text
+from referee.herazeus.game import hz_view
 from referee.service import NeedsInput, Referee
-from web.games.herazeus_present import order_choices
+from web.games.herazeus.present import order_choices
 
 
 def pandora_in_column_1(ref: Referee, behind: str = "Nemesis", game: str | None = None) -> str:

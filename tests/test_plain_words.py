@@ -21,11 +21,11 @@ from test_service import HERA_HAND, ZEUS_HAND, set_up
 from web_helpers import Browser, make_app, referee_of
 from web_helpers import new_game as web_game
 
-from referee.board import describe_event_json
-from referee.herazeus import hz_view
+from referee.herazeus.board import describe_event_json
+from referee.herazeus.game import hz_view
 from referee.service import NeedsInput, Referee
 from referee.words import needs_words, parse_head
-from web.games.herazeus_forms import order_answer
+from web.games.herazeus.forms import order_answer
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 RAW_PATH = re.compile(r"\b(order|reveal)\.(hera|zeus)\b|\b(hera|zeus)\b")

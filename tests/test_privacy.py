@@ -15,7 +15,7 @@ from privacy_property import (
     revoked_reads_as_public,
 )
 
-from engine import Player
+from engine.herazeus import Player
 
 GAMES = 40
 # a game whose Pythia spies on a hand the referee does not know whole (reveal.hand): rare in

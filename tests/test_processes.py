@@ -31,7 +31,7 @@ import pytest
 from service_helpers import Table, header, make_referee
 
 from referee.fold import fold
-from referee.herazeus import view_for
+from referee.herazeus.game import view_for
 from referee.log import verify
 from referee.store import SQLiteStore
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from helpers import after, ap, deck_size, discard, field, hand, pos, refused, run
 
-from engine import Player, legal_actions
-from engine.actions import (
+from engine.herazeus import Player, legal_actions
+from engine.herazeus.actions import (
     Challenge,
     Dionysus,
     Draw,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import ap, discard, field, pos, refused, run
 
-from engine import EndReason, Player
-from engine.actions import (
+from engine.herazeus import EndReason, Player
+from engine.herazeus.actions import (
     Challenge,
     Draw,
     God,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import after, ap, discard, field, hand, pos, refused, run
 
-from engine import Player, legal_actions
-from engine.actions import Dionysus, God, PegasusOwnFigure, Play, RemoveFigure
+from engine.herazeus import Player, legal_actions
+from engine.herazeus.actions import Dionysus, God, PegasusOwnFigure, Play, RemoveFigure
 
 # ---- D17 -----------------------------------------------------------------------------------
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from helpers import discard, field, pos, refused, run
 
-from engine import EndReason, EventKind, Outcome, Player
-from engine.actions import Challenge, PegasusField
-from referee.ruling import rule_on, sentences
+from engine.herazeus import EndReason, EventKind, Outcome, Player
+from engine.herazeus.actions import Challenge, PegasusField
+from referee.herazeus.ruling import rule_on, sentences
 
 
 def zeus_to_move(**kw: object) -> dict[str, object]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import ap, asks, discard, field, hand, pos, refused, run
 
-from engine import EndReason, Player, legal_actions
-from engine.actions import PegasusField, PegasusHand
+from engine.herazeus import EndReason, Player, legal_actions
+from engine.herazeus.actions import PegasusField, PegasusHand
 
 # ---- D2: against the hand ------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import pytest
 from service_helpers import make_referee
 
 from referee.fold import FoldError, fold
-from referee.herazeus import HERA_ZEUS, RULES_VERSION
+from referee.herazeus.game import HERA_ZEUS, RULES_VERSION
 from referee.log import GENESIS, Record, export_text
 from referee.repository import Draft
 from referee.service import Held, Referee, Refused
@@ -97,8 +97,8 @@ def test_a_minotaur_log_made_before_issue_31s_rules_fixes_is_held() -> None:
     re-decided (the rules are pinned)."""
     from pathlib import Path
 
-    from referee.minotaur import MINOTAUR
-    from referee.minotaur import RULES_VERSION as ML_VERSION
+    from referee.minotaur.game import MINOTAUR
+    from referee.minotaur.game import RULES_VERSION as ML_VERSION
 
     decks = (Path(__file__).resolve().parent / "data" / "minotaur" / "decks.csv").read_text()
     body = dict(MINOTAUR.setup({"deck_list": decks}, {}).body)

@@ -1,5 +1,6 @@
 """Every shared ruling file (``scenarios/`` of the shared folder, found as ``conftest`` says)
-ruled through referee.ruling and compared with its "expect" block, key by key, as the shared
+ruled through referee.herazeus.ruling and
+compared with its "expect" block, key by key, as the shared
 ``tools/check-scenarios`` compares them."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import scenario_files
 
-from referee.ruling import render_json, rule_file
+from referee.herazeus.ruling import render_json, rule_file
 
 FILES = scenario_files()
 # where the folder is missing, one case stands for them all: the fixture skips it (fails in CI)
@@ -66,7 +67,7 @@ def test_a_shared_scenario_rules_as_expected(path: Path | None, scenarios_dir: P
     result = render_json(rule_file(text, path.name))
     assert mismatches(expect, result) == []
     # the position a ruling ends on is itself a well-formed position
-    from engine import read_position, write_position
+    from engine.herazeus import read_position, write_position
 
     assert write_position(read_position(result["position"])) == result["position"]
 

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from helpers import after, asks, deck_size, discard, field, hand, refused, run
 
-from engine import (
+from engine.herazeus import (
     EventKind,
     GameState,
     Phase,
@@ -20,8 +20,17 @@ from engine import (
     must_redeal,
     new_game,
 )
-from engine.actions import Challenge, Deal, Draw, EndTurn, FirstRow, Redeal, Redraw, Starter
-from engine.cards import card
+from engine.herazeus.actions import (
+    Challenge,
+    Deal,
+    Draw,
+    EndTurn,
+    FirstRow,
+    Redeal,
+    Redraw,
+    Starter,
+)
+from engine.herazeus.cards import card
 
 HERA_NINE = ("Io", "Hydra", "Harpy", "Furies", "Pegasus", "Medusa", "Sirens", "Amazon", "Nemesis")
 ZEUS_NINE = ("Cyclops", "Giant", "Centaur", "Hero", "Pegasus", "Medusa", "Hades", "Apollo", "Argus")

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from helpers import after, ap, field, pos, refused, run
 
-from engine import Action, EndReason, Player, can_use_a_point, cost, legal_actions
-from engine.actions import (
+from engine.herazeus import Action, EndReason, Player, can_use_a_point, cost, legal_actions
+from engine.herazeus.actions import (
     Challenge,
     Dionysus,
     Draw,

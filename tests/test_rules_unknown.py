@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from helpers import after, asks, discard, field, hand, pos, refused, run
 
-from engine import EndReason, Player, can_use_a_point
-from engine.actions import (
+from engine.herazeus import EndReason, Player, can_use_a_point
+from engine.herazeus.actions import (
     Challenge,
     Draw,
     PegasusField,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from engine.actions import (
+from engine.herazeus.actions import (
     Action,
     Challenge,
     DeclareStuck,
@@ -40,7 +40,7 @@ from engine.actions import (
     RemoveFigure,
     Sirens,
 )
-from engine.cards import (
+from engine.herazeus.cards import (
     COLUMN_DEPTH,
     COLUMNS,
     DECK_SIZE,
@@ -52,18 +52,18 @@ from engine.cards import (
     card,
     default_catalogue,
 )
-from engine.events import Outcome
-from engine.game import check, is_legal, legal_actions
-from engine.notation import write_position
-from engine.profiles import (
+from engine.herazeus.events import Outcome
+from engine.herazeus.game import check, is_legal, legal_actions
+from engine.herazeus.notation import write_position
+from engine.herazeus.profiles import (
     OwnFigureRemoval,
     PandoraScope,
     PegasusBesideOwnFigure,
     Profile,
     Ruleset,
 )
-from engine.simulate import random_game_start, random_playout
-from engine.state import GameState, Phase
+from engine.herazeus.simulate import random_game_start, random_playout
+from engine.herazeus.state import GameState, Phase
 
 GAMES = int(os.environ.get("HZ_SELFPLAY_GAMES", "150"))
 MAX_ACTIONS = 5000  # a random game takes about 120 actions; none may need this many
@@ -102,7 +102,7 @@ class Decks:
     def __init__(self, rs: Ruleset) -> None:
         cat = rs.catalogue
         self.cards: Counter[Card] = Counter(cat.deck_list(Player.HERA) + cat.deck_list(Player.ZEUS))
-        # Cards are interned (engine.cards.card), so comparing identities is the fast path.
+        # Cards are interned (engine.herazeus.cards.card), so comparing identities is the fast path.
         self.ids = sorted(id(c) for c in self.cards.elements())
 
     def assert_all_held(self, st: GameState) -> None:
@@ -240,8 +240,8 @@ def test_a_hand_without_a_first_row_is_dealt_again() -> None:
 def test_the_simulation_deals_a_weak_hand_again_through_the_engine(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import engine.simulate as simulate
-    from engine.game import apply as real_apply
+    import engine.herazeus.simulate as simulate
+    from engine.herazeus.game import apply as real_apply
 
     seen: list[Action] = []
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from service_helpers import SIGNER, header, make_referee
 
-from engine import Player, write_position
+from engine.herazeus import Player, write_position
 from referee.fold import fold
-from referee.herazeus import hz_view, may_cut
+from referee.herazeus.game import hz_view, may_cut
 from referee.keys import Signer
 from referee.log import GENESIS, Record, export_text, is_sealed_marker, read_lines, verify
 from referee.service import Forbidden, NeedsInput, NotFound, Referee, Refused, Stale

@@ -12,7 +12,7 @@ from service_helpers import make_referee
 from test_service import new_game
 from web_helpers import HttpReferee, make_app
 
-from referee.herazeus import hz_view
+from referee.herazeus.game import hz_view
 from referee.log import is_sealed_marker
 from referee.service import Forbidden, NeedsInput, Referee, Refused
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from service_helpers import SIGNER, Table, header, make_referee
 
-from referee.herazeus import may_cut
+from referee.herazeus.game import may_cut
 from referee.log import Record, Verification, read_lines, verify
 from web.cli import main
 

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from service_helpers import Table, make_referee
 
-from engine import Player
+from engine.herazeus import Player
 from referee.log import Entry, Record
 from referee.service import NeedsInput, Referee, Refused
 from referee.store import CREATED, CREATED_AT, MemoryStore, SQLiteStore, Store

@@ -10,11 +10,11 @@ import pytest
 from marshmallow import Schema
 
 from referee import models
-from referee.herazeus import HZView, SideView
-from referee.minotaur import MLView
+from referee.herazeus.game import HZView, SideView
+from referee.minotaur.game import MLView
 from web import schemas
-from web.games import herazeus_schemas
-from web.games.minotaur import MLViewSchema
+from web.games.herazeus import schemas as herazeus_schemas
+from web.games.minotaur.page import MLViewSchema
 
 WEB_ONLY = {"csrf", "recovery"}  # what the web adds to a view: the token for the page's POSTs,
 # and once, to a seat's new holder at a table without a judge, its recovery code (issue 31)

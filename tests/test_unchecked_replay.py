@@ -23,12 +23,12 @@ from service_helpers import Table, make_referee
 from test_fold import corrected_game
 from test_selfplay import RULESETS
 
-from engine import EventKind, GameState, IllegalActionError, Phase, apply
-from engine.actions import EndTurn
-from engine.notation import write_position
-from engine.simulate import random_game_start, random_playout
+from engine.herazeus import EventKind, GameState, IllegalActionError, Phase, apply
+from engine.herazeus.actions import EndTurn
+from engine.herazeus.notation import write_position
+from engine.herazeus.simulate import random_game_start, random_playout
 from referee.fold import Folded, Op, Patch, fold, start, step
-from referee.herazeus import HERA_ZEUS
+from referee.herazeus.game import HERA_ZEUS
 from referee.log import Record
 from referee.repository import Draft
 from web.cli import main

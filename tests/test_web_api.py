@@ -13,7 +13,7 @@ from flask import Flask
 from service_helpers import Table
 from web_helpers import JUDGE_CODE, Browser, HttpReferee, make_app, new_game, referee_of, sse_events
 
-from engine.state import Phase
+from engine.herazeus.state import Phase
 from referee.log import read_lines
 from web import api
 

@@ -26,7 +26,7 @@ from web_helpers import Browser, make_app, new_game, referee_of
 from werkzeug.test import TestResponse
 
 from printables.kit import Kit
-from referee.herazeus import hz_view
+from referee.herazeus.game import hz_view
 from vision.kit import VisionKit, as_vision_kit
 from vision.synth import foreign_payload, render_mat
 

@@ -46,7 +46,7 @@ from test_web_camera import (  # noqa: E402
     mat_picture,
 )
 
-from referee.herazeus import hz_view  # noqa: E402
+from referee.herazeus.game import hz_view  # noqa: E402
 from referee.service import Referee  # noqa: E402
 from web.app import create_app  # noqa: E402
 

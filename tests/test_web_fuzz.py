@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from service_helpers import Table
 from web_helpers import Browser, HttpReferee, make_app, referee_of
 
-from engine.state import Phase
+from engine.herazeus.state import Phase
 
 pytestmark = pytest.mark.fuzz
 

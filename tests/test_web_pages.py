@@ -18,8 +18,8 @@ from web_helpers import take_seat
 from referee.log import read_lines, verify
 from referee.service import Referee
 from web.app import create_app
-from web.games.herazeus_forms import parse_answer
-from web.games.herazeus_present import controls_for
+from web.games.herazeus.forms import parse_answer
+from web.games.herazeus.present import controls_for
 
 HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
 HERA_HAND.append("Hades")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cards import default_catalogue
+from engine.herazeus.cards import default_catalogue
 from referee import errors, service
 from referee.games import GAMES
 from web.app import create_app
@@ -192,7 +192,7 @@ def test_the_shell_is_all_of_web_but_the_api_the_camera_the_commands_and_page_mo
     assert {"web.present", "web.desk", "web.acting", "web.games", "web.games.installed"} <= set(
         shell
     )
-    assert "web.games.herazeus" not in shell and "web.games.herazeus_drawing" not in shell
+    assert "web.games.herazeus.page" not in shell and "web.games.herazeus.drawing" not in shell
 
 
 def test_no_shell_module_names_a_seat_a_card_or_a_rule_of_hera_and_zeus() -> None:
@@ -212,7 +212,7 @@ def test_no_shell_module_imports_the_engine_or_a_games_rules_module() -> None:
         for name in _imports(tree)
         if name == "engine"
         or name.startswith("engine.")
-        or name in ("referee.herazeus", "referee.board")
+        or name in ("referee.herazeus.game", "referee.herazeus.board")
     ]
     assert found == []
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import NeedsInputError
-from referee.board import describe_event_json
+from engine.herazeus import NeedsInputError
+from referee.herazeus.board import describe_event_json
 from referee.words import head_text, plural
 
 
@@ -50,7 +50,7 @@ def test_a_question_of_the_engine_reads_as_words_with_its_rule() -> None:
 def test_a_card_of_the_other_deck_reads_with_its_origin_in_words() -> None:
     """D13: a card Sirens took stays its deck's; people read "Pegasus (Zeus's card)", never
     the notation's "Pegasus/zeus"."""
-    from referee.board import card_words, describe_event_json
+    from referee.herazeus.board import card_words, describe_event_json
 
     assert card_words("Pegasus/zeus") == "Pegasus (Zeus's card)"
     assert card_words("Pegasus") == "Pegasus" and card_words("?") == "?"
@@ -65,7 +65,7 @@ def test_a_challenge_reads_with_both_strengths_and_the_winner() -> None:
     from service_helpers import make_referee
     from test_service import first_turns, new_game
 
-    from referee.board import describe_event_json
+    from referee.herazeus.board import describe_event_json
 
     ref = make_referee()
     g = new_game(ref)  # Hera's column 1 starts with Hydra, Zeus's with Cyclops

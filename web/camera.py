@@ -2,7 +2,7 @@
 table, with its confirmations. What the camera reads is :mod:`web.images`.
 
 Hera & Zeus only (the sticker kit, the mat and the proposals are that game's): reached through
-its page module (:mod:`web.games.herazeus` registers this blueprint, and its seat page links
+its page module (:mod:`web.games.herazeus.page` registers this blueprint, and its seat page links
 here), never assumed by the page shell.
 
 Both work as plain forms: a photo is read, remembered for this seat (the session) and shown

@@ -1,7 +1,7 @@
 """What the camera reads in the web app (issue 8): the game's kit, photos of cards, frames of
 the mat. The pages that send them are :mod:`web.camera`; the API's are in :mod:`web.api`.
 Hera & Zeus only (its kit, mat and cards), reached through its page module
-(:mod:`web.games.herazeus`) and the API, never assumed by the page shell.
+(:mod:`web.games.herazeus.page`) and the API, never assumed by the page shell.
 
 Two ways in, both read with the game's own sticker kit (``Referee.kit``: kept on the server,
 secret included, never sent to a page):
@@ -51,8 +51,8 @@ from typing import Any, cast
 
 from flask import current_app, request, session
 
-from engine.cards import HOSTAGE_NAME, Player
-from referee.herazeus import PLAYERS, hz_view
+from engine.herazeus.cards import HOSTAGE_NAME, Player
+from referee.herazeus.game import PLAYERS, hz_view
 from referee.service import Forbidden
 from web.errors import (
     BadImage,

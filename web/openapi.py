@@ -5,7 +5,8 @@ from :mod:`web.schemas`, the seats that may call it, the statuses and headers it
 with); :func:`document` turns them into the document served at ``/api/v1/openapi.json``. The
 header patterns are the ones :mod:`web.api` checks with (``schemas.*_PATTERN``), the body
 constraints the marshmallow validators themselves (apispec reads them), and the profile and switch
-names come from the engine (``engine.profiles``), so the document cannot promise what the server
+names come from the engine (``engine.herazeus.profiles``), so the
+document cannot promise what the server
 refuses.
 
 Seats: ``Authorization: Bearer <join code>`` (a seat's join code, or the tournament judge's code)

@@ -15,11 +15,11 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
-from engine.actions import parse_action_text
-from engine.errors import NotationError
-from engine.profiles import SWITCH_TYPES, Profile
+from engine.herazeus.actions import parse_action_text
+from engine.herazeus.errors import NotationError
+from engine.herazeus.profiles import SWITCH_TYPES, Profile
 from referee.games import GAMES
-from referee.minotaur import PROFILES as MINOTAUR_PROFILES
+from referee.minotaur.game import PROFILES as MINOTAUR_PROFILES
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 from web.games.installed import PAGE_MODULES
 
@@ -165,7 +165,8 @@ class CreateGameSchema(Strict):
         allow_none=True,
         validate=validate.Length(min=1, max=40),
         metadata={
-            "description": "rule profile: Hera & Zeus's (engine.profiles; default rio-grande) "
+            "description": "rule profile: Hera & Zeus's "
+            "(engine.herazeus.profiles; default rio-grande) "
             "or Minotaur Lords's (basic, advanced); another name is refused (422 Refused)",
             "enum": [*PROFILES, *MINOTAUR_PROFILES],
         },

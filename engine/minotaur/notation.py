@@ -12,7 +12,12 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from engine.errors import CatalogueError, IllegalActionError, NeedsInputError, NotationError
+from engine.herazeus.errors import (
+    CatalogueError,
+    IllegalActionError,
+    NeedsInputError,
+    NotationError,
+)
 from engine.minotaur.actions import (
     SELF,
     Action,

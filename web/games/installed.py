@@ -4,7 +4,7 @@ game adds its page module here (beside its game module in :mod:`referee.games`).
 from __future__ import annotations
 
 from web.games import PageModule
-from web.games.herazeus import PAGES as HERA_ZEUS
-from web.games.minotaur import PAGES as MINOTAUR
+from web.games.herazeus.page import PAGES as HERA_ZEUS
+from web.games.minotaur.page import PAGES as MINOTAUR
 
 PAGE_MODULES: tuple[PageModule, ...] = (HERA_ZEUS, MINOTAUR)

@@ -1,10 +1,10 @@
 """Hera & Zeus as a page module (:class:`web.games.PageModule`): everything the pages show of
 this game and nowhere else.
 
-- the table: :mod:`web.games.herazeus_drawing` (two sides of three columns, hands, piles);
-- words: :mod:`web.games.herazeus_present` (the actions grouped and labelled, the questions,
+- the table: :mod:`web.games.herazeus.drawing` (two sides of three columns, hands, piles);
+- words: :mod:`web.games.herazeus.present` (the actions grouped and labelled, the questions,
   setup's steps, the log's sentences, the rule profiles and switches);
-- forms: :mod:`web.games.herazeus_forms` (a seat's action, an answer, a card seen);
+- forms: :mod:`web.games.herazeus.forms` (a seat's action, an answer, a card seen);
 - templates: ``web/templates/herazeus/`` (a player's table, setup, actions and card entry;
   the answer forms; the status line; the judge's hands and dead-end tool; the create form);
 - the camera pages (:mod:`web.camera`, reading with :mod:`web.images`): Hera & Zeus only,
@@ -20,21 +20,21 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import Schema
 
-from engine import RULES, NotationError, Player, parse_action, parse_action_text
-from engine.cards import HOSTAGE_NAME
-from engine.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
-from referee.board import card_words
-from referee.herazeus import END_WORDS, NAME, PLAYERS, hz_view, side_of
+from engine.herazeus import RULES, NotationError, Player, parse_action, parse_action_text
+from engine.herazeus.cards import HOSTAGE_NAME
+from engine.herazeus.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
+from referee.herazeus.board import card_words
+from referee.herazeus.game import END_WORDS, NAME, PLAYERS, hz_view, side_of
 from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee
 from web import camera
 from web.games import CreateRequest, Unreadable
-from web.games.herazeus_drawing import SVG_CSS
-from web.games.herazeus_drawing import table_svg as draw_table
-from web.games.herazeus_drawing import table_text as draw_text
-from web.games.herazeus_forms import form_action, form_observation, parse_answer
-from web.games.herazeus_present import (
+from web.games.herazeus.drawing import SVG_CSS
+from web.games.herazeus.drawing import table_svg as draw_table
+from web.games.herazeus.drawing import table_text as draw_text
+from web.games.herazeus.forms import form_action, form_observation, parse_answer
+from web.games.herazeus.present import (
     DEAD_END_NOTE,
     GROUPS,
     NEEDS_TEXT,
@@ -51,7 +51,7 @@ from web.games.herazeus_present import (
     setup_of,
     taken_names,
 )
-from web.games.herazeus_schemas import HZViewSchema
+from web.games.herazeus.schemas import HZViewSchema
 from web.images import has_kit, parse_kit_upload, photo_context
 
 # Why a game ended (engine.EndReason), with the rule that ended it.

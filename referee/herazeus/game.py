@@ -15,7 +15,7 @@ Everything the service must know of this game's rules lives here, over the pure 
   could not be there is refused (D10 the field, D13 another deck's card for an unknown card,
   copy counts), decided only from what the observing seat may know (D22); a copy count that
   only cards hidden from him exceed is a sealed irregularity for the judge (D20);
-- rulings (:mod:`referee.ruling`) with citations from the rule catalogue.
+- rulings (:mod:`referee.herazeus.ruling`) with citations from the rule catalogue.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict, cast
 
-import engine
-from engine import (
+import engine.herazeus as engine
+from engine.herazeus import (
     Action,
     GameState,
     HeraZeusError,
@@ -44,7 +44,7 @@ from engine import (
     parse_action,
     write_position,
 )
-from engine.actions import (
+from engine.herazeus.actions import (
     Challenge,
     Deal,
     DeclareStuck,
@@ -57,15 +57,15 @@ from engine.actions import (
     Redraw,
     Starter,
 )
-from engine.cards import Card, Catalogue, Kind, default_catalogue, parse_card, unknown
-from engine.errors import CatalogueError
-from engine.game import parse_card_name
-from engine.profiles import parse_profile, parse_switches
-from engine.state import Slot, slot
-from referee.board import board_text, describe_event_json
+from engine.herazeus.cards import Card, Catalogue, Kind, default_catalogue, parse_card, unknown
+from engine.herazeus.errors import CatalogueError
+from engine.herazeus.game import parse_card_name
+from engine.herazeus.profiles import parse_profile, parse_switches
+from engine.herazeus.state import Slot, slot
 from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
+from referee.herazeus.board import board_text, describe_event_json
+from referee.herazeus.ruling import render_json, render_text, rule_on
 from referee.models import SeatView
-from referee.ruling import render_json, render_text, rule_on
 from referee.validate import InputError, mapping, text
 from referee.views import cutter, seats_of, sees_all
 

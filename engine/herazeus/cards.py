@@ -1,10 +1,11 @@
 """The two decks: players, card kinds, the catalogue of printed values, and card identities.
 
-The catalogue is data (``engine/data/<deck>.toml``), loaded and validated once. Values that no
+The catalogue is data (``data/<deck>.toml`` beside this module), loaded and validated once.
+Values that no
 source confirms are marked unconfirmed there; a kit or a ruling file may override strengths and
 copies (RULES.md, "The card catalogue").
 
-Raises :class:`engine.errors.CatalogueError` when a data file or an override is invalid.
+Raises :class:`engine.herazeus.errors.CatalogueError` when a data file or an override is invalid.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
-from engine.errors import CatalogueError, NotationError
+from engine.herazeus.errors import CatalogueError, NotationError
 
 HAND_LIMIT = 12  # D18
 COLUMNS = 3
@@ -226,7 +227,9 @@ class Catalogue:
 
 
 def _load_deck(player: Player) -> tuple[dict[str, CardInfo], bool]:
-    text = resources.files("engine").joinpath("data", f"{player.key}.toml").read_text("utf-8")
+    text = (
+        resources.files("engine.herazeus").joinpath("data", f"{player.key}.toml").read_text("utf-8")
+    )
     data = tomllib.loads(text)
     if data.get("deck") != player.key:
         raise CatalogueError(f"{player.key}.toml does not describe {player.title}'s deck")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import (
+from engine.herazeus import (
     RULES,
     Action,
     Event,
@@ -27,10 +27,10 @@ from engine import (
     read_position,
     write_position,
 )
-from engine.actions import card_names
-from engine.cards import UNKNOWN, Catalogue
-from engine.notation import FILE_KEYS, POSITION_KEYS
-from referee.board import describe_event_json
+from engine.herazeus.actions import card_names
+from engine.herazeus.cards import UNKNOWN, Catalogue
+from engine.herazeus.notation import FILE_KEYS, POSITION_KEYS
+from referee.herazeus.board import describe_event_json
 from referee.jsonin import loads_strict
 
 
@@ -66,7 +66,7 @@ class Ruling:
     provisional_catalogue: bool = False
 
 
-GAME = "hera-zeus"  # a file may name its game (referee.herazeus.NAME); without it, this one
+GAME = "hera-zeus"  # a file may name its game (referee.herazeus.game.NAME); without it, this one
 MAX_FILE_BYTES = 1_000_000  # a ruling file is a position and a few actions: kilobytes
 MAX_DEPTH = 16  # the notation nests five levels (file, side, field, column, entry)
 MAX_ACTIONS = 1000  # a dispute is a few actions; a whole game is a few hundred

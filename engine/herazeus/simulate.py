@@ -1,9 +1,9 @@
 """Random games for tests and benchmarks: a shuffled, dealt start and a uniform random playout.
 
 Randomness comes only from the :class:`random.Random` passed in, so a seed reproduces a game
-exactly. Setup goes through the real setup actions of D19 (:class:`~engine.actions.Starter`,
-:class:`~engine.actions.Deal`, :class:`~engine.actions.Redraw`,
-:class:`~engine.actions.Redeal`, :class:`~engine.actions.FirstRow`), so a simulated start is
+exactly. Setup goes through the real setup actions of D19 (:class:`~.actions.Starter`,
+:class:`~.actions.Deal`, :class:`~.actions.Redraw`,
+:class:`~.actions.Redeal`, :class:`~.actions.FirstRow`), so a simulated start is
 one the referee would accept at a table. The decks are the catalogue's (by default the
 provisional list, RULES.md).
 """
@@ -13,12 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from engine.actions import Action, Deal, FirstRow, Redeal, Redraw, Starter
-from engine.cards import COLUMNS, HOSTAGE_NAME, Kind, Player, card
-from engine.events import Outcome
-from engine.game import apply, legal_actions, must_redeal, new_game
-from engine.profiles import Ruleset
-from engine.state import GameState, Phase
+from engine.herazeus.actions import Action, Deal, FirstRow, Redeal, Redraw, Starter
+from engine.herazeus.cards import COLUMNS, HOSTAGE_NAME, Kind, Player, card
+from engine.herazeus.events import Outcome
+from engine.herazeus.game import apply, legal_actions, must_redeal, new_game
+from engine.herazeus.profiles import Ruleset
+from engine.herazeus.state import GameState, Phase
 
 HAND_SIZE = 9  # D19
 DEFAULT_MAX_ACTIONS = 5000
@@ -34,11 +34,11 @@ def random_game_start(rng: random.Random, ruleset: Ruleset | None = None) -> Gam
 
     A hand with fewer than three cards with a printed strength (seven or more myth-only cards:
     about one deal in 10^5 with the default list) is shown, shuffled back and dealt again
-    (:class:`~engine.actions.Redeal`, D19), as often as it takes.
+    (:class:`~.actions.Redeal`, D19), as often as it takes.
 
     Raises ValueError when a deck holds fewer than three cards besides the hostage that may
     stand on the field (no deal could ever give a first row), and
-    :class:`engine.errors.IllegalActionError` only if the engine refuses its own setup, which
+    :class:`.errors.IllegalActionError` only if the engine refuses its own setup, which
     is a bug.
     """
     rs = ruleset or Ruleset()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import NotationError, parse_action_text
+from engine.herazeus import NotationError, parse_action_text
 from web.forms import form_int
 
 

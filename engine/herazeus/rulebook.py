@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.profiles import Profile
+from engine.herazeus.profiles import Profile
 
 SOURCES = {
     "EN": "Rio Grande English rulebook (Kosmos 2000, transl. J. Tummelson)",

@@ -14,7 +14,7 @@ Text form examples::
     redeal hera Hydra,Harpy,... shown=Sirens,Hades    first-row hera Nemesis,Hydra,Harpy
 
 Any action may carry ``by=zeus`` (who acts) and ``order.hera=A,B`` (discard order, D1/D2).
-Raises :class:`engine.errors.NotationError` for anything malformed.
+Raises :class:`engine.herazeus.errors.NotationError` for anything malformed.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from engine.cards import COLUMN_DEPTH, COLUMNS, Player
-from engine.errors import NotationError
+from engine.herazeus.cards import COLUMN_DEPTH, COLUMNS, Player
+from engine.herazeus.errors import NotationError
 
 
 class ActionKind(enum.Enum):

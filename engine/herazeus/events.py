@@ -11,8 +11,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import Card, Player
-from engine.state import EndReason, GameState
+from engine.herazeus.cards import Card, Player
+from engine.herazeus.state import EndReason, GameState
 
 
 class EventKind(enum.Enum):

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Action, NotationError, Player, parse_action_text
-from engine.actions import (
+from engine.herazeus import Action, NotationError, Player, parse_action_text
+from engine.herazeus.actions import (
     Challenge,
     Dionysus,
     Draw,
@@ -29,9 +29,9 @@ from engine.actions import (
     RemoveFigure,
     Sirens,
 )
-from engine.cards import HOSTAGE_NAME, POWERFUL
-from referee.board import describe_event_json
-from referee.herazeus import HZView
+from engine.herazeus.cards import HOSTAGE_NAME, POWERFUL
+from referee.herazeus.board import describe_event_json
+from referee.herazeus.game import HZView
 from referee.log import Record
 
 SEAT_TITLE = {"hera": "Hera", "zeus": "Zeus"}

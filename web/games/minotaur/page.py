@@ -1,9 +1,9 @@
 """Minotaur Lords as a page module (:class:`web.games.PageModule`): everything the pages show
 of this game.
 
-- the table: :mod:`web.games.minotaur_drawing` (two regions of three columns per side, the
+- the table: :mod:`web.games.minotaur.drawing` (two regions of three columns per side, the
   totals and markers between the sides, curse tokens, the deities);
-- forms: :mod:`web.games.minotaur_forms` (a seat's action, an answer, a card he holds);
+- forms: :mod:`web.games.minotaur.forms` (a seat's action, an answer, a card he holds);
 - templates: ``web/templates/minotaur/`` (a player's hand entry, phase and actions, the
   supremacy check column by column, effects with pickers; the status line; the judge's
   hands; the create form with the owner's deck list).
@@ -32,17 +32,17 @@ from engine.minotaur.rulebook import RULES
 from printables.kit import KitError
 from printables.minotaur_kit import MinotaurKit
 from referee.log import Record
-from referee.minotaur import MINOTAUR, NAME, event_words
+from referee.minotaur.game import MINOTAUR, NAME, event_words
 from referee.models import SeatView, TableRow
 from referee.service import Referee
 from referee.validate import InputError, utf8_file
 from web.games import CreateRequest, Unreadable
-from web.games.minotaur_drawing import SVG_CSS
-from web.games.minotaur_drawing import table_svg as draw_table
-from web.games.minotaur_drawing import table_text as draw_text
-from web.games.minotaur_forms import form_action, form_observation, parse_answer
-from web.games.minotaur_photo import bp as photo_bp
-from web.games.minotaur_photo import read_key
+from web.games.minotaur.drawing import SVG_CSS
+from web.games.minotaur.drawing import table_svg as draw_table
+from web.games.minotaur.drawing import table_text as draw_text
+from web.games.minotaur.forms import form_action, form_observation, parse_answer
+from web.games.minotaur.photo import bp as photo_bp
+from web.games.minotaur.photo import read_key
 
 SEAT_TITLE = {"miron": "Miron", "vess": "Vess"}
 NEEDS_TEXT = {

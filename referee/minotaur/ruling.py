@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import NotationError
+from engine.herazeus.errors import NotationError
 from engine.minotaur.notation import GAME, rule_file
 from engine.minotaur.rulebook import RULES
+from referee.herazeus.ruling import GAME as HERA_ZEUS
+from referee.herazeus.ruling import MAX_DEPTH, MAX_FILE_BYTES
 from referee.jsonin import loads_strict
-from referee.ruling import GAME as HERA_ZEUS
-from referee.ruling import MAX_DEPTH, MAX_FILE_BYTES
 
 GAMES = (HERA_ZEUS, GAME)  # a Hera & Zeus file may say so; without "game" it is one
 # keys only a Minotaur Lords file has: such a file without "game" lacks it

@@ -15,7 +15,8 @@ effect needs: reading card names (NotationError), finding the card a hand gives 
 an identity or a choice the effect depends on (NeedsInputError), the challenge's strengths and
 the end-of-game checks (D1, D2, D8, D9, D11), which decide the outcome, not the legality.
 
-Every rule cites its decision of RULES.md (D1-D20) or a project rule of :mod:`engine.rulebook`.
+Every rule cites its decision of RULES.md (D1-D20) or a project rule of
+:mod:`engine.herazeus.rulebook`.
 Nothing here performs I/O, reads a clock or draws a random number.
 """
 
@@ -26,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from itertools import permutations
 from typing import Generic, TypeVar
 
-from engine.actions import (
+from engine.herazeus.actions import (
     Action,
     Challenge,
     Deal,
@@ -50,7 +51,7 @@ from engine.actions import (
     Sirens,
     Starter,
 )
-from engine.cards import (
+from engine.herazeus.cards import (
     COLUMN_DEPTH,
     COLUMNS,
     DECK_SIZE,
@@ -67,16 +68,16 @@ from engine.cards import (
     parse_card,
     unknown,
 )
-from engine.errors import IllegalActionError, NeedsInputError, NotationError
-from engine.events import Event, EventKind, Outcome
-from engine.profiles import (
+from engine.herazeus.errors import IllegalActionError, NeedsInputError, NotationError
+from engine.herazeus.events import Event, EventKind, Outcome
+from engine.herazeus.profiles import (
     OwnFigureRemoval,
     PandoraScope,
     PegasusBesideOwnFigure,
     PythiaDefends,
     Ruleset,
 )
-from engine.state import FIGURE, EndReason, Field, GameState, Phase, Side, Slot, slot
+from engine.herazeus.state import FIGURE, EndReason, Field, GameState, Phase, Side, Slot, slot
 
 CANNOT_CHALLENGE = frozenset({"Io", "Argus", "Medusa", "Pandora"})  # D11
 FREE_ACTIONS = (God, EndTurn, DeclareStuck)
@@ -353,7 +354,7 @@ class _Work:
 
 
 def parse_card_name(text: str, holder: Player, st: GameState, where: str) -> Card:
-    """A card name read under ``st``'s catalogue (see :func:`engine.cards.parse_card`)."""
+    """A card name read under ``st``'s catalogue (see :func:`engine.herazeus.cards.parse_card`)."""
     return parse_card(st.ruleset.catalogue, text, holder, where)
 
 

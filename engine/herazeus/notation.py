@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.cards import (
+from engine.herazeus.cards import (
     COLUMN_DEPTH,
     COLUMNS,
     DECK_SIZE,
@@ -23,9 +23,9 @@ from engine.cards import (
     parse_card,
     unknown,
 )
-from engine.errors import CatalogueError, NotationError
-from engine.profiles import Profile, Ruleset, parse_profile, parse_switches
-from engine.state import FIGURE, GameState, Phase, Side, Slot, slot
+from engine.herazeus.errors import CatalogueError, NotationError
+from engine.herazeus.profiles import Profile, Ruleset, parse_profile, parse_switches
+from engine.herazeus.state import FIGURE, GameState, Phase, Side, Slot, slot
 
 POSITION_KEYS = frozenset({"profile", "switches", "catalogue", "turn", "hera", "zeus"})
 FILE_KEYS = POSITION_KEYS | {"actions", "id", "source", "note", "expect"}

@@ -1,4 +1,4 @@
-"""Hera & Zeus's part of a seat's view in the JSON API (:class:`referee.herazeus.HZView`): the
+"""Hera & Zeus's part of a seat's view in the JSON API (:class:`referee.herazeus.game.HZView`): the
 two sides, where setup stands, the deck lists, the playable cards. The shell's schema
 (:class:`web.schemas.SeatViewSchema`) holds what every game's view has; the API's
 ``ViewSchema`` joins it with each installed game's part (:attr:`web.games.PageModule.view_schema`).
@@ -10,7 +10,7 @@ from marshmallow import Schema, fields
 
 
 class SideSchema(Schema):
-    """One player's side as the seat sees it (:class:`referee.herazeus.SideView`)."""
+    """One player's side as the seat sees it (:class:`referee.herazeus.game.SideView`)."""
 
     hand = fields.List(fields.String(), metadata={"description": "backs ('?') unless yours"})
     hand_size = fields.Integer()
@@ -23,7 +23,7 @@ class SideSchema(Schema):
 
 
 class DeckEntrySchema(Schema):
-    """One card name of a deck list (:class:`referee.herazeus.DeckEntry`)."""
+    """One card name of a deck list (:class:`referee.herazeus.game.DeckEntry`)."""
 
     name = fields.String()
     strength = fields.Integer(allow_none=True, metadata={"description": "null: none printed"})

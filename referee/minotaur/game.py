@@ -23,7 +23,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.errors import CatalogueError, IllegalActionError, NeedsInputError, NotationError
+from engine.herazeus.errors import (
+    CatalogueError,
+    IllegalActionError,
+    NeedsInputError,
+    NotationError,
+)
 from engine.minotaur import rules as ml
 from engine.minotaur.actions import (
     SELF,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import GameState, Player
-from engine.state import Slot
+from engine.herazeus import GameState, Player
+from engine.herazeus.state import Slot
 from referee.words import plural
 
 PLAYER_TITLE = {"hera": "Hera", "zeus": "Zeus"}

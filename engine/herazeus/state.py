@@ -2,7 +2,7 @@
 
 States are immutable by convention: every field is a tuple or a scalar, and the rules build a new
 state for every action (:meth:`GameState.evolve`, :meth:`Side.evolve`). Nothing here checks a rule;
-see :mod:`engine.game`.
+see :mod:`engine.herazeus.game`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.cards import COLUMN_DEPTH, Card, Player
-from engine.profiles import Ruleset
+from engine.herazeus.cards import COLUMN_DEPTH, Card, Player
+from engine.herazeus.profiles import Ruleset
 
 
 class Phase(enum.Enum):

@@ -10,8 +10,8 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 
-from engine.cards import Catalogue, Player, default_catalogue
-from engine.errors import NotationError
+from engine.herazeus.cards import Catalogue, Player, default_catalogue
+from engine.herazeus.errors import NotationError
 
 
 class Profile(enum.Enum):

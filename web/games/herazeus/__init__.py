@@ -1,0 +1,1 @@
+"""Hera & Zeus's pages: :mod:`.page` (``PAGES``), the drawing, forms, present and schemas."""

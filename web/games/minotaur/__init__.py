@@ -1,0 +1,1 @@
+"""Minotaur Lords's pages: :mod:`.page` (``PAGES``), the drawing, forms and photo."""
