@@ -1,4 +1,4 @@
-"""The table drawing (web/games/herazeus_drawing.py): drawn only from a seat's view, tappable,
+"""The table drawing (web/games/herazeus/drawing.py): drawn only from a seat's view, tappable,
 escaped."""
 
 from __future__ import annotations

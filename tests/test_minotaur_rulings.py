@@ -587,7 +587,7 @@ def test_the_ruling_files_games_are_the_services() -> None:
 
 
 def test_the_services_stored_action_keeps_the_side_unnamed_for_its_actor() -> None:
-    """The live path (referee/minotaur.py) parses each action as it comes and stores it with
+    """The live path (referee/minotaur/game.py) parses each action as it comes and stores it with
     the side still unnamed, so a replay resolves it for the player acting then (M1, M12)."""
     from engine.minotaur.notation import read_position
     from referee.minotaur.game import MINOTAUR

@@ -1,5 +1,5 @@
 """One shape, one definition (STYLE.md 15): the API's schemas follow the service's typed
-results (``referee/models.py``, the game's view in ``referee/herazeus.py``) key for key, so
+results (``referee/models.py``, the game's view in ``referee/herazeus/game.py``) key for key, so
 neither can gain or lose a field without the other."""
 
 from __future__ import annotations
