@@ -433,9 +433,7 @@ def test_a_challenge_against_an_unknown_card_asks_the_defenders_seat(ref: Refere
         "for": ["zeus"],
         "needs": "reveal.defender",
     }
-    assert (
-        fresh_referee(ref).view(g, "zeus").asked == asked
-    )  # a restarted server asks too
+    assert fresh_referee(ref).view(g, "zeus").asked == asked  # a restarted server asks too
     with pytest.raises(Refused):  # nothing else is recorded while the question is open
         ref.submit(g, "hera", {"do": "draw"})
     with pytest.raises(NotFound):
