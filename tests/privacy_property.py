@@ -296,7 +296,7 @@ class ServiceDriver:
         return reader
 
     def view(self, game: str, seat: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self.ref.view(game, self._seat(game, seat)))
+        return self.ref.view(game, self._seat(game, seat)).to_json()
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
         return self.ref.log(game, self._seat(game, seat), upto)
