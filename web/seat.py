@@ -61,7 +61,8 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "game": game,
         "seat": seat,
         "seat_title": seat_title(pm, seat),
-        "view": wire,
+        "view": view,  # the typed view: the templates read its fields and its board's
+        "board": view.board,
         "head": view.head,  # the view's own: the same snapshot as the table
         "svg": Markup(pm.table_svg(wire, seat=seat, side=side) + pm.table_text(wire, seat=seat)),
         "side_choice": side_choice(pm, game, seat, side),
