@@ -50,6 +50,7 @@ from engine.minotaur.cards import (
     DECK_SIZES,
     PLAYERS,
     CardDef,
+    CardJson,
     Catalogue,
     card_from_json,
     opponent,
@@ -57,6 +58,7 @@ from engine.minotaur.cards import (
 )
 from engine.minotaur.notation import REASON_WORDS, describe, position_json, rule_file
 from engine.minotaur.rulebook import RULES
+from engine.minotaur.rules import ColumnJson
 from engine.minotaur.state import Discarded, EndReason, Placed, Stage, State
 from referee.game import (
     Game,
@@ -141,8 +143,8 @@ class MLBoard(Board, frozen=True, kw_only=True):
     miron: MLSide
     vess: MLSide
     markers: dict[str, str]
-    supremacy: list[dict[str, Any]]  # each column's totals (M11)
-    cards: list[dict[str, Any]]  # the owner's deck list, one entry per name
+    supremacy: list[ColumnJson]  # each column's totals (M11)
+    cards: list[CardJson]  # the owner's deck list, one entry per name
     match: MLMatch
     bonus: list[str]
     bonus_size: int
@@ -158,7 +160,7 @@ class MLRuling(msgspec.Struct, frozen=True, kw_only=True):
     rules: list[str]
     ruling: str
     position: dict[str, Any]  # the position in the ruling file's JSON notation
-    supremacy: list[dict[str, Any]]
+    supremacy: list[ColumnJson]
 
 
 @dataclass(frozen=True)
@@ -312,7 +314,7 @@ def view_for(st: State, seat: str) -> MLBoard:
         vess=sides[1],
         markers={c.id: m for c in COLUMNS if (m := st.marker(c))},
         supremacy=[c.as_json() for c in ml.supremacy_check(st)],
-        cards=[dict(c) for c in st.catalogue.as_json()],
+        cards=st.catalogue.as_json(),
         match={
             "advanced": st.match.advanced,
             "wins": dict(zip(PLAYERS, st.match.wins, strict=True)),
