@@ -16,7 +16,7 @@ from typing import Any
 from flask import request
 
 from referee.log import Record
-from referee.models import SeatView
+from referee.models import Ruling, SeatView
 from referee.service import Referee, ServiceError
 from web.games import PageModule, Unreadable
 
@@ -90,17 +90,28 @@ def judge_context(
     }
 
 
-def rule_on(ref: Referee, pm: PageModule, game: str, pose: str, at_text: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class NoRuling:
+    """Why the ruling tool gave no ruling: the posed action does not read, or the service
+    refused it (with its rule)."""
+
+    error: str
+    rule: str | None = None
+
+
+def rule_on(
+    ref: Referee, pm: PageModule, game: str, pose: str, at_text: str
+) -> Ruling[Any] | NoRuling:
     """The ruling on an action posed on the position after event ``at`` (default: now),
-    without changing the game. Errors come back as ``{"error": ..., "rule": ...}``."""
+    without changing the game, or why there is none."""
     try:
         action = pm.action_from_text(pose)
         at = int(at_text) if at_text else None
     except Unreadable as e:
-        return {"error": f"the action does not read: {e}"}
+        return NoRuling(f"the action does not read: {e}")
     except ValueError:
-        return {"error": f"'at' must be an event number, not {at_text!r}"}
+        return NoRuling(f"'at' must be an event number, not {at_text!r}")
     try:
-        return ref.ruling(game, "judge", action, at=at).to_json()
+        return ref.ruling(game, "judge", action, at=at)
     except ServiceError as e:
-        return {"error": e.message, "rule": e.rule}
+        return NoRuling(e.message, e.rule)
