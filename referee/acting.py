@@ -223,11 +223,11 @@ class Acting:
         )
         rec = recs[0]
         return Receipt(
-            rec.seq,
-            [dict(ev) for ev in redact(rec, writer, g).events],
-            self.reading.seat_view(after, writer),
-            list(out.rules),
-            list(out.notes),
+            seq=rec.seq,
+            events=[dict(ev) for ev in redact(rec, writer, g).events],
+            view=self.reading.seat_view(after, writer),
+            rules=list(out.rules),
+            notes=list(out.notes),
         )
 
     @staticmethod

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.game import Game, Malformed, Outcome, RuleError
+from referee.game import AnyGame, Malformed, Outcome, RuleError
 from referee.games import game_of
 from referee.log import Entry, Record
 
@@ -60,13 +60,13 @@ class Folded:
     """The game as the log says it is now."""
 
     game: str
-    module: Game
+    module: AnyGame
     rules: Any
     create: Mapping[str, Any]
     state: Any
     ops: list[Op] = field(default_factory=list)  # effective, by seq
     states: list[Any] = field(default_factory=list)  # states[i]: after ops[:i]
-    outcomes: dict[int, Outcome] = field(default_factory=dict)  # seq -> outcome of its action
+    outcomes: dict[int, Outcome[Any]] = field(default_factory=dict)  # seq -> outcome of its action
     irregularities: list[Record] = field(default_factory=list)
     corrections: list[Record] = field(default_factory=list)
     broken: str | None = None  # why the replay stopped early, if it did
@@ -345,7 +345,7 @@ def _note_seat(f: Folded, r: Record) -> None:
                 f.approvals[target] = (*f.approvals.get(target, ()), r.seat)
 
 
-def step(f: Folded, r: Record, outcome: Outcome | None = None) -> None:
+def step(f: Folded, r: Record, outcome: Outcome[Any] | None = None) -> None:
     """Folds one more record into ``f`` (in place). ``outcome``: the outcome of the record's
     action, already computed on ``f.state`` by the caller (the engine is not run again).
     Raises FoldError for a corrupt body."""

@@ -6,8 +6,12 @@ for each seat, which hidden values each seat may state, the questions it asks, i
 their citations. Hera & Zeus (:mod:`referee.herazeus.game`) is the first module; a second game is a
 second module registered in :mod:`referee.games`, and nothing else.
 
-States, actions and patches are the game's own values: the service only stores them, passes
-them back and prints what the game says of them. The game speaks to the service in the few
+States, actions, rules and patches are the game's own values: the service only stores them,
+passes them back and prints what the game says of them. The interface is generic in them
+(:class:`Game`), so mypy checks each game module against its own types (each module states
+them where it makes its instance), and what a game returns to the service is typed: a seat's
+view is the game's own :class:`referee.models.Board` subclass, a ruling's result the game's own
+value (:class:`referee.models.Ruling`). The game speaks to the service in the few
 exceptions below, each carrying the deciding rule id:
 
 ::
@@ -25,7 +29,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
+
+from referee.models import Board, Ruling
+
+S = TypeVar("S")  # a game's state
+A = TypeVar("A")  # a game's action
+V = TypeVar("V", bound=Board, covariant=True)  # a game's board view, for one seat
+Rs = TypeVar("Rs")  # the rules a game runs under (read from its create record)
+P = TypeVar("P")  # a patch: an unknown value identified by an observation
+X = TypeVar("X")  # the game's own result of a ruling
 
 
 class RuleError(Exception):
@@ -65,11 +78,13 @@ class NotYours(RuleError):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(Generic[S]):
     """What applying an action gave: the new state, its events (JSON, each with ``public``
-    false and a ``player`` when only that player may see it), the rules it applied and notes."""
+    false and a ``player`` when only that player may see it), the rules it applied and notes.
+    The one outcome the service sees: each engine's own (``engine.herazeus.events.Outcome``,
+    ``engine.minotaur.rules.Outcome``) stays inside its game module, which turns it into this."""
 
-    state: Any
+    state: S
     events: tuple[Mapping[str, Any], ...] = ()
     rules: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -85,13 +100,13 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Observed:
+class Observed(Generic[P]):
     """An observation as the game judged it: the record's body (``identifies`` and
     ``irregularity`` always present, so every seat's cut has the same shape) and the patch
     that identifies an unknown card, if it does."""
 
     body: dict[str, Any]
-    patch: Any = None
+    patch: P | None = None
 
 
 @dataclass(frozen=True)
@@ -104,9 +119,13 @@ class Summary:
     reason: str | None = None
 
 
-class Game(Protocol):
-    """A two-player card game the referee can run. ``State``/``Action``/``Patch`` values are
-    the module's own; every method is pure."""
+class Game(Protocol[S, A, V, Rs, P, X]):
+    """A two-player card game the referee can run, generic in its own values: ``S`` its
+    state, ``A`` its action, ``V`` its board view (a :class:`referee.models.Board`), ``Rs``
+    its rules, ``P`` its patch and ``X`` its rulings' result. Every method is pure.
+
+    The registry (:mod:`referee.games`) holds games of different types; the service reads a
+    game from it as ``Game[Any, ...]`` and passes back only what that game gave it."""
 
     name: str  # the id in a create record ("hera-zeus")
     title: str  # for people ("Hera & Zeus")
@@ -117,6 +136,17 @@ class Game(Protocol):
     contradiction_rule: str  # the rule id of "a statement contradicts the record" (judge)
     legacy_rules: str  # the rules a create record naming none was made under
 
+    @property
+    def board_type(self) -> type[V]:
+        """The type of the game's board view (:meth:`view`): the API's schema of a seat's
+        view is generated from it (:mod:`web.openapi`)."""
+        ...
+
+    @property
+    def result_type(self) -> type[X]:
+        """The type of a ruling's ``result`` (:meth:`ruling`), for the API's schema."""
+        ...
+
     # ---- a game's rules --------------------------------------------------------------------
 
     def setup(self, options: Mapping[str, Any], players: Mapping[str, str]) -> Setup:
@@ -126,7 +156,7 @@ class Game(Protocol):
         names by seat. Raises Malformed or Illegal (with the rule)."""
         ...
 
-    def rules(self, create: Mapping[str, Any]) -> Any:
+    def rules(self, create: Mapping[str, Any]) -> Rs:
         """The rules a create body names. Raises Malformed."""
         ...
 
@@ -136,25 +166,25 @@ class Game(Protocol):
         record)."""
         ...
 
-    def new_state(self, rules: Any) -> Any: ...
+    def new_state(self, rules: Rs) -> S: ...
 
-    def card_names(self, rules: Any) -> dict[str, list[str]]:
+    def card_names(self, rules: Rs) -> dict[str, list[str]]:
         """Each player's deck: the printed card names (public; for the pickers)."""
         ...
 
     # ---- actions -----------------------------------------------------------------------------
 
-    def parse_action(self, raw: Any, where: str) -> Any:
+    def parse_action(self, raw: Any, where: str) -> A:
         """An action from its JSON. Raises Malformed naming ``where``."""
         ...
 
-    def action_json(self, action: Any) -> dict[str, Any]: ...
+    def action_json(self, action: A) -> dict[str, Any]: ...
 
-    def check(self, state: Any, action: Any) -> None:
+    def check(self, state: S, action: A) -> None:
         """Raises Illegal, Missing or Malformed when ``action`` cannot be applied."""
         ...
 
-    def apply(self, state: Any, action: Any, checked: bool = True, asking: bool = False) -> Outcome:
+    def apply(self, state: S, action: A, checked: bool = True, asking: bool = False) -> Outcome[S]:
         """Checks and applies. Raises as :meth:`check`.
 
         ``asking=True`` (acting at a table) raises Missing for a choice the rules give a
@@ -176,11 +206,11 @@ class Game(Protocol):
         consent (it turned up a card hidden from him, say), or None (HZ-P14)."""
         ...
 
-    def actor(self, state: Any, action: Any, seat: str) -> str:
+    def actor(self, state: S, action: A, seat: str) -> str:
         """The player an action is for, as submitted from ``seat``. Raises NotYours."""
         ...
 
-    def refuse_statement(self, state: Any, action: Any, seat: str) -> Illegal | None:
+    def refuse_statement(self, state: S, action: A, seat: str) -> Illegal | None:
         """Why player ``seat`` may not submit ``action`` as stated (it names a value hidden
         from him, or one that is chosen later), decided from the action's form and what the
         seat sees, never from the hidden value itself; None when he may."""
@@ -197,23 +227,23 @@ class Game(Protocol):
 
     # ---- seats -------------------------------------------------------------------------------
 
-    def project(self, state: Any, seat: str) -> Any:
+    def project(self, state: S, seat: str) -> S:
         """The state as ``seat`` knows it: every value hidden from him unknown."""
         ...
 
-    def view(self, state: Any, seat: str) -> dict[str, Any]:
-        """The position as ``seat`` may see it (JSON)."""
+    def view(self, state: S, seat: str) -> V:
+        """The position as ``seat`` may see it: the game's board view, cut for the seat."""
         ...
 
-    def legal(self, state: Any, seat: str) -> list[str] | None:
+    def legal(self, state: S, seat: str) -> list[str] | None:
         """The actions ``seat`` may take now, as text; None when it is not his to act."""
         ...
 
-    def in_play(self, state: Any) -> bool:
+    def in_play(self, state: S) -> bool:
         """Past setup and not over (the ruling tool poses actions only then)."""
         ...
 
-    def summary(self, state: Any) -> Summary: ...
+    def summary(self, state: S) -> Summary: ...
 
     def action_hidden(self, action: Mapping[str, Any], actor: str, seat: str) -> set[str]:
         """The paths (relative to the action) hidden from ``seat`` in a recorded action."""
@@ -225,19 +255,19 @@ class Game(Protocol):
 
     # ---- what people saw -------------------------------------------------------------------
 
-    def observe(self, state: Any, seat: str, obs: Mapping[str, Any]) -> Observed:
+    def observe(self, state: S, seat: str, obs: Mapping[str, Any]) -> Observed[P]:
         """Judges an observation (a card seen in a zone) from ``seat``. A refusal depends only
         on what ``seat`` may see (its projection); what only the truth contradicts is an
         ``irregularity`` in the body, which every seat but the judge's reads sealed. Raises
         Malformed, NotYours, or Illegal for what could not be there."""
         ...
 
-    def patch(self, rules: Any, body: Mapping[str, Any]) -> Any:
+    def patch(self, rules: Rs, body: Mapping[str, Any]) -> P:
         """The patch an identifying observation's body carries (read under ``rules`` alone,
         so a log can be read before it is replayed). Raises Malformed."""
         ...
 
-    def apply_patch(self, state: Any, patch: Any) -> Any:
+    def apply_patch(self, state: S, patch: P) -> S:
         """The state with one unknown value identified. Raises Illegal."""
         ...
 
@@ -252,17 +282,23 @@ class Game(Protocol):
         names nothing."""
         ...
 
-    def board_text(self, state: Any) -> str:
+    def board_text(self, state: S) -> str:
         """The whole table as a terminal board (for the judge: every card)."""
         ...
 
-    def position_json(self, state: Any) -> dict[str, Any]:
+    def position_json(self, state: S) -> dict[str, Any]:
         """The whole position in the game's JSON notation."""
         ...
 
     # ---- rulings ---------------------------------------------------------------------------
 
-    def ruling(self, state: Any, action: Any) -> dict[str, Any]:
+    def ruling(self, state: S, action: A) -> Ruling[X]:
         """The ruling on ``action`` posed on ``state``: ``legal``, ``rules``, ``ruling``
-        (text), ``citations``, ``other_profiles``, ``result``. Raises Missing or Malformed."""
+        (text), ``citations``, ``other_profiles`` and the game's own ``result``. Raises
+        Missing or Malformed."""
         ...
+
+
+AnyGame = Game[Any, Any, Any, Any, Any, Any]
+"""A game read from the registry: its values are its own, so the service holds them as they
+come and hands them back to the same game (the one place their types are not known)."""

@@ -22,13 +22,13 @@ judge corrects it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from referee.errors import Forbidden, Refused
 from referee.fold import Folded
 from referee.game import Malformed, Missing, RuleError
 from referee.log import Record
-from referee.models import RulingResult
+from referee.models import Ruling
 from referee.reading import Reading, short
 from referee.repository import Draft, Repository
 from referee.tables import (
@@ -169,7 +169,7 @@ class Judging:
 
     def ruling(
         self, game: str, seat: str, raw: Mapping[str, Any], at: int | None = None
-    ) -> RulingResult:
+    ) -> Ruling[Any]:
         """The ruling on an action posed on the position after event ``at`` (default: now),
         with its sources and what the other profiles rule; the game is not changed."""
         self.reading.judge_of(game, seat)
@@ -186,7 +186,7 @@ class Judging:
             raise Refused("the ruling tool poses actions on a position in play, not in setup")
         try:
             action = g.parse_action(action_raw, "action")
-            return cast(RulingResult, g.ruling(st, action))
+            return g.ruling(st, action)
         except Missing as e:
             raise Refused(e.reason, e.rule) from None
         except RuleError as e:

@@ -1,16 +1,28 @@
 """What the service returns: one typed definition of each value that crosses into the pages,
-the API and the CLI (the marshmallow schemas in ``web/schemas.py`` follow these).
+the API and the CLI. The API's schemas of a seat's view, a receipt and a ruling are generated
+from these (:mod:`web.openapi`, ``msgspec.json.schema_components``): there is no second
+definition of the same shape.
 
-Views and table rows are ``TypedDict``s: JSON-ready as they are, checked by mypy where they are
-read. A seat's view holds the service's part (below) and the game's part (its board: for Hera &
-Zeus :class:`referee.herazeus.game.HZView`); everything in it is already cut for that seat.
+A seat's view (:class:`SeatView`) is a frozen msgspec ``Struct``: the service's part (seat,
+head, questions, calls, the judge's corrections) and the game's own typed board view in one
+field, ``board`` (a :class:`Board`: phase, whose turn, the outcome, and the game's keys; Hera &
+Zeus's is :class:`referee.herazeus.game.HZBoard`). A ruling (:class:`Ruling`) carries the game's
+own typed ``result``. Their JSON (:meth:`SeatView.to_json`) is the API's wire form, the
+board's keys beside the service's. Everything in a view is already cut for its seat.
+
+The small parts (``Head``, ``Question``...) are ``TypedDict``s: JSON as they are, checked by
+mypy where they are built and read, and read by msgspec for the schema.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Generic, NotRequired, TypedDict, TypeVar
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 
 class Head(TypedDict):
@@ -21,12 +33,10 @@ class Head(TypedDict):
 
 
 class Turn(TypedDict):
-    """Whose turn it is, and the game's own counts (Hera & Zeus: action points)."""
+    """Whose turn it is; a game's own turn (its :class:`Board`'s ``turn``) adds its counts."""
 
     player: str
-    first: NotRequired[bool]
-    ap: NotRequired[int]
-    used: NotRequired[int]
+    first: bool
 
 
 class Question(TypedDict):
@@ -56,11 +66,26 @@ class OpenItem(TypedDict):
     body: dict[str, Any]
 
 
-class SeatView(TypedDict):
-    """The table as one seat may see it: the game's position (``phase``, ``turn`` and the
-    game's own keys) with the service's facts. Keys marked NotRequired appear when they
-    apply: ``legal`` when the seat may act, ``asked``/``waiting`` while a question is open,
-    the judge's keys for the judge only."""
+class Board(msgspec.Struct, frozen=True, kw_only=True):
+    """What a game says of the position for one seat: what every game has (the phase, whose
+    turn, the outcome: ``winner`` and ``reason``, None while it is open), and in a game's
+    subclass its own keys (its sides, counts, profile...), cut for the seat."""
+
+    phase: str
+    turn: Turn
+    winner: str | None
+    reason: str | None
+
+
+B = TypeVar("B", bound=Board)
+R = TypeVar("R")
+
+
+class SeatView(msgspec.Struct, Generic[B], frozen=True, kw_only=True):
+    """The table as one seat may see it: the service's facts and the game's ``board``. A field
+    left :data:`msgspec.UNSET` is not in the JSON: ``legal`` when the seat may act,
+    ``asked``/``waiting`` while a question is open, ``kit_id`` at a kit's table, the judge's
+    fields for the judge only."""
 
     game: str
     game_module: str  # which game this is: the name of its module ("hera-zeus")
@@ -69,20 +94,84 @@ class SeatView(TypedDict):
     head: Head
     players: dict[str, str]
     kit: str  # "kit" (cards carry stickers) or "manual"
-    kit_id: NotRequired[str | None]
-    phase: str
-    profile: str
-    switches: dict[str, Any]
-    turn: Turn
+    calls_open: int
+    board: B
+    kit_id: str | UnsetType | None = UNSET
+    legal: list[str] | UnsetType = UNSET
+    asked: Question | UnsetType = UNSET
+    waiting: Waiting | UnsetType = UNSET
+    irregularities: list[dict[str, Any]] | UnsetType = UNSET  # judge: every one, settled or not
+    open: list[OpenItem] | UnsetType = UNSET  # judge: irregularities and calls not yet settled
+    broken: str | UnsetType | None = UNSET  # judge: why the record is held after a correction
+
+    # the parts every game's board has, read through the view
+    @property
+    def phase(self) -> str:
+        return self.board.phase
+
+    @property
+    def turn(self) -> Turn:
+        return self.board.turn
+
+    @property
+    def winner(self) -> str | None:
+        return self.board.winner
+
+    @property
+    def reason(self) -> str | None:
+        return self.board.reason
+
+    def to_json(self) -> dict[str, Any]:
+        """The view's JSON, as the API and the pages send it: the board's keys beside the
+        service's (one flat object; a key left unset is absent)."""
+        out: dict[str, Any] = msgspec.to_builtins(self)
+        out.update(out.pop("board"))
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any], board: type[B]) -> SeatView[B]:
+        """A view read back from its JSON (:meth:`to_json`; an API client's), its board as
+        ``board``; keys neither has (the web's ``csrf``) are left out. Raises
+        msgspec.ValidationError naming the field that does not fit."""
+        own = set(cls.__struct_fields__)
+        shared = {k: v for k, v in raw.items() if k in own}
+        shared["board"] = {k: v for k, v in raw.items() if k not in own}
+        return msgspec.convert(shared, SeatView[board])  # type: ignore[valid-type]
+
+
+class ProfileVerdict(msgspec.Struct, frozen=True, kw_only=True):
+    """What a ruling finds under one rule profile."""
+
+    legal: bool
+    failed_at: int | None
     winner: str | None
     reason: str | None
-    legal: NotRequired[list[str]]
-    asked: NotRequired[Question]
-    waiting: NotRequired[Waiting]
-    calls_open: int
-    irregularities: NotRequired[list[dict[str, Any]]]  # judge: every one, settled or not
-    open: NotRequired[list[OpenItem]]  # judge: irregularities and calls not yet settled
-    broken: NotRequired[str | None]  # judge: why the record is held after a correction
+    rules: list[str]
+
+
+class Ruling(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
+    """The ruling tool's answer on a posed action (the game is not changed): ``legal``, the
+    ``rules`` applied, the ``ruling`` in words, the rules cited (id -> citation), what the
+    other profiles rule, and the game's own ``result``."""
+
+    legal: bool
+    rules: list[str]
+    ruling: str
+    citations: dict[str, str]
+    other_profiles: dict[str, ProfileVerdict]
+    result: R
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = msgspec.to_builtins(self)
+        return out
+
+
+class ReplayStep(TypedDict):
+    """One record of a replay as a seat may see it, the table after it, its action's rules."""
+
+    record: dict[str, Any]
+    view: SeatView[Any]
+    rules: list[str]
 
 
 class TableRow(TypedDict):
@@ -106,25 +195,6 @@ class TableRow(TypedDict):
     broken: NotRequired[str | None]
     last_time: NotRequired[str]
     head: NotRequired[Head]
-
-
-class RulingResult(TypedDict):
-    """The ruling tool's answer on a posed action (the game is not changed)."""
-
-    legal: bool
-    rules: list[str]
-    ruling: str
-    citations: list[Any]
-    other_profiles: dict[str, Any]
-    result: dict[str, Any]
-
-
-class ReplayStep(TypedDict):
-    """One record of a replay as a seat may see it, the table after it, its action's rules."""
-
-    record: dict[str, Any]
-    view: SeatView
-    rules: list[str]
 
 
 @dataclass(frozen=True)
@@ -180,23 +250,24 @@ class Device:
     held: str | None = None
 
 
-@dataclass(frozen=True)
-class Receipt:
-    """What a submitter gets back: the event number, its events as he may see them, the view."""
+class Receipt(msgspec.Struct, frozen=True, kw_only=True):
+    """What a submitter gets back: the event number, its events as he may see them, the
+    rules the action applied and the game's notes, and the view after it."""
 
     seq: int
     events: list[dict[str, Any]]
-    view: SeatView
-    rules: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    view: SeatView[Any]
+    rules: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The receipt's JSON, its view as :meth:`SeatView.to_json` writes it."""
         return {
             "seq": self.seq,
             "events": self.events,
             "rules": self.rules,
             "notes": self.notes,
-            "view": self.view,
+            "view": self.view.to_json(),
         }
 
 

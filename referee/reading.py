@@ -11,7 +11,9 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
+
+from msgspec import UNSET, UnsetType
 
 from referee.errors import Forbidden, Held, Refused
 from referee.fold import Folded, fold, step
@@ -125,57 +127,63 @@ class Reading:
         f = self.repo.folded(game)
         return f.module.card_names(f.rules)
 
-    def view(self, game: str, seat: str) -> SeatView:
+    def view(self, game: str, seat: str) -> SeatView[Any]:
         """The table as ``seat`` sees it, with its legal actions when it may act. Board and
         sequence come from one snapshot."""
         self.seat_of(game, seat)
         return self.seat_view(self.repo.folded(game), seat)
 
-    def seat_view(self, f: Folded, seat: str) -> SeatView:
+    def seat_view(self, f: Folded, seat: str) -> SeatView[Any]:
         g = f.module
         if seat not in seats_of(g):
             raise Forbidden(f"unknown seat {short(seat)!r} in {g.title}")
-        out = cast(SeatView, g.view(f.state, seat))
-        out["game"] = f.game
-        out["game_module"] = g.name
-        out["seq"] = f.last_seq
-        out["head"] = head_of(f)
-        out["players"] = dict(f.create.get("players", {}))
+        board = g.view(f.state, seat)
         kit = f.create.get("kit")
-        out["kit"] = "kit" if kit or f.create.get("catalogue") else "manual"
-        if isinstance(kit, Mapping):
-            out["kit_id"] = kit.get("id")
+        legal: list[str] | UnsetType = UNSET
         if f.broken is None and f.question is None:  # a question waits: no action (HZ-P11, ML-P5)
-            legal = g.legal(f.state, seat)
-            if legal is not None:
-                out["legal"] = legal
+            can = g.legal(f.state, seat)
+            if can is not None:
+                legal = can
+        asked: Question | UnsetType = UNSET
+        waiting: Waiting | UnsetType = UNSET
         q = f.question
         if q is not None:
-            asked = [str(a) for a in q.body.get("asked", ())]
+            who = [str(a) for a in q.body.get("asked", ())]
             by = str(q.body.get("by"))
-            if seat in asked or seat in (JUDGE, by):
-                told = q.body.get("detail" if seat in asked or seat == JUDGE else "reason")
-                question: Question = {
+            if seat in who or seat in (JUDGE, by):
+                told = q.body.get("detail" if seat in who or seat == JUDGE else "reason")
+                asked = {
                     "needs": str(q.body.get("needs")),
                     "by": by,
-                    "asked": asked,
+                    "asked": who,
                     "rule": str(q.body.get("rule")),
                     "reason": str(told if told is not None else q.body.get("reason")),
                     "seq": q.seq,
                 }
                 waiting_action = q.body.get("action", {})
                 if isinstance(waiting_action, Mapping):
-                    question.update(g.shown_while_asked(waiting_action))  # type: ignore[typeddict-item]
-                out["asked"] = question
+                    asked.update(g.shown_while_asked(waiting_action))  # type: ignore[typeddict-item]
             else:
-                waiting: Waiting = {"for": asked, "needs": str(q.body.get("needs"))}
-                out["waiting"] = waiting
-        if seat == JUDGE:
-            out["irregularities"] = [r.to_json() for r in f.irregularities]
-            out["open"] = [open_item(r) for r in f.open_items()]
-            out["broken"] = f.broken
-        out["calls_open"] = sum(1 for r in f.calls if r.seq not in f.resolved)
-        return out
+                waiting = {"for": who, "needs": str(q.body.get("needs"))}
+        judge = seat == JUDGE
+        return SeatView(
+            game=f.game,
+            game_module=g.name,
+            seat=seat,
+            seq=f.last_seq,
+            head=head_of(f),
+            players=dict(f.create.get("players", {})),
+            kit="kit" if kit or f.create.get("catalogue") else "manual",
+            kit_id=kit.get("id") if isinstance(kit, Mapping) else UNSET,
+            calls_open=sum(1 for r in f.calls if r.seq not in f.resolved),
+            board=board,
+            legal=legal,
+            asked=asked,
+            waiting=waiting,
+            irregularities=[r.to_json() for r in f.irregularities] if judge else UNSET,
+            open=[open_item(r) for r in f.open_items()] if judge else UNSET,
+            broken=f.broken if judge else UNSET,
+        )
 
     def overview(self, seat: str, *, idle: bool = True) -> list[TableRow]:
         """All tables at a glance, for the judge, with the open calls themselves. A game's row

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from referee.anchors import Anchor, AnchorError, Anchors
 from referee.errors import Held, NotFound, Refused, Stale, Unavailable
 from referee.fold import Folded, FoldError, fold, step
-from referee.game import Game, Outcome
+from referee.game import AnyGame, Outcome
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
 from referee.log import GENESIS, Entry, Header, Record
 from referee.models import IdleCount
@@ -87,7 +87,7 @@ class Draft:
     body: Mapping[str, Any]
     events: Sequence[Mapping[str, Any]] = ()
     key: str | None = None
-    outcome: Outcome | None = None
+    outcome: Outcome[Any] | None = None
 
 
 @contextmanager
@@ -437,7 +437,7 @@ class Repository:
 
     # ---- writing -----------------------------------------------------------------------------
 
-    def seal(self, game: str, seq: int, prev: str, d: Draft, module: Game) -> Record:
+    def seal(self, game: str, seq: int, prev: str, d: Draft, module: AnyGame) -> Record:
         """A signed record from a draft; its sealed paths are those some seat of the game may
         not see."""
         r = Record(

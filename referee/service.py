@@ -52,7 +52,7 @@ from referee.models import (
     IdleCount,
     Receipt,
     ReplayStep,
-    RulingResult,
+    Ruling,
     SeatView,
     TableRow,
 )
@@ -205,7 +205,7 @@ class Referee:
     def card_names(self, game: str) -> dict[str, list[str]]:
         return self.reading.card_names(game)
 
-    def view(self, game: str, seat: str) -> SeatView:
+    def view(self, game: str, seat: str) -> SeatView[Any]:
         return self.reading.view(game, seat)
 
     def overview(self, seat: str, *, idle: bool = True) -> list[TableRow]:
@@ -314,7 +314,7 @@ class Referee:
 
     def ruling(
         self, game: str, seat: str, raw: Mapping[str, Any], at: int | None = None
-    ) -> RulingResult:
+    ) -> Ruling[Any]:
         return self.judging.ruling(game, seat, raw, at)
 
     def reissue(self, game: str, seat: str, target: str) -> str:

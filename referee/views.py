@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from referee.game import Game
+from referee.game import AnyGame
 from referee.log import Record
 
 JUDGE = "judge"
@@ -22,12 +22,12 @@ PUBLIC = "public"
 JUDGE_ONLY_BODY = {"undo": ("reason",), "amend": ("reason",), "resolve": ("note",)}
 
 
-def seats_of(game: Game) -> tuple[str, ...]:
+def seats_of(game: AnyGame) -> tuple[str, ...]:
     """Every seat of a game: its players, the judge, the public."""
     return (*game.players, JUDGE, PUBLIC)
 
 
-def readers_of(game: Game) -> tuple[str, ...]:
+def readers_of(game: AnyGame) -> tuple[str, ...]:
     """The seats that get cut copies of the log."""
     return (*game.players, PUBLIC)
 
@@ -36,7 +36,7 @@ def sees_all(seat: str) -> bool:
     return seat == JUDGE
 
 
-def hidden_paths(r: Record, seat: str, game: Game) -> set[str]:
+def hidden_paths(r: Record, seat: str, game: AnyGame) -> set[str]:
     """The paths of record ``r`` that ``seat`` may not see (the game's secrets; judge's notes;
     another seat's idempotency key). Reads only what no copy hides, so it works on a cut copy
     too."""
@@ -80,7 +80,7 @@ def hidden_paths(r: Record, seat: str, game: Game) -> set[str]:
     return out
 
 
-def sealed_paths(r: Record, game: Game) -> tuple[str, ...]:
+def sealed_paths(r: Record, game: AnyGame) -> tuple[str, ...]:
     """Every path some seat but the judge may not see: the paths a record seals."""
     out: set[str] = set()
     for seat in readers_of(game):
@@ -88,12 +88,12 @@ def sealed_paths(r: Record, game: Game) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def cutter(game: Game) -> Callable[[Record, str], set[str]]:
+def cutter(game: AnyGame) -> Callable[[Record, str], set[str]]:
     """What a copy for a seat may hide (``may_cut`` for :func:`referee.log.verify`)."""
     return lambda r, seat: hidden_paths(r, seat, game)
 
 
-def redact(r: Record, seat: str, game: Game) -> Record:
+def redact(r: Record, seat: str, game: AnyGame) -> Record:
     """The record as ``seat`` may read it: the judge gets it whole; anyone else a cut copy."""
     if sees_all(seat):
         return r

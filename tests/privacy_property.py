@@ -87,6 +87,7 @@ from engine.herazeus.actions import Challenge, PegasusHand, parse_action_text
 from engine.herazeus.cards import HOSTAGE_NAME, Card, Kind
 from engine.herazeus.state import Phase
 from referee.fold import Folded
+from referee.games import GAMES
 from referee.herazeus.game import may_cut
 from referee.judging import changes_anything
 from referee.log import SEALED, Record, is_sealed_marker, read_lines, verify
@@ -295,7 +296,7 @@ class ServiceDriver:
         return reader
 
     def view(self, game: str, seat: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self.ref.view(game, self._seat(game, seat)))
+        return self.ref.view(game, self._seat(game, seat)).to_json()
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
         return self.ref.log(game, self._seat(game, seat), upto)
@@ -414,8 +415,11 @@ class HttpDriver:
         b = r.json
         assert isinstance(b, dict)
         assert r.headers["ETag"] == f'"{b["seq"]}"'
-        view = {k: v for k, v in b["view"].items() if k not in ("csrf", "head")}
-        return Receipt(b["seq"], b["events"], cast(SeatView, view), b["rules"], b["notes"])
+        view = {k: v for k, v in b["view"].items() if k != "csrf"}
+        typed = SeatView.from_json(view, GAMES[view["game_module"]].board_type)
+        return Receipt(
+            seq=b["seq"], events=b["events"], view=typed, rules=b["rules"], notes=b["notes"]
+        )
 
     def _record(self, r: TestResponse, game: str, status: int = 201) -> Record:
         if r.status_code != status:
@@ -790,7 +794,7 @@ class Watch:
         return cast(GameState, self.d.ref.folded(self.game).state)
 
     def receipt(self, seat: str, r: Receipt) -> None:
-        check_view(self.state(), seat, r.view)
+        check_view(self.state(), seat, r.view.to_json())
         full = self.d.ref.log(self.game, "judge", r.seq)[-1]
         if seat != "judge":
             check_events(full, r.events, seat)
@@ -861,7 +865,7 @@ def probe(d: Driver, t: Table[Driver], rng: random.Random) -> str | None:
     o = p.other
     actions = [a.to_json() for a in legal_actions(t.truth)]
     # what the referee itself offers the seat to move (no hidden card named)
-    offered = [parse_action_text(x).to_json() for x in d.ref.view(game, "judge").get("legal", [])]
+    offered = [parse_action_text(x).to_json() for x in d.ref.view(game, "judge").legal or []]
     before = snapshot(d, game)
     kind = rng.choice(["other_seat", "public", "stale", "pick", "challenge", "play", "spy"])
     if kind in ("other_seat", "public") and actions:

@@ -49,6 +49,7 @@ from referee.fold import Folded
 from referee.herazeus.game import ruleset_from_create
 from referee.keys import Signer
 from referee.log import Header, Record
+from referee.models import SeatView
 from referee.service import Created, FixedClock, NeedsInput, Receipt, Referee, fill_input
 from referee.store import MemoryStore, Store
 
@@ -142,6 +143,11 @@ def consistent(truth: GameState, service: GameState) -> None:
                 assert b.card == a.card or (b.card is not None and b.card.is_unknown)
 
 
+def as_json(view: SeatView[Any] | Mapping[str, Any]) -> Mapping[str, Any]:
+    """A view as its JSON (the service's typed view, or what the API answered)."""
+    return view.to_json() if isinstance(view, SeatView) else view
+
+
 class Seats(Protocol):
     """What :class:`Table` needs of a referee: the service itself, or a driver that reaches it
     another way (``privacy_property.HttpDriver``: through the web app)."""
@@ -159,7 +165,7 @@ class Seats(Protocol):
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]: ...
 
-    def view(self, game: str, seat: str) -> Mapping[str, Any]: ...
+    def view(self, game: str, seat: str) -> SeatView[Any] | Mapping[str, Any]: ...
 
     def submit(
         self,
@@ -368,7 +374,7 @@ class Table(Generic[R]):
                 self.on_asked(caller, e, raw if supplied is None else supplied)
                 value = self.answer(e.needs, a, raw, before)
                 fill_input(raw, e.needs, value)
-                waiting = [s for s in e.asked if "asked" in self.ref.view(self.game, s)]
+                waiting = [s for s in e.asked if "asked" in as_json(self.ref.view(self.game, s))]
                 if waiting:
                     caller, supplied = self.rng.choice(waiting), value
                 else:

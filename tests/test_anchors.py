@@ -47,7 +47,7 @@ def server(tmp_path: Path) -> Any:
     ref = open_referee(db)
     played(ref, "a")
     played(ref, "b")
-    assert ref.view("a", "hera")["game"] == "a"  # served once: the server knows its head
+    assert ref.view("a", "hera").to_json()["game"] == "a"  # served once: the server knows its head
     yield db, ref
     ref.store.close()
 
@@ -72,7 +72,7 @@ def held_for_the_judge(ref: Referee, game: str, *why: str) -> None:
 
 
 def served(ref: Referee, game: str) -> None:
-    assert ref.view(game, "hera")["game"] == game
+    assert ref.view(game, "hera").to_json()["game"] == game
     assert ref.export(game, "judge").count("\n") > 10
 
 

@@ -35,7 +35,7 @@ def test_each_seat_sees_the_piles_as_at_the_table() -> None:
         names = [c.notation(holder) for c in truth.sides[holder].discard]
         assert names, "both piles have cards"
         for seat in ("hera", "zeus", "public", "judge"):
-            top, height, whole = pile(ref.view(g, seat), holder.key)
+            top, height, whole = pile(ref.view(g, seat).to_json(), holder.key)
             assert (top, height) == (names[-1], len(names))  # tops and heights: everyone
             if seat in (holder.key, "judge"):
                 assert whole == names  # the own pile in full; the judge sees all
@@ -47,7 +47,7 @@ def test_an_empty_pile_has_no_top() -> None:
     ref = make_referee()
     g = new_game(ref)
     for seat in ("hera", "zeus", "public"):
-        assert pile(ref.view(g, seat), "zeus")[:2] == (None, 0)
+        assert pile(ref.view(g, seat).to_json(), "zeus")[:2] == (None, 0)
 
 
 def test_after_hades_no_view_or_copy_says_which_card_left() -> None:
@@ -82,7 +82,7 @@ def test_after_hades_no_view_or_copy_says_which_card_left() -> None:
                     c.notation(Player.parse(actor))
                     for c in states[seq].sides[Player.parse(actor)].discard
                 ]
-                top, height, whole = pile(view, actor)
+                top, height, whole = pile(view.to_json(), actor)
                 assert (top, height) == (truth[-1] if truth else None, len(truth))
                 if seat == actor:
                     assert whole == truth and not is_sealed_marker(taken)

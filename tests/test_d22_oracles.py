@@ -36,7 +36,7 @@ from service_helpers import make_referee
 from test_service import HERA_HAND, ZEUS_HAND, first_turns, new_game
 
 from engine.herazeus import Player
-from referee.herazeus.game import hz_view
+from referee.herazeus.game import hz_board
 from referee.log import is_sealed_marker
 from referee.service import NeedsInput, Referee, Refused, ServiceError
 
@@ -81,7 +81,7 @@ def test_pegasus_hand_pick_is_refused_the_same_for_every_name(ref: Referee) -> N
     """The oracle of issue 6: with Zeus's hand scanned, ``pegasus hand pick=X`` told whether
     Zeus held X. Now every name gets one answer (D22) and nothing is recorded."""
     g = scanned_table(ref)
-    held = set(hz_view(ref.view(g, "zeus"))["zeus"]["hand"])
+    held = set(hz_board(ref.view(g, "zeus")).zeus["hand"])
     cat = ref.folded(g).rules.catalogue
     names = sorted(
         {i.name for i in cat.cards(Player.ZEUS)} | {i.name for i in cat.cards(Player.HERA)}
@@ -129,8 +129,8 @@ def test_the_referee_reveals_a_face_down_card_it_knows_itself(ref: Referee) -> N
     n = len(ref.log(g, "judge"))
     receipt = ref.submit(g, "hera", {"do": "challenge", "column": 1})  # Hydra (5) v Cyclops
     assert receipt.seq == n and ref.log(g, "judge")[-1].kind == "action"
-    assert "asked" not in ref.view(g, "zeus") and "waiting" not in ref.view(g, "hera")
-    assert "Cyclops" in json.dumps(ref.view(g, "hera"))  # turned face up at the table
+    assert not ref.view(g, "zeus").asked and not ref.view(g, "hera").waiting
+    assert "Cyclops" in json.dumps(ref.view(g, "hera").to_json())  # turned face up at the table
 
 
 def test_pegasus_against_the_hand_follows_the_table(ref: Referee) -> None:
@@ -144,8 +144,8 @@ def test_pegasus_against_the_hand_follows_the_table(ref: Referee) -> None:
     assert (e.needs, e.asked, e.seq) == ("pick", ("zeus",), n)
     ask = ref.log(g, "judge")[-1]
     assert ask.kind == "ask" and ask.body["asked"] == ["zeus"] and ask.body["by"] == "hera"
-    assert ref.view(g, "zeus")["asked"]["needs"] == "pick"
-    assert "asked" not in ref.view(g, "public")
+    assert ref.view(g, "zeus").to_json()["asked"]["needs"] == "pick"
+    assert not ref.view(g, "public").asked
     with pytest.raises(Refused):  # Hera cannot answer for Zeus
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand", "pick": "Apollo"})
     with pytest.raises(ServiceError):
@@ -153,15 +153,15 @@ def test_pegasus_against_the_hand_follows_the_table(ref: Referee) -> None:
     with pytest.raises(NeedsInput) as info:  # Zeus states the card drawn
         ref.answer(g, "zeus", "Apollo")
     assert (info.value.needs, info.value.asked) == ("place", ("hera",))
-    assert ref.view(g, "hera")["asked"]["pick"] == "Apollo"  # both saw it come out
+    assert ref.view(g, "hera").to_json()["asked"]["pick"] == "Apollo"  # both saw it come out
     with pytest.raises(ServiceError):  # the column is Hera's choice, not Zeus's
         ref.answer(g, "zeus", 3)
     receipt = ref.answer(g, "hera", 3)
     rec = ref.log(g, "judge")[receipt.seq]
     assert rec.kind == "action" and rec.body["actor"] == "hera"
     assert rec.body["action"] == {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 3}
-    assert hz_view(ref.view(g, "zeus"))["zeus"]["field"][2][0] == "^Apollo"
-    assert "asked" not in ref.view(g, "hera") and "asked" not in ref.view(g, "zeus")
+    assert hz_board(ref.view(g, "zeus")).zeus["field"][2][0] == "^Apollo"
+    assert not ref.view(g, "hera").asked and not ref.view(g, "zeus").asked
 
 
 def test_a_column_that_cannot_take_the_drawn_card_is_refused_and_the_question_stays(
@@ -184,10 +184,10 @@ def test_a_column_that_cannot_take_the_drawn_card_is_refused_and_the_question_st
     with pytest.raises(Refused) as info:
         ref.answer(g, "hera", 1)
     assert info.value.rule == "D2" and "column 1" in info.value.message
-    assert len(ref.log(g, "judge")) == n and not ref.view(g, "judge")["irregularities"]
-    assert ref.view(g, "hera")["asked"]["needs"] == "place"
+    assert len(ref.log(g, "judge")) == n and not ref.view(g, "judge").to_json()["irregularities"]
+    assert ref.view(g, "hera").to_json()["asked"]["needs"] == "place"
     ref.answer(g, "hera", 2)
-    assert hz_view(ref.view(g, "hera"))["zeus"]["field"][1][0] == "^Apollo"
+    assert hz_board(ref.view(g, "hera")).zeus["field"][1][0] == "^Apollo"
 
 
 def test_a_column_before_the_card_is_drawn_is_refused(ref: Referee) -> None:
@@ -208,7 +208,7 @@ def test_an_open_question_holds_the_game_until_answered_or_withdrawn(ref: Refere
     asked = info.value.seq
     assert asked is not None
     ref.undo(g, "judge", asked - 1, "Hera changed her mind before Zeus drew")
-    assert "asked" not in ref.view(g, "zeus")
+    assert not ref.view(g, "zeus").asked
     ref.submit(g, "hera", {"do": "draw", "card": "Hades"})
 
 
@@ -218,7 +218,7 @@ def test_the_legal_list_offers_pegasus_hand_whether_or_not_the_hand_was_scanned(
         ref = make_referee()
         g = new_game(ref, zeus=zeus)
         first_turns(ref, g, hera=["Pythia", "Medusa", "Pegasus"])
-        lists.append(ref.view(g, "hera")["legal"])
+        lists.append(ref.view(g, "hera").to_json()["legal"])
     assert lists[0] == lists[1] and "pegasus hand" in lists[0]
 
 
@@ -234,11 +234,10 @@ def test_a_question_to_the_opponent_does_not_count_his_unscanned_cards() -> None
         with pytest.raises(NeedsInput) as info:
             ref.submit(g, "hera", {"do": "pythia", "mode": "spy"})
         ask = ref.log(g, "hera")[-1]
-        told.append(
-            (said(info.value.to_json()), said(ref.view(g, "hera")["asked"]), said(ask.body))
-        )
+        told.append((said(info.value.to_json()), said(ref.view(g, "hera").asked), said(ask.body)))
         assert is_sealed_marker(ask.body["detail"])
-        assert ref.view(g, "zeus")["asked"]["reason"] == ref.log(g, "judge")[-1].body["detail"]
+        asked = ref.view(g, "zeus").asked
+        assert asked and asked["reason"] == ref.log(g, "judge")[-1].body["detail"]
     assert told[0] == told[1]
 
 
@@ -262,7 +261,7 @@ def test_the_opponents_copy_of_an_observation_does_not_say_what_it_found(ref: Re
         assert all(is_sealed_marker(cut.body[k]) for k in ("card", "identifies", "irregularity"))
         shapes.add((said({k: v for k, v in cut.body.items() if k != "column"}), cut.sealed))
     assert len(shapes) == 1
-    assert len(ref.view(g, "judge")["irregularities"]) == 1
+    assert len(ref.view(g, "judge").to_json()["irregularities"]) == 1
 
 
 def test_idempotency_keys_are_per_seat_and_cut_from_other_seats(ref: Referee) -> None:
@@ -341,10 +340,10 @@ def test_an_action_on_a_face_down_pandora_is_recorded_before_hera_names_her_own_
             with pytest.raises(Refused) as info:  # committed: she cannot draw instead
                 ref.submit(g, "hera", {"do": "draw"})
             assert info.value.rule == "HZ-P11"
-            assert ref.view(g, "hera")["asked"]["needs"] == "order.hera"
+            assert ref.view(g, "hera").to_json()["asked"]["needs"] == "order.hera"
             seq = ref.answer(g, "hera", ["Hydra", "Artemis"]).seq
             assert ref.log(g, "judge")[seq].kind == "action"
-            discard = hz_view(ref.view(g, "hera"))["hera"]["discard"]
+            discard = hz_board(ref.view(g, "hera")).hera["discard"]
             assert discard[-2:] == ["Hydra", "Artemis"]  # D1: in the order she chose
         assert len(ref.log(g, "judge")) > n
     assert recorded == {"Pandora": n, "Cyclops": n}
@@ -369,7 +368,8 @@ def test_a_wrong_order_for_her_own_column_is_judged_alike_whatever_the_front(
             ref.submit(g, "hera", {**raw, "order": {"hera": ["Harpy"]}})  # column 1: Hydra
         told.add(said(info.value.to_json()))
         assert len(ref.log(g, "judge")) == n + 1
-        irregular.add(json.dumps(ref.view(g, "judge")["irregularities"][-1]["body"]["problem"]))
+        judged = ref.view(g, "judge").irregularities or []
+        irregular.add(json.dumps(judged[-1]["body"]["problem"]))
         with pytest.raises(Refused) as info:  # the wrong number of cards: a plain refusal
             ref.submit(g, "hera", {**raw, "order": {"hera": ["Hydra", "Hydra"]}})
         told.add(said(info.value.to_json()))
@@ -460,15 +460,15 @@ def test_copies_are_counted_on_what_the_observer_may_see(ref: Referee) -> None:
     ref.submit(g, "zeus", {"do": "sirens"})
     ref.submit(g, "zeus", {"do": "draw", "card": "Apollo"})
     ref.submit(g, "zeus", {"do": "end_turn"})
-    assert hz_view(ref.view(g, "zeus"))["zeus"]["hand"].count("Nemesis/hera") == 1
+    assert hz_board(ref.view(g, "zeus")).zeus["hand"].count("Nemesis/hera") == 1
     copies = []
     for column, name in ((2, "Artemis"), (1, "Nemesis")):
         obs = {"player": "hera", "zone": "field", "column": column, "position": 1, "card": name}
         rec = ref.observe(g, "hera", obs)
         assert rec.body["identifies"] is True and is_sealed_marker(rec.body["irregularity"])
         copies.append(said({k: v for k, v in rec.body.items() if k not in ("card", "column")}))
-        assert hz_view(ref.view(g, "hera"))["hera"]["field"][column - 1][0] == name
+        assert hz_board(ref.view(g, "hera")).hera["field"][column - 1][0] == name
     assert copies[0] == copies[1]
-    (irregular,) = ref.view(g, "judge")["irregularities"]
+    (irregular,) = ref.view(g, "judge").to_json()["irregularities"]
     assert irregular["body"]["irregularity"]["rule"] == "D20"
     assert "Nemesis" in irregular["body"]["irregularity"]["problem"]

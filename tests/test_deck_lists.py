@@ -14,7 +14,7 @@ from web_helpers import make_app, new_game, referee_of
 
 from printables.kit import Kit
 from referee.errors import Refused
-from referee.herazeus.game import hz_view
+from referee.herazeus.game import hz_board
 
 KIT = Kit.create(kit_id="K7QX2", secret="5e" * 16, now=datetime(2025, 1, 1, tzinfo=UTC))
 
@@ -77,7 +77,7 @@ def test_a_kit_may_set_what_no_source_confirms() -> None:
         copies={"hera": {"Pegasus": 5, "Furies": 7}},
     )
     created = ref.create_game(catalogue=cat)
-    decks = hz_view(ref.view(created.game, "zeus"))["decks"]
+    decks = hz_board(ref.view(created.game, "zeus")).decks
     hera = {c["name"]: c for c in decks["hera"]}
     assert hera["Artemis"]["strength"] == 5 and hera["Pythia"]["strength"] == 0
     assert hera["Pegasus"]["copies"] == 5 and hera["Furies"]["copies"] == 7
@@ -88,7 +88,7 @@ def test_every_seat_sees_both_deck_lists_from_the_start(seat: str) -> None:
     ref = make_referee()
     cat = kit_catalogue(strengths={"Artemis": 5}, copies={"zeus": {"Hades": 3, "Dionysus": 1}})
     created = ref.create_game(catalogue=cat)
-    decks = hz_view(ref.view(created.game, seat))["decks"]
+    decks = hz_board(ref.view(created.game, seat)).decks
     assert set(decks) == {"hera", "zeus"}
     assert sum(c["copies"] for c in decks["hera"]) == 43
     assert sum(c["copies"] for c in decks["zeus"]) == 43

@@ -701,7 +701,7 @@ class Failing:
 
 def unchanged_and_readable(ref: Referee, before: dict[str, list[str]]) -> None:
     assert snapshot(ref.store) == before
-    assert ref.view("g", "hera")["seq"] == len(BASE) - 1
+    assert ref.view("g", "hera").to_json()["seq"] == len(BASE) - 1
     every_game_exports_and_verifies(ref)
 
 
@@ -751,7 +751,7 @@ def test_a_full_disk_is_unavailable_and_reads_keep_working(tmp_path: Path) -> No
             before = snapshot(store)
             ref.call_judge("g", "hera", f"note {i} " + "x" * 400)
     assert snapshot(store) == before
-    assert ref.view("g", "judge")["seq"] == len(before["g"]) - 1
+    assert ref.view("g", "judge").to_json()["seq"] == len(before["g"]) - 1
     every_game_exports_and_verifies(ref)
 
 
@@ -786,7 +786,7 @@ def test_records_are_bounded_whatever_the_input(tmp_path: Path) -> None:
     ref = fresh()
     for raw in ({"do": "draw", "card": "x" * 5_000_000}, {"do": "play", "card": "Hydra" * 1000}):
         with pytest.raises(Refused):
-            ref.submit("g", ref.view("g", "judge")["turn"]["player"], raw)
+            ref.submit("g", ref.view("g", "judge").to_json()["turn"]["player"], raw)
     longest = max(len(r.to_line()) for r in ref.store.records("g"))
     assert longest < MAX_LINE // 10
     assert header("g").game == "g"

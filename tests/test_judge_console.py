@@ -135,7 +135,7 @@ def test_the_judge_records_an_action_picked_from_the_legal_ones(app: Flask) -> N
     assert "first_row" not in page and "first-row zeus" in page  # the events, as he types them
     picker = page.split('name="legal"')[1].split("</select>")[0]
     offered = re.findall(r'<option value="([^"]+)">', picker)
-    assert offered == ref.view(g, "judge")["legal"]
+    assert offered == ref.view(g, "judge").to_json()["legal"]
     n = ref.folded(g).last_seq
     r = judge.post(f"/g/{g}/judge/act", data={"legal": "draw", "action": ""}, game=g)
     assert r.status_code == 303 and ref.folded(g).last_seq == n + 1
@@ -175,7 +175,7 @@ def test_a_form_sent_from_the_console_comes_back_to_the_console(app: Flask) -> N
         game=g,
     )
     assert sent.status_code == 303 and sent.headers["Location"] == f"/judge?table={g}"
-    assert not referee_of(app).view(g, "judge")["open"]
+    assert not referee_of(app).view(g, "judge").to_json()["open"]
     alone = judge.post(f"/g/{g}/judge/act", data={"legal": "", "action": "nonsense"}, game=g)
     assert alone.headers["Location"] == f"/g/{g}"  # from the table's own page: back there
 

@@ -136,7 +136,7 @@ def test_a_call_reaches_the_console_without_a_reload_and_settling_clears_it(
         hall,
         lambda: "Nothing needs you now." in text(hall, "#hall-alerts"),
         "cleared in the hall",
-        lambda: f"{text(hall, '#hall-alerts')!r}; open: {ref.view(g, 'judge')['open']}",
+        lambda: f"{text(hall, '#hall-alerts')!r}; open: {ref.view(g, 'judge').open}",
     )
     until(
         console,
@@ -146,7 +146,7 @@ def test_a_call_reaches_the_console_without_a_reload_and_settling_clears_it(
         ),
         "cleared on the console",
     )
-    assert not ref.view(g, "judge")["open"]
+    assert not ref.view(g, "judge").open
     assert console.current_url.endswith(f"/judge?table={g}")
     assert all(d.execute_script("return window.stillHere === true") for d in (hall, console))
 

@@ -361,7 +361,7 @@ def test_a_line_edited_inside_sqlite_is_not_served(tmp_path: Path) -> None:
     held_everywhere(db, a)
     ref = open_referee(db)
     try:
-        assert ref.view(b, "hera")["game"] == b  # the other game is served as before
+        assert ref.view(b, "hera").to_json()["game"] == b  # the other game is served as before
     finally:
         ref.store.close()
 

@@ -608,4 +608,4 @@ def test_the_services_stored_action_keeps_the_side_unnamed_for_its_actor() -> No
     assert "side" not in MINOTAUR.action_json(cure)
     after = MINOTAUR.apply(st, cure).state
     assert after.side("vess").columns[2][0].curses == 0
-    assert MINOTAUR.ruling(st, cure)["legal"]
+    assert MINOTAUR.ruling(st, cure).legal

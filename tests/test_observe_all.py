@@ -8,7 +8,7 @@ import pytest
 from service_helpers import make_referee
 
 from referee.errors import Forbidden, Refused
-from referee.herazeus.game import hz_view
+from referee.herazeus.game import hz_board
 from referee.service import Referee
 
 
@@ -29,7 +29,7 @@ def test_all_accepted_observations_are_written_in_one_go() -> None:
     recs = ref.observe_all(g, "hera", [hand("Medusa"), hand("Pandora"), hand("Hydra")])
     assert [r.body["card"] for r in recs] == ["Medusa", "Pandora", "Hydra"]
     assert len(ref.log(g, "judge")) == before + 3
-    assert sorted(hz_view(ref.view(g, "hera"))["hera"]["hand"]) == sorted(
+    assert sorted(hz_board(ref.view(g, "hera")).hera["hand"]) == sorted(
         ["Hydra", "Medusa", "Pandora", *["?"] * 6]
     )
 
@@ -43,7 +43,7 @@ def test_each_card_is_judged_on_the_table_the_cards_before_it_leave() -> None:
     recs = ref.log(g, "judge")[-2:]  # the irregularity is the judge's (D20)
     assert recs[0].body["identifies"] and recs[0].body["irregularity"] is None
     assert not recs[1].body["identifies"] and recs[1].body["irregularity"]["rule"] == "D20"
-    assert sorted(hz_view(ref.view(g, "hera"))["hera"]["hand"]) == sorted([*known, "Medusa"])
+    assert sorted(hz_board(ref.view(g, "hera")).hera["hand"]) == sorted([*known, "Medusa"])
 
 
 def test_one_refused_card_records_none_and_is_named() -> None:
@@ -59,7 +59,7 @@ def test_one_refused_card_records_none_and_is_named() -> None:
     assert e.value.message.startswith("Pandora: ") and e.value.rule == "D20"
     assert "none of the 2 cards was recorded" in e.value.message
     assert len(ref.log(g, "judge")) == before
-    assert hz_view(ref.view(g, "hera"))["hera"]["hand"] == ["?"] * 6
+    assert hz_board(ref.view(g, "hera")).hera["hand"] == ["?"] * 6
 
 
 def test_a_card_the_seat_may_not_state_refuses_the_whole_photo() -> None:

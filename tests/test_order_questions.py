@@ -16,7 +16,7 @@ from test_service import ZEUS_HAND, new_game, set_up
 from web_helpers import HttpReferee, make_app
 
 from engine.herazeus import NeedsInputError, Player, apply, parse_action_text
-from referee.herazeus.game import hz_view
+from referee.herazeus.game import hz_board
 from referee.service import NeedsInput, Referee
 from web.games.herazeus.present import order_choices
 
@@ -42,7 +42,7 @@ def pandora_in_column_1(ref: Referee, behind: str = "Nemesis", game: str | None 
 
 
 def pile(ref: Referee, g: str, seat: str, owner: str) -> list[str]:
-    side: dict[str, Any] = dict(hz_view(ref.view(g, seat)))[owner]  # type: ignore[assignment]
+    side: dict[str, Any] = ref.view(g, seat).to_json()[owner]
     return list(side.get("discard") or [side.get("discard_top")])
 
 
@@ -58,12 +58,12 @@ def test_the_owner_of_a_column_lost_to_pandora_is_asked_its_order() -> None:
     assert (e.needs, e.asked, e.rule) == ("order.hera", ("hera",), "D1")
     assert e.seq is not None and ref.log(g, "judge")[e.seq].kind == "ask"
     assert "from column 1" in e.message
-    theirs = ref.view(g, "zeus")
+    theirs = ref.view(g, "zeus").to_json()
     assert theirs["waiting"] == {"for": ["hera"], "needs": "order.hera"}
     assert "Nemesis" not in str(theirs.get("asked", ""))
     ref.answer(g, "hera", ["Nemesis", "Hydra"])
     assert pile(ref, g, "hera", "hera")[-2:] == ["Nemesis", "Hydra"]
-    assert hz_view(ref.view(g, "zeus"))["hera"]["discard_top"] == "Hydra"  # her choice on top
+    assert hz_board(ref.view(g, "zeus")).hera["discard_top"] == "Hydra"  # her choice on top
 
 
 def test_the_default_order_is_one_answer_away() -> None:
@@ -135,7 +135,7 @@ def test_a_whole_hand_lost_to_pandora_is_discarded_in_its_owners_order() -> None
         ref.answer(g, "zeus", "Pandora")
     e = info.value
     assert (e.needs, e.asked, e.rule) == ("order.zeus", ("zeus",), "D2")
-    hand = hz_view(ref.view(g, "zeus"))["zeus"]["hand"]
+    hand = hz_board(ref.view(g, "zeus")).zeus["hand"]
     assert sorted(hand) == ["Pandora", "Pegasus", "Pythia"]
     ref.answer(g, "zeus", ["Pandora", "Pythia", "Pegasus"])
     assert pile(ref, g, "zeus", "zeus")[-3:] == ["Pandora", "Pythia", "Pegasus"]

@@ -22,7 +22,7 @@ from web_helpers import Browser, make_app, referee_of
 from web_helpers import new_game as web_game
 
 from referee.herazeus.board import describe_event_json
-from referee.herazeus.game import hz_view
+from referee.herazeus.game import hz_board
 from referee.service import NeedsInput, Referee
 from referee.words import needs_words, parse_head
 from web.games.herazeus.forms import order_answer
@@ -184,7 +184,7 @@ def test_a_hand_with_unknown_cards_keeps_its_default_order_one_tap_away(app: Fla
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
     with pytest.raises(NeedsInput):
         ref.answer(g, "zeus", "Pandora")
-    hand = hz_view(ref.view(g, "zeus"))["zeus"]["hand"]
+    hand = hz_board(ref.view(g, "zeus")).zeus["hand"]
     page = b["zeus"].get(f"/g/{g}").get_data(as_text=True)
     stood = re.search(r'name="stood" value="([^"]*)"', page)
     assert stood is not None
@@ -216,7 +216,7 @@ def test_a_hand_with_unknown_cards_keeps_its_default_order_one_tap_away(app: Fla
     assert r.status_code == 303
     it = iter(names)
     want = [next(it) if c == "?" else c for c in stood[1].split(",")]
-    side = hz_view(ref.view(g, "zeus"))["zeus"]
+    side = hz_board(ref.view(g, "zeus")).zeus
     assert side["discard"][-len(want) :] == want
 
 
@@ -268,7 +268,7 @@ def test_the_card_pegasus_drew_and_its_column_are_one_tap_each(app: Flask) -> No
         f"/g/{g}/answer", data={"csrf": b["hera"].csrf(g), "needs": "place", "tap": "2"}
     )
     assert r.status_code == 303
-    front = hz_view(ref.view(g, "hera"))["zeus"]["field"][1][0]
+    front = hz_board(ref.view(g, "hera")).zeus["field"][1][0]
     assert str(front).lstrip("^") == "Apollo"
 
 
@@ -277,18 +277,18 @@ def test_while_a_question_waits_no_action_is_offered(app: Flask) -> None:
     action, so neither page offers one (Hera's Draw and Play stayed on her page, each tap
     refused); once answered, Hera's actions come back."""
     ref, g, b = second_turns(app)
-    assert "legal" in ref.view(g, "hera")
+    assert bool(ref.view(g, "hera").legal)
     with pytest.raises(NeedsInput):
         ref.submit(g, "hera", {"do": "pegasus", "target": "hand"})
     for seat in ("hera", "zeus", "judge"):
-        assert "legal" not in ref.view(g, seat), seat
+        assert not ref.view(g, seat).legal, seat
     page = b["hera"].get(f"/g/{g}").get_data(as_text=True)
     assert 'id="g-draw"' not in page and 'id="g-play"' not in page
     b["zeus"].client.post(
         f"/g/{g}/answer", data={"csrf": b["zeus"].csrf(g), "needs": "pick", "tap": "Apollo"}
     )
-    assert "legal" not in ref.view(g, "hera")  # Hera still places the card (HZ-P11)
+    assert not ref.view(g, "hera").legal  # Hera still places the card (HZ-P11)
     b["hera"].client.post(
         f"/g/{g}/answer", data={"csrf": b["hera"].csrf(g), "needs": "place", "tap": "2"}
     )
-    assert "legal" in ref.view(g, "hera")
+    assert bool(ref.view(g, "hera").legal)

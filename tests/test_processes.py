@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from service_helpers import Table, header, make_referee
 
@@ -63,7 +64,7 @@ WORKER = textwrap.dedent(
                 out.append(["ok", r.seq])
         except ServiceError as e:
             out.append([type(e).__name__, e.message])
-    print(json.dumps({"results": out, "seq": ref.view(game, "judge")["seq"]}))
+    print(json.dumps({"results": out, "seq": ref.view(game, "judge").seq}))
     """
 )
 
@@ -120,12 +121,12 @@ def test_a_process_sees_another_process_appends_before_it_answers(
     tmp_path: Path, table: Table
 ) -> None:
     ref = table.ref
-    before = ref.view("g", "judge")  # process A has the game in memory
+    before = ref.view("g", "judge").to_json()  # process A has the game in memory
     (report,) = run_workers(
         tmp_path, db_of(table), [{"do": "call", "game": "g", "seat": "zeus", "n": 2, "seed": 5}]
     )
     assert [r[0] for r in report["results"]] == ["ok", "ok"]
-    after = ref.view("g", "judge")  # no restart, no reload asked for
+    after = ref.view("g", "judge").to_json()  # no restart, no reload asked for
     assert after["seq"] == before["seq"] + 2 == report["seq"]
     assert after["calls_open"] == before["calls_open"] + 2
     assert [i["kind"] for i in after["open"]][-2:] == ["call", "call"]
@@ -203,7 +204,7 @@ def test_every_view_shows_the_board_of_its_own_seq_while_another_thread_plays(
     def read(seat: str) -> None:
         try:
             while not done.is_set():
-                seen.append((seat, ref.view("g", seat)))
+                seen.append((seat, ref.view("g", seat).to_json()))
         except BaseException as e:  # pragma: no cover - reported below
             errors.append(e)
 
@@ -224,7 +225,7 @@ def test_every_view_shows_the_board_of_its_own_seq_while_another_thread_plays(
     assert len(seqs) > 5, "the readers did not overlap the writer"
     boards = {s: fold(records[: s + 1]).state for s in seqs}
     for seat, v in seen:
-        expected = view_for(boards[v["seq"]], seat)
+        expected = msgspec.to_builtins(view_for(boards[v["seq"]], seat))
         got = {k: v[k] for k in expected}
         assert got == expected, f"{seat}'s view at event {v['seq']} shows another board"
         assert v["head"] == {"seq": v["seq"], "hash": records[v["seq"]].hash}

@@ -216,7 +216,7 @@ def test_a_seat_reports_an_older_head_as_an_irregularity_for_the_judge(tmp_path:
     hall = html.unescape(judge.get("/judge").get_data(as_text=True))
     assert "irregularity: Hera's device was shown the record up to event" in hall
     assert f"event {r.newest['seq']} ({r.newest['hash'][:8]})" in hall
-    open_ = ref.view(r.game, "judge")["open"]
+    open_ = ref.view(r.game, "judge").to_json()["open"]
     assert [i["seq"] for i in open_ if i["kind"] == "irregularity"] == [event]
     # the same report again is the same irregularity; the opponent does not read its words
     assert witness(hera, r.game, token, **seen, **now).json["event"] == event
@@ -245,8 +245,8 @@ def test_a_report_that_shows_nothing_or_comes_from_the_public_is_refused(tmp_pat
     ptoken = public.get(f"/api/v1/games/{r.game}").json["csrf"]  # type: ignore[index]
     refused = witness(public, r.game, ptoken, **same, served_seq=1, served_hash=head["hash"])
     assert refused.status_code == 403 and "only a seat" in refused.json["message"]
-    assert ref.view(r.game, "judge")["open"] == [
-        i for i in ref.view(r.game, "judge")["open"] if i["kind"] == "call"
+    assert ref.view(r.game, "judge").to_json()["open"] == [
+        i for i in ref.view(r.game, "judge").to_json()["open"] if i["kind"] == "call"
     ]  # nothing was recorded but the call the game had
     ref.store.close()
 

@@ -101,7 +101,7 @@ def heras_page(d: Chrome, base: str, r: Rollback) -> tuple[int, str]:
 
 
 def reports(ref: Referee, game: str) -> list[OpenItem]:
-    return [i for i in ref.view(game, "judge")["open"] if i["kind"] == "irregularity"]
+    return [i for i in ref.view(game, "judge").open or [] if i["kind"] == "irregularity"]
 
 
 def test_a_seat_page_served_an_older_record_raises_the_alarm_and_stops(

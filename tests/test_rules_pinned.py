@@ -74,9 +74,9 @@ def test_importing_a_log_under_other_rules_is_refused_naming_both() -> None:
 
 def test_a_log_that_names_no_rules_replays_as_before() -> None:
     ref, _ = made_under(None)
-    assert ref.view("old", "judge")["phase"] == "setup"
+    assert ref.view("old", "judge").to_json()["phase"] == "setup"
     ref.submit("old", "judge", {"do": "starter", "player": "hera"})
-    assert ref.view("old", "hera")["turn"]["player"] == "hera"
+    assert ref.view("old", "hera").to_json()["turn"]["player"] == "hera"
 
 
 def test_a_log_that_names_no_rules_is_held_once_the_rules_moved_on(

@@ -17,7 +17,7 @@ from service_helpers import SIGNER, header, make_referee
 
 from engine.herazeus import Player, write_position
 from referee.fold import fold
-from referee.herazeus.game import hz_view, may_cut
+from referee.herazeus.game import hz_board, may_cut
 from referee.keys import Signer
 from referee.log import GENESIS, Record, export_text, is_sealed_marker, read_lines, verify
 from referee.service import Forbidden, NeedsInput, NotFound, Referee, Refused, Stale
@@ -116,20 +116,20 @@ def ref() -> Referee:
 
 def test_each_player_records_nine_cards_and_the_first_row_from_his_seat(ref: Referee) -> None:
     g = ref.create_game(starting="hera", game="g1").game
-    assert ref.view(g, "judge")["phase"] == "setup"
+    assert ref.view(g, "judge").to_json()["phase"] == "setup"
     with pytest.raises(Refused) as info:
         ref.submit(g, "hera", {"do": "deal", "player": "hera", "cards": HERA_HAND[:8]})
     assert info.value.rule == "D19" and "9" in info.value.message
     ref.submit(g, "hera", {"do": "deal", "player": "hera", "cards": HERA_HAND})
-    assert hz_view(ref.view(g, "hera"))["hera"]["hand"] == HERA_HAND
-    assert hz_view(ref.view(g, "zeus"))["hera"]["hand"] == ["?"] * 9
-    assert hz_view(ref.view(g, "hera"))["hera"]["deck"] == 43 - 9
+    assert hz_board(ref.view(g, "hera")).hera["hand"] == HERA_HAND
+    assert hz_board(ref.view(g, "zeus")).hera["hand"] == ["?"] * 9
+    assert hz_board(ref.view(g, "hera")).hera["deck"] == 43 - 9
     ref.submit(g, "hera", {"do": "first_row", "player": "hera", "cards": HERA_ROW})
-    assert hz_view(ref.view(g, "hera"))["hera"]["field"] == [["Hydra"], ["Harpy"], ["Furies"]]
-    assert hz_view(ref.view(g, "zeus"))["hera"]["field"] == [["?"], ["?"], ["?"]]
+    assert hz_board(ref.view(g, "hera")).hera["field"] == [["Hydra"], ["Harpy"], ["Furies"]]
+    assert hz_board(ref.view(g, "zeus")).hera["field"] == [["?"], ["?"], ["?"]]
     ref.submit(g, "zeus", {"do": "deal", "player": "zeus", "cards": ZEUS_HAND})
     ref.submit(g, "zeus", {"do": "first_row", "player": "zeus", "cards": ZEUS_ROW})
-    v = hz_view(ref.view(g, "hera"))
+    v = ref.view(g, "hera").to_json()
     assert v["phase"] == "play"
     assert v["turn"] == {"player": "hera", "first": True, "ap": 3, "used": 0}
 
@@ -147,8 +147,8 @@ def test_a_hand_without_three_strength_cards_is_shown_and_dealt_again(ref: Refer
         ref.submit(g, "zeus", {"do": "redeal", "player": "hera", "cards": new})
     r = ref.submit(g, "hera", {"do": "redeal", "player": "hera", "cards": new})
     assert [e["kind"] for e in r.events] == ["redealt"] + ["drawn"] * 9
-    assert sorted(hz_view(ref.view(g, "hera"))["hera"]["hand"]) == sorted(new)
-    assert hz_view(ref.view(g, "zeus"))["hera"]["hand"] == ["?"] * 9
+    assert sorted(hz_board(ref.view(g, "hera")).hera["hand"]) == sorted(new)
+    assert hz_board(ref.view(g, "zeus")).hera["hand"] == ["?"] * 9
     zeus_copy = ref.log(g, "zeus")[-1]
     assert is_sealed_marker(zeus_copy.body["action"]["cards"])
     assert zeus_copy.events[0]["kind"] == "redealt" and "Sirens" in zeus_copy.events[0]["cards"]
@@ -167,7 +167,7 @@ def test_a_player_who_drew_his_hostage_shows_it_and_redraws(ref: Referee) -> Non
     r = ref.submit(g, "hera", {"do": "redraw", "player": "hera", "card": "Hydra"})
     kinds = [e["kind"] for e in r.events]
     assert kinds[0] == "hostage_shown" and "reshuffled" in kinds
-    v = hz_view(ref.view(g, "hera"))
+    v = ref.view(g, "hera").to_json()
     assert "Io" not in v["hera"]["hand"] and "Hydra" in v["hera"]["hand"]
     assert v["hera"]["hand_size"] == 9 and v["hera"]["deck"] == 43 - 9
     # the hostage is shown to the table: the opponent reads it, but not the replacement
@@ -180,14 +180,14 @@ def test_a_player_who_drew_his_hostage_shows_it_and_redraws(ref: Referee) -> Non
 
 def test_the_starting_player_is_a_recorded_setup_choice(ref: Referee) -> None:
     g = new_game(ref, starting="zeus")
-    assert ref.view(g, "hera")["turn"]["player"] == "zeus"
+    assert ref.view(g, "hera").to_json()["turn"]["player"] == "zeus"
     starter = ref.log(g, "judge")[1]
     assert starter.body["action"] == {"do": "starter", "player": "zeus"}
 
 
 def test_without_a_choice_hera_starts(ref: Referee) -> None:
     g = new_game(ref, starting=None)
-    assert ref.view(g, "zeus")["turn"]["player"] == "hera"  # D19: the default
+    assert ref.view(g, "zeus").to_json()["turn"]["player"] == "hera"  # D19: the default
     with pytest.raises(Refused) as info:  # the choice is made once
         ref.submit(g, "zeus", {"do": "starter", "player": "zeus"})
     assert info.value.rule == "D19"
@@ -195,7 +195,7 @@ def test_without_a_choice_hera_starts(ref: Referee) -> None:
 
 def test_kosmos_always_starts_with_hera(ref: Referee) -> None:
     g = new_game(ref, starting=None, profile="kosmos")
-    assert ref.view(g, "zeus")["turn"]["player"] == "hera"
+    assert ref.view(g, "zeus").to_json()["turn"]["player"] == "hera"
     with pytest.raises(Refused) as info:
         ref.create_game(profile="kosmos", starting="zeus", game="g2")
     assert info.value.rule == "D19"
@@ -288,7 +288,7 @@ def test_the_judge_may_act_for_the_player_to_move(ref: Referee) -> None:
     g = new_game(ref)
     r = ref.submit(g, "judge", {"do": "draw", "card": "Pythia"})
     assert ref.log(g, "judge")[r.seq].body["actor"] == "hera"
-    assert "Pythia" in hz_view(ref.view(g, "hera"))["hera"]["hand"]
+    assert "Pythia" in hz_board(ref.view(g, "hera")).hera["hand"]
 
 
 # ---- exactly once ------------------------------------------------------------------------------
@@ -296,7 +296,7 @@ def test_the_judge_may_act_for_the_player_to_move(ref: Referee) -> None:
 
 def test_a_stale_submission_is_refused_and_nothing_is_appended(ref: Referee) -> None:
     g = new_game(ref)
-    seen = ref.view(g, "hera")["seq"]
+    seen = ref.view(g, "hera").to_json()["seq"]
     ref.submit(g, "hera", {"do": "draw", "card": "Pythia"}, expected_seq=seen)
     n = length(ref, g)
     before = state(ref, g)
@@ -318,7 +318,7 @@ def test_a_repeated_key_is_refused_and_not_applied_twice(ref: Referee) -> None:
     with pytest.raises(Stale):  # a key names one submission, whatever it carries
         ref.submit(g, "hera", {"do": "draw", "card": "Medusa"}, key="tap-1")
     assert length(ref, g) == n and state(ref, g) == before
-    assert hz_view(ref.view(g, "hera"))["hera"]["hand"].count("Pythia") == 1
+    assert hz_board(ref.view(g, "hera")).hera["hand"].count("Pythia") == 1
 
 
 @pytest.mark.parametrize(
@@ -426,26 +426,29 @@ def test_a_challenge_against_an_unknown_card_asks_the_defenders_seat(ref: Refere
     # challenge itself is not recorded while the card is not known
     records = ref.log(g, "judge")
     assert len(records) == n + 1 and records[-1].kind == "ask" and e.seq == n
-    asked = ref.view(g, "zeus")["asked"]
+    asked = ref.view(g, "zeus").to_json()["asked"]
     assert (asked["needs"], asked["by"], asked["seq"]) == ("reveal.defender", "hera", e.seq)
-    assert "asked" not in ref.view(g, "public")
-    assert ref.view(g, "public")["waiting"] == {"for": ["zeus"], "needs": "reveal.defender"}
-    assert fresh_referee(ref).view(g, "zeus")["asked"] == asked  # a restarted server asks too
+    assert not ref.view(g, "public").asked
+    assert ref.view(g, "public").waiting == {
+        "for": ["zeus"],
+        "needs": "reveal.defender",
+    }
+    assert fresh_referee(ref).view(g, "zeus").asked == asked  # a restarted server asks too
     with pytest.raises(Refused):  # nothing else is recorded while the question is open
         ref.submit(g, "hera", {"do": "draw"})
     with pytest.raises(NotFound):
         ref.answer(g, "public", "Centaur")
     receipt = ref.answer(g, "zeus", "Centaur")
-    assert receipt.view["seat"] == "zeus"  # the receipt is cut for the seat that supplied
+    assert receipt.view.seat == "zeus"  # the receipt is cut for the seat that supplied
     rec = ref.log(g, "judge")[receipt.seq]
     # the action is Hera's; the record is written by the seat that gave its last part
     assert (rec.seat, rec.body["actor"]) == ("zeus", "hera")
     assert rec.body["action"]["reveal"] == {"defender": "Centaur"}
     # Hydra (5) beats Centaur (3): the defender is discarded, the attacker stays face up
-    v = hz_view(ref.view(g, "hera"))
+    v = ref.view(g, "hera").to_json()
     assert (v["zeus"]["discard_top"], v["zeus"]["discard_height"]) == ("Centaur", 1)  # D21
     assert v["hera"]["field"][0] == ["^Hydra"]
-    assert "asked" not in ref.view(g, "zeus")
+    assert not ref.view(g, "zeus").asked
 
 
 def fresh_referee(ref: Referee) -> Referee:
@@ -459,9 +462,9 @@ def test_the_attacker_names_his_own_unknown_card_himself(ref: Referee) -> None:
     with pytest.raises(NeedsInput) as info:
         ref.submit(g, "hera", {"do": "challenge", "column": 2})
     assert (info.value.needs, info.value.asked) == ("reveal.attacker", ("hera",))
-    assert "asked" not in ref.view(g, "hera")  # he answers by submitting again
+    assert not ref.view(g, "hera").asked  # he answers by submitting again
     ref.submit(g, "hera", {"do": "challenge", "column": 2, "reveal": {"attacker": "Artemis"}})
-    v = hz_view(ref.view(g, "zeus"))
+    v = ref.view(g, "zeus").to_json()
     assert v["zeus"]["discard"] == ["Giant"] and v["hera"]["field"][1] == ["^Artemis"]  # own pile
 
 
@@ -478,12 +481,12 @@ def test_an_input_given_on_request_is_kept_when_the_next_question_is_for_the_sub
     with pytest.raises(NeedsInput) as info:  # Apollo (6) goes to a column Hera chooses
         ref.answer(g, "zeus", "Apollo")
     assert (info.value.needs, info.value.asked) == ("place", ("hera",))
-    asked = ref.view(g, "hera")["asked"]
+    asked = ref.view(g, "hera").to_json()["asked"]
     assert (asked["needs"], asked["by"], asked["pick"]) == ("place", "hera", "Apollo")
     receipt = ref.answer(g, "hera", 2)
     action = ref.log(g, "judge")[receipt.seq].body["action"]
     assert action == {"do": "pegasus", "target": "hand", "pick": "Apollo", "place": 2}
-    assert hz_view(ref.view(g, "hera"))["zeus"]["field"][1] == ["^Apollo", "?"]
+    assert hz_board(ref.view(g, "hera")).zeus["field"][1] == ["^Apollo", "?"]
 
 
 def test_a_pegasus_player_naming_the_pick_is_refused_whatever_he_names(ref: Referee) -> None:
@@ -519,12 +522,12 @@ def test_a_pick_the_recorded_hand_does_not_hold_goes_to_the_judge(ref: Referee) 
     assert state(ref, g) == before
     records = ref.log(g, "judge")
     assert len(records) == n + 1 and records[-1].kind == "irregularity"
-    assert ref.view(g, "judge")["irregularities"][-1]["body"]["action"]["pick"] == "Argus"
+    assert ref.view(g, "judge").to_json()["irregularities"][-1]["body"]["action"]["pick"] == "Argus"
     for seat in ("hera", "zeus", "public"):
-        assert "irregularities" not in ref.view(g, seat)
+        assert "irregularities" not in ref.view(g, seat).to_json()
         cut = ref.log(g, seat)[-1]
         assert cut.kind == "irregularity" and all(sealed(v) for v in cut.body.values())
-    assert ref.view(g, "zeus")["asked"]["seq"] == info.value.seq  # still waiting for Zeus
+    assert ref.view(g, "zeus").to_json()["asked"]["seq"] == info.value.seq  # still waiting for Zeus
 
 
 def test_an_observation_identifies_an_unknown_card(ref: Referee) -> None:
@@ -542,21 +545,21 @@ def test_an_observation_identifies_an_unknown_card(ref: Referee) -> None:
         },
     )
     assert rec.kind == "observation" and rec.body["identifies"] is True
-    assert hz_view(ref.view(g, "judge"))["zeus"]["field"][0] == ["Poseidon"]
-    assert hz_view(ref.view(g, "hera"))["zeus"]["field"][0] == ["?"]  # still face down
+    assert hz_board(ref.view(g, "judge")).zeus["field"][0] == ["Poseidon"]
+    assert hz_board(ref.view(g, "hera")).zeus["field"][0] == ["?"]  # still face down
     cut = ref.log(g, "hera")[rec.seq].body
     assert sealed(cut["card"]) and sealed(cut["identifies"])
     # now the challenge needs no input: Poseidon (7) beats Hydra (5)
     ref.submit(g, "hera", {"do": "challenge", "column": 1})
-    assert hz_view(ref.view(g, "hera"))["hera"]["discard"] == ["Hydra"]
+    assert hz_board(ref.view(g, "hera")).hera["discard"] == ["Hydra"]
 
 
 def test_an_unscanned_draw_is_identified_by_a_later_scan(ref: Referee) -> None:
     g = new_game(ref)
     ref.submit(g, "hera", {"do": "draw"})
-    assert hz_view(ref.view(g, "hera"))["hera"]["hand"].count("?") == 1
+    assert hz_board(ref.view(g, "hera")).hera["hand"].count("?") == 1
     ref.observe(g, "hera", {"player": "hera", "zone": "hand", "card": "Persephone"})
-    hand = hz_view(ref.view(g, "hera"))["hera"]["hand"]
+    hand = hz_board(ref.view(g, "hera")).hera["hand"]
     assert "?" not in hand and "Persephone" in hand
     assert fold(ref.log(g, "judge")).state == state(ref, g)
 
@@ -582,14 +585,14 @@ def test_an_observation_that_contradicts_the_record_goes_to_the_judge(ref: Refer
     irr = records[-1].body["irregularity"]
     assert (irr["recorded"], irr["seen"], irr["rule"]) == ("Hydra", "Harpy", "D20")
     assert state(ref, g) == before  # history is not rewritten
-    assert hz_view(ref.view(g, "judge"))["hera"]["field"][0] == ["Hydra"]
-    assert len(ref.view(g, "judge")["irregularities"]) == 1
-    assert [i["seq"] for i in ref.view(g, "judge")["open"]] == [n]
+    assert hz_board(ref.view(g, "judge")).hera["field"][0] == ["Hydra"]
+    assert len(ref.view(g, "judge").to_json()["irregularities"]) == 1
+    assert [i["seq"] for i in ref.view(g, "judge").to_json()["open"]] == [n]
     for seat in ("hera", "zeus", "public"):
         cut = ref.log(g, seat)[-1].body
         assert sealed(cut["irregularity"])  # for the judge (D20)
         assert sealed(cut["card"]) == (seat != "hera")
-        assert "irregularities" not in ref.view(g, seat)
+        assert "irregularities" not in ref.view(g, seat).to_json()
 
 
 def test_a_player_may_report_a_face_up_card_but_not_a_face_down_one_of_his_opponent(
@@ -634,9 +637,9 @@ def test_undo_continues_from_event_n_and_deletes_nothing(ref: Referee) -> None:
     after = ref.log(g, "judge")
     assert after[: len(records)] == records and len(after) == len(records) + 1
     assert state(ref, g) == fold(records[: to + 1]).state
-    assert ref.view(g, "hera")["turn"]["used"] == 1
+    assert ref.view(g, "hera").to_json()["turn"]["used"] == 1
     ref.submit(g, "hera", {"do": "draw", "card": "Hades"})  # play goes on from there
-    assert hz_view(ref.view(g, "hera"))["hera"]["hand"][-2:] == ["Pythia", "Hades"]
+    assert hz_board(ref.view(g, "hera")).hera["hand"][-2:] == ["Pythia", "Hades"]
 
 
 def test_amend_replaces_a_drawn_card_and_replays_what_follows(ref: Referee) -> None:
@@ -655,7 +658,7 @@ def test_amend_replaces_a_drawn_card_and_replays_what_follows(ref: Referee) -> N
     n = length(ref, g)
     ref.amend(g, "judge", drew, {"do": "draw", "card": "Dionysus"}, "the scan read the wrong card")
     assert length(ref, g) == n + 1
-    v = hz_view(ref.view(g, "judge"))
+    v = ref.view(g, "judge").to_json()
     assert "Dionysus" in v["hera"]["hand"] and "Pythia" not in v["hera"]["hand"]
     assert v["hera"]["field"][0] == ["Hydra", "Medusa"] and v["broken"] is None
     # the same game entered right the first time reaches the same position
@@ -679,10 +682,10 @@ def test_an_amend_that_makes_a_later_action_illegal_is_shown_to_the_judge(ref: R
     drew = ref.submit(g, "hera", {"do": "draw", "card": "Medusa"}).seq
     played = ref.submit(g, "hera", {"do": "play", "card": "Medusa", "column": 2}).seq
     ref.amend(g, "judge", drew, {"do": "draw", "card": "Sirens"}, "it was a Sirens")
-    v = hz_view(ref.view(g, "judge"))
+    v = ref.view(g, "judge").to_json()
     assert v["broken"] is not None and f"event {played}" in v["broken"]
     assert v["hera"]["field"][1] == ["Harpy"] and "Sirens" in v["hera"]["hand"]
-    assert "broken" not in ref.view(g, "hera")
+    assert "broken" not in ref.view(g, "hera").to_json()
 
 
 # ---- replay, export and import ------------------------------------------------------------------
@@ -835,7 +838,7 @@ def test_the_state_is_a_fold_over_the_log(ref: Referee) -> None:
     assert fold(records).state == state(ref, g)
     fresh = fresh_referee(ref)  # a restarted server reads the same game from the store
     assert fresh.view(g, "judge") == ref.view(g, "judge")
-    assert Player.parse(fresh.view(g, "hera")["turn"]["player"]) is state(ref, g).player
+    assert Player.parse(fresh.view(g, "hera").to_json()["turn"]["player"]) is state(ref, g).player
 
 
 # ---- a record broken by a correction ------------------------------------------------------------
@@ -848,7 +851,7 @@ def broken_game(ref: Referee) -> tuple[str, int, int]:
     drew = ref.submit(g, "hera", {"do": "draw", "card": "Medusa"}).seq
     played = ref.submit(g, "hera", {"do": "play", "card": "Medusa", "column": 2}).seq
     ref.amend(g, "judge", drew, {"do": "draw", "card": "Sirens"}, "it was a Sirens")
-    assert ref.view(g, "judge")["broken"] is not None
+    assert ref.view(g, "judge").to_json()["broken"] is not None
     return g, drew, played
 
 
@@ -861,16 +864,16 @@ def test_no_play_is_recorded_while_the_record_is_broken(ref: Referee) -> None:
     with pytest.raises(Refused):
         ref.observe(g, "hera", {"player": "hera", "zone": "hand", "card": "Sirens"})
     assert length(ref, g) == n and state(ref, g) == before
-    assert ref.view(g, "judge")["broken"] is not None
+    assert ref.view(g, "judge").to_json()["broken"] is not None
 
 
 def test_the_judge_repairs_a_broken_record_by_amending_the_event_that_broke(ref: Referee) -> None:
     g, _, played = broken_game(ref)
     with pytest.raises(Refused):  # Sirens is never played (D10)
         ref.amend(g, "judge", played, {"do": "play", "card": "Sirens", "column": 2}, "the fix")
-    assert ref.view(g, "judge")["broken"] is not None
+    assert ref.view(g, "judge").to_json()["broken"] is not None
     ref.amend(g, "judge", played, {"do": "play", "card": "Nemesis", "column": 2}, "it was Nemesis")
-    v = hz_view(ref.view(g, "judge"))
+    v = ref.view(g, "judge").to_json()
     assert v["broken"] is None
     assert v["hera"]["field"][1] == ["Harpy", "Nemesis"] and "Sirens" in v["hera"]["hand"]
     ref.submit(g, "hera", {"do": "draw", "card": "Hades"})  # play goes on
@@ -880,7 +883,7 @@ def test_the_judge_repairs_a_broken_record_by_amending_the_event_that_broke(ref:
 def test_an_undo_before_the_broken_event_repairs_the_record(ref: Referee) -> None:
     g, drew, _ = broken_game(ref)
     ref.undo(g, "judge", drew, "back to the corrected draw")
-    v = hz_view(ref.view(g, "judge"))
+    v = ref.view(g, "judge").to_json()
     assert v["broken"] is None and v["turn"]["used"] == 1
     ref.submit(g, "hera", {"do": "draw", "card": "Hades"})
     assert fold(ref.log(g, "judge")).state == state(ref, g)
@@ -903,10 +906,10 @@ def test_events_after_the_break_wait_for_the_repair(ref: Referee) -> None:
     played = ref.submit(g, "hera", {"do": "play", "card": "Medusa", "column": 2}).seq
     ref.submit(g, "hera", {"do": "draw", "card": "Dionysus"})
     ref.amend(g, "judge", drew, {"do": "draw", "card": "Sirens"}, "it was a Sirens")
-    v = hz_view(ref.view(g, "judge"))
+    v = ref.view(g, "judge").to_json()
     assert v["broken"] is not None and "Dionysus" not in v["hera"]["hand"]
     ref.amend(g, "judge", played, {"do": "play", "card": "Nemesis", "column": 2}, "and Nemesis")
-    v = hz_view(ref.view(g, "judge"))
+    v = ref.view(g, "judge").to_json()
     assert v["broken"] is None and "Dionysus" in v["hera"]["hand"] and v["turn"]["used"] == 3
     assert fold(ref.log(g, "judge")).state == state(ref, g)
 

@@ -12,7 +12,6 @@ from service_helpers import make_referee
 from test_service import new_game
 from web_helpers import HttpReferee, make_app
 
-from referee.herazeus.game import hz_view
 from referee.log import is_sealed_marker
 from referee.service import Forbidden, NeedsInput, Referee, Refused
 
@@ -30,14 +29,14 @@ def hera_drew(ref: Referee) -> str:
 
 def test_an_accepted_take_back_undoes_the_draw_and_hides_the_card(ref: Referee) -> None:
     g = hera_drew(ref)
-    before = hz_view(ref.view(g, "zeus"))
+    before = ref.view(g, "zeus").to_json()
     proposal = ref.take_back(g, "hera")
     assert proposal.kind == "propose"
     written = ref.approve(g, "zeus", proposal.seq)
     assert [r.kind for r in written] == ["approve", "undo"]
     st = ref.folded(g).state
     assert st.used == 0 and all(c.name != "Medusa" for c in st.sides[0].hand)
-    after = hz_view(ref.view(g, "zeus"))
+    after = ref.view(g, "zeus").to_json()
     assert after["hera"]["hand_size"] == before["hera"]["hand_size"] - 1
     assert set(after["hera"]["hand"]) == {"?"}  # D22: her hand stays hers
     drew = ref.log(g, "zeus")[-4]  # the draw, as Zeus reads it: its card sealed

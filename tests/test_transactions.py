@@ -175,7 +175,7 @@ def test_create_game_writes_its_records_and_codes_together_or_not_at_all(
         assert [r.kind for r in recs] == ["create", "action"]  # the create and the starter
         # the codes, where the creation ends and when it was made (how long it counts as idle)
         assert set(secrets) == {"hera", "zeus", CREATED, CREATED_AT}
-        assert restarted(db).view("fresh", "judge")["seq"] == 1
+        assert restarted(db).view("fresh", "judge").to_json()["seq"] == 1
 
     all_or_nothing(tmp_path, db0, "create", {"game": "fresh"}, check)
 
@@ -196,7 +196,7 @@ def test_an_observation_and_its_irregularity_are_one_record(
         recs = records(db, "g")
         assert len(recs) == before + (1 if done else 0)
         ref = restarted(db)
-        judge = ref.view("g", "judge")
+        judge = ref.view("g", "judge").to_json()
         if done:
             last = recs[-1]
             assert last.kind == "observation" and last.body["irregularity"]
@@ -221,7 +221,7 @@ def test_an_import_stores_the_whole_log_or_nothing(
         recs = records(db, "g")
         assert len(recs) == (n if done else 0)
         if done:
-            assert restarted(db).view("g", "judge")["seq"] == n - 1
+            assert restarted(db).view("g", "judge").to_json()["seq"] == n - 1
         else:  # nothing blocks the import made again
             assert restarted(db).games() == []
 
@@ -260,7 +260,7 @@ def test_a_submission_is_appended_whole_or_not_at_all(
     def check(db: Path, done: bool) -> None:
         recs = records(db, "g")
         assert len(recs) == before + (1 if done else 0)
-        assert restarted(db).view("g", "judge")["seq"] == len(recs) - 1
+        assert restarted(db).view("g", "judge").to_json()["seq"] == len(recs) - 1
 
     all_or_nothing(
         tmp_path,
@@ -367,7 +367,7 @@ def test_a_question_survives_a_restart_and_another_process_sees_it(tmp_path: Pat
             from service_helpers import make_referee
             from referee.store import SQLiteStore
             ref = make_referee(SQLiteStore({str(db)!r}), seed=1)
-            print(json.dumps(ref.view({game!r}, {seat!r}).get("asked")))
+            print(json.dumps(ref.view({game!r}, {seat!r}).to_json().get("asked")))
             """
         )
     )
@@ -377,7 +377,7 @@ def test_a_question_survives_a_restart_and_another_process_sees_it(tmp_path: Pat
     assert q is not None and q["seq"] == e.seq and q["needs"] == e.needs
 
     ref = restarted(db)  # a restarted server: the question is still open
-    assert ref.view(game, seat)["asked"]["seq"] == e.seq
+    assert ref.view(game, seat).to_json()["asked"]["seq"] == e.seq
     other = "hera" if seat == "zeus" else "zeus"
     with pytest.raises(Refused, match="waiting for") as info:
         ref.submit(game, other, {"do": "end_turn"})
@@ -416,7 +416,7 @@ def test_games_not_touched_leave_memory_and_come_back_from_the_log() -> None:
     assert store.loads == loads
     seen = small.view(games[0], "judge")  # the oldest left memory: read again from the log
     assert store.loads[games[0]] == loads[games[0]] + 1
-    assert seen["seq"] == 1 and seen["game"] == games[0]
+    assert seen.seq == 1 and seen.game == games[0]
 
 
 def test_a_refused_observation_writes_nothing_and_holds_no_lock(tmp_path: Path) -> None:

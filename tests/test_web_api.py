@@ -39,7 +39,7 @@ ILLEGAL_CANDIDATES = ["god 1", "god 2", "god 3", "remove-figure", "sirens", "per
 
 def an_illegal_action(http: HttpReferee, t: Table[HttpReferee]) -> str:
     """An action the engine refuses now (with a rule): one the view does not list as legal."""
-    legal = http.ref.view(t.game, "judge")["legal"]
+    legal = http.ref.view(t.game, "judge").to_json()["legal"]
     return next(a for a in ILLEGAL_CANDIDATES if a not in legal)
 
 
@@ -62,7 +62,7 @@ def test_create_game_returns_the_players_links_and_the_public_page(app: Flask) -
         assert body["links"][seat].endswith(f"/join/{game}/{code}")
     assert body["public"].endswith(f"/g/{game}")
     assert r.headers["Location"] == f"/api/v1/games/{game}"
-    view = referee_of(app).view(game, "judge")
+    view = referee_of(app).view(game, "judge").to_json()
     assert view["players"] == {"hera": "Ann", "zeus": "Bo"} and view["profile"] == "kosmos"
 
 
@@ -99,7 +99,7 @@ def test_a_created_game_can_start_at_the_table(app: Flask) -> None:
     r = Browser(app).post("/api/v1/games", {"starting": "table"})
     assert r.status_code == 201, r.data
     view = referee_of(app).view(r.json["game"], "judge")  # type: ignore[index]
-    assert view["phase"] == "setup"
+    assert view.phase == "setup"
 
 
 def test_join_exchanges_the_code_for_a_cookie_and_drops_it_from_the_url(app: Flask) -> None:
@@ -158,7 +158,7 @@ def test_each_seat_reads_its_own_view_with_the_seq_as_etag(app: Flask) -> None:
         body = dict(r.json)  # type: ignore[arg-type]
         assert r.headers["ETag"] == f'"{body["seq"]}"'
         assert body.pop("csrf") == r.headers["X-CSRF-Token"]
-        assert body == ref.view(created.game, seat)  # nothing dropped, nothing added
+        assert body == ref.view(created.game, seat).to_json()  # nothing dropped, nothing added
         again = browsers[seat].get(
             f"/api/v1/games/{created.game}", headers={"If-None-Match": r.headers["ETag"]}
         )

@@ -26,7 +26,7 @@ from web_helpers import Browser, make_app, new_game, referee_of
 from werkzeug.test import TestResponse
 
 from printables.kit import Kit
-from referee.herazeus.game import hz_view
+from referee.herazeus.game import hz_board
 from vision.kit import VisionKit, as_vision_kit
 from vision.synth import foreign_payload, render_mat
 
@@ -141,7 +141,7 @@ def in_play(app: Flask) -> tuple[str, dict[str, Browser]]:
     ref.submit(g, "zeus", {"do": "deal", "player": "zeus", "cards": ZEUS_DEAL})
     ref.submit(g, "hera", {"do": "first_row", "player": "hera", "cards": HERA_DEAL[:3]})
     ref.submit(g, "zeus", {"do": "first_row", "player": "zeus", "cards": ZEUS_DEAL[:3]})
-    assert ref.view(g, "hera")["turn"]["player"] == "hera"
+    assert ref.view(g, "hera").to_json()["turn"]["player"] == "hera"
     return g, b
 
 
@@ -207,7 +207,7 @@ def test_a_kit_file_creates_the_game_with_its_deck_list_and_keeps_the_kit_on_the
     game = r.headers["Location"].split("/")[2]
     ref = referee_of(app)
     assert ref.kit(game) == KIT.to_json()
-    assert ref.view(game, "judge")["kit"] == "kit"
+    assert ref.view(game, "judge").to_json()["kit"] == "kit"
     create = ref.log(game, "judge")[0].body
     assert create["catalogue"] == KIT.catalogue_for_game()
     assert create["kit"] == {"id": "K7QX2"}  # the log names only the kit's id
@@ -333,7 +333,7 @@ def test_a_photo_on_the_seat_page_is_listed_then_confirmed_as_the_nine_dealt_car
     assert log_len(app, g) == n  # nothing is recorded before the player confirms
     picks = re.findall(r'name="pick" value="([a-z]+:\d+)"', section)
     html = confirm(b["hera"], g, "deal", picks)
-    hand = hz_view(ref.view(g, "hera"))["hera"]["hand"]
+    hand = hz_board(ref.view(g, "hera")).hera["hand"]
     assert sorted(hand) == sorted(["Amazon", "Amazon", "Hydra", "Io", *["?"] * 5])
     assert 'id="photo-read"' not in html or "<strong>" not in html[html.index('id="photo-read"') :]
 
@@ -346,7 +346,7 @@ def test_a_photo_of_the_drawn_card_enters_the_draw(app: Flask) -> None:
     assert 'value="draw"' in html
     pick = re.findall(r'name="pick" value="([a-z]+:\d+)"', html)
     confirm(b["hera"], g, "draw", pick)
-    v = hz_view(ref.view(g, "hera"))
+    v = ref.view(g, "hera").to_json()
     assert v["hera"]["hand"].count("Hades") == 1 and v["turn"]["used"] == 1
     assert ref.log(g, "judge")[-1].body["action"] == {"do": "draw", "card": "Hades"}
 
@@ -365,7 +365,7 @@ def test_a_photo_names_an_unknown_card_of_the_hand_by_an_observation_sealed_from
     rec = ref.log(g, "judge")[-1]
     assert rec.kind == "observation"
     assert rec.body["source"] == "camera" and rec.body["card"] == "Pythia"
-    assert hz_view(ref.view(g, "hera"))["hera"]["hand"].count("Pythia") == 1
+    assert hz_board(ref.view(g, "hera")).hera["hand"].count("Pythia") == 1
     zeus_copy = ref.log(g, "zeus")[-1].body
     assert "$sealed" in json.dumps(zeus_copy["card"])
     records = b["zeus"].get(f"/api/v1/games/{g}/log").json["records"]  # type: ignore[index]
@@ -395,7 +395,7 @@ def test_a_photo_of_several_hand_cards_is_entered_all_or_nothing(app: Flask) -> 
     said = flashes(html)
     assert "Refused [D20]: Pandora:" in said and "none of the 2 cards was recorded" in said
     assert log_len(app, g) == before
-    assert hz_view(ref.view(g, "hera"))["hera"]["hand"] == ["?"] * 6
+    assert hz_board(ref.view(g, "hera")).hera["hand"] == ["?"] * 6
     assert re.findall(r'name="pick" value="([a-z]+:\d+)"', html) == picks  # still to confirm
 
 
@@ -409,7 +409,7 @@ def test_a_photo_of_several_hand_cards_enters_them_in_one_go(app: Flask) -> None
     html = confirm(b["hera"], g, "hand", re.findall(r'name="pick" value="([a-z]+:\d+)"', html))
     assert "Recorded in your hand" in flashes(html)
     assert log_len(app, g) == before + 2
-    hand = hz_view(ref.view(g, "hera"))["hera"]["hand"]
+    hand = hz_board(ref.view(g, "hera")).hera["hand"]
     assert sorted(hand) == sorted(["Medusa", "Pandora", *["?"] * 7])
 
 
@@ -423,7 +423,7 @@ def test_the_other_seat_never_sees_what_a_photo_read_or_entered(app: Flask) -> N
     html = b["hera"].get(f"/g/{g}").get_data(as_text=True)
     confirm(b["hera"], g, "deal", re.findall(r'name="pick" value="([a-z]+:\d+)"', html))
     ref = referee_of(app)
-    assert sorted(hz_view(ref.view(g, "hera"))["hera"]["hand"]) == sorted(
+    assert sorted(hz_board(ref.view(g, "hera")).hera["hand"]) == sorted(
         ["Hydra", "Io", "Sirens", *["?"] * 6]
     )
     for seat in ("zeus", "public"):
@@ -571,7 +571,7 @@ def test_a_proposed_play_becomes_an_event_only_when_confirmed(app: Flask) -> Non
     )
     assert done.status_code == 200, done.data
     assert log_len(app, g) == n + 1
-    assert hz_view(ref.view(g, "hera"))["hera"]["field"][1] == ["Artemis", "Hydra"]
+    assert hz_board(ref.view(g, "hera")).hera["field"][1] == ["Artemis", "Hydra"]
     again = live(b["hera"], g, mat_picture(layout))
     assert again.json["proposals"] == []  # type: ignore[index]
     stale = b["hera"].post(
@@ -738,7 +738,7 @@ def test_a_table_photo_on_the_camera_page_works_without_script_and_confirms(app:
     r = b["hera"].client.post(f"/g/{g}/camera/confirm", data=form2)
     assert r.status_code == 303
     assert log_len(app, g) == n + 1
-    assert hz_view(ref.view(g, "hera"))["hera"]["field"][2] == ["Furies", "Medusa"]
+    assert hz_board(ref.view(g, "hera")).hera["field"][2] == ["Furies", "Medusa"]
     noise = jpeg(np.random.default_rng(1).integers(0, 255, (480, 640, 3), dtype=np.uint8))
     form = {"csrf": b["hera"].csrf(g), "frame": (io.BytesIO(noise), "t.jpg", "image/jpeg")}
     html = (

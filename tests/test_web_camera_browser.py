@@ -46,7 +46,7 @@ from test_web_camera import (  # noqa: E402
     mat_picture,
 )
 
-from referee.herazeus.game import hz_view  # noqa: E402
+from referee.herazeus.game import hz_board  # noqa: E402
 from referee.service import Referee  # noqa: E402
 from web.app import create_app  # noqa: E402
 
@@ -139,7 +139,7 @@ def test_photo_entry_and_the_live_camera_in_chromium(
         no_js_errors(d)
         tap(d, "#photo-read button[value=deal]")
         wait(d, lambda d: "Amazon" in d.find_element(By.CSS_SELECTOR, "p.hand").text)
-        hand = hz_view(ref.view(setup.game, "hera"))["hera"]["hand"]
+        hand = hz_board(ref.view(setup.game, "hera")).hera["hand"]
         assert sorted(hand) == sorted(["Hydra", "Harpy", "Amazon", "Sirens", *["?"] * 5])
         shot(d, "2-seat-deal-recorded")
 
@@ -182,7 +182,7 @@ def test_photo_entry_and_the_live_camera_in_chromium(
         deadline = time.monotonic() + 20
         while len(ref.log(g, "judge")) == n and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert hz_view(ref.view(g, "hera"))["hera"]["field"][1] == ["Artemis", "Hydra"]
+        assert hz_board(ref.view(g, "hera")).hera["field"][1] == ["Artemis", "Hydra"]
         wait(d, lambda d: "matches the record" in d.find_element(By.ID, "proposals").text, 30)
         shot(d, "4-camera-confirmed")
         stop = d.find_element(By.ID, "cam-stop")

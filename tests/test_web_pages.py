@@ -432,7 +432,7 @@ def test_the_judge_settles_a_call_from_his_page_and_it_leaves_the_page(table: Ta
     assert flash(html).startswith("ok"), flash(html)
     assert forms_of(html, "call") == []
     assert "we disagree on Pegasus" not in html.split('id="log"')[0]
-    assert table.ref.view(table.game, "judge")["open"] == []
+    assert table.ref.view(table.game, "judge").to_json()["open"] == []
 
 
 def test_an_open_irregularity_shows_resolve_and_a_settled_one_does_not(table: Table) -> None:

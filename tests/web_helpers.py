@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
 from service_helpers import make_referee
 from werkzeug.test import TestResponse
 
+from referee.games import GAMES
 from referee.log import Record, read_lines
 from referee.models import SeatView
 from referee.service import (
@@ -194,8 +195,11 @@ class HttpReferee:
         b = r.json
         assert isinstance(b, dict)
         assert r.headers["ETag"] == f'"{b["seq"]}"'
-        view = {k: v for k, v in b["view"].items() if k not in ("csrf", "head")}
-        return Receipt(b["seq"], b["events"], cast(SeatView, view), b["rules"], b["notes"])
+        view = {k: v for k, v in b["view"].items() if k != "csrf"}
+        typed = SeatView.from_json(view, GAMES[view["game_module"]].board_type)
+        return Receipt(
+            seq=b["seq"], events=b["events"], view=typed, rules=b["rules"], notes=b["notes"]
+        )
 
     def submit(
         self,

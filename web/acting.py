@@ -37,7 +37,7 @@ def submit(game: str, seat: str, raw: dict[str, Any]) -> None:
         receipt = ref.submit(game, seat, raw, expected_seq=expected)
     except NeedsInput as e:
         view = ref.view(game, seat)
-        if seat in e.asked and len(e.asked) == 1 and "asked" not in view:
+        if seat in e.asked and len(e.asked) == 1 and not view.asked:
             session[OWN_QUESTION] = {
                 "game": game,
                 "raw": raw,

@@ -158,6 +158,16 @@ def _json(schema: type[Schema], data: Any, status: int = 200, etag: int | None =
     return resp
 
 
+def _typed(body: dict[str, Any], status: int = 200, etag: int | None = None) -> Response:
+    """A typed value's JSON (a view, a receipt, a ruling: :mod:`referee.models`), written
+    whole: its schema is generated from its type (:func:`web.openapi.typed_components`)."""
+    resp = jsonify(body)
+    resp.status_code = status
+    if etag is not None:
+        resp.set_etag(str(etag))
+    return resp
+
+
 def _if_match() -> int | None:
     """The expected event number from ``If-Match``; None when absent or ``*``. Raises
     BadRequest for anything else."""
@@ -171,16 +181,15 @@ def _if_match() -> int | None:
 
 
 def _view(game: str, seat: str) -> dict[str, Any]:
-    v = dict(_ref().view(game, seat))  # it carries its head, from the same snapshot
+    v = _ref().view(game, seat).to_json()  # it carries its head, from the same snapshot
     v["csrf"] = csrf_token(game)
     return v
 
 
 def _receipt(game: str, r: Receipt) -> Response:
     body = r.to_json()
-    body["view"] = dict(body["view"])
     body["view"]["csrf"] = csrf_token(game)
-    return _json(schemas.ReceiptSchema, body, 200, r.seq)
+    return _typed(body, 200, r.seq)
 
 
 def _record(game: str, seat: str, rec: Any, status: int = 201) -> Response:
@@ -402,7 +411,7 @@ def claim(game: str) -> Response:
     "/games/<game>",
     "GET",
     "The table as your seat sees it",
-    response=schemas.ViewSchema,
+    response="View",
     errors=(304, 401, 404, 423, 503),
     headers=("If-None-Match",),
     etag=True,
@@ -420,7 +429,7 @@ def view(game: str) -> Response:
         code = _ref().issue_recovery(game, seat, seat_token(game))
     if code is not None:
         v["recovery"] = code
-    resp = _json(schemas.ViewSchema, v, 200, int(v["seq"]))
+    resp = _typed(v, 200, int(v["seq"]))
     resp.headers[CSRF_HEADER] = v["csrf"]
     if code is None:  # a new code is never answered by a 304: it is given this once
         resp.make_conditional(request)
@@ -432,7 +441,7 @@ def view(game: str) -> Response:
     "POST",
     "Submit an action",
     body=schemas.ActionBodySchema,
-    response=schemas.ReceiptSchema,
+    response="Receipt",
     errors=(202, 400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
     access="seat",
     headers=("X-CSRF-Token", "If-Match", "Idempotency-Key"),
@@ -462,7 +471,7 @@ def submit(game: str) -> Response:
     "POST",
     "Answer what the referee asks of your seat",
     body=schemas.AnswerSchema,
-    response=schemas.ReceiptSchema,
+    response="Receipt",
     errors=(202, 400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
     access="seat",
     headers=("X-CSRF-Token", "Idempotency-Key"),
@@ -680,7 +689,7 @@ def resolve(game: str) -> Response:
     "POST",
     "Judge: rule on an action without changing the game",
     body=schemas.RulingRequestSchema,
-    response=schemas.RulingSchema,
+    response="Ruling",
     errors=(400, 401, 403, 404, 413, 415, 422, 423, 503),
     access="judge",
     headers=("X-CSRF-Token",),
@@ -694,7 +703,7 @@ def ruling(game: str) -> Response:
     """Poses the action on the position after event ``at`` (default: now); records nothing."""
     body = _load(schemas.RulingRequestSchema)
     out = _ref().ruling(game, "judge", body["action"], at=body["at"])
-    return _json(schemas.RulingSchema, out, 200, _seq(game))
+    return _typed(out.to_json(), 200, _seq(game))
 
 
 @route(
@@ -739,7 +748,7 @@ def _query_int(name: str, low: int, high: int, default: int | None) -> int | Non
     "/tables",
     "GET",
     "Judge: all the tables you judge, at a glance",
-    response=schemas.TablesSchema,
+    response="Tables",
     errors=(400, 401, 403, 503),
     access="judge",
     tags=("judge",),
@@ -761,7 +770,7 @@ def tables() -> Response:
     rows = [r for st, r in listed if state == "all" or (st in ACTIVE) == (state == "active")][
         offset : None if limit is None else offset + limit
     ]
-    return _json(schemas.TablesSchema, {"tables": rows})
+    return _typed({"tables": rows})
 
 
 @route(

@@ -16,6 +16,7 @@ from typing import Any
 from flask import request
 
 from referee.log import Record
+from referee.models import Ruling, SeatView
 from referee.service import Referee, ServiceError
 from web.games import PageModule, Unreadable
 
@@ -66,7 +67,7 @@ def open_items(
 
 
 def judge_context(
-    ref: Referee, pm: PageModule, game: str, view: Mapping[str, Any], records: list[Record]
+    ref: Referee, pm: PageModule, game: str, view: SeatView[Any], records: list[Record]
 ) -> dict[str, Any]:
     """What the judge's desk shows beyond the table: open calls and irregularities, the
     ruling asked for (``?pose=...&at=...``), the actions he may amend."""
@@ -75,31 +76,42 @@ def judge_context(
     at_text = request.args.get("at", "").strip()
     if pose:
         ruling = rule_on(ref, pm, game, pose, at_text)
-    calls, irregularities = open_items(view.get("open", []))
+    calls, irregularities = open_items(view.open or [])
     return {
         "irregularities": irregularities,
-        "broken": view.get("broken"),
+        "broken": view.broken or None,
         "calls": calls,
         "ruling": ruling,
         "pose": pose,
         "pose_at": at_text,
         "actions": [r for r in records if r.kind == "action"],
         "action_summary": pm.action_summary,
-        "legal": view.get("legal", []),
+        "legal": view.legal or [],
     }
 
 
-def rule_on(ref: Referee, pm: PageModule, game: str, pose: str, at_text: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class NoRuling:
+    """Why the ruling tool gave no ruling: the posed action does not read, or the service
+    refused it (with its rule)."""
+
+    error: str
+    rule: str | None = None
+
+
+def rule_on(
+    ref: Referee, pm: PageModule, game: str, pose: str, at_text: str
+) -> Ruling[Any] | NoRuling:
     """The ruling on an action posed on the position after event ``at`` (default: now),
-    without changing the game. Errors come back as ``{"error": ..., "rule": ...}``."""
+    without changing the game, or why there is none."""
     try:
         action = pm.action_from_text(pose)
         at = int(at_text) if at_text else None
     except Unreadable as e:
-        return {"error": f"the action does not read: {e}"}
+        return NoRuling(f"the action does not read: {e}")
     except ValueError:
-        return {"error": f"'at' must be an event number, not {at_text!r}"}
+        return NoRuling(f"'at' must be an event number, not {at_text!r}")
     try:
-        return dict(ref.ruling(game, "judge", action, at=at))
+        return ref.ruling(game, "judge", action, at=at)
     except ServiceError as e:
-        return {"error": e.message, "rule": e.rule}
+        return NoRuling(e.message, e.rule)

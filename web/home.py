@@ -110,6 +110,6 @@ def created(game: str) -> str:
         codes=bool(codes),
         public=public,
         public_qr=qr_svg(public),
-        players=view.get("players", {}),
+        players=view.players,
         pages=pm,
     )

@@ -52,7 +52,7 @@ from typing import Any, cast
 from flask import current_app, request, session
 
 from engine.herazeus.cards import HOSTAGE_NAME, Player
-from referee.herazeus.game import PLAYERS, hz_view
+from referee.herazeus.game import PLAYERS
 from referee.service import Forbidden
 from web.errors import (
     BadImage,
@@ -455,7 +455,7 @@ def confirm_for(p: Mapping[str, Any], seat: str, view: Mapping[str, Any]) -> dic
         if action.get("do") == "play" and "card" not in action:
             action["card"] = "?"
             if seat in PLAYER_SEATS:
-                playable = hz_view(view).get("playable", [])
+                playable = view.get("playable", [])
                 out["choices"] = [n for n in dict.fromkeys(playable) if n != "?"]
         out.update(endpoint="actions", body={"action": action})
     elif "zone" in raw:
@@ -637,8 +637,8 @@ def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     image = _decode(data, "frame")
-    view = get_referee().view(game, seat)
-    seq = int(view.get("seq", 0))
+    view = get_referee().view(game, seat).to_json()  # what the proposals read: its JSON
+    seq = int(view["seq"])
     height, width = image.shape[:2]
     try:
         snap = read_table(image, kit)

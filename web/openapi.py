@@ -2,7 +2,10 @@
 
 Each endpoint of :mod:`web.api` registers a :class:`RouteDoc` (its request and response schemas
 from :mod:`web.schemas`, the seats that may call it, the statuses and headers it can answer
-with); :func:`document` turns them into the document served at ``/api/v1/openapi.json``. The
+with); :func:`document` turns them into the document served at ``/api/v1/openapi.json``. A
+seat's view, a receipt and a ruling are the service's typed values (:mod:`referee.models`, each
+game's board view and ruling result): their schemas are generated from those types
+(:func:`typed_components`), never written a second time. The
 header patterns are the ones :mod:`web.api` checks with (``schemas.*_PATTERN``), the body
 constraints the marshmallow validators themselves (apispec reads them), and the profile and switch
 names come from the engine (``engine.herazeus.profiles``), so the
@@ -21,9 +24,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
 from marshmallow import Schema, fields
 
 from referee.games import GAMES
+from referee.models import Receipt, Ruling, SeatView, TableRow
 from web import schemas
 
 Access = Literal["none", "any", "seat", "player", "judge"]
@@ -42,7 +47,7 @@ class RouteDoc:
     method: str
     summary: str
     body: type[Schema] | None = None
-    response: type[Schema] | None = None
+    response: type[Schema] | str | None = None  # a str: a component of typed_components()
     ok: int = 200
     errors: tuple[int, ...] = ()
     access: Access = "any"
@@ -288,8 +293,10 @@ def _responses(d: RouteDoc) -> dict[str, Any]:
         ok_headers.insert(0, "ETag")
     if "Idempotency-Key" in d.headers:
         ok_headers.append("Idempotent-Replayed")
-    if d.response is not None:
-        ok_schema: Any = d.response
+    if isinstance(d.response, str):
+        ok_schema: Any = {"$ref": REF + d.response}
+    elif d.response is not None:
+        ok_schema = d.response
     elif d.content == "text/event-stream":
         ok_schema = EVENT_STREAM_SCHEMA
     else:
@@ -370,6 +377,106 @@ def _dict_properties(converter: Any, field: Any, ret: dict[str, Any], **_: Any) 
     return {}
 
 
+REF = "#/components/schemas/"
+
+# What the web adds to a seat's view (web.api): the token for the page's POSTs, and once, to a
+# seat's new holder at a table without a judge, its recovery code (issue 31); to a receipt,
+# whether it answers a retried Idempotency-Key.
+VIEW_WEB: dict[str, Any] = {
+    "csrf": {"type": "string", "description": "the token for this game's POST requests"},
+    "recovery": {
+        "type": "string",
+        "description": "at a table without a judge, the seat's new recovery code, given once, "
+        "on its first GET, to a device the seat moved to by approval (the move voided the old "
+        "code); absent otherwise",
+    },
+}
+RECEIPT_WEB: dict[str, Any] = {
+    "replayed": {"type": "boolean", "description": "true for a retried Idempotency-Key"},
+}
+
+
+def _openapi30(node: Any) -> Any:
+    """JSON Schema as OpenAPI 3.0 writes it: ``anyOf [X, null]`` is X with ``nullable``."""
+    if isinstance(node, list):
+        return [_openapi30(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _openapi30(v) for k, v in node.items()}
+    options = out.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options:
+        rest = [o for o in options if o != {"type": "null"}]
+        del out["anyOf"]
+        if len(rest) == 1 and "$ref" not in rest[0]:
+            out.update(rest[0])
+        elif len(rest) == 1:
+            out["allOf"] = rest
+        else:
+            out["anyOf"] = rest
+        out["nullable"] = True
+    return out
+
+
+def _flat_view(view: dict[str, Any], board: dict[str, Any], title: str) -> dict[str, Any]:
+    """A seat's view as its JSON is written (:meth:`referee.models.SeatView.to_json`): the
+    board's keys beside the service's."""
+    props = {k: v for k, v in view["properties"].items() if k != "board"}
+    props.update(board["properties"])
+    props.update(VIEW_WEB)
+    required = [k for k in view.get("required", []) if k != "board"]
+    required += board.get("required", [])
+    return {
+        "type": "object",
+        "description": f"The table as the requesting seat may see it, at a {title} table: "
+        + " ".join((view.get("description") or "").split()),
+        "properties": props,
+        "required": required,
+    }
+
+
+def typed_components() -> dict[str, dict[str, Any]]:
+    """The schemas of a seat's view (``View``), a receipt (``Receipt``), a ruling (``Ruling``)
+    and the judge's overview (``Tables``), generated from the service's types and every
+    registered game's board view and ruling result (``msgspec.json.schema_components``), with
+    the parts they name."""
+    games = list(GAMES.values())
+    views = [SeatView[g.board_type] for g in games]  # type: ignore[name-defined]
+    rulings = [Ruling[g.result_type] for g in games]  # type: ignore[name-defined]
+    tops, parts = msgspec.json.schema_components(
+        [*views, *rulings, TableRow], ref_template=REF + "{name}"
+    )
+    out: dict[str, dict[str, Any]] = {}
+    flat = []
+    for g, top in zip(games, tops[: len(games)], strict=True):
+        view = parts.pop(top["$ref"].removeprefix(REF))
+        board = parts.pop(g.board_type.__name__)
+        name = g.board_type.__name__ + "View"
+        out[name] = _flat_view(view, board, g.title)
+        flat.append({"$ref": REF + name})
+    out.update(parts)
+    out["View"] = {
+        "description": "The table as the requesting seat may see it (Referee.view): one "
+        "registered game's view",
+        "anyOf": flat,
+    }
+    out["Ruling"] = {
+        "description": " ".join((Ruling.__doc__ or "").split()),
+        "anyOf": tops[len(games) : 2 * len(games)],
+    }
+    out["Tables"] = {
+        "type": "object",
+        "description": "every table at a glance (the judge's overview)",
+        "properties": {"tables": {"type": "array", "items": tops[-1]}},
+        "required": ["tables"],
+    }
+    (receipt,), whole = msgspec.json.schema_components([Receipt], ref_template=REF + "{name}")
+    shape = dict(whole[receipt["$ref"].removeprefix(REF)])
+    shape["properties"] = {**shape["properties"], "view": {"$ref": REF + "View"}}
+    shape["properties"].update(RECEIPT_WEB)
+    out["Receipt"] = shape
+    return {k: _openapi30(v) for k, v in out.items()}
+
+
 def document() -> dict[str, Any]:
     """The OpenAPI 3 document of this API, from :data:`DOCS` and :mod:`web.schemas`."""
     from apispec import APISpec
@@ -387,6 +494,8 @@ def document() -> dict[str, Any]:
     assert plugin.converter is not None
     plugin.converter.add_attribute_function(_dict_properties)  # type: ignore[no-untyped-call]
     spec.components.schema("Error", schema=schemas.ErrorSchema)
+    for name, typed in typed_components().items():
+        spec.components.schema(name, typed)
     for name, scheme in SECURITY_SCHEMES.items():
         spec.components.security_scheme(name, scheme)
     paths: dict[str, dict[str, Any]] = {}

@@ -73,7 +73,7 @@ def replay_frames(ref: Referee, pm: PageModule, game: str, seat: str) -> list[di
         frames.append(
             {
                 "record": describe_record(pm, records[-1], seat, records),
-                "view": s["view"],
+                "view": s["view"].to_json(),  # the drawing reads the view's JSON
                 "rules": s["rules"],
             }
         )

@@ -39,7 +39,7 @@ def replay(game: str) -> str:
         svg=Markup(pm.table_svg(fr["view"], seat=seat, tappable=False)),
         citations=pm.citations(fr["rules"]),
         head=ref.head(game),
-        players=view.get("players", {}),
+        players=view.players,
         pages=pm,
     )
 

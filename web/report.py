@@ -50,7 +50,7 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
     pm = page_for(view)
     frames = replay_frames(ref, pm, game, seat)
     head = ref.head(game)
-    players = view.get("players", {})
+    players = view.players
     last = frames[-1]["view"]
     title = escape(pm.title)
     who = " · ".join(f"{escape(t)}: {escape(str(players.get(s, t)))}" for s, t in seats(pm))

@@ -10,7 +10,7 @@ view's ``legal`` list, e.g. ``"play Cyclops 2"``): :class:`ActionField` reads bo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
@@ -21,7 +21,6 @@ from engine.herazeus.profiles import SWITCH_TYPES, Profile
 from referee.games import GAMES
 from referee.minotaur.game import PROFILES as MINOTAUR_PROFILES
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
-from web.games.installed import PAGE_MODULES
 
 # Text the service takes (referee.validate.text): no control characters but tab and newline;
 # a required text also holds something besides white space. The same patterns check the
@@ -295,103 +294,9 @@ class RulingRequestSchema(Strict):
 # ---- responses ----------------------------------------------------------------------------
 
 
-class HeadSchema(Schema):
-    seq = fields.Integer(required=True)
-    hash = fields.String(required=True)
-
-
-class TurnSchema(Schema):
-    player = fields.String()
-    first = fields.Boolean()
-    ap = fields.Integer()
-    used = fields.Integer()
-
-
-class AskedSchema(Schema):
-    """The question the referee waits on (D22: a question is a log record)."""
-
-    needs = fields.String()
-    by = fields.String(metadata={"description": "the seat whose action waits"})
-    asked = fields.List(fields.String(), metadata={"description": "the seats that may answer"})
-    rule = fields.String(allow_none=True)
-    reason = fields.String(allow_none=True)
-    seq = fields.Integer(metadata={"description": "the question's event"})
-    pick = fields.String(allow_none=True, metadata={"description": "a drawn card both saw"})
-
-
-class WaitingSchema(Schema):
-    for_ = fields.List(fields.String(), data_key="for")
-    needs = fields.String()
-
-
-class OpenItemSchema(Schema):
-    """An open irregularity or judge call (``referee.models.OpenItem``)."""
-
-    seq = fields.Integer()
-    kind = fields.String()
-    seat = fields.String()
-    time = fields.String()
-    body = fields.Dict(metadata={"description": "a call's note; an irregularity's problem"})
-
-
-class SeatViewSchema(Schema):
-    """What every game's view holds (``referee.models.SeatView``): the service's facts and the
-    game's phase, profile and turn. A game's own keys are its page module's ``view_schema``."""
-
-    game = fields.String()
-    game_module = fields.String(metadata={"description": "which game: its module's name"})
-    seat = fields.String()
-    seq = fields.Integer()
-    head = fields.Nested(HeadSchema)
-    phase = fields.String()
-    profile = fields.String()
-    switches = fields.Dict()
-    turn = fields.Nested(TurnSchema)
-    winner = fields.String(allow_none=True)
-    reason = fields.String(allow_none=True)
-    players = fields.Dict(keys=fields.String(), values=fields.String())
-    kit_id = fields.String(allow_none=True, metadata={"description": "the sticker kit's id"})
-    legal = fields.List(fields.String(), metadata={"description": "when this seat may act"})
-    kit = fields.String(metadata={"description": "'kit' (sticker kit) or 'manual' entry"})
-    asked = fields.Nested(AskedSchema, metadata={"description": "when the referee waits on you"})
-    waiting = fields.Nested(WaitingSchema, metadata={"description": "when it waits on another"})
-    calls_open = fields.Integer(metadata={"description": "judge calls not yet resolved"})
-    irregularities = fields.List(fields.Dict(), metadata={"description": "judge only"})
-    open = fields.List(
-        fields.Nested(OpenItemSchema), metadata={"description": "judge only: open items"}
-    )
-    broken = fields.Raw(allow_none=True, metadata={"description": "judge only"})
-    csrf = fields.String(metadata={"description": "the token for this game's POST requests"})
-    recovery = fields.String(
-        metadata={
-            "description": "at a table without a judge, the seat's new recovery code, given "
-            "once, on its first GET, to a device the seat moved to by approval (the move voided "
-            "the old code); absent otherwise"
-        },
-    )
-
-
-def view_schema(parts: Iterable[type[Schema]]) -> type[Schema]:
-    """The table as the requesting seat may see it: the shell's keys and each game's own
-    (``parts``: the installed page modules' ``view_schema``; a key two games share must have
-    one shape)."""
-    return type(
-        "ViewSchema",
-        (SeatViewSchema, *parts),
-        {"__doc__": "The table as the requesting seat may see it (``Referee.view``)."},
-    )
-
-
-ViewSchema = view_schema(pm.view_schema for pm in PAGE_MODULES)
-
-
-class ReceiptSchema(Schema):
-    seq = fields.Integer(required=True)
-    events = fields.List(fields.Dict(), required=True)
-    rules = fields.List(fields.String())
-    notes = fields.List(fields.String())
-    view = fields.Nested(ViewSchema)
-    replayed = fields.Boolean(metadata={"description": "true for a retried Idempotency-Key"})
+# A seat's view, a receipt, a ruling and the judge's overview are the service's typed values
+# (referee.models, each game's board view and ruling result): their schemas are generated from
+# those types (web.openapi.typed_components), not written here a second time.
 
 
 class RecordSchema(Schema):
@@ -471,45 +376,6 @@ class ReissuedSchema(Schema):
     seat = fields.String()
     code = fields.String()
     link = fields.String()
-
-
-class TableSchema(Schema):
-    game = fields.String()
-    game_module = fields.String(metadata={"description": "which game: its module's name"})
-    players = fields.Dict()
-    phase = fields.String()
-    turn = fields.Nested(TurnSchema)
-    winner = fields.String(allow_none=True)
-    reason = fields.String(allow_none=True)
-    open_calls = fields.Integer()
-    open_irregularities = fields.Integer()
-    calls = fields.List(
-        fields.Nested(OpenItemSchema), metadata={"description": "the open judge calls"}
-    )
-    irregularities = fields.List(
-        fields.Nested(OpenItemSchema), metadata={"description": "the open irregularities"}
-    )
-    waiting = fields.Boolean()
-    waiting_since = fields.String(
-        allow_none=True, metadata={"description": "when the open question was asked"}
-    )
-    broken = fields.Raw(allow_none=True)
-    held = fields.String(metadata={"description": "why the record is held, when it is"})
-    last_time = fields.String(allow_none=True)
-    head = fields.Nested(HeadSchema)
-
-
-class TablesSchema(Schema):
-    tables = fields.List(fields.Nested(TableSchema))
-
-
-class RulingSchema(Schema):
-    legal = fields.Boolean()
-    rules = fields.List(fields.Raw())
-    ruling = fields.String()
-    citations = fields.List(fields.Raw(), metadata={"description": "the rules, cited"})
-    other_profiles = fields.Raw()
-    result = fields.Raw()
 
 
 class CardReadSchema(Schema):

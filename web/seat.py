@@ -50,6 +50,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     NotFound."""
     ref = get_referee()
     view = ref.view(game, seat)
+    wire = view.to_json()  # what the templates and the drawing read: the view's JSON
     pm = page_for(view)
     side = request.args.get("side") if seat not in pm.players else None
     side = side if side in pm.players else pm.players[0]
@@ -60,15 +61,16 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "game": game,
         "seat": seat,
         "seat_title": seat_title(pm, seat),
-        "view": view,
-        "head": view["head"],  # the view's own: the same snapshot as the table
-        "svg": Markup(pm.table_svg(view, seat=seat, side=side) + pm.table_text(view, seat=seat)),
+        "view": view,  # the typed view: the templates read its fields and its board's
+        "board": view.board,
+        "head": view.head,  # the view's own: the same snapshot as the table
+        "svg": Markup(pm.table_svg(wire, seat=seat, side=side) + pm.table_text(wire, seat=seat)),
         "side_choice": side_choice(pm, game, seat, side),
         "log": list(reversed(log[-40:] if seat != "judge" else log)),
         "csrf": csrf_token(game),
-        "players": view.get("players", {}),
-        "phase": view.get("phase"),
-        "fingerprint": ref.fingerprint() if view.get("phase") == "over" else None,
+        "players": view.players,
+        "phase": view.phase,
+        "fingerprint": ref.fingerprint() if view.phase == "over" else None,
         **correction_counts(records),
         **shell_context(pm),
         **pm.common_context(view),
@@ -76,7 +78,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     }
     if seat in pm.players:
         ctx.update(
-            asked=view.get("asked"),
+            asked=view.asked or None,
             take_back=ref.take_back_refusal(game, seat) is None,
             put_back=put_back(pm, records, seat),
             need=own_question(game),

@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import NotRequired, TypedDict
 
 from engine.herazeus.errors import CatalogueError
 
@@ -88,6 +89,20 @@ class Text(enum.Enum):
     NONE = "none"
 
 
+class CardJson(TypedDict):
+    """A card of a deck list as JSON (:meth:`CardDef.as_json`)."""
+
+    name: str
+    deck: str  # miron, vess or bonus
+    strength: int
+    phase: int  # 0, 1 or 2 (M3)
+    icons: list[str]
+    type: str
+    text: str
+    words: NotRequired[str]  # the owner's words for the text (M12)
+    back: NotRequired[str]  # M18: "scarab" for a Scarab Lords card
+
+
 @dataclass(frozen=True)
 class CardDef:
     """One card as its deck list gives it."""
@@ -106,8 +121,8 @@ class CardDef:
         """Whether the card may be played into ``col`` (M6-M8: one of its icons)."""
         return self.type.in_column and col.kind in self.icons
 
-    def as_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
+    def as_json(self) -> CardJson:
+        out: CardJson = {
             "name": self.name,
             "deck": self.deck,
             "strength": self.strength,
@@ -146,11 +161,11 @@ class Catalogue:
     def names(self, deck: str | None = None) -> list[str]:
         return sorted(n for n, c in self.cards.items() if deck is None or c.deck == deck)
 
-    def as_json(self) -> list[dict[str, object]]:
+    def as_json(self) -> list[CardJson]:
         """One entry per card name."""
         return [self.cards[n].as_json() for n in sorted(self.cards)]
 
-    def rows_json(self) -> list[dict[str, object]]:
+    def rows_json(self) -> list[CardJson]:
         """One entry per copy, as the deck list has them (what a ruling file's ``cards``
         holds)."""
         return [self.cards[n].as_json() for n in sorted(self.cards) for _ in range(self.copies[n])]

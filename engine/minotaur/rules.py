@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.herazeus.errors import IllegalActionError, NeedsInputError, NotationError
 from engine.minotaur.actions import (
@@ -75,6 +75,16 @@ class Outcome:
     rules: tuple[str, ...] = ()
 
 
+class ColumnJson(TypedDict):
+    """One column of a supremacy check as JSON (:meth:`ColumnCheck.as_json`)."""
+
+    column: str
+    miron: int
+    vess: int
+    before: str | None  # who held its marker before the check
+    after: str | None  # who holds it after
+
+
 @dataclass(frozen=True)
 class ColumnCheck:
     """One column of a supremacy check (M11): both totals and where its marker goes."""
@@ -84,7 +94,7 @@ class ColumnCheck:
     before: str | None
     after: str | None
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> ColumnJson:
         return {
             "column": self.column.id,
             "miron": self.totals[0],

@@ -25,7 +25,10 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 import engine.herazeus as engine
 from engine.herazeus import (
@@ -62,10 +65,20 @@ from engine.herazeus.errors import CatalogueError
 from engine.herazeus.game import parse_card_name
 from engine.herazeus.profiles import parse_profile, parse_switches
 from engine.herazeus.state import Slot, slot
-from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
+from referee.game import (
+    Game,
+    Illegal,
+    Malformed,
+    Missing,
+    NotYours,
+    Observed,
+    Outcome,
+    Setup,
+    Summary,
+)
 from referee.herazeus.board import board_text, describe_event_json
 from referee.herazeus.ruling import render_json, render_text, rule_on
-from referee.models import SeatView
+from referee.models import Board, ProfileVerdict, Ruling, SeatView, Turn
 from referee.validate import InputError, mapping, text
 from referee.views import cutter, seats_of, sees_all
 
@@ -117,28 +130,57 @@ class SetupFacts(TypedDict):
     placed: dict[str, bool]
 
 
-class HZView(SeatView):
-    """A seat's view of a Hera & Zeus table."""
+class HZTurn(Turn):
+    """Whose turn, and his action points (D8): ``ap`` this turn, ``used`` of them."""
 
+    ap: int
+    used: int
+
+
+class HZBoard(Board, frozen=True, kw_only=True):
+    """A seat's view of a Hera & Zeus table (:func:`view_for`): the rule profile and house
+    switches, both sides as the seat sees them, where setup stands, the deck lists, and for a
+    player the cards of his hand that may go to the field."""
+
+    turn: HZTurn
+    profile: str
+    switches: dict[str, str]
     hera: SideView
     zeus: SideView
     provisional_catalogue: bool
     setup: SetupFacts
     decks: dict[str, list[DeckEntry]]  # both deck lists, for every seat from the start
-    playable: NotRequired[list[str]]  # a player's own hand cards that may go to the field
+    playable: list[str] | UnsetType = UNSET  # a player's own hand cards that may be played
 
 
-def hz_view(view: SeatView | Mapping[str, Any]) -> HZView:
-    """A seat's view of a Hera & Zeus game, typed as such. Raises ValueError for another
-    game's view."""
-    if "hera" not in view or "zeus" not in view:
+class HZRuling(msgspec.Struct, frozen=True, kw_only=True):
+    """Hera & Zeus's result of a ruling (:func:`referee.herazeus.ruling.render_json`): the
+    verdict under the game's profile, the ruling in words, the position after it, the profile,
+    what the other profiles rule and the rules cited."""
+
+    legal: bool
+    failed_at: int | None
+    winner: str | None
+    reason: str | None
+    rules: list[str]
+    ruling: str
+    position: dict[str, Any]  # the position in the game's JSON notation (POSITIONS.md)
+    profile: str
+    others: dict[str, ProfileVerdict]
+    citations: dict[str, str]
+
+
+def hz_board(view: SeatView[Any]) -> HZBoard:
+    """The board of a seat's view of a Hera & Zeus game. Raises ValueError for another game's
+    view."""
+    if not isinstance(view.board, HZBoard):
         raise ValueError("not a Hera & Zeus view")
-    return cast(HZView, view)
+    return view.board
 
 
-def side_of(view: HZView, player: str) -> SideView:
+def side_of(board: HZBoard, player: str) -> SideView:
     """One player's side in a view (``hera`` or ``zeus``)."""
-    return view["hera"] if player == "hera" else view["zeus"]
+    return board.hera if player == "hera" else board.zeus
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,10 +284,10 @@ def _slot_view(s: Slot, holder: Player, open_: bool) -> str:
     return s.card.notation(holder) if open_ else back(s.card, holder)
 
 
-def side_view(st: GameState, holder: Player, seat: str) -> dict[str, Any]:
+def side_view(st: GameState, holder: Player, seat: str) -> SideView:
     side = st.sides[holder]
     open_ = sees_all(seat) or seat == holder.key
-    out: dict[str, Any] = {
+    out: SideView = {
         "hand": [c.notation(holder) if open_ else back(c, holder) for c in side.hand],
         "hand_size": len(side.hand),
         "deck": len(side.deck),
@@ -281,7 +323,7 @@ def setup_facts(st: GameState) -> SetupFacts:
     }
 
 
-def view_for(st: GameState, seat: str) -> dict[str, Any]:
+def view_for(st: GameState, seat: str) -> HZBoard:
     """The position as ``seat`` may see it: the board cut for the seat, where setup stands,
     and, for a player, the cards of his hand that may go to the field. Raises ValueError for
     an unknown seat."""
@@ -289,24 +331,25 @@ def view_for(st: GameState, seat: str) -> dict[str, Any]:
         raise ValueError(f"unknown seat {seat!r} (seats: hera, zeus, judge, public)")
     rs = st.ruleset
     cat = rs.catalogue
-    out: dict[str, Any] = {
-        "seat": seat,
-        "phase": st.phase.value,
-        "profile": rs.profile.value,
-        "switches": rs.switches.to_json(),
-        "turn": {"player": st.player.key, "first": st.first, "ap": st.ap, "used": st.used},
-        "winner": st.winner.key if st.winner is not None else None,
-        "reason": st.reason.value if st.reason is not None else None,
-        "hera": side_view(st, Player.HERA, seat),
-        "zeus": side_view(st, Player.ZEUS, seat),
-        "provisional_catalogue": cat.provisional,
-        "setup": setup_facts(st),
-        "decks": deck_lists(cat),
-    }
+    hera, zeus = side_view(st, Player.HERA, seat), side_view(st, Player.ZEUS, seat)
+    playable: list[str] | UnsetType = UNSET
     if seat in PLAYERS:
         me = Player.parse(seat)
-        out["playable"] = playable_names(cat, out[seat]["hand"], me)
-    return out
+        playable = playable_names(cat, (hera if me is Player.HERA else zeus)["hand"], me)
+    return HZBoard(
+        phase=st.phase.value,
+        turn={"player": st.player.key, "first": st.first, "ap": st.ap, "used": st.used},
+        winner=st.winner.key if st.winner is not None else None,
+        reason=st.reason.value if st.reason is not None else None,
+        profile=rs.profile.value,
+        switches=rs.switches.to_json(),
+        hera=hera,
+        zeus=zeus,
+        provisional_catalogue=cat.provisional,
+        setup=setup_facts(st),
+        decks=deck_lists(cat),
+        playable=playable,
+    )
 
 
 def project(st: GameState, seat: str) -> GameState:
@@ -459,6 +502,8 @@ class HeraZeus:
     hold_rule: str = "HZ-P11"
     contradiction_rule: str = "D20"
     legacy_rules: str = "hz-engine/1"  # logs written before create records named their rules
+    board_type: type[HZBoard] = HZBoard
+    result_type: type[HZRuling] = HZRuling
 
     # ---- a game's rules --------------------------------------------------------------------
 
@@ -549,7 +594,7 @@ class HeraZeus:
 
     def apply(
         self, state: GameState, action: Action, checked: bool = True, asking: bool = False
-    ) -> Outcome:
+    ) -> Outcome[GameState]:
         with _engine_errors():
             out = engine.apply(state, action, checked=checked, asking=asking)
         return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
@@ -626,7 +671,7 @@ class HeraZeus:
     def project(self, state: GameState, seat: str) -> GameState:
         return project(state, seat)
 
-    def view(self, state: GameState, seat: str) -> dict[str, Any]:
+    def view(self, state: GameState, seat: str) -> HZBoard:
         return view_for(state, seat)
 
     def legal(self, state: GameState, seat: str) -> list[str] | None:
@@ -674,7 +719,7 @@ class HeraZeus:
 
     # ---- what people saw -------------------------------------------------------------------
 
-    def observe(self, state: GameState, seat: str, obs: Mapping[str, Any]) -> Observed:
+    def observe(self, state: GameState, seat: str, obs: Mapping[str, Any]) -> Observed[Patch]:
         """An observation ``{"player", "zone": "hand"|"field", "column", "position", "card",
         "source"}`` from ``seat``, already checked for its fields' types by the service."""
         try:
@@ -810,7 +855,7 @@ class HeraZeus:
 
     # ---- rulings ---------------------------------------------------------------------------
 
-    def ruling(self, state: GameState, action: Action) -> dict[str, Any]:
+    def ruling(self, state: GameState, action: Action) -> Ruling[HZRuling]:
         try:
             r = rule_on(state, [action])
         except NeedsInputError as e:
@@ -818,18 +863,19 @@ class HeraZeus:
             raise Missing(reason, e.rule, e.needs) from None
         except (NotationError, IllegalActionError, HeraZeusError) as e:
             raise Malformed(str(e)) from None
-        result = render_json(r)
-        return {
-            "legal": result["legal"],
-            "rules": result["rules"],
-            "ruling": render_text(r),
-            "citations": result["citations"],
-            "other_profiles": result["others"],
-            "result": result,
-        }
+        result = msgspec.convert(render_json(r), HZRuling)
+        return Ruling(
+            legal=result.legal,
+            rules=result.rules,
+            ruling=render_text(r),
+            citations=result.citations,
+            other_profiles=result.others,
+            result=result,
+        )
 
 
-HERA_ZEUS = HeraZeus()
+# the module, checked by mypy against its own types
+HERA_ZEUS: Game[GameState, Action, HZBoard, Ruleset, Patch, HZRuling] = HeraZeus()
 
 SEATS = seats_of(HERA_ZEUS)
 may_cut = cutter(HERA_ZEUS)  # what a Hera & Zeus log's cut copy may hide (for verify)

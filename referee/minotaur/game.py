@@ -21,7 +21,9 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NotRequired, TypedDict
+
+import msgspec
 
 from engine.herazeus.errors import (
     CatalogueError,
@@ -48,6 +50,7 @@ from engine.minotaur.cards import (
     DECK_SIZES,
     PLAYERS,
     CardDef,
+    CardJson,
     Catalogue,
     card_from_json,
     opponent,
@@ -55,9 +58,20 @@ from engine.minotaur.cards import (
 )
 from engine.minotaur.notation import REASON_WORDS, describe, position_json, rule_file
 from engine.minotaur.rulebook import RULES
-from engine.minotaur.state import Discarded, EndReason, Stage, State
-from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
-from referee.models import SeatView
+from engine.minotaur.rules import ColumnJson
+from engine.minotaur.state import Discarded, EndReason, Placed, Stage, State
+from referee.game import (
+    Game,
+    Illegal,
+    Malformed,
+    Missing,
+    NotYours,
+    Observed,
+    Outcome,
+    Setup,
+    Summary,
+)
+from referee.models import Board, Ruling, Turn
 from referee.validate import InputError, file_text
 from referee.views import sees_all
 
@@ -72,19 +86,81 @@ PROFILES = ("basic", "advanced")  # advanced: best of three with deck changes (M
 MAX_DECK_LIST = 200_000
 
 
-class MLView(SeatView):
-    """A seat's view of a Minotaur Lords table (:func:`view_for`): each side (``miron``,
-    ``vess``: hand, deck, pile, columns, deities, the seat's own deck list), the markers, the
-    check column by column, the deck list, the match and the bonus deck."""
+class MLTurn(Turn):
+    """The turn (M1): its phase, what has happened in it, the card whose text acts now."""
 
-    miron: dict[str, Any]
-    vess: dict[str, Any]
+    phase: str  # "0", "1", "2" or "supremacy"
+    used: int  # actions used in this phase (M3)
+    fresh: bool  # nothing done yet: a hand change is still possible (M1)
+    left_hand: bool  # a card left the hand by play or discard (M4)
+    checked: bool  # the supremacy check ran this turn (M11)
+    exercised: list[str]  # columns exercised this turn (M11)
+    taken: list[str]  # phases taken (M5)
+    pending: str | None  # the card whose text acts now (M10, M12)
+
+
+class PlacedView(TypedDict):
+    """A card in play: its name, its curse tokens and its strength in the check (M10, M13)."""
+
+    card: str
+    curses: int
+    strength: int
+
+
+class MLSide(TypedDict):
+    """One player's side as a seat sees it (M14): ``?`` for a card hidden from it."""
+
+    hand: list[str]
+    hand_size: int
+    deck: int
+    discard: list[str]  # "?" for a card the seat did not see
+    discard_height: int
+    columns: dict[str, list[PlacedView]]
+    deities: list[PlacedView]
+    owned: list[str]  # the seat's own deck list (empty for another's side)
+    set_aside: NotRequired[list[str] | None]  # M17: the owner's, while cards are set aside
+
+
+class MLMatch(TypedDict):
+    """The advanced game (M17): best of three, with deck changes between games."""
+
+    advanced: bool
+    wins: dict[str, int]
+    last_winner: str | None
+    set_aside: dict[str, bool]
+    taken_by: list[str]
+    scarab_backs: bool
+
+
+class MLBoard(Board, frozen=True, kw_only=True):
+    """A seat's view of a Minotaur Lords table (:func:`view_for`): the profile (basic or
+    advanced, M17) and switches (M18), each side (``miron``, ``vess``), the markers, the check
+    column by column, the deck list, the match and the bonus deck."""
+
+    turn: MLTurn
+    profile: str
+    switches: dict[str, str]
+    miron: MLSide
+    vess: MLSide
     markers: dict[str, str]
-    supremacy: list[dict[str, Any]]
-    cards: list[dict[str, Any]]
-    match: dict[str, Any]
+    supremacy: list[ColumnJson]  # each column's totals (M11)
+    cards: list[CardJson]  # the owner's deck list, one entry per name
+    match: MLMatch
     bonus: list[str]
     bonus_size: int
+
+
+class MLRuling(msgspec.Struct, frozen=True, kw_only=True):
+    """Minotaur Lords's result of a ruling (:func:`engine.minotaur.notation.rule_file`)."""
+
+    legal: bool
+    failed_at: int | None
+    winner: str | None
+    reason: str | None
+    rules: list[str]
+    ruling: str
+    position: dict[str, Any]  # the position in the ruling file's JSON notation
+    supremacy: list[ColumnJson]
 
 
 @dataclass(frozen=True)
@@ -192,51 +268,17 @@ def project(st: State, seat: str) -> State:
     return st.evolve(sides=(sides[0], sides[1]), match=replace(m, set_aside=(aside[0], aside[1])))
 
 
-def _placed_view(st: State, x: Any) -> dict[str, Any]:
+def _placed_view(st: State, x: Placed) -> PlacedView:
     return {"card": x.name, "curses": x.curses, "strength": ml.strength(st, x)}
 
 
-def view_for(st: State, seat: str) -> dict[str, Any]:
-    """The position as ``seat`` may see it (JSON)."""
+def view_for(st: State, seat: str) -> MLBoard:
+    """The position as ``seat`` may see it."""
     t = st.turn
-    out: dict[str, Any] = {
-        "seat": seat,
-        "phase": st.stage.value,
-        "profile": "advanced" if st.match.advanced else "basic",
-        "switches": {} if st.match.scarab_backs else {"scarab_backs": "off"},
-        "turn": {
-            "player": t.player,
-            "first": t.first,
-            "phase": t.phase.value,
-            "used": t.used,
-            "fresh": t.fresh,
-            "left_hand": t.left_hand,
-            "checked": t.checked,
-            "exercised": list(t.exercised),
-            "taken": [p.value for p in t.taken],
-            "pending": t.pending,
-        },
-        "winner": st.winner,
-        "reason": st.reason.value if st.reason else None,
-        "markers": {c.id: st.marker(c) for c in COLUMNS if st.marker(c)},
-        "supremacy": [c.as_json() for c in ml.supremacy_check(st)],
-        "cards": st.catalogue.as_json(),
-        "match": {
-            "advanced": st.match.advanced,
-            "wins": dict(zip(PLAYERS, st.match.wins, strict=True)),
-            "last_winner": st.match.last_winner,
-            "set_aside": {
-                p: (x is not None) for p, x in zip(PLAYERS, st.match.set_aside, strict=True)
-            },
-            "taken_by": list(st.match.taken_by),
-            "scarab_backs": st.match.scarab_backs,
-        },
-        "bonus": list(st.bonus) if st.stage is Stage.TAKE else [],
-        "bonus_size": len(st.bonus),
-    }
+    sides: list[MLSide] = []
     for p, s in zip(PLAYERS, st.sides, strict=True):
         mine = sees_all(seat) or seat == p
-        out[p] = {
+        side: MLSide = {
             "hand": [n or "?" for n in s.hand] if mine else ["?"] * len(s.hand),
             "hand_size": len(s.hand),
             "deck": len(s.deck),
@@ -248,8 +290,44 @@ def view_for(st: State, seat: str) -> dict[str, Any]:
         }
         if mine and st.stage is Stage.SET_ASIDE:
             aside = st.match.set_aside[PLAYERS.index(p)]
-            out[p]["set_aside"] = list(aside) if aside is not None else None
-    return out
+            side["set_aside"] = list(aside) if aside is not None else None
+        sides.append(side)
+    return MLBoard(
+        phase=st.stage.value,
+        turn={
+            "player": t.player,
+            "first": t.first,
+            "phase": t.phase.value,
+            "used": t.used,
+            "fresh": t.fresh,
+            "left_hand": t.left_hand,
+            "checked": t.checked,
+            "exercised": list(t.exercised),
+            "taken": [p.value for p in t.taken],
+            "pending": t.pending,
+        },
+        winner=st.winner,
+        reason=st.reason.value if st.reason else None,
+        profile="advanced" if st.match.advanced else "basic",
+        switches={} if st.match.scarab_backs else {"scarab_backs": "off"},
+        miron=sides[0],
+        vess=sides[1],
+        markers={c.id: m for c in COLUMNS if (m := st.marker(c))},
+        supremacy=[c.as_json() for c in ml.supremacy_check(st)],
+        cards=st.catalogue.as_json(),
+        match={
+            "advanced": st.match.advanced,
+            "wins": dict(zip(PLAYERS, st.match.wins, strict=True)),
+            "last_winner": st.match.last_winner,
+            "set_aside": {
+                p: (x is not None) for p, x in zip(PLAYERS, st.match.set_aside, strict=True)
+            },
+            "taken_by": list(st.match.taken_by),
+            "scarab_backs": st.match.scarab_backs,
+        },
+        bonus=list(st.bonus) if st.stage is Stage.TAKE else [],
+        bonus_size=len(st.bonus),
+    )
 
 
 # ---- statements (ML-P7) --------------------------------------------------------------------
@@ -290,6 +368,8 @@ class Minotaur:
     hold_rule: str = "ML-P5"
     contradiction_rule: str = "ML-P6"
     legacy_rules: str = LEGACY_RULES
+    board_type: type[MLBoard] = MLBoard
+    result_type: type[MLRuling] = MLRuling
 
     # ---- a game's rules --------------------------------------------------------------------
 
@@ -375,7 +455,7 @@ class Minotaur:
 
     def apply(
         self, state: State, action: Action, checked: bool = True, asking: bool = False
-    ) -> Outcome:
+    ) -> Outcome[State]:
         with _errors():
             out = ml.apply(state, action)
         return Outcome(out.state, out.events, out.rules)
@@ -435,7 +515,7 @@ class Minotaur:
     def project(self, state: State, seat: str) -> State:
         return project(state, seat)
 
-    def view(self, state: State, seat: str) -> dict[str, Any]:
+    def view(self, state: State, seat: str) -> MLBoard:
         return view_for(state, seat)
 
     def legal(self, state: State, seat: str) -> list[str] | None:
@@ -498,7 +578,7 @@ class Minotaur:
 
     # ---- what people saw -------------------------------------------------------------------
 
-    def observe(self, state: State, seat: str, obs: Mapping[str, Any]) -> Observed:
+    def observe(self, state: State, seat: str, obs: Mapping[str, Any]) -> Observed[Patch]:
         """``{"player", "zone": "hand", "card", "source"}``: a card in a player's hand, stated
         by its holder or the judge (ML-P7); it names an unknown hand card or contradicts the
         record (ML-P6)."""
@@ -585,7 +665,7 @@ class Minotaur:
 
     # ---- rulings ---------------------------------------------------------------------------
 
-    def ruling(self, state: State, action: Action) -> dict[str, Any]:
+    def ruling(self, state: State, action: Action) -> Ruling[MLRuling]:
         raw = position_json(state)
         raw["actions"] = [action_json(action)]
         try:
@@ -595,15 +675,15 @@ class Minotaur:
             if "incomplete" in msg:
                 raise Missing(msg, "M12", "action") from None
             raise Malformed(msg) from None
-        citations = {r: RULES[r].citation() for r in result["rules"] if r in RULES}
-        return {
-            "legal": result["legal"],
-            "rules": result["rules"],
-            "ruling": result["ruling"],
-            "citations": citations,
-            "other_profiles": {},
-            "result": result,
-        }
+        typed = msgspec.convert(result, MLRuling)
+        return Ruling(
+            legal=typed.legal,
+            rules=typed.rules,
+            ruling=typed.ruling,
+            citations={r: RULES[r].citation() for r in typed.rules if r in RULES},
+            other_profiles={},
+            result=typed,
+        )
 
 
 def _known(st: State, p: str, name: str) -> int:
@@ -725,4 +805,5 @@ SEALED_WORDS = {
     "exercise": "exercises supremacy",
 }
 
-MINOTAUR = Minotaur()
+# the module, checked by mypy against its own types
+MINOTAUR: Game[State, Action, MLBoard, MinotaurRules, Patch, MLRuling] = Minotaur()

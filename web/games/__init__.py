@@ -9,7 +9,6 @@ carries it as ``game_module``):
 - the table drawing (an SVG picture from a seat's view) and its styles;
 - the seat's controls and labels, pickers and card names for the forms (its templates);
 - setup guidance, the answer forms for the game's questions and their texts;
-- the API's schema of its part of a seat's view (``view_schema``);
 - the sentences of the log (its records' and events' descriptions);
 - the game's additions to each page's context, and its create form on the home page;
 - extra blueprints (Hera & Zeus: the camera pages).
@@ -28,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from flask import Blueprint, Flask, current_app
-from marshmallow import Schema
 
 from referee.log import Record
 from referee.models import SeatView, TableRow
@@ -77,7 +75,6 @@ class PageModule(Protocol):
     templates: Mapping[str, str]  # PARTS -> template path
     svg_css: str  # the drawing's styles for a page that stands alone (the offline report)
     stylesheets: tuple[str, ...]  # its files in web/static/, linked by every page of a game
-    view_schema: type[Schema]  # the API's schema of the game's own keys of a seat's view
 
     def seat_title(self, seat: str) -> str:
         """A player seat's title ("Hera")."""
@@ -125,15 +122,17 @@ class PageModule(Protocol):
 
     # ---- pages -------------------------------------------------------------------------------
 
-    def seat_context(self, ref: Referee, game: str, seat: str, view: SeatView) -> dict[str, Any]:
+    def seat_context(
+        self, ref: Referee, game: str, seat: str, view: SeatView[Any]
+    ) -> dict[str, Any]:
         """What a player's page needs beyond the shell's context (its templates read it)."""
         ...
 
-    def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:
+    def judge_context(self, ref: Referee, game: str, view: SeatView[Any]) -> dict[str, Any]:
         """What the judge's desk needs beyond the shell's context."""
         ...
 
-    def common_context(self, view: SeatView) -> dict[str, Any]:
+    def common_context(self, view: SeatView[Any]) -> dict[str, Any]:
         """What every seat's page needs of the game (``status_notes``: words beside the
         profile in the status line)."""
         ...
@@ -224,8 +223,10 @@ def page_module(name: str) -> PageModule:
     return pm
 
 
-def page_for(view: SeatView | TableRow | Mapping[str, Any]) -> PageModule:
+def page_for(view: SeatView[Any] | TableRow | Mapping[str, Any]) -> PageModule:
     """The page module of the game a view or an overview row is of. Raises Unavailable."""
+    if isinstance(view, SeatView):
+        return page_module(view.game_module)
     return page_module(str(view.get("game_module", "")))
 
 

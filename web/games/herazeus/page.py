@@ -18,13 +18,12 @@ from html import escape
 from typing import Any
 
 from flask import Blueprint
-from marshmallow import Schema
 
 from engine.herazeus import RULES, NotationError, Player, parse_action, parse_action_text
 from engine.herazeus.cards import HOSTAGE_NAME
 from engine.herazeus.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
 from referee.herazeus.board import card_words
-from referee.herazeus.game import END_WORDS, NAME, PLAYERS, hz_view, side_of
+from referee.herazeus.game import END_WORDS, NAME, PLAYERS, hz_board, side_of
 from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee
@@ -51,7 +50,6 @@ from web.games.herazeus.present import (
     setup_of,
     taken_names,
 )
-from web.games.herazeus.schemas import HZViewSchema
 from web.images import has_kit, parse_kit_upload, photo_context
 
 # Why a game ended (engine.EndReason), with the rule that ended it.
@@ -76,7 +74,6 @@ class HeraZeusPages:
     }
     svg_css = SVG_CSS
     stylesheets: tuple[str, ...] = ("herazeus.css",)
-    view_schema: type[Schema] = HZViewSchema
 
     def seat_title(self, seat: str) -> str:
         return SEAT_TITLE.get(seat, seat)
@@ -146,16 +143,19 @@ class HeraZeusPages:
 
     # ---- pages -------------------------------------------------------------------------------
 
-    def seat_context(self, ref: Referee, game: str, seat: str, view: SeatView) -> dict[str, Any]:
+    def seat_context(
+        self, ref: Referee, game: str, seat: str, view: SeatView[Any]
+    ) -> dict[str, Any]:
         """A player's hand and pickers, his actions grouped, where setup stands for him, the
         photos his camera read."""
         p = Player.parse(seat)
-        hz = hz_view(view)
+        hz = hz_board(view)
         names = ref.card_names(game)
         mine = side_of(hz, p.key)
         hand = list(mine["hand"])
         held = [*hand, *(x for col in mine["field"] for x in col)]
-        legal = view.get("legal", [])
+        legal = view.legal or []
+        wire = view.to_json()
         return {
             "their_names": names[p.other.key],
             "me": p,
@@ -163,21 +163,21 @@ class HeraZeusPages:
             "theirs": side_of(hz, p.other.key),
             "own_names": names[p.key],
             "taken_names": taken_names(p, held),
-            "playable": hz.get("playable", []),
+            "playable": hz.playable or [],
             "controls": controls_for(legal),
             "groups": GROUPS,
             "label": action_label,
-            "setup": setup_of(hz, p) if view.get("phase") == "setup" else None,
+            "setup": setup_of(hz, p) if view.phase == "setup" else None,
             "hostage": HOSTAGE_NAME[p],
-            "photo": photo_context(game, seat, view, legal),
+            "photo": photo_context(game, seat, wire, legal),
             "has_kit": has_kit(game),
-            "order_choices": order_choices(view, p),
-            "order_stood": order_stood(view, p),
+            "order_choices": order_choices(wire, p),
+            "order_stood": order_stood(wire, p),
             "dead_end_note": DEAD_END_NOTE,
             "card_words": card_words,
         }
 
-    def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:
+    def judge_context(self, ref: Referee, game: str, view: SeatView[Any]) -> dict[str, Any]:
         return {
             "pose_examples": ["challenge 2", "pegasus field 1"],
             "pose_words": {
@@ -188,13 +188,12 @@ class HeraZeusPages:
             "dead_end_note": DEAD_END_NOTE,
         }
 
-    def common_context(self, view: SeatView) -> dict[str, Any]:
+    def common_context(self, view: SeatView[Any]) -> dict[str, Any]:
         """The action points left this turn; a provisional card list beside the profile."""
-        turn = view.get("turn") or {}
-        provisional = bool(hz_view(view).get("provisional_catalogue"))
+        hz = hz_board(view)
         return {
-            "points_left": int(turn.get("ap", 0)) - int(turn.get("used", 0)),
-            "status_notes": ["provisional card list"] if provisional else [],
+            "points_left": hz.turn["ap"] - hz.turn["used"],
+            "status_notes": ["provisional card list"] if hz.provisional_catalogue else [],
         }
 
     def question_text(self, needs: str) -> str | None:

@@ -31,7 +31,7 @@ from engine.herazeus.actions import (
 )
 from engine.herazeus.cards import HOSTAGE_NAME, POWERFUL
 from referee.herazeus.board import describe_event_json
-from referee.herazeus.game import HZView
+from referee.herazeus.game import HZBoard, side_of
 from referee.log import Record
 
 SEAT_TITLE = {"hera": "Hera", "zeus": "Zeus"}
@@ -237,17 +237,16 @@ def taken_names(p: Player, held: Sequence[str]) -> list[str]:
     return sorted({h.lstrip("^") for h in held if h.lstrip("^").endswith(suffix)})
 
 
-def setup_of(view: HZView, p: Player) -> dict[str, Any]:
+def setup_of(board: HZBoard, p: Player) -> dict[str, Any]:
     """Where player ``p`` stands in setup (D19), from his view: public facts and his hand."""
-    facts = view["setup"]
+    facts = board.setup
     return {
         "starting": facts["starting"],
         "dealt": facts["dealt"][p.key],
         "placed": facts["placed"][p.key],
         "other_dealt": facts["dealt"][p.other.key],
         "other_placed": facts["placed"][p.other.key],
-        "hostage_in_hand": HOSTAGE_NAME[p]
-        in (view["hera"] if p is Player.HERA else view["zeus"])["hand"],
+        "hostage_in_hand": HOSTAGE_NAME[p] in side_of(board, p.key)["hand"],
     }
 
 

@@ -17,7 +17,6 @@ from html import escape
 from typing import Any
 
 from flask import Blueprint, session
-from marshmallow import Schema, fields
 
 from engine.minotaur.actions import ZONES
 from engine.minotaur.cards import (
@@ -188,31 +187,6 @@ def religious_targets(view: Mapping[str, Any], seat: str, region: str) -> list[t
     return out
 
 
-class MLSideSchema(Schema):
-    hand = fields.List(fields.String(), metadata={"description": "'?' unless yours (M14)"})
-    hand_size = fields.Integer()
-    deck = fields.Integer()
-    discard = fields.List(fields.String(), metadata={"description": "'?' for a card not seen"})
-    discard_height = fields.Integer()
-    columns = fields.Dict(keys=fields.String(), values=fields.List(fields.Dict()))
-    deities = fields.List(fields.Dict())
-    owned = fields.List(fields.String(), metadata={"description": "your own deck list"})
-    set_aside = fields.List(fields.String(), allow_none=True)
-
-
-class MLViewSchema(Schema):
-    """Minotaur Lords's keys of a seat's view."""
-
-    miron = fields.Nested(MLSideSchema)
-    vess = fields.Nested(MLSideSchema)
-    markers = fields.Dict(keys=fields.String(), values=fields.String())
-    supremacy = fields.List(fields.Dict(), metadata={"description": "each column's totals (M11)"})
-    cards = fields.List(fields.Dict(), metadata={"description": "the owner's deck list"})
-    match = fields.Dict()
-    bonus = fields.List(fields.String())
-    bonus_size = fields.Integer()
-
-
 class MinotaurPages:
     """The pages of Minotaur Lords."""
 
@@ -230,7 +204,6 @@ class MinotaurPages:
     }
     svg_css = SVG_CSS
     stylesheets: tuple[str, ...] = ("minotaur.css",)
-    view_schema: type[Schema] = MLViewSchema
 
     def seat_title(self, seat: str) -> str:
         return SEAT_TITLE.get(seat, seat)
@@ -283,8 +256,10 @@ class MinotaurPages:
             return f"{SEAT_TITLE.get(str(row.get('winner')), '')} won"
         return "deck change between games (M17)"
 
-    def seat_context(self, ref: Referee, game: str, seat: str, view: SeatView) -> dict[str, Any]:
-        v: Mapping[str, Any] = view
+    def seat_context(
+        self, ref: Referee, game: str, seat: str, view: SeatView[Any]
+    ) -> dict[str, Any]:
+        v = view.to_json()  # the drawing's and the pickers' reading of the view (its JSON)
         mine = v[seat]
         names = ref.card_names(game)
         unknown = sum(1 for h in mine.get("hand", []) if h == "?")
@@ -312,13 +287,13 @@ class MinotaurPages:
             "religious_targets": lambda region: religious_targets(v, seat, region),
         }
 
-    def judge_context(self, ref: Referee, game: str, view: SeatView) -> dict[str, Any]:
+    def judge_context(self, ref: Referee, game: str, view: SeatView[Any]) -> dict[str, Any]:
         return {
             "pose_examples": ['{"do": "pass", "to": "supremacy"}'],
             "amend_example": '{"do": "end_turn"}',
         }
 
-    def common_context(self, view: SeatView) -> dict[str, Any]:
+    def common_context(self, view: SeatView[Any]) -> dict[str, Any]:
         return {"phase_words": PHASE_WORDS, "status_notes": []}
 
     def question_text(self, needs: str) -> str | None:
