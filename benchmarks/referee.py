@@ -18,6 +18,14 @@ Then a long game (``--events`` records: a game, undone by the judge to the end o
 played again, as often as needed) is replayed (``fold``), verified and exported, for the judge
 and for a player (redacted).
 
+Then what the pages cost (issue 32, item 4; ``tests/page_costs.py``), on SQLite through the
+Flask test client: the SQL statements of a seat's page for a head it was shown (``page``) and
+of one tap's round trip (``tap``: the POST, its redirect, the live event, the other seat's
+page), each with how many read the head and how many the whole log; then the time of Hera's
+page for a game of about 50 records and for the long game, in one run (``page render``, warm:
+a live update re-reads a page at a head the server has read), and their ratio. The cold view
+of a 10,000-record game is ``--events 10000``'s ``cold view``.
+
 Load (issue 6, section 4): 1, 10 and 100 concurrent games over one SQLite file, a thread per
 game, each entering played games again as fast as it can for ``--seconds``; then the same over
 several processes sharing the file; then 100 games at a table's pace (one submission every

@@ -43,6 +43,7 @@ from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
 from referee.log import GENESIS, Entry, Header, Record
 from referee.store import Store, StoreError
 from referee.validate import InputError, game_id
+from referee.views import redact
 from referee.words import head_text
 
 _log = logging.getLogger("referee.repository")
@@ -83,15 +84,17 @@ def _collector_paused() -> Iterator[None]:
 
 
 class Known:
-    """A verified head: the game folded through it and the entries it was verified from (the
-    records are built from them once, when a log first asks)."""
+    """A verified head: the game folded through it and the entries it was verified from. The
+    records are built from them once, when a log first asks, and each seat's cut of them once
+    per seat (:func:`referee.views.redact`); a later head adds only its new records to each."""
 
-    __slots__ = ("_records", "entries", "folded")
+    __slots__ = ("_cuts", "_records", "entries", "folded")
 
     def __init__(self, folded: Folded, entries: list[Entry]) -> None:
         self.folded = folded
         self.entries = entries
         self._records: list[Record] | None = None
+        self._cuts: dict[str, list[Record]] = {}
 
     def records(self) -> list[Record]:
         """Every record through the head, in order (built once; never change)."""
@@ -100,11 +103,23 @@ class Known:
             out = self._records = [e.record() for e in self.entries]
         return out
 
+    def cut(self, seat: str) -> list[Record]:
+        """Every record through the head as ``seat`` may read it (cut once per seat; the
+        caller must not change the list)."""
+        out = self._cuts.get(seat)
+        if out is None:
+            g = self.folded.module
+            out = self._cuts[seat] = [redact(r, seat, g) for r in self.records()]
+        return out
+
     def then(self, folded: Folded, newer: Sequence[Record]) -> Known:
         """The head after ``newer`` (checked by the caller), folded into ``folded``."""
         out = Known(folded, [*self.entries, *newer])
         if self._records is not None:
             out._records = [*self._records, *newer]
+        g = folded.module
+        for seat, cut in list(self._cuts.items()):
+            out._cuts[seat] = [*cut, *(redact(r, seat, g) for r in newer)]
         return out
 
 

@@ -266,8 +266,8 @@ class Reading:
         f = k.folded
         if seat not in seats_of(f.module):  # an export's header names one of the game's seats
             raise Forbidden(f"unknown seat {short(seat)!r} in {f.module.title}")
-        records = k.records() if upto is None else k.records()[: upto + 1]
-        return [redact(r, seat, f.module) for r in records]
+        cut = k.cut(seat)  # cut once per seat and head
+        return list(cut) if upto is None else cut[: upto + 1]
 
     def export(self, game: str, seat: str) -> str:
         """JSON lines: a header (seat, the signing key and its fingerprint), then the records as

@@ -41,6 +41,7 @@ from web.request import (
 )
 
 bp = Blueprint("seat", __name__)
+SHOWN = 40  # the records a player's page shows, the latest first (the judge's shows all)
 LIVE_HEADER = "X-Live-Refresh"  # sent by app.js's fetches of a page it parses for live parts
 
 
@@ -54,8 +55,11 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     side = request.args.get("side") if seat not in pm.players else None
     side = side if side in pm.players else pm.players[0]
     records = ref.log(game, seat)
-    gone = undone_by(records)
-    log = [{**describe_record(pm, r, seat, records), "undone": gone.get(r.seq)} for r in records]
+    # a player's page shows the last records only: only those are worded (an undo after one
+    # of them is among them, so its mark is found there too)
+    shown = records if seat == "judge" else records[-SHOWN:]
+    gone = undone_by(shown)
+    log = [{**describe_record(pm, r, seat, records), "undone": gone.get(r.seq)} for r in shown]
     ctx: dict[str, Any] = {
         "game": game,
         "seat": seat,
@@ -64,7 +68,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "head": view["head"],  # the view's own: the same snapshot as the table
         "svg": Markup(pm.table_svg(view, seat=seat, side=side) + pm.table_text(view, seat=seat)),
         "side_choice": side_choice(pm, game, seat, side),
-        "log": list(reversed(log[-40:] if seat != "judge" else log)),
+        "log": list(reversed(log)),
         "csrf": csrf_token(game),
         "players": view.get("players", {}),
         "phase": view.get("phase"),
