@@ -202,7 +202,7 @@ class Ledger:
         Unavailable."""
         for name, value in secrets.items():
             store_call(partial(self.store.put_secret, game, name, value))
-            self.reader.moved_secrets(game, {name: value})
+            self.reader.moved(game, None, {name: value})
 
     def _anchor(self, game: str, last: Entry, fingerprint: str | None = None) -> None:
         """Notes a head this server wrote in the heads journal. A journal that cannot be

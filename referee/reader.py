@@ -32,15 +32,17 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from referee.anchors import Anchor, AnchorError, Anchors
 from referee.errors import Held, NotFound, Refused, Stale, Unavailable
 from referee.fold import Folded, FoldError, fold, step
+from referee.gamekeys import Untrusted, game_key
 from referee.holds import Holds
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
 from referee.log import GENESIS, Entry, Header, Record
+from referee.looks import Head, Look, Looks
 from referee.store import Store, StoreError
 from referee.validate import InputError, game_id
 from referee.views import redact
@@ -49,8 +51,6 @@ from referee.words import head_text
 _log = logging.getLogger("referee.repository")
 
 CACHE_GAMES = 256  # games kept verified in memory; the least recently used leave first
-
-Head = tuple[int, str]
 
 
 def checked_game_id(game: str) -> None:
@@ -123,16 +123,6 @@ class Known:
         return out
 
 
-class _Look:
-    """What one pinned request read of a game: its head and its secrets."""
-
-    __slots__ = ("head", "secrets")
-
-    def __init__(self, head: Head | None, secrets: dict[str, str]) -> None:
-        self.head = head
-        self.secrets = secrets
-
-
 class Reader:
     """Verified games over one store, by head. Thread-safe: readers share immutable snapshots
     (:class:`~referee.fold.Folded`) and never wait on a writer."""
@@ -152,64 +142,27 @@ class Reader:
         self._cache: OrderedDict[str, Known] = OrderedDict()
         self._cache_games = max(1, cache_games)
         self._guard = threading.Lock()
-        self._local = threading.local()
+        self.looks = Looks(store)
 
-    # ---- one look per request --------------------------------------------------------------
+    # ---- one look per request (:mod:`referee.looks`) ---------------------------------------
 
-    @contextmanager
-    def pinned(self) -> Iterator[None]:
-        """Within the block, this thread reads each game's head and secrets once (one store
-        statement) and every read uses them. Blocks nest."""
-        depth = getattr(self._local, "depth", 0)
-        if depth == 0:
-            self._local.looks = {}
-        self._local.depth = depth + 1
-        try:
-            yield
-        finally:
-            self._local.depth = depth
-            if depth == 0:
-                self._local.looks = None
+    def pinned(self) -> AbstractContextManager[None]:
+        """Within the block this thread reads each game's head and secrets once."""
+        return self.looks.pinned()
 
-    def _looks(self) -> dict[str, _Look] | None:
-        looks: dict[str, _Look] | None = getattr(self._local, "looks", None)
-        return looks
-
-    def _look(self, game: str) -> _Look | None:
-        looks = self._looks()
-        if looks is None:
-            return None
-        got = looks.get(game)
-        if got is None:
-            head, secrets = store_call(lambda: self.store.look(game))
-            got = looks[game] = _Look(head, secrets)
-        return got
-
-    def moved(self, game: str, head: Head, secrets: Mapping[str, str] | None = None) -> None:
-        """This thread wrote ``game`` up to ``head`` (and these secrets): a pinned look moves
-        on with it."""
-        looks = self._looks()
-        if looks is not None and game in looks:
-            looks[game].head = head
-            self.moved_secrets(game, secrets or {})
-
-    def moved_secrets(self, game: str, secrets: Mapping[str, str]) -> None:
-        """This thread stored ``secrets`` of ``game``: a pinned look holds them too."""
-        looks = self._looks()
-        if looks is not None and game in looks:
-            looks[game].secrets.update(secrets)
+    def moved(self, game: str, head: Head | None, secrets: Mapping[str, str] | None) -> None:
+        """This thread wrote ``game`` up to ``head`` and ``secrets``: its look moves on."""
+        self.looks.moved(game, head, secrets)
 
     def unpin(self, game: str) -> None:
         """Drops this thread's look at ``game`` (another process wrote: look again)."""
-        looks = self._looks()
-        if looks is not None:
-            looks.pop(game, None)
+        self.looks.drop(game)
 
     # ---- the store, as read -----------------------------------------------------------------
 
     def stored_head(self, game: str) -> Head | None:
         """The store's head of ``game`` (the pinned one inside :meth:`pinned`)."""
-        look = self._look(game)
+        look: Look | None = store_call(lambda: self.looks.look(game))
         if look is not None:
             return look.head
         h: Head | None = store_call(lambda: self.store.head(game))
@@ -240,7 +193,7 @@ class Reader:
     def seen_secrets(self, game: str) -> dict[str, str]:
         """The game's secrets as this request looked at them (:meth:`pinned`; read now
         outside one): for telling who a request is, never for a check under the lock."""
-        look = self._look(game)
+        look: Look | None = store_call(lambda: self.looks.look(game))
         return dict(look.secrets) if look is not None else self.secrets(game)
 
     def records(self, game: str, after: int = -1, upto: int | None = None) -> list[Record]:
@@ -259,31 +212,13 @@ class Reader:
     # ---- keys and holds -----------------------------------------------------------------------
 
     def public_key(self, game: str) -> str:
-        """The key a game's records are signed with: this server's, or an imported log's when
-        this server trusts it (the key it imported the game with, in the heads journal, or a
-        key of the tournament's trusted keys). A key stored in the database is never taken on
-        its word. Raises Held for a key this server does not trust."""
+        """The key a game's records are signed with (:func:`referee.gamekeys.game_key`).
+        Raises Held for a key this server does not trust."""
         stored = self.seen_secrets(game).get("key:public")
-        own = self.signer.public_b64
-        anchor = self.anchors.journal.get(game)
-        if anchor is not None and anchor.fingerprint == self.signer.fingerprint:
-            return own  # this server made the game: whatever key the database names
-        if stored is None or stored == own:
-            return own
         try:
-            fp = fingerprint_of(parse_public_key(stored))
-        except ValueError:
-            raise self.hold(game, "the key stored for it is not a key") from None
-        if (anchor is not None and anchor.fingerprint == fp) or self.anchors.trust.trusts(
-            fp, stored
-        ):
-            return stored
-        raise self.hold(
-            game,
-            f"it is signed by key {fp}, which this server does not trust (not its own key "
-            f"{self.signer.fingerprint}, not a trusted key, not the key it was imported with): "
-            "a key was written into the database",
-        )
+            return game_key(game, stored, self.signer, self.anchors)
+        except Untrusted as e:
+            raise self.hold(game, str(e)) from None
 
     def header(self, game: str, seat: str) -> Header:
         pk = self.public_key(game)
@@ -335,6 +270,10 @@ class Reader:
                 self._cache.move_to_end(game)
         anchor = self.anchors.journal.get(game)  # before the head: a write notes it after
         head = self.head(game)
+        if anchor is not None and head[0] < anchor.seq and self.looks.has(game):
+            # this thread's look was taken before another thread's write: look again
+            self.looks.drop(game)
+            head = self.head(game)
         self._check_anchor(game, head, anchor)
         if k is not None:
             f = k.folded
@@ -428,8 +367,9 @@ class Reader:
         if not newer:
             return None
         out = k.then(g, newer)
-        self._remember(out)
+        # the anchor first: a head in the cache is never past the journal's
         self.anchors.journal.seen(g.game, g.last_seq, g.last_hash, fingerprint_of(pk))
+        self._remember(out)
         return out
 
     def wrote(
@@ -445,7 +385,7 @@ class Reader:
             k = self._cache.get(before.game)
         if k is not None and k.folded.last_seq == before.last_seq:
             self._remember(k.then(after, records))
-        self.moved(after.game, (after.last_seq, after.last_hash), secrets)
+        self.looks.moved(after.game, (after.last_seq, after.last_hash), secrets)
 
     def verified(self, game: str, f: Folded, upto: int | None = None) -> list[Record]:
         """The game's stored records through ``upto`` (default: all), read again and checked

@@ -269,6 +269,16 @@ class Reading:
         cut = k.cut(seat)  # cut once per seat and head
         return list(cut) if upto is None else cut[: upto + 1]
 
+    def corrections(self, game: str, seat: str) -> list[Record]:
+        """The game's corrections (its undo and amend records) as ``seat`` may read them, in
+        order: kept by the fold, so the log is not gone through to count them."""
+        self.seat_of(game, seat)
+        k = self.reader.known(game)
+        if seat not in seats_of(k.folded.module):
+            raise Forbidden(f"unknown seat {short(seat)!r} in {k.folded.module.title}")
+        cut = k.cut(seat)
+        return [cut[r.seq] for r in k.folded.corrections]
+
     def export(self, game: str, seat: str) -> str:
         """JSON lines: a header (seat, the signing key and its fingerprint), then the records as
         ``seat`` may read them. Verifies with ``referee verify``."""

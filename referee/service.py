@@ -286,6 +286,11 @@ class Referee:
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
         return self.reading.log(game, seat, upto)
 
+    def corrections(self, game: str, seat: str) -> list[Record]:
+        """The game's undo and amend records as ``seat`` may read them (the page's count of
+        corrections; :meth:`Reading.corrections`)."""
+        return self.reading.corrections(game, seat)
+
     def export(self, game: str, seat: str) -> str:
         return self.reading.export(game, seat)
 

@@ -73,7 +73,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "players": view.get("players", {}),
         "phase": view.get("phase"),
         "fingerprint": ref.fingerprint() if view.get("phase") == "over" else None,
-        **correction_counts(records),
+        **correction_counts(ref.corrections(game, seat), records),
         **shell_context(pm),
         **pm.common_context(view),
         **seats_context(game, seat),
@@ -92,12 +92,13 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     return ctx
 
 
-def correction_counts(records: list[Record]) -> dict[str, int]:
-    """How often the record was corrected, by whom (the status line, issue 31 item 9): by the
-    judge (``corrections``), by a take-back both players agreed to (``takebacks``, HZ-P14),
-    by a correction both players approved at a table without a judge (``agreed``)."""
+def correction_counts(corrections: list[Record], records: list[Record]) -> dict[str, int]:
+    """How often the record was corrected (``corrections``: its undo and amend records), by
+    whom (the status line, issue 31 item 9): by the judge (``corrections``), by a take-back
+    both players agreed to (``takebacks``, HZ-P14), by a correction both players approved at a
+    table without a judge (``agreed``). ``records``: the log they are in."""
     out = {"corrections": 0, "takebacks": 0, "agreed": 0}
-    for r in records:
+    for r in corrections:
         if r.kind not in ("undo", "amend"):
             continue
         if r.seat == "judge":
