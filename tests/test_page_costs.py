@@ -9,6 +9,7 @@ The counts are SQL statements on the SQLite store (``tests/page_costs.py``); not
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -165,4 +166,34 @@ def test_the_head_row_rewritten_under_the_reader_is_held(tmp_path: Path) -> None
     con.close()
     with pytest.raises(Held, match="changed under the server"):
         ref.view(game, "hera")
+    ref.store.close()
+
+
+# ---- one look per request ---------------------------------------------------------------------
+
+
+def test_a_look_taken_before_another_threads_write_is_read_again_never_held(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "g.sqlite3"
+    ref, game = served_game(db)
+    with ref.pinned():  # one request: its look at the game is taken here
+        before = ref.view(game, "judge")["seq"]
+        other = threading.Thread(target=ref.call_judge, args=(game, "hera", "come"))
+        other.start()  # another request of this server writes meanwhile
+        other.join()
+        after = ref.view(game, "judge")  # the look is behind the head this server wrote
+    assert after["seq"] == before + 1 and after["calls_open"] == 1
+    assert ref.overview("judge")[0].get("held") is None
+    ref.store.close()
+
+
+def test_inside_one_look_a_write_is_seen_by_the_reads_after_it(tmp_path: Path) -> None:
+    db = tmp_path / "g.sqlite3"
+    ref, game = served_game(db)
+    with ref.pinned():
+        before = ref.view(game, "judge")["seq"]
+        ref.call_judge(game, "hera", "come")
+        assert ref.view(game, "judge")["seq"] == before + 1
+        assert ref.head(game)["seq"] == before + 1
     ref.store.close()
