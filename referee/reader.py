@@ -41,7 +41,7 @@ from referee.fold import Folded, FoldError, fold, step
 from referee.gamekeys import Untrusted, game_key
 from referee.holds import Holds
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
-from referee.log import GENESIS, Entry, Header, Record
+from referee.log import Entry, Header, Record, chain_fault
 from referee.looks import Head, Look, Looks
 from referee.store import Store, StoreError
 from referee.validate import InputError, game_id
@@ -307,16 +307,15 @@ class Reader:
 
     def _load(self, game: str, records: Sequence[Entry]) -> Folded:
         """Checks a game's whole chain and its head's signature, and folds it. Raises Held."""
-        prev = GENESIS
-        for i, r in enumerate(records):
-            if r.game != game or r.seq != i or r.prev != prev or r.redacted:
+        fault = chain_fault(records, game)
+        if fault is not None:
+            i, what = fault
+            if what == "chain":
                 raise Held(f"game {game!r} failed verification: record {i} does not chain")
-            if not r.hash_ok():
-                raise Held(
-                    f"game {game!r} failed verification: record {i}'s content does not match "
-                    "its hash (edited)"
-                )
-            prev = r.hash
+            raise Held(
+                f"game {game!r} failed verification: record {i}'s content does not match "
+                "its hash (edited)"
+            )
         a = self.anchors.journal.get(game)
         if a is not None and a.seq < len(records) and records[a.seq].hash != a.hash:
             raise self.hold(game, _changed_at(a.seq, records[a.seq].hash, a.hash))
@@ -346,25 +345,16 @@ class Reader:
         to the head before it, its hash, its signature); None when they do not follow on
         (then the game is read whole again)."""
         f = k.folded
+        if not newer or chain_fault(newer, f.game, f.last_hash, f.last_seq + 1) is not None:
+            return None
         pk = parse_public_key(self.public_key(f.game))
+        if not all(signature_ok(pk, r.hash, r.sig) for r in newer):
+            return None
         g = f.copy()
-        prev = f.last_hash
-        for r in newer:
-            if (
-                r.game != f.game
-                or r.seq != g.last_seq + 1
-                or r.prev != prev
-                or r.redacted
-                or not r.hash_ok()
-                or not signature_ok(pk, r.hash, r.sig)
-            ):
-                return None
-            try:
+        try:
+            for r in newer:
                 step(g, r)
-            except FoldError:
-                return None
-            prev = r.hash
-        if not newer:
+        except FoldError:
             return None
         out = k.then(g, newer)
         # the anchor first: a head in the cache is never past the journal's
@@ -395,15 +385,10 @@ class Reader:
         # the stored form's own hash check: the bytes that were hashed, not a re-serialised copy
         stored: Sequence[Entry] = store_call(lambda: self.store.entries(game))
         entries = [e for e in stored if e.seq <= f.last_seq]
-        prev = GENESIS
-        for i, e in enumerate(entries):
-            try:
-                ok = e.prev == prev and e.seq == i and e.hash_ok()
-            except ValueError:
-                ok = False
-            if not ok:
-                raise self.hold(game, f"event {i} changed under the server (it does not chain)")
-            prev = e.hash
+        fault = chain_fault(entries, game)
+        if fault is not None:
+            why = f"event {fault[0]} changed under the server (it does not chain)"
+            raise self.hold(game, why)
         if not entries or (entries[-1].seq, entries[-1].hash) != (f.last_seq, f.last_hash):
             end = head_text(entries[-1].seq, entries[-1].hash) if entries else "nothing"
             raise self.hold(
