@@ -2,9 +2,10 @@
 
 A game is verified once: its first read checks the whole hash chain (every record's content
 against its hash, each against the one before it) and the head record's signature, which
-commits to every record before it, and folds it. The reader keeps that fold, and the records
-once a log asks for them, by the head they were verified at (an LRU of :data:`CACHE_GAMES`
-games). After that a read costs one look at the store's head:
+commits to every record before it, and folds it. The reader keeps that fold (with what
+take-back and a seat's legal actions need: :class:`~referee.fold.Folded`), and once a log asks
+for them the records and each seat's cut of them, by the head they were verified at (an LRU of
+:data:`CACHE_GAMES` games). After that a read costs one look at the store's head:
 
 - the same head: nothing is read again (a page for a head already seen reads only the head);
 - a later head: only the records after the verified one are read, and each is checked (its
@@ -19,10 +20,9 @@ next look at the head. The ledger (:mod:`referee.ledger`) hands the reader what 
 itself, already sealed and folded. ``referee verify``, imports and every export still check
 every record (:func:`referee.log.verify`, :meth:`Reader.verified`).
 
-**One look per request.** Inside :meth:`Reader.pinned` a game's head and secrets are read
-once, together (:meth:`referee.store.Store.look`), and every read of that thread uses them: a
-page is one snapshot. A write of this process moves the pinned head on; a write refused
-because another process wrote first drops it.
+**One look per request** (:mod:`referee.looks`): inside :meth:`Reader.pinned` a game's head
+and secrets are read once, together, and every read of that thread uses them: a page is one
+snapshot, and for a head already verified it costs one statement.
 """
 
 from __future__ import annotations
