@@ -101,6 +101,7 @@ class Known:
         out = self._records
         if out is None:
             out = self._records = [e.record() for e in self.entries]
+            self.entries = list(out)  # the stored forms are not needed any more
         return out
 
     def cut(self, seat: str) -> list[Record]:
