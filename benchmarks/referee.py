@@ -200,7 +200,7 @@ def best(
 
 
 def paused(fn: Callable[[], object]) -> Callable[[], object]:
-    """``fn`` run with Python's cyclic garbage collector paused (as the repository reads a
+    """``fn`` run with Python's cyclic garbage collector paused (as the reader reads a
     game: a collection would walk this process's whole heap, the played games included)."""
 
     def run() -> object:
