@@ -8,7 +8,7 @@ import threading
 
 from referee.errors import Held
 
-_log = logging.getLogger("referee.repository")
+_log = logging.getLogger(__name__)
 
 
 class Holds:

@@ -31,7 +31,7 @@ from referee.reader import Reader, store_call
 from referee.store import Conflict, Store, StoreError
 from referee.views import sealed_paths
 
-_log = logging.getLogger("referee.repository")
+_log = logging.getLogger(__name__)
 
 
 class Clock(Protocol):

@@ -48,7 +48,7 @@ from referee.validate import InputError, game_id
 from referee.views import redact
 from referee.words import head_text
 
-_log = logging.getLogger("referee.repository")
+_log = logging.getLogger(__name__)
 
 CACHE_GAMES = 256  # games kept verified in memory; the least recently used leave first
 
