@@ -18,6 +18,14 @@ Then a long game (``--events`` records: a game, undone by the judge to the end o
 played again, as often as needed) is replayed (``fold``), verified and exported, for the judge
 and for a player (redacted).
 
+Then what the pages cost (issue 32, item 4; ``tests/page_costs.py``), on SQLite through the
+Flask test client: the SQL statements of a seat's page for a head it was shown (``page``) and
+of one tap's round trip (``tap``: the POST, its redirect, the live event, the other seat's
+page), each with how many read the head and how many the whole log; then the time of Hera's
+page for a game of about 50 records and for the long game, in one run (``page render``, warm:
+a live update re-reads a page at a head the server has read), and their ratio. The cold view
+of a 10,000-record game is ``--events 10000``'s ``cold view``.
+
 Load (issue 6, section 4): 1, 10 and 100 concurrent games over one SQLite file, a thread per
 game, each entering played games again as fast as it can for ``--seconds``; then the same over
 several processes sharing the file; then 100 games at a table's pace (one submission every
@@ -55,7 +63,7 @@ from service_helpers import Table, make_referee  # noqa: E402
 from referee.fold import fold  # noqa: E402
 from referee.keys import Signer  # noqa: E402
 from referee.log import Record, verify  # noqa: E402
-from referee.service import Referee, ServiceError  # noqa: E402
+from referee.service import Created, Referee, ServiceError  # noqa: E402
 from referee.store import MemoryStore, SQLiteStore, Store  # noqa: E402
 
 
@@ -133,13 +141,18 @@ def timed_appends(logs: list[list[Record]], store: Store) -> tuple[int, float]:
     return n, time.perf_counter() - t0
 
 
-def long_game(logs: list[list[Record]], events: int) -> tuple[Referee, list[Record]]:
+def long_game(
+    logs: list[list[Record]], events: int, game: str = "long"
+) -> tuple[Referee, list[Record], dict[str, str]]:
     """A log of at least ``events`` records: the longest game, undone by the judge to the end
-    of setup and entered again, as often as it takes."""
+    of setup and entered again, as often as it takes; with the players' join codes."""
     records = max(logs, key=len)
     ref = make_referee(seed=99)
-    game = "long"
-    resubmit(ref, records, game)
+    calls = writes(ref, records, game)
+    created = calls[0]()
+    assert isinstance(created, Created)
+    for w in calls[1:]:
+        w()
     setup_end = max(
         r.seq for r in records if r.kind == "action" and r.body["action"]["do"] == "first_row"
     )
@@ -156,7 +169,23 @@ def long_game(logs: list[list[Record]], events: int) -> tuple[Referee, list[Reco
                     if k not in ("identifies", "irregularity", "face_up")
                 }
                 ref.observe(game, "judge", obs)
-    return ref, ref.store.records(game)
+    return ref, ref.store.records(game), dict(created.codes)
+
+
+def short_game(
+    logs: list[list[Record]], events: int, game: str = "short"
+) -> tuple[Referee, dict[str, str]]:
+    """The longest game entered again until it holds ``events`` records (or ends); with the
+    players' join codes."""
+    ref = make_referee(seed=98)
+    calls = writes(ref, max(logs, key=len), game)
+    created = calls[0]()
+    assert isinstance(created, Created)
+    for w in calls[1:]:
+        if len(ref.store.records(game)) >= events:
+            break
+        w()
+    return ref, dict(created.codes)
 
 
 def best(
@@ -171,7 +200,7 @@ def best(
 
 
 def paused(fn: Callable[[], object]) -> Callable[[], object]:
-    """``fn`` run with Python's cyclic garbage collector paused (as the repository reads a
+    """``fn`` run with Python's cyclic garbage collector paused (as the reader reads a
     game: a collection would walk this process's whole heap, the played games included)."""
 
     def run() -> object:
@@ -373,13 +402,13 @@ def serial_section(logs: list[list[Record]], args: argparse.Namespace) -> None:
         f"(the service without the disk)"
     )
 
-    ref, records = long_game(logs, args.events)
+    ref, records, codes = long_game(logs, args.events)
     acts = sum(1 for r in records if r.kind == "action")
     undos = sum(1 for r in records if r.kind == "undo")
     print(f"long game      {len(records)} records ({acts} actions, {undos} judge undos)")
     secs = best(lambda: fold(records), args.repeat)
     print(f"replay (fold)  {secs * 1e3:.1f} ms, {len(records) / secs:,.0f} records/s")
-    header = ref.repo.header("long", "judge")
+    header = ref.reader.header("long", "judge")
     secs = best(lambda: verify(header, records), args.repeat)
     print(f"verify         {secs * 1e3:.1f} ms, {len(records) / secs:,.0f} records/s")
     for seat in ("judge", "hera"):
@@ -427,6 +456,55 @@ def serial_section(logs: list[list[Record]], args: argparse.Namespace) -> None:
         f"per action     the rules run {runs} times, {statements} SQL statements "
         f"({heads} read the head): one accepted action on SQLite"
     )
+    pages_section(logs, args, ref, codes)
+
+
+def pages_section(
+    logs: list[list[Record]], args: argparse.Namespace, long_ref: Referee, codes: dict[str, str]
+) -> None:
+    """What the pages cost (issue 32, item 4): the SQL statements of a seat's page for a head
+    it was shown and of one tap's round trip (``tests/page_costs.py``), on SQLite through the
+    Flask test client; then the time of a player's page for a short and for the long game, in
+    one run (the pages warm: a live update re-reads a page at a head the server has read)."""
+    from page_costs import page_statements, tap_statements, tap_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tt = tap_table(Path(tmp) / "pages.sqlite3")
+        for seat in ("hera", "zeus"):
+            print(f"page {seat:<9} {page_statements(tt, seat)}: a page for a head already seen")
+        print(
+            f"tap            {tap_statements(tt)}: one tap's round trip (the POST, its "
+            "redirect, the live event, the other seat's page)"
+        )
+        tt.store.close()
+    short, short_codes = short_game(logs, 50)
+    renders = []
+    for ref, game, game_codes in ((short, "short", short_codes), (long_ref, "long", codes)):
+        with tempfile.TemporaryDirectory() as tmp:
+            n, secs = page_time(ref, game, game_codes, Path(tmp) / "page.sqlite3", args.repeat)
+        renders.append(secs)
+        print(f"page render    {secs * 1e3:.1f} ms, Hera's page of a {n:,}-record game (warm)")
+    print(f"  long / short {renders[1] / renders[0]:.2f}x")
+
+
+def page_time(
+    ref: Referee, game: str, codes: dict[str, str], db: Path, repeat: int
+) -> tuple[int, float]:
+    """The best time of Hera's page of ``game`` (copied from ``ref`` into the SQLite file
+    ``db``, Hera's browser holding her seat), with the records the game holds then."""
+    from web_helpers import Browser, make_app
+
+    store = SQLiteStore(db)
+    store.append(ref.store.records(game), ref.store.secrets(game))
+    served = Referee(store, signer=ref.signer)
+    b = Browser(make_app(served))
+    assert b.join(game, codes["hera"]).status_code == 303
+    page = partial(b.get, f"/g/{game}")
+    assert page().status_code == 200
+    secs = best(page, max(repeat, 5))
+    n = len(store.records(game))
+    store.close()
+    return n, secs
 
 
 def costs_per_action(logs: list[list[Record]]) -> tuple[int, int, int]:

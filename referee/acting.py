@@ -30,10 +30,11 @@ from typing import Any
 from referee.errors import Forbidden, NeedsInput, NotFound, Refused, ServiceError, Stale
 from referee.fold import Folded
 from referee.game import Illegal, Malformed, Missing, NotYours, RuleError
+from referee.ledger import Draft, Ledger
 from referee.log import Record
 from referee.models import Receipt
+from referee.reader import Reader
 from referee.reading import Reading, short
-from referee.repository import Draft, Repository
 from referee.validate import InputError, idem_key, integer, json_value, mapping, text
 from referee.views import redact
 from referee.words import needs_words
@@ -74,8 +75,9 @@ def settled(f: Folded) -> None:
 class Acting:
     """Submit, answer, observe: every change a seat at the table makes."""
 
-    def __init__(self, repo: Repository, reading: Reading) -> None:
-        self.repo = repo
+    def __init__(self, ledger: Ledger, reader: Reader, reading: Reading) -> None:
+        self.ledger = ledger
+        self.reader = reader
         self.reading = reading
 
     def submit(
@@ -101,9 +103,9 @@ class Acting:
                 integer(expected_seq, "expected_seq", -1, 10**9)
         except InputError as e:
             raise Refused(str(e)) from None
-        with self.repo.lock(game):
-            f = self.repo.folded(game)
-            self.repo.refuse_used_key(f, seat, key)
+        with self.ledger.lock(game):
+            f = self.reader.folded(game)
+            self.reader.refuse_used_key(f, seat, key)
             if expected_seq is not None and expected_seq != f.last_seq:
                 raise Stale(
                     f"stale: you saw event {expected_seq}, the game is at event "
@@ -195,7 +197,7 @@ class Acting:
                 "reason": told,
                 "detail": e.reason,  # the exact words: for the seat asked (D22)
             }
-            recs, _ = self.repo.write_on(f, [Draft(writer, "ask", body, (), key)])
+            recs, _ = self.ledger.write_on(f, [Draft(writer, "ask", body, (), key)])
             # the seat asked reads the exact words, here as in his view (D22)
             said = e.reason if asked == (submitter,) else told
             raise NeedsInput(said, e.rule or "", e.needs, asked, recs[0].seq) from None
@@ -208,7 +210,7 @@ class Acting:
                     "rule": e.rule,
                     "problem": e.reason,
                 }
-                self.repo.write_on(f, [Draft(writer, "irregularity", body)])
+                self.ledger.write_on(f, [Draft(writer, "irregularity", body)])
                 raise Refused(
                     "this does not match what the referee recorded; the judge has been called "
                     "to settle it",
@@ -218,7 +220,7 @@ class Acting:
         except RuleError as e:
             raise refusal(e) from None
         body = {"action": g.action_json(action), "actor": actor}
-        recs, after = self.repo.write_on(
+        recs, after = self.ledger.write_on(
             f, [Draft(writer, "action", body, out.events, key, outcome=out)]
         )
         rec = recs[0]
@@ -259,12 +261,12 @@ class Acting:
             key = idem_key(key)
         except InputError as e:
             raise Refused(str(e)) from None
-        with self.repo.lock(game):
-            f = self.repo.folded(game)
+        with self.ledger.lock(game):
+            f = self.reader.folded(game)
             q = f.question
             if q is None or (seat not in q.body.get("asked", ()) and seat != "judge"):
                 raise NotFound("nothing is waiting for this seat's input")
-            self.repo.refuse_used_key(f, seat, key)
+            self.reader.refuse_used_key(f, seat, key)
             raw = json.loads(json.dumps(q.body["action"]))
             fill_input(raw, str(q.body["needs"]), value)
             try:
@@ -301,8 +303,8 @@ class Acting:
             checked = [_observation(o) for o in observations]
         except InputError as e:
             raise Refused(str(e)) from None
-        with self.repo.lock(game):
-            f = self.repo.folded(game)
+        with self.ledger.lock(game):
+            f = self.reader.folded(game)
             settled(f)
             state = f.state
             drafts = []
@@ -320,7 +322,7 @@ class Acting:
                         )
                     raise err from None
                 drafts.append(Draft(seat, "observation", seen.body))
-            recs, _ = self.repo.write_on(f, drafts)
+            recs, _ = self.ledger.write_on(f, drafts)
             return [redact(r, seat, f.module) for r in recs]
 
 

@@ -86,6 +86,12 @@ class Folded:
     # seat -> the irregularity that holds it: two devices used its key (a copied cookie); the
     # seat acts again once a move (the judge's, or its recovery code) or a reissue settles it
     held: dict[str, Record] = field(default_factory=dict)
+    # the last action, question or correction: what a take-back answers to (HZ-P14), kept so
+    # that it is never looked for in the whole log
+    last_move: Record | None = None
+    # what this snapshot's readers worked out on it (a seat's legal actions), by what and seat;
+    # a snapshot never changes, so neither does what is worked out on it (a copy starts empty)
+    worked: dict[tuple[str, str], Any] = field(default_factory=dict, compare=False)
 
     def copy(self) -> Folded:
         """A snapshot to fold further without touching this one (readers keep theirs)."""
@@ -115,7 +121,17 @@ class Folded:
             dict(self.proposals),
             dict(self.approvals),
             dict(self.held),
+            self.last_move,
         )
+
+    def legal_for(self, seat: str) -> Any:
+        """The game's legal actions for ``seat`` on this snapshot (the game module's
+        :meth:`~referee.game.Game.legal`), worked out once: the receipt of an action and every
+        page read at its head share them."""
+        key = ("legal", seat)
+        if key not in self.worked:
+            self.worked[key] = self.module.legal(self.state, seat)
+        return self.worked[key]
 
     def open_items(self) -> list[Record]:
         """Irregularities and judge calls the judge has not resolved yet."""
@@ -217,13 +233,17 @@ def fold(records: Sequence[Entry], verified: bool = False) -> Folded:
         raise FoldError("a game log starts with its create record")
     f = start(records[0].record(), verified)
     ops: list[tuple[int, Entry | Patch]] = []  # an action's source: the record that states it
+    moved: Entry | None = None  # the last action, question or correction
     for r in records[1:]:
         kind = r.kind
         if kind == "action":  # most records: noted here, at the cost of a few lines
             f.question = None  # an action settles the question
             f.proposals.clear()  # a proposal is made on the table as it was
             ops.append((r.seq, r))
+            moved = r
             continue
+        if kind in MOVES:
+            moved = r
         if kind == "observation":
             body = r.body
             _note(f, r, body)
@@ -244,6 +264,7 @@ def fold(records: Sequence[Entry], verified: bool = False) -> Folded:
             _note(f, r)
     last = records[-1]
     f.last_seq, f.last_hash, f.last_time = last.seq, last.hash, last.time
+    f.last_move = moved.record() if moved is not None else None
     f.ops = [
         (seq, op if isinstance(op, Patch) else _action(f, op.body.get("action"), op.seq))
         for seq, op in ops
@@ -283,6 +304,8 @@ def _note(f: Folded, r: Entry, body: Mapping[str, Any] | None = None) -> None:
     the caller read it already). Raises FoldError for a corrupt body."""
     f.last_seq, f.last_hash, f.last_time = r.seq, r.hash, r.time
     kind = r.kind
+    if kind in MOVES:
+        f.last_move = r.record()
     if kind == "action":
         f.question = None  # an action settles the question
     elif kind == "ask":
@@ -311,6 +334,7 @@ def _note(f: Folded, r: Entry, body: Mapping[str, Any] | None = None) -> None:
         f.proposals.clear()  # a proposal is made on the table as it was; the table moved on
 
 
+MOVES = frozenset({"action", "ask", "undo", "amend"})  # what a take-back looks back to (HZ-P14)
 SEAT_KINDS = frozenset({"claim", "request", "move", "reissue", "propose", "approve", "decline"})
 
 

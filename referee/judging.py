@@ -27,10 +27,11 @@ from typing import Any
 from referee.errors import Forbidden, Refused
 from referee.fold import Folded
 from referee.game import Malformed, Missing, RuleError
+from referee.ledger import Draft, Ledger
 from referee.log import Record
 from referee.models import Ruling
+from referee.reader import Reader
 from referee.reading import Reading, short
-from referee.repository import Draft, Repository
 from referee.tables import (
     DEVICE,
     LINEAGE,
@@ -49,8 +50,9 @@ from referee.views import redact
 class Judging:
     """Calls, settling, corrections, rulings and new join codes."""
 
-    def __init__(self, repo: Repository, reading: Reading, tables: Tables) -> None:
-        self.repo = repo
+    def __init__(self, ledger: Ledger, reader: Reader, reading: Reading, tables: Tables) -> None:
+        self.ledger = ledger
+        self.reader = reader
         self.reading = reading
         self.tables = tables
 
@@ -62,14 +64,14 @@ class Judging:
             note = text(note, "note", required=False)
         except InputError as e:
             raise Refused(str(e)) from None
-        with self.repo.lock(game):
+        with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
                 if seat not in f.module.players:
                     raise Forbidden("only a player calls the judge")
                 return [Draft(seat, "call", {"note": note})]
 
-            recs, after = self.repo.write(game, build)
+            recs, after = self.ledger.write(game, build)
         return redact(recs[0], seat, after.module)
 
     def resolve(self, game: str, seat: str, event: int, note: str) -> Record:
@@ -80,7 +82,7 @@ class Judging:
             note = text(note, "note")
         except InputError as e:
             raise Refused(str(e)) from None
-        with self.repo.lock(game):
+        with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
                 if event not in {r.seq for r in f.open_items()}:
@@ -94,7 +96,7 @@ class Judging:
                     )
                 return [Draft(seat, "resolve", {"event": event, "note": note})]
 
-            recs, _ = self.repo.write(game, build)
+            recs, _ = self.ledger.write(game, build)
         return recs[0]
 
     def undo(self, game: str, seat: str, to: int, reason: str) -> Record:
@@ -106,8 +108,8 @@ class Judging:
             reason = text(reason, "reason")
         except InputError as e:
             raise Refused(f"{e}; a correction needs an event and a reason") from None
-        with self.repo.lock(game):
-            recs, _ = self.repo.write(
+        with self.ledger.lock(game):
+            recs, _ = self.ledger.write(
                 game, lambda f: [Draft(seat, "undo", self._undo_body(f, to, reason))]
             )
         return recs[0]
@@ -135,12 +137,12 @@ class Judging:
             reason = text(reason, "reason")
         except InputError as e:
             raise Refused(f"{e}; a correction needs an event, an action and a reason") from None
-        with self.repo.lock(game):
+        with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
                 return [Draft(seat, "amend", self._amend_body(f, event, action_raw, reason))]
 
-            recs, _ = self.repo.write(game, build)
+            recs, _ = self.ledger.write(game, build)
         return recs[0]
 
     def _amend_body(
@@ -151,7 +153,7 @@ class Judging:
             action = g.parse_action(action_raw, "action")
         except Malformed as e:
             raise Refused(e.reason) from None
-        target = self.repo.records(f.game, after=event - 1, upto=event)
+        target = self.reader.records(f.game, after=event - 1, upto=event)
         if not target or target[0].kind != "action":
             raise Refused(f"event {event} is not an action")
         if not any(s == event for s, _ in (*f.ops, *f.suspended)):
@@ -179,7 +181,7 @@ class Judging:
                 integer(at, "at", 0, 10**9)
         except InputError as e:
             raise Refused(str(e)) from None
-        f = self.repo.folded(game)
+        f = self.reader.folded(game)
         g = f.module
         st = f.state if at is None else f.state_at(at)
         if not g.in_play(st):
@@ -198,13 +200,13 @@ class Judging:
         only; the reissue is recorded (without the code). A game has no judge's code to
         reissue (the server's judge judges it)."""
         self.reading.judge_of(game, seat)
-        f = self.repo.folded(game)
+        f = self.reader.folded(game)
         if target not in f.module.players:
             who = " or ".join(f.module.players)
             raise Refused(f"seat {short(target)!r} has no join code ({who})")
         code, stored = self.tables.new_code()
-        with self.repo.lock(game):
-            self.repo.write(
+        with self.ledger.lock(game):
+            self.ledger.write(
                 game,
                 lambda f: [Draft(seat, "reissue", {"seat": target})],
                 {
@@ -220,7 +222,7 @@ class Judging:
     def _replaced(self, game: str, target: str) -> dict[str, str]:
         """The secret that lets the device holding ``target`` now be told, later, that its
         token was replaced (nothing when no device holds the seat)."""
-        held = self.repo.secrets(game).get(f"{DEVICE}{target}", "")
+        held = self.reader.secrets(game).get(f"{DEVICE}{target}", "")
         return {f"{REPLACED}{held}": target} if held else {}
 
     # ---- seats moved to another device -------------------------------------------------
@@ -236,8 +238,8 @@ class Judging:
             integer(request, "request", 0, 10**9)
         except InputError as e:
             raise Refused(str(e)) from None
-        with self.repo.lock(game):
-            f0 = self.repo.folded(game)
+        with self.ledger.lock(game):
+            f0 = self.reader.folded(game)
             asked = f0.requests.get(request)
             if asked is None:
                 raise Refused(f"event {request} is not an open request for a seat")
@@ -253,7 +255,7 @@ class Judging:
                     "approves its move (or the seat's recovery code moves it); the other "
                     "player's approval never moves a seat"
                 )
-            stored = self.repo.secrets(game)
+            stored = self.reader.secrets(game)
             pending = stored.get(f"{PENDING}{device}", "")
             lineage = stored.get(f"{PENDING_LINEAGE}{device}", "")
 
@@ -276,7 +278,7 @@ class Judging:
                 # it saw the code): the new holder is given a new one on its next page
                 # (Tables.issue_recovery; issue 31 item 1)
                 secrets[f"{RECOVERY}{target}"] = ""
-            recs, _ = self.repo.write(game, build, secrets, fresh=f0)
+            recs, _ = self.ledger.write(game, build, secrets, fresh=f0)
         return recs[0]
 
     # ---- corrections at a table without a judge ------------------------------------------
@@ -303,7 +305,7 @@ class Judging:
             raw = dict(mapping(c.get("action"), "action")) if kind == "amend" else {}
         except InputError as e:
             raise Refused(f"{e}; a correction needs an event and a reason") from None
-        with self.repo.lock(game):
+        with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
                 self._player_at_unjudged(f, seat)
@@ -313,7 +315,7 @@ class Judging:
                     body = self._amend_body(f, number, raw, reason)
                 return [Draft(seat, "propose", {"correction": {"kind": kind, **body}})]
 
-            recs, after = self.repo.write(game, build)
+            recs, after = self.ledger.write(game, build)
         return redact(recs[0], seat, after.module)
 
     def take_back_refusal(self, f: Folded, seat: str) -> tuple[Record | None, str | None]:
@@ -323,11 +325,7 @@ class Judging:
             return None, "only a player takes back his own action"
         if f.question is not None:
             return None, "an action waiting for an answer stands (HZ-P12); call the judge"
-        last = None
-        for r in reversed(self.repo.records(f.game)):
-            if r.kind in ("action", "ask", "undo", "amend"):
-                last = r
-                break
+        last = f.last_move  # kept by the fold: the whole log is not read again
         if last is None or last.kind != "action":
             return None, "there is no action of yours to take back since the last correction"
         action = last.body.get("action")
@@ -342,7 +340,7 @@ class Judging:
         """Asks to take back ``seat``'s own last action (HZ-P14): a take-back proposal the
         other player accepts or declines. Raises Forbidden, Refused (naming HZ-P14)."""
         self.reading.seat_of(game, seat)
-        with self.repo.lock(game):
+        with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
                 last, why = self.take_back_refusal(f, seat)
@@ -351,7 +349,7 @@ class Judging:
                 body = {"kind": "undo", "to": last.seq - 1, "reason": "take-back"}
                 return [Draft(seat, "propose", {"correction": body, "takeback": last.seq})]
 
-            recs, after = self.repo.write(game, build)
+            recs, after = self.ledger.write(game, build)
         return redact(recs[0], seat, after.module)
 
     def approve(self, game: str, seat: str, proposal: int, agree: bool = True) -> list[Record]:
@@ -363,7 +361,7 @@ class Judging:
             integer(proposal, "proposal", 0, 10**9)
         except InputError as e:
             raise Refused(str(e)) from None
-        with self.repo.lock(game):
+        with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
                 p = f.proposals.get(proposal)
@@ -386,7 +384,7 @@ class Judging:
                     out.append(Draft(seat, str(kind), corr))
                 return out
 
-            recs, after = self.repo.write(game, build)
+            recs, after = self.ledger.write(game, build)
         return [redact(r, seat, after.module) for r in recs]
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
@@ -705,6 +705,26 @@ def read_lines(text: str) -> tuple[Header, list[Record]]:
 # ---- verification --------------------------------------------------------------------------
 
 MayCut = Callable[[Record, str], set[str]]
+
+
+def chain_fault(
+    entries: Sequence[Entry], game: str, prev: str = GENESIS, first: int = 0
+) -> tuple[int, str] | None:
+    """The first of ``entries`` that does not follow on, with what is wrong ("chain": another
+    game, number or link, or a cut copy; "hash": its content does not match its hash), or None
+    when each does. ``prev`` and ``first``: the hash and the number the first one follows on
+    from (a game's start by default; the last verified head to check only what is new)."""
+    for i, e in enumerate(entries, start=first):
+        if e.game != game or e.seq != i or e.prev != prev or e.redacted:
+            return i, "chain"
+        try:
+            ok = e.hash_ok()
+        except ValueError:  # a stored form that does not read
+            ok = False
+        if not ok:
+            return i, "hash"
+        prev = e.hash
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,12 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
+from referee.bell import Bell
+from referee.catalogue import Catalogue
 from referee.errors import Forbidden, Held, Refused
 from referee.fold import Folded, fold, step
 from referee.games import GAMES
+from referee.holds import Holds
 from referee.log import Record, export_text
 from referee.models import (
     GameInfo,
@@ -29,7 +32,7 @@ from referee.models import (
     TableRow,
     Waiting,
 )
-from referee.repository import Repository, checked_game_id
+from referee.reader import Reader, checked_game_id
 from referee.validate import InputError, integer
 from referee.views import JUDGE, redact, seats_of
 
@@ -54,8 +57,11 @@ def open_item(r: Record) -> OpenItem:
 class Reading:
     """The read side of the service."""
 
-    def __init__(self, repo: Repository) -> None:
-        self.repo = repo
+    def __init__(self, reader: Reader, catalogue: Catalogue, holds: Holds, bell: Bell) -> None:
+        self.reader = reader
+        self.catalogue = catalogue
+        self.holds = holds
+        self.bell = bell
         # the overview's row of each game, with the head it was made at: a game whose head
         # has not moved is not folded again (thousands of games stay cheap; issue 12)
         # a game's row, made at (head, the reason it is held for a change under the server)
@@ -86,7 +92,7 @@ class Reading:
         table without a judge, for its players: each record cut for ``seat``, with who
         approved it)."""
         self.seat_of(game, seat)
-        f = self.repo.folded(game)
+        f = self.reader.folded(game)
         judged = f.create.get("judged", True) is not False
         players = f.module.players
         requests = [
@@ -112,26 +118,26 @@ class Reading:
         return {"judged": judged, "requests": requests, "proposals": proposals}
 
     def head(self, game: str) -> Head:
-        f = self.repo.folded(game)
+        f = self.reader.folded(game)
         return head_of(f)
 
     def game_info(self, game: str) -> GameInfo:
         """Which game ``game`` is and its player seats: what any seat may know (no view is
         built). Raises Refused, NotFound, Held."""
         checked_game_id(game)
-        g = self.repo.folded(game).module
+        g = self.reader.folded(game).module
         return GameInfo(g.name, g.title, tuple(g.players))
 
     def card_names(self, game: str) -> dict[str, list[str]]:
         """Each player's deck as printed (the same for every seat)."""
-        f = self.repo.folded(game)
+        f = self.reader.folded(game)
         return f.module.card_names(f.rules)
 
     def view(self, game: str, seat: str) -> SeatView[Any]:
         """The table as ``seat`` sees it, with its legal actions when it may act. Board and
         sequence come from one snapshot."""
         self.seat_of(game, seat)
-        return self.seat_view(self.repo.folded(game), seat)
+        return self.seat_view(self.reader.folded(game), seat)
 
     def seat_view(self, f: Folded, seat: str) -> SeatView[Any]:
         g = f.module
@@ -141,7 +147,7 @@ class Reading:
         kit = f.create.get("kit")
         legal: list[str] | UnsetType = UNSET
         if f.broken is None and f.question is None:  # a question waits: no action (HZ-P11, ML-P5)
-            can = g.legal(f.state, seat)
+            can = f.legal_for(seat)  # worked out once per snapshot
             if can is not None:
                 legal = can
         asked: Question | UnsetType = UNSET
@@ -194,15 +200,15 @@ class Reading:
         but that one query (issue 31)."""
         self.judge_only(seat)
         out: list[TableRow] = []
-        heads = self.repo.heads(moved=not idle)
+        heads = self.catalogue.heads(moved=not idle)
         if not idle:  # a held game is listed, idle or not: the judge is needed
             listed = {gh.game for gh in heads}
-            for game in self.repo.held_games():
+            for game in self.holds.games():
                 if game not in listed:
                     out.append(self._row(game))
         for gh in heads:
             game = gh.game
-            head = ((gh.seq, gh.hash), self.repo.held_reason(game))
+            head = ((gh.seq, gh.hash), self.holds.reason(game))
             with self._rows_lock:
                 hit = self._rows.get(game)
             if hit is not None and hit[0] == head:
@@ -227,11 +233,11 @@ class Reading:
         ``limit`` of their ids from ``offset`` (by id), for the judge: one query, no game is
         loaded."""
         self.judge_only(seat)
-        return self.repo.idle(limit, offset)
+        return self.catalogue.idle(limit, offset)
 
     def _row(self, game: str) -> TableRow:
         try:
-            f = self.repo.folded(game)
+            f = self.reader.folded(game)
         except Held as e:
             return {"game": game, "held": e.message}
         s = f.module.summary(f.state)
@@ -264,22 +270,39 @@ class Reading:
                 integer(upto, "upto", -1, 10**9)
             except InputError as e:
                 raise Refused(str(e)) from None
-        f = self.repo.folded(game)  # checked, fresh
+        k = self.reader.known(game)  # verified at the head now; only what is new is checked
+        f = k.folded
         if seat not in seats_of(f.module):  # an export's header names one of the game's seats
             raise Forbidden(f"unknown seat {short(seat)!r} in {f.module.title}")
-        return [redact(r, seat, f.module) for r in self.repo.verified(game, f, upto)]
+        cut = k.cut(seat)  # cut once per seat and head
+        return list(cut) if upto is None else cut[: upto + 1]
+
+    def corrections(self, game: str, seat: str) -> list[Record]:
+        """The game's corrections (its undo and amend records) as ``seat`` may read them, in
+        order: kept by the fold, so the log is not gone through to count them."""
+        self.seat_of(game, seat)
+        k = self.reader.known(game)
+        if seat not in seats_of(k.folded.module):
+            raise Forbidden(f"unknown seat {short(seat)!r} in {k.folded.module.title}")
+        cut = k.cut(seat)
+        return [cut[r.seq] for r in k.folded.corrections]
 
     def export(self, game: str, seat: str) -> str:
         """JSON lines: a header (seat, the signing key and its fingerprint), then the records as
         ``seat`` may read them. Verifies with ``referee verify``."""
-        records = self.log(game, seat)
-        return export_text(self.repo.header(game, seat), records)
+        self.seat_of(game, seat)
+        f = self.reader.folded(game)
+        if seat not in seats_of(f.module):  # an export's header names one of the game's seats
+            raise Forbidden(f"unknown seat {short(seat)!r} in {f.module.title}")
+        # an export is a proof: made of the records stored now, each checked again
+        records = [redact(r, seat, f.module) for r in self.reader.verified(game, f)]
+        return export_text(self.reader.header(game, seat), records)
 
     def replay(self, game: str, seat: str) -> list[ReplayStep]:
         """Event by event as ``seat`` may see it: each cut record (JSON), the table after it
         as that seat saw it, and the rules its action applied."""
         self.seat_of(game, seat)
-        records = self.repo.verified(game, self.repo.folded(game))
+        records = self.reader.verified(game, self.reader.folded(game))
         f = fold(records[:1])
         out: list[ReplayStep] = []
         for i, r in enumerate(records):
@@ -309,4 +332,4 @@ class Reading:
             raise Refused(str(e)) from None
         t = float(timeout)
         t = 0.0 if math.isnan(t) else min(max(t, 0.0), 600.0)
-        return self.repo.wait(game, seq, t)
+        return self.bell.wait(game, seq, t, lambda: self.reader.last_seq(game))

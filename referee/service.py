@@ -2,8 +2,12 @@
 
 :class:`Referee` is a small front over parts with one job each:
 
-- :class:`~referee.repository.Repository`: the records. Cache and catch-up (several processes
-  may serve one database), seal, sign, append in one transaction, notify waiters.
+- :class:`~referee.ledger.Ledger`: the only writer. Seal, sign, append in one transaction
+  (again on the new head when another process wrote first), anchor the head, ring the bell.
+- :class:`~referee.reader.Reader`: the games as verified, by head. A game is verified once;
+  then a read looks at the head and checks only what is new (several processes may serve one
+  database). :class:`~referee.catalogue.Catalogue` reads over every game; :mod:`referee.holds`
+  keeps the games held for the judge; :mod:`referee.bell` wakes whoever waits for news.
 - :class:`~referee.tables.Tables`: creating and importing games; join codes, and the device
   holding each seat (claims and requests).
 - :class:`~referee.acting.Acting`: submissions, answers to the referee's questions and
@@ -20,7 +24,8 @@ tree is in :mod:`referee.errors`) and returns the typed values of :mod:`referee.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,8 @@ from typing import Any
 from referee import witnessing
 from referee.acting import Acting, fill_input
 from referee.anchors import Anchors
+from referee.bell import Bell
+from referee.catalogue import Catalogue
 from referee.errors import (
     Forbidden,
     Held,
@@ -40,8 +47,10 @@ from referee.errors import (
 )
 from referee.fold import Folded
 from referee.games import DEFAULT
+from referee.holds import Holds
 from referee.judging import Judging
 from referee.keys import Signer
+from referee.ledger import Clock, FixedClock, Ledger, SystemClock
 from referee.log import Record
 from referee.models import (
     Claim,
@@ -56,8 +65,8 @@ from referee.models import (
     SeatView,
     TableRow,
 )
+from referee.reader import CACHE_GAMES, Reader
 from referee.reading import Reading
-from referee.repository import CACHE_GAMES, Clock, FixedClock, Repository, SystemClock
 from referee.store import Store
 from referee.tables import Tables, code_hash
 
@@ -95,23 +104,37 @@ class Referee:
         cache_games: int = CACHE_GAMES,
         anchors: Anchors | None = None,
     ) -> None:
-        self.repo = Repository(store, clock, token, signer, cache_games, anchors)
-        self.tables = Tables(self.repo)
-        self.reading = Reading(self.repo)
-        self.acting = Acting(self.repo, self.reading)
-        self.judging = Judging(self.repo, self.reading, self.tables)
+        signer = signer or Signer.generate()
+        # the heads this server wrote and the keys it trusts, outside the database
+        anchors = anchors or Anchors.in_memory(signer)
+        self.holds = Holds()
+        self.bell = Bell()
+        self.reader = Reader(store, signer, anchors, self.holds, cache_games)
+        self.ledger = Ledger(store, self.reader, self.bell, clock, token, signer, anchors)
+        self.catalogue = Catalogue(store, anchors, self.ledger.clock)
+        self.tables = Tables(self.ledger, self.reader)
+        self.reading = Reading(self.reader, self.catalogue, self.holds, self.bell)
+        self.acting = Acting(self.ledger, self.reader, self.reading)
+        self.judging = Judging(self.ledger, self.reader, self.reading, self.tables)
 
     @property
     def store(self) -> Store:
-        return self.repo.store
+        return self.reader.store
 
     @property
     def signer(self) -> Signer:
-        return self.repo.signer
+        return self.ledger.signer
 
     def fingerprint(self) -> str:
         """This server's signing key fingerprint (for the players' score sheet)."""
-        return self.repo.signer.fingerprint
+        return self.ledger.signer.fingerprint
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """One look at the store per game for the block (a page, a form's post): every read
+        of this thread uses the head and secrets it read first (:meth:`Reader.pinned`)."""
+        with self.reader.pinned():
+            yield
 
     # ---- tables ------------------------------------------------------------------------------
 
@@ -184,12 +207,12 @@ class Referee:
         return self.tables.kit(game)
 
     def games(self) -> list[str]:
-        return self.repo.games()
+        return self.catalogue.games()
 
     def folded(self, game: str) -> Folded:
         """The whole truth of a game (every hidden card): for the CLI's replay and for tests,
         never for a seat (pages and the API read :meth:`view` and the other read models)."""
-        return self.repo.folded(game)
+        return self.reader.folded(game)
 
     # ---- reading -----------------------------------------------------------------------------
 
@@ -221,19 +244,19 @@ class Referee:
     ) -> Record:
         """A device reports a head it saw that the server no longer serves: an irregularity
         for the judge (:func:`referee.witnessing.report_head`)."""
-        return witnessing.report_head(self.repo, self.reading, game, seat, seen, served)
+        return witnessing.report_head(self.ledger, self.reading, game, seat, seen, served)
 
     def journal_gap(self) -> str | None:
         """None when the heads journal covers every game the database holds; else one
         sentence naming the database's games the journal misses or is behind on (a database
         copied over the one this server wrote, with its journal deleted, is served as if
         nothing happened: issue 31). A fresh database (no game) needs no journal."""
-        gaps = self.repo.unanchored()
+        gaps = self.catalogue.unanchored()
         if not gaps:
             return None
-        journal = self.repo.anchors.journal.path
+        journal = self.reader.anchors.journal.path
         where = str(journal) if journal is not None else "(in memory)"
-        total = len(self.repo.heads())
+        total = len(self.catalogue.heads())
         if journal is not None and not journal.exists():
             return f"its heads journal {where} is missing ({total} games stored)"
         names = ", ".join(gh.game for gh in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
@@ -246,9 +269,9 @@ class Referee:
         """Loads (and so verifies and anchors in the journal) every game the journal does not
         cover; returns how many. A game that fails verification stays held for the judge."""
         n = 0
-        for gh in self.repo.unanchored():
+        for gh in self.catalogue.unanchored():
             try:
-                self.repo.folded(gh.game)
+                self.reader.folded(gh.game)
                 n += 1
             except ServiceError:
                 pass
@@ -257,11 +280,16 @@ class Referee:
     def idle_count(self, within: timedelta | None = None) -> IdleCount:
         """The games nobody has joined yet, for the creation limits (no seat needed): those
         created within ``within`` (None: all), and when the oldest of them stops counting
-        (:meth:`Repository.idle_count`)."""
-        return self.repo.idle_count(within)
+        (:meth:`Catalogue.idle_count`)."""
+        return self.catalogue.idle_count(within)
 
     def log(self, game: str, seat: str, upto: int | None = None) -> list[Record]:
         return self.reading.log(game, seat, upto)
+
+    def corrections(self, game: str, seat: str) -> list[Record]:
+        """The game's undo and amend records as ``seat`` may read them (the page's count of
+        corrections; :meth:`Reading.corrections`)."""
+        return self.reading.corrections(game, seat)
 
     def export(self, game: str, seat: str) -> str:
         return self.reading.export(game, seat)
@@ -332,7 +360,7 @@ class Referee:
     def take_back_refusal(self, game: str, seat: str) -> str | None:
         """Why ``seat`` may not ask to take back his last action now (None: he may)."""
         self.reading.seat_of(game, seat)
-        return self.judging.take_back_refusal(self.repo.folded(game), seat)[1]
+        return self.judging.take_back_refusal(self.reader.folded(game), seat)[1]
 
     def approve(self, game: str, seat: str, proposal: int, agree: bool = True) -> list[Record]:
         return self.judging.approve(game, seat, proposal, agree)

@@ -121,6 +121,10 @@ class Store(Protocol):
     def head(self, game: str) -> tuple[int, str] | None:
         """The game's last (seq, hash), or None when there is no such game."""
 
+    def look(self, game: str) -> tuple[tuple[int, str] | None, dict[str, str]]:
+        """The game's head (:meth:`head`) and its secrets (:meth:`secrets`), in one read: what
+        a page needs of the store when the game's records are known already."""
+
     def games(self) -> list[str]: ...
 
     def heads(self, moved: bool = False) -> list[GameHead]:
@@ -201,6 +205,12 @@ class MemoryStore:
         with self._lock:
             log = self._logs.get(game)
             return (log[-1].seq, log[-1].hash) if log else None
+
+    def look(self, game: str) -> tuple[tuple[int, str] | None, dict[str, str]]:
+        with self._lock:
+            log = self._logs.get(game)
+            head = (log[-1].seq, log[-1].hash) if log else None
+            return head, dict(self._secrets.get(game, {}))
 
     def games(self) -> list[str]:
         with self._lock:
@@ -469,20 +479,26 @@ class SQLiteStore:
             self._commit_on(db, batch)
 
     def _commit_on(self, db: sqlite3.Connection, batch: list[_Job]) -> None:
+        alone = len(batch) == 1  # one append: its own transaction is its savepoint
         try:
             try:
                 db.execute("BEGIN IMMEDIATE")
                 for job in batch:
-                    db.execute("SAVEPOINT job")
+                    if not alone:
+                        db.execute("SAVEPOINT job")
                     try:
                         self._insert(db, job.records, job.rows, job.secrets)
                     except (StoreError, sqlite3.IntegrityError) as e:
-                        db.execute("ROLLBACK TO job")
+                        db.execute("ROLLBACK" if alone else "ROLLBACK TO job")
                         job.error = (
                             e
                             if isinstance(e, StoreError)
                             else Conflict("stale submission: another writer appended first")
                         )
+                    if alone:
+                        if job.error is None:
+                            db.execute("COMMIT")
+                        return
                     db.execute("RELEASE job")
                 db.execute("COMMIT")
             except BaseException:
@@ -584,6 +600,16 @@ class SQLiteStore:
             "SELECT seq, hash FROM events WHERE game=? ORDER BY seq DESC LIMIT 1", (game,)
         )
         return (int(str(rows[0][0])), str(rows[0][1])) if rows else None
+
+    def look(self, game: str) -> tuple[tuple[int, str] | None, dict[str, str]]:
+        rows = self._query(
+            "SELECT 0, seq, hash FROM (SELECT seq, hash FROM events WHERE game=?"
+            " ORDER BY seq DESC LIMIT 1)"
+            " UNION ALL SELECT 1, name, value FROM secrets WHERE game=?",
+            (game, game),
+        )
+        head = next(((int(str(a)), str(b)) for k, a, b in rows if k == 0), None)
+        return head, {str(a): str(b) for k, a, b in rows if k == 1}
 
     def games(self) -> list[str]:
         return [

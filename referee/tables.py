@@ -34,7 +34,6 @@ both players, :mod:`referee.judging`).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import secrets as _secrets
@@ -46,10 +45,11 @@ from referee.errors import Forbidden, NotFound, Refused, Stale
 from referee.fold import Folded, FoldError, fold, start
 from referee.game import Illegal, Malformed, RuleError
 from referee.games import DEFAULT, game_named
+from referee.ledger import Draft, Ledger
 from referee.log import GENESIS, Record, read_lines, verify
 from referee.models import Claim, Created, Device
+from referee.reader import Reader, checked_game_id
 from referee.reading import ALL_SEATS
-from referee.repository import Draft, Repository, checked_game_id, store_call
 from referee.store import CREATED, CREATED_AT, parse_utc, utc_text
 from referee.validate import InputError, file_text, game_id, mapping, text
 
@@ -129,12 +129,13 @@ def _rotation_text(prev: str, at: float, used: bool) -> str:
 class Tables:
     """Creating and importing games; join codes."""
 
-    def __init__(self, repo: Repository) -> None:
-        self.repo = repo
+    def __init__(self, ledger: Ledger, reader: Reader) -> None:
+        self.ledger = ledger
+        self.reader = reader
 
     def new_code(self) -> tuple[str, str]:
         """A fresh join code and what is stored of it."""
-        code = self.repo.token()
+        code = self.ledger.token()
         return code, code_hash(code)
 
     def create_game(
@@ -191,8 +192,8 @@ class Tables:
         body["rules"] = module.rules_version(body)  # pinned: replays run these or stop
         if not judged:
             body["judged"] = False
-        gid = gid or self.repo.token()[:10].replace("_", "x").replace("-", "y")
-        if self.repo.exists(gid):
+        gid = gid or self.ledger.token()[:10].replace("_", "x").replace("-", "y")
+        if self.reader.exists(gid):
             raise Refused(f"game {gid!r} exists already")
         codes: dict[str, str] = {}
         stored: dict[str, str] = {}
@@ -206,7 +207,7 @@ class Tables:
                 raise Refused("kit: larger than a kit file can be")
             body["kit"] = {"id": str(kit.get("kit_id", kit.get("id", "")))[:20]}
             stored["kit"] = kit_text
-        create = self.repo.seal(gid, 0, GENESIS, Draft("system", "create", body), module)
+        create = self.ledger.seal(gid, 0, GENESIS, Draft("system", "create", body), module)
         recs = [create]
         state = start(create).state
         for actor, raw in setup.first:
@@ -220,10 +221,10 @@ class Tables:
             state = out.state
             act = {"action": module.action_json(action), "actor": actor}
             d = Draft("judge", "action", act, out.events)
-            recs.append(self.repo.seal(gid, len(recs), recs[-1].hash, d, module))
+            recs.append(self.ledger.seal(gid, len(recs), recs[-1].hash, d, module))
         stored[CREATED] = str(recs[-1].seq)  # where its creation ends: idle until then
         stored[CREATED_AT] = utc_text(parse_utc(create.time))  # how long it counts as idle
-        self.repo.append_new(recs, stored)
+        self.ledger.append_new(recs, stored)
         return Created(gid, codes)
 
     def kit(self, game: str) -> dict[str, Any] | None:
@@ -231,7 +232,9 @@ class Tables:
         server's camera code only, never for a page), or None for manual entry. Raises Refused
         for a malformed game id."""
         checked_game_id(game)
-        return self.repo.kit(game)
+        raw = self.reader.seen_secrets(game).get("kit")  # written with the create record
+        out: dict[str, Any] | None = json.loads(raw) if raw else None
+        return out
 
     def seat_for_code(self, game: str, code: str) -> str:
         """The player seat a join code opens; "public" for any other code. Constant time. A
@@ -244,7 +247,7 @@ class Tables:
             return "public"
         h = code_hash(code)
         seat = "public"
-        for name, stored in sorted(self.repo.secrets(game).items()):
+        for name, stored in sorted(self.reader.seen_secrets(game).items()):
             if name in ALL_SEATS and name != "judge" and _secrets.compare_digest(stored, h):
                 seat = name
         return seat
@@ -268,7 +271,7 @@ class Tables:
             text(token, "token", max_len=200)
         except InputError:
             return Device("public")
-        secrets = self.repo.secrets(game)
+        secrets = self.reader.seen_secrets(game)
         h, lin = code_hash(token), code_hash(lineage_of(token))
         current = lineage = None
         for name, stored in sorted(secrets.items()):
@@ -279,7 +282,7 @@ class Tables:
         seat = current or lineage
         if seat is None:
             return Device("public")
-        if seat in self.repo.folded(game).held:
+        if seat in self.reader.folded(game).held:
             return Device("public", held=seat)
         rot = _rotation(secrets.get(f"{ROTATION}{seat}", ""))
         now = self.now()
@@ -309,16 +312,14 @@ class Tables:
 
     def _put(self, game: str, secrets: Mapping[str, str]) -> None:
         """Stores secrets outside any record, one by one in the given order."""
-        store = self.repo.store
-        for name, value in secrets.items():
-            store_call(functools.partial(store.put_secret, game, name, value))
+        self.ledger.put_secrets(game, secrets)
 
     def _mark_used(self, game: str, seat: str, h: str) -> None:
         """Notes that the seat's current token (``h``: its hash) came back: its device has it.
         Under the game's lock, and only while it is still the current one (a rotation racing
         this request keeps its own previous token)."""
-        with self.repo.lock(game):
-            secrets = self.repo.secrets(game)
+        with self.ledger.lock(game):
+            secrets = self.reader.secrets(game)
             rot = _rotation(secrets.get(f"{ROTATION}{seat}", ""))
             if secrets.get(f"{DEVICE}{seat}") == h and rot is not None and not rot["used"]:
                 text_ = _rotation_text(rot["prev"], rot["at"], True)
@@ -329,10 +330,10 @@ class Tables:
         keeping ``token`` as the previous one; ``current``: the hash of the seat's token this
         was decided on. Under the game's lock: of two requests racing with one token, one
         rotates and the other finds the seat's token changed."""
-        with self.repo.lock(game):
-            if self.repo.secrets(game).get(f"{DEVICE}{seat}") != current:
+        with self.ledger.lock(game):
+            if self.reader.secrets(game).get(f"{DEVICE}{seat}") != current:
                 return self.device(game, token, alarm=False)  # rotated just now
-            new = lineage_of(token) + self.repo.token()
+            new = lineage_of(token) + self.ledger.token()
             # the rotation first: a crash between the two leaves the old token current
             self._put(
                 game,
@@ -346,8 +347,8 @@ class Tables:
     def hold(self, game: str, seat: str) -> None:
         """Holds ``seat``: two devices used its key. An ``irregularity`` record naming it
         (``held``) for the judge; nothing when it is held already."""
-        with self.repo.lock(game):
-            f0 = self.repo.folded(game)
+        with self.ledger.lock(game):
+            f0 = self.reader.folded(game)
             if seat in f0.held:
                 return
             judged = is_judged(f0.create)
@@ -371,7 +372,7 @@ class Tables:
                 return [Draft(seat, "irregularity", body)]
 
             try:
-                self.repo.write(game, build, fresh=f0)
+                self.ledger.write(game, build, fresh=f0)
             except SeatHeld:
                 return
 
@@ -383,10 +384,10 @@ class Tables:
             text(token, "token", max_len=200)
         except InputError:
             return None
-        seat = self.repo.secrets(game).get(f"{REPLACED}{code_hash(token)}")
+        seat = self.reader.seen_secrets(game).get(f"{REPLACED}{code_hash(token)}")
         if not seat:
             return None
-        for r in reversed(self.repo.records(game)):
+        for r in reversed(self.reader.log(game)):
             if r.kind in ("reissue", "move") and r.body.get("seat") == seat:
                 return seat, r
         return None
@@ -400,12 +401,12 @@ class Tables:
             return None
         h = code_hash(token)
         device = None
-        for name, stored in sorted(self.repo.secrets(game).items()):
+        for name, stored in sorted(self.reader.seen_secrets(game).items()):
             if name.startswith(PENDING) and _secrets.compare_digest(stored, h):
                 device = name[len(PENDING) :]
         if device is None:
             return None
-        f = self.repo.folded(game)
+        f = self.reader.folded(game)
         return next((r for r in f.requests.values() if r.body.get("device") == device), None)
 
     def claim(self, game: str, code: str, token: str | None = None, ask: bool = False) -> Claim:
@@ -422,10 +423,10 @@ class Tables:
         asked = self.request_of(game, token) if token else None
         if asked is not None and asked.body.get("seat") == seat:
             return Claim(seat, token, held=True, request=asked.seq)
-        new = self.repo.token() + self.repo.token()  # lineage, then the part that rotates
-        device = self.repo.token()[:12]
-        with self.repo.lock(game):
-            f0 = self.repo.folded(game)
+        new = self.ledger.token() + self.ledger.token()  # lineage, then the part that rotates
+        device = self.ledger.token()[:12]
+        with self.ledger.lock(game):
+            f0 = self.reader.folded(game)
             free = seat not in f0.holders
             recovery = new_recovery_code() if free and not is_judged(f0.create) else None
 
@@ -452,7 +453,7 @@ class Tables:
                     f"{PENDING_LINEAGE}{device}": code_hash(lineage_of(new)),
                 }
             try:
-                recs, _ = self.repo.write(game, build, secrets, fresh=f0)
+                recs, _ = self.ledger.write(game, build, secrets, fresh=f0)
             except SeatHeld:
                 return Claim(seat, None, held=True)
         if recs[0].kind == "claim":
@@ -480,7 +481,7 @@ class Tables:
         asked = self.request_of(game, token) if token else None
         if asked is not None and asked.body.get("seat") == seat:
             return seat, "asked"
-        return seat, "held" if seat in self.repo.folded(game).holders else "free"
+        return seat, "held" if seat in self.reader.folded(game).holders else "free"
 
     def recover(self, game: str, code: str, token: str | None = None) -> Claim:
         """Moves a seat to this device with the seat's recovery code (a table without a judge:
@@ -494,12 +495,12 @@ class Tables:
             typed = text(code, "recovery", max_len=60)
         except InputError as e:
             raise Refused(str(e)) from None
-        f0 = self.repo.folded(game)
+        f0 = self.reader.folded(game)
         if is_judged(f0.create):
             raise Forbidden("at a judged table the judge moves a seat: call the judge")
         h = recovery_hash(typed)
         seat = None
-        for name, stored in sorted(self.repo.secrets(game).items()):
+        for name, stored in sorted(self.reader.seen_secrets(game).items()):
             if name.startswith(RECOVERY) and _secrets.compare_digest(stored, h):
                 seat = name[len(RECOVERY) :]
         refused = Refused(
@@ -510,10 +511,10 @@ class Tables:
         if seat is None:
             raise refused
         asked = self.request_of(game, token) if token else None
-        new = self.repo.token() + self.repo.token()
-        device = self.repo.token()[:12]
-        with self.repo.lock(game):
-            secrets = self.repo.secrets(game)
+        new = self.ledger.token() + self.ledger.token()
+        device = self.ledger.token()[:12]
+        with self.ledger.lock(game):
+            secrets = self.reader.secrets(game)
             if secrets.get(f"{RECOVERY}{seat}") != h:  # the seat moved just now: a new code
                 raise refused
             held = secrets.get(f"{DEVICE}{seat}", "")
@@ -531,7 +532,7 @@ class Tables:
             # (whoever else saw it must not take the seat back, issue 31 item 1)
             recovery = new_recovery_code()
             keep[f"{RECOVERY}{seat}"] = recovery_hash(recovery)
-            self.repo.write(game, lambda f: [Draft(seat, "move", body)], keep)
+            self.ledger.write(game, lambda f: [Draft(seat, "move", body)], keep)
         return Claim(seat, new, recovery=recovery)
 
     def issue_recovery(self, game: str, seat: str, token: str | None) -> str | None:
@@ -554,14 +555,14 @@ class Tables:
         def holds(stored: Mapping[str, str]) -> bool:
             return _secrets.compare_digest(stored.get(f"{LINEAGE}{seat}", ""), lin)
 
-        if is_judged(self.repo.folded(game).create):
+        if is_judged(self.reader.folded(game).create):
             return None
-        first = self.repo.secrets(game)
+        first = self.reader.seen_secrets(game)
         if first.get(name) or not holds(first):  # every page load but the one after a move
             return None
-        with self.repo.lock(game):
-            f = self.repo.folded(game)
-            secrets = self.repo.secrets(game)
+        with self.ledger.lock(game):
+            f = self.reader.folded(game)
+            secrets = self.reader.secrets(game)
             if (
                 is_judged(f.create)
                 or seat not in f.module.players
@@ -576,7 +577,7 @@ class Tables:
             # another process may have moved the seat between the check and the put (a move
             # voids the code in its own transaction): then this device holds nothing, and the
             # code it would be given is voided again
-            if not holds(self.repo.secrets(game)):
+            if not holds(self.reader.secrets(game)):
                 self._put(game, {name: ""})
                 return None
         return code
@@ -609,9 +610,9 @@ class Tables:
         except InputError as e:
             raise Refused(str(e)) from None
         extra = {}
-        signer = self.repo.signer
+        signer = self.ledger.signer
         if header.public_key != signer.public_b64:
-            trusted = self.repo.anchors.trust.trusts(header.fingerprint, header.public_key)
+            trusted = self.ledger.anchors.trust.trusts(header.fingerprint, header.public_key)
             named = trust_key is not None and trust_key.strip().lower() == header.fingerprint
             if trusted is None and not named:
                 raise Refused(
@@ -621,5 +622,5 @@ class Tables:
                     "once (--trust-key FINGERPRINT, from that server's score sheets)"
                 )
             extra["key:public"] = header.public_key
-        self.repo.append_new(lines, extra, header.fingerprint)
+        self.ledger.append_new(lines, extra, header.fingerprint)
         return gid

@@ -21,9 +21,9 @@ import re
 from typing import Any
 
 from referee.errors import Forbidden, Refused
+from referee.ledger import Draft, Ledger
 from referee.log import Record
 from referee.reading import Reading
-from referee.repository import Draft, Repository
 from referee.validate import InputError, integer
 from referee.views import JUDGE, redact
 
@@ -38,7 +38,7 @@ def _hash(value: Any, name: str) -> str:
 
 
 def report_head(
-    repo: Repository,
+    ledger: Ledger,
     reading: Reading,
     game: str,
     seat: str,
@@ -84,12 +84,12 @@ def report_head(
         "seen": {"seq": seen_seq, "hash": seen_hash},
         "served": {"seq": served_seq, "hash": served_hash},
     }
-    with repo.lock(game):
-        f = repo.folded(game)
+    with ledger.lock(game):
+        f = reading.reader.folded(game)
         if seat not in f.module.players and seat != JUDGE:
             raise Forbidden("only a seat's device or the judge reports what it was shown")
         for r in f.open_items():
             if r.kind == "irregularity" and r.body.get("seen") == body["seen"]:
                 return redact(r, seat, f.module)  # reported already, still open
-        recs, after = repo.write(game, lambda _: [Draft(seat, "irregularity", body)], fresh=f)
+        recs, after = ledger.write(game, lambda _: [Draft(seat, "irregularity", body)], fresh=f)
     return redact(recs[0], seat, after.module)

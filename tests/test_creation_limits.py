@@ -17,7 +17,7 @@ from service_helpers import make_referee
 from web_helpers import JUDGE_CODE, make_app, referee_of
 
 from referee.fold import Folded
-from referee.repository import Repository
+from referee.reader import Reader
 from referee.service import FixedClock, Referee, open_referee
 from referee.store import CREATED_AT, MemoryStore, SQLiteStore, Store
 from web import serve
@@ -40,7 +40,7 @@ def create(c: FlaskClient, token: str) -> Any:
 
 def clock_of(ref: Referee) -> FixedClock:
     """The test referee's fake clock, to move on instead of sleeping."""
-    clock = ref.repo.clock
+    clock = ref.ledger.clock
     assert isinstance(clock, FixedClock)
     return clock
 
@@ -122,13 +122,13 @@ def test_the_hall_does_not_load_the_games_nobody_joined(monkeypatch: Any) -> Non
     idle = [ref.create_game().game for _ in range(30)]
     app = make_app(ref)
     loaded: list[str] = []
-    real = Repository.folded
+    real = Reader.folded
 
-    def counting(self: Repository, game: str) -> Folded:
+    def counting(self: Reader, game: str) -> Folded:
         loaded.append(game)
         return real(self, game)
 
-    monkeypatch.setattr(Repository, "folded", counting)
+    monkeypatch.setattr(Reader, "folded", counting)
     judge = app.test_client()
     judge.get(f"/judge/join/{JUDGE_CODE}")
     page = judge.get("/judge").get_data(as_text=True)
@@ -172,7 +172,7 @@ def test_the_database_counts_and_pages_idle_games_without_loading_one(tmp_path: 
         assert ref.idle_count().count == 3
         assert ref.idle_games("judge", 2) == (3, idle[:2])
         assert ref.idle_games("judge", 2, 2) == (3, idle[2:])
-        assert [gh.game for gh in ref.repo.heads(moved=True)] == [made[2].game]
+        assert [gh.game for gh in ref.catalogue.heads(moved=True)] == [made[2].game]
         assert [r["game"] for r in ref.overview("judge", idle=False)] == [made[2].game]
         assert len(ref.overview("judge")) == 4
     finally:

@@ -85,13 +85,13 @@ def test_a_correction_without_an_event_number_is_a_log_that_cannot_be_replayed()
     """A corrupt correction stops the replay with a message, never a traceback."""
     from referee.fold import FoldError
     from referee.herazeus.game import HERA_ZEUS
+    from referee.ledger import Draft
     from referee.log import GENESIS
-    from referee.repository import Draft
 
     ref = make_referee()
-    create = ref.repo.seal("g", 0, GENESIS, Draft("system", "create", {}), HERA_ZEUS)
+    create = ref.ledger.seal("g", 0, GENESIS, Draft("system", "create", {}), HERA_ZEUS)
     for kind, body in (("undo", {"to": "3"}), ("amend", {"event": None, "action": {}})):
-        bad = ref.repo.seal("g", 1, create.hash, Draft("judge", kind, body), HERA_ZEUS)
+        bad = ref.ledger.seal("g", 1, create.hash, Draft("judge", kind, body), HERA_ZEUS)
         for read in (fold, stepwise):
             with pytest.raises(FoldError, match="names no event number"):
                 read([create, bad])

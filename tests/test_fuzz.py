@@ -344,7 +344,7 @@ def every_game_exports_and_verifies(ref: Referee) -> None:
         for seat in ("judge", "hera", "zeus", "public"):
             text = ref.export(g, seat)
             assert text.count("\n") == len(records) + 1
-        v = verify(ref.repo.header(g, "judge"), records, may_cut=may_cut)
+        v = verify(ref.reader.header(g, "judge"), records, may_cut=may_cut)
         assert v.ok, v.message()
 
 

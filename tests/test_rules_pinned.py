@@ -10,8 +10,8 @@ from service_helpers import make_referee
 
 from referee.fold import FoldError, fold
 from referee.herazeus.game import HERA_ZEUS, RULES_VERSION
+from referee.ledger import Draft
 from referee.log import GENESIS, Record, export_text
-from referee.repository import Draft
 from referee.service import Held, Referee, Refused
 from referee.store import MemoryStore
 
@@ -23,8 +23,8 @@ def made_under(rules: str | None, game: str = "old") -> tuple[Referee, list[Reco
     body = dict(HERA_ZEUS.setup({"starting": "hera"}, {}).body)
     if rules is not None:
         body["rules"] = rules
-    create = ref.repo.seal(game, 0, GENESIS, Draft("system", "create", body), HERA_ZEUS)
-    ref.repo.append_new([create], {})
+    create = ref.ledger.seal(game, 0, GENESIS, Draft("system", "create", body), HERA_ZEUS)
+    ref.ledger.append_new([create], {})
     return ref, [create]
 
 
@@ -65,7 +65,7 @@ def test_a_game_under_other_rules_is_held_with_both_versions_named() -> None:
 
 def test_importing_a_log_under_other_rules_is_refused_naming_both() -> None:
     ref, records = made_under("hz-engine/0+0123456789abcdef")
-    text = export_text(ref.repo.header("old", "judge"), records)
+    text = export_text(ref.reader.header("old", "judge"), records)
     other = make_referee(MemoryStore(), seed=4)
     with pytest.raises(Refused) as e:
         other.import_log(text)
@@ -107,7 +107,7 @@ def test_a_minotaur_log_made_before_issue_31s_rules_fixes_is_held() -> None:
     assert today.startswith(ML_VERSION + "+") and ML_VERSION != "ml-engine/1"
     body["rules"] = "ml-engine/1+" + today.partition("+")[2]
     ref = make_referee(MemoryStore(), seed=3)
-    create = ref.repo.seal("old-ml", 0, GENESIS, Draft("system", "create", body), MINOTAUR)
+    create = ref.ledger.seal("old-ml", 0, GENESIS, Draft("system", "create", body), MINOTAUR)
     with pytest.raises(FoldError) as e:
         fold([create])
     assert "ml-engine/1+" in str(e.value) and today in str(e.value)

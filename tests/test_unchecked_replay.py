@@ -29,8 +29,8 @@ from engine.herazeus.notation import write_position
 from engine.herazeus.simulate import random_game_start, random_playout
 from referee.fold import Folded, Op, Patch, fold, start, step
 from referee.herazeus.game import HERA_ZEUS
+from referee.ledger import Draft
 from referee.log import Record
-from referee.repository import Draft
 from web.cli import main
 
 GAMES = 30  # per rule set, for the engine's comparison
@@ -151,7 +151,7 @@ def with_illegal_end_of_turn(t: Table) -> tuple[list[Record], Record]:
     his turn with points left (D7). It chains and verifies like any other record."""
     st = t.ref.folded(t.game).state
     body = {"action": HERA_ZEUS.action_json(EndTurn()), "actor": st.player.key}
-    recs, _ = t.ref.repo.write(t.game, lambda f: [Draft("judge", "action", body)])
+    recs, _ = t.ref.ledger.write(t.game, lambda f: [Draft("judge", "action", body)])
     return t.records(), recs[0]
 
 

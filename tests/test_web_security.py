@@ -73,7 +73,7 @@ def test_the_service_compares_codes_in_constant_time(
 
 def test_codes_are_stored_only_as_hashes(app: Flask) -> None:
     created, _ = new_game(app)
-    stored = referee_of(app).repo.secrets(created.game)
+    stored = referee_of(app).reader.secrets(created.game)
     for code in created.codes.values():
         assert code not in stored.values()
 

@@ -27,7 +27,7 @@ from web import api, auth, errors, home, judge, live, replay, seat, witness
 from web.games import install
 from web.games.installed import PAGE_MODULES
 from web.middleware import AccessLog, security_headers
-from web.request import page_globals, set_cookies
+from web.request import page_globals, set_cookies, unpin
 
 PHOTO_LIMIT = 8 * 1024 * 1024  # one phone photo, generously
 JSON_LIMIT = 64 * 1024  # any JSON body of the API (an imported log goes through the CLI)
@@ -69,6 +69,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.add_template_filter(needs_words, "needs")  # {{ 'order.zeus'|needs }}: in words
     app.after_request(set_cookies)
     app.after_request(security_headers)
+    app.teardown_request(unpin)
     errors.register(app)
     if app.config["ACCESS_LOG"]:
         app.wsgi_app = AccessLog(app.wsgi_app)  # type: ignore[method-assign]

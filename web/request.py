@@ -35,10 +35,11 @@ import hmac
 import re
 import secrets
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
-from flask import current_app, g, get_flashed_messages, request
+from flask import current_app, g, get_flashed_messages, has_request_context, request
 from werkzeug.wrappers import Response
 
 from referee.service import Forbidden, NotFound, Referee, ServiceError, open_referee
@@ -62,14 +63,27 @@ R = TypeVar("R")
 
 
 def get_referee() -> Referee:
-    """The app's referee (``REFEREE``), or one opened on ``REFEREE_DB`` at first use."""
+    """The app's referee (``REFEREE``), or one opened on ``REFEREE_DB`` at first use. A request
+    reads each game's head and secrets once (:meth:`Referee.pinned`: a page is one snapshot),
+    except a live stream, which follows the head."""
     ext = current_app.extensions
     ref = ext.get("referee")
     if ref is None:
         ref = open_db(current_app.config["REFEREE_DB"])
         ext["referee"] = ref
     assert isinstance(ref, Referee)
+    if has_request_context() and "_hz_pin" not in g and not request.path.endswith("/stream"):
+        pin = ExitStack()
+        pin.enter_context(ref.pinned())
+        g._hz_pin = pin
     return ref
+
+
+def unpin(_error: BaseException | None = None) -> None:
+    """The app's teardown hook: the request's look at the store ends with it."""
+    pin = g.pop("_hz_pin", None)
+    if pin is not None:
+        pin.close()
 
 
 def open_db(path: str) -> Referee:

@@ -41,6 +41,7 @@ from web.request import (
 )
 
 bp = Blueprint("seat", __name__)
+SHOWN = 40  # the records a player's page shows, the latest first (the judge's shows all)
 LIVE_HEADER = "X-Live-Refresh"  # sent by app.js's fetches of a page it parses for live parts
 
 
@@ -55,8 +56,11 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     side = request.args.get("side") if seat not in pm.players else None
     side = side if side in pm.players else pm.players[0]
     records = ref.log(game, seat)
-    gone = undone_by(records)
-    log = [{**describe_record(pm, r, seat, records), "undone": gone.get(r.seq)} for r in records]
+    # a player's page shows the last records only: only those are worded (an undo after one
+    # of them is among them, so its mark is found there too)
+    shown = records if seat == "judge" else records[-SHOWN:]
+    gone = undone_by(shown)
+    log = [{**describe_record(pm, r, seat, records), "undone": gone.get(r.seq)} for r in shown]
     ctx: dict[str, Any] = {
         "game": game,
         "seat": seat,
@@ -66,12 +70,12 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "head": view.head,  # the view's own: the same snapshot as the table
         "svg": Markup(pm.table_svg(wire, seat=seat, side=side) + pm.table_text(wire, seat=seat)),
         "side_choice": side_choice(pm, game, seat, side),
-        "log": list(reversed(log[-40:] if seat != "judge" else log)),
+        "log": list(reversed(log)),
         "csrf": csrf_token(game),
         "players": view.players,
         "phase": view.phase,
         "fingerprint": ref.fingerprint() if view.phase == "over" else None,
-        **correction_counts(records),
+        **correction_counts(ref.corrections(game, seat), records),
         **shell_context(pm),
         **pm.common_context(view),
         **seats_context(game, seat),
@@ -90,12 +94,13 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     return ctx
 
 
-def correction_counts(records: list[Record]) -> dict[str, int]:
-    """How often the record was corrected, by whom (the status line, issue 31 item 9): by the
-    judge (``corrections``), by a take-back both players agreed to (``takebacks``, HZ-P14),
-    by a correction both players approved at a table without a judge (``agreed``)."""
+def correction_counts(corrections: list[Record], records: list[Record]) -> dict[str, int]:
+    """How often the record was corrected (``corrections``: its undo and amend records), by
+    whom (the status line, issue 31 item 9): by the judge (``corrections``), by a take-back
+    both players agreed to (``takebacks``, HZ-P14), by a correction both players approved at a
+    table without a judge (``agreed``). ``records``: the log they are in."""
     out = {"corrections": 0, "takebacks": 0, "agreed": 0}
-    for r in records:
+    for r in corrections:
         if r.kind not in ("undo", "amend"):
             continue
         if r.seat == "judge":

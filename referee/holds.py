@@ -1,0 +1,37 @@
+"""Games held for the judge: a game that changed under the server is served to no seat until
+the server restarts (:class:`~referee.errors.Held`); the judge's overview shows why."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from referee.errors import Held
+
+_log = logging.getLogger(__name__)
+
+
+class Holds:
+    """The games held since this server started, each with the reason. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, str] = {}
+        self._guard = threading.Lock()
+
+    def hold(self, game: str, why: str) -> Held:
+        """Holds ``game`` (the first reason stays) and returns the error to raise."""
+        message = f"game {game!r} failed verification (held for the judge): {why}"
+        with self._guard:
+            self._held.setdefault(game, message)
+        _log.error("%s", message)
+        return Held(message)
+
+    def reason(self, game: str) -> str | None:
+        """Why ``game`` is held, or None."""
+        with self._guard:
+            return self._held.get(game)
+
+    def games(self) -> list[str]:
+        """The held games, by id."""
+        with self._guard:
+            return sorted(self._held)
