@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.herazeus.errors import CatalogueError
+from engine.errors import CatalogueError
 from engine.minotaur.cards import MAX_LIST_BYTES, CardDef, parse_deck_list
 from engine.minotaur.cards import template as minotaur_template
 from printables.kit import (

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.herazeus.errors import CatalogueError, NotationError
+from engine.errors import CatalogueError, NotationError
 from engine.minotaur.cards import DECKS, CardDef, card_from_json
 from printables.kit import MAX_KIT_JSON_BYTES, KitError, PrintOptions
 from printables.payload import (

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.herazeus import HeraZeusError, NeedsInputError
+from engine.herazeus import EngineError, NeedsInputError
 from referee.anchors import (
     AnchorError,
     TrustedKey,
@@ -107,7 +107,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
         ruling = rule_file(text, name)
     except NeedsInputError as e:
         return fail(f"{e.needs}: cannot rule without it: {e.reason} ({e.rule})")
-    except HeraZeusError as e:  # NotationError and the rest: the file is malformed
+    except EngineError as e:  # NotationError and the rest: the file is malformed
         msg = str(e)
         return fail(msg[len(name) + 2 :] if msg.startswith(f"{name}: ") else msg)
     if args.json:

@@ -16,7 +16,7 @@ from typing import Any
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from engine.herazeus.actions import parse_action_text
-from engine.herazeus.errors import NotationError
+from engine.errors import NotationError
 from engine.herazeus.profiles import SWITCH_TYPES, Profile
 from referee.games import GAMES
 from referee.minotaur.game import PROFILES as MINOTAUR_PROFILES

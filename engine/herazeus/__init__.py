@@ -7,7 +7,7 @@ from engine.herazeus.actions import Action, ActionKind, parse_action, parse_acti
 from engine.herazeus.cards import Card, Catalogue, Kind, Player, default_catalogue
 from engine.herazeus.errors import (
     CatalogueError,
-    HeraZeusError,
+    EngineError,
     IllegalActionError,
     NeedsInputError,
     NotationError,
@@ -39,7 +39,7 @@ __all__ = [
     "Event",
     "EventKind",
     "GameState",
-    "HeraZeusError",
+    "EngineError",
     "IllegalActionError",
     "Kind",
     "NeedsInputError",

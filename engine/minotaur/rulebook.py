@@ -1,6 +1,6 @@
 """The rule catalogue of Minotaur Lords: the decisions M1-M18 of MINOTAUR.md, each with a
 title and a sentence a judge can read aloud, and the project's own rulings (ML-P…) for
-questions MINOTAUR.md leaves open. Cite them as Hera & Zeus cites D-numbers."""
+questions MINOTAUR.md leaves open. Cite them by these ids."""
 
 from __future__ import annotations
 

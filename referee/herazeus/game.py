@@ -31,7 +31,7 @@ import engine.herazeus as engine
 from engine.herazeus import (
     Action,
     GameState,
-    HeraZeusError,
+    EngineError,
     IllegalActionError,
     NeedsInputError,
     NotationError,
@@ -816,7 +816,7 @@ class HeraZeus:
         except NeedsInputError as e:
             reason = f"{e.needs}: cannot rule without it: {e.reason}"
             raise Missing(reason, e.rule, e.needs) from None
-        except (NotationError, IllegalActionError, HeraZeusError) as e:
+        except (NotationError, IllegalActionError, EngineError) as e:
             raise Malformed(str(e)) from None
         result = render_json(r)
         return {

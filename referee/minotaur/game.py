@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.herazeus.errors import (
+from engine.errors import (
     CatalogueError,
     IllegalActionError,
     NeedsInputError,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.herazeus.errors import NotationError
+from engine.errors import NotationError
 from engine.minotaur.notation import GAME, rule_file
 from engine.minotaur.rulebook import RULES
 from referee.herazeus.ruling import GAME as HERA_ZEUS
