@@ -287,10 +287,10 @@ def live_tables(resolution: str, tables: int, frames: int) -> None:
     """Several frames combined (issue 14, item 2): ``frames`` frames of a fixed camera over
     each of ``tables`` tables (``vision.synth.live_table_scene``: a hand in half the frames).
     Each frame's definite cells are fed to the live camera's memory
-    (``web.images.FrameMemory``), one "change" a cell, as the camera page sends them; a cell
-    is confirmed once the memory proposes it. Compares frames taken only in a row (the rule
-    before) with frames combined, and counts confirmations that are wrong."""
-    from web.images import MISSED_FRAMES, FrameMemory, cell_reading, cell_readings
+    (``web.games.herazeus.images.FrameMemory``), one "change" a cell, as the camera page
+    sends them; a cell is confirmed once the memory proposes it. Compares frames taken only in
+    a row (the rule before) with frames combined, and counts confirmations that are wrong."""
+    from web.games.herazeus.images import MISSED_FRAMES, FrameMemory, cell_reading, cell_readings
 
     rules = {"in a row": 0, "combined": MISSED_FRAMES}
     confirmable = 0

@@ -145,7 +145,9 @@ class Acting:
             return
         who = " or ".join(str(a).title() for a in q.body.get("asked", []))
         rule = f.module.hold_rule
-        what = needs_words(str(q.body.get("needs", "")), q.body.get("asked", ()))
+        what = needs_words(
+            str(q.body.get("needs", "")), q.body.get("asked", ()), f.module.possessives
+        )
         raise Refused(
             f"the referee is waiting for {who} to give {what} "
             f"({q.body.get('rule')}); nothing else is recorded until it is answered ({rule})",
@@ -245,7 +247,7 @@ class Acting:
             except RuleError:
                 pass
             who = " or ".join(a.title() for a in asked)
-            return f"{who} must give {needs_words(e.needs, asked)}"  # shown with its rule
+            return f"{who} must give {needs_words(e.needs, asked, g.possessives)}"  # its rule
         return e.reason
 
     def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:

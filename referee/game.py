@@ -95,6 +95,23 @@ class Observed:
 
 
 @dataclass(frozen=True)
+class Option:
+    """One of a game's create options (a field of the API's create body beside ``players``).
+    ``kind``: ``"text"`` (a string of at most ``max_len``), ``"choice"`` (one of ``choices``),
+    ``"switches"`` (an object of switch names to values: ``switches``), ``"object"`` (any JSON
+    object the game reads). ``checked``: the API refuses a choice not listed (400); else the
+    game refuses it (422)."""
+
+    name: str
+    kind: str
+    description: str
+    choices: tuple[str, ...] = ()
+    checked: bool = True
+    switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    max_len: int = 40
+
+
+@dataclass(frozen=True)
 class Summary:
     """A table at a glance (the judge's overview)."""
 
@@ -265,4 +282,23 @@ class Game(Protocol):
     def ruling(self, state: Any, action: Any) -> dict[str, Any]:
         """The ruling on ``action`` posed on ``state``: ``legal``, ``rules``, ``ruling``
         (text), ``citations``, ``other_profiles``, ``result``. Raises Missing or Malformed."""
+        ...
+
+    # ---- what a game decides for the shared service -----------------------------------------
+    # The service, the web shell, the log and the commands name no game: each of these is the
+    # game's own answer to a question they ask of every game.
+
+    options: tuple[Option, ...]  # its create options (the API's create body, beside players)
+    possessives: Mapping[str, str]  # a player seat's possessive where it is not "his"
+    takeback_rule: str  # the rule id of "a player takes back his own last action"
+    answered_rule: str  # the rule id of "an action waiting for an answer stands"
+    undo_rule: str  # the rule id of "a correction must change the game"
+    zones: tuple[str, ...]  # the zones an observation may name ("hand", ...)
+    ruling_keys: frozenset[str]  # keys only this game's ruling files have (see rule_on_file)
+
+    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+        """``referee rule`` on a ruling file of this game (its whole text, from ``name``): the
+        result object (JSON, ``as_json``) or its text for a judge. Raises
+        :class:`engine.errors.EngineError` (NotationError for a malformed file,
+        NeedsInputError when a choice or an identity is missing)."""
         ...

@@ -93,7 +93,7 @@ class Reading:
             if (seat == JUDGE if judged else seat in players and seat == r.body.get("seat"))
         ]
         proposals = []
-        if seat in players:  # a take-back (HZ-P14) at any table; other proposals without a judge
+        if seat in players:  # a take-back at any table; other proposals without a judge
             for p in f.proposals.values():
                 if judged and "takeback" not in p.body:
                     continue
@@ -145,7 +145,7 @@ class Reading:
         out["kit"] = "kit" if kit or f.create.get("catalogue") else "manual"
         if isinstance(kit, Mapping):
             out["kit_id"] = kit.get("id")
-        if f.broken is None and f.question is None:  # a question waits: no action (HZ-P11, ML-P5)
+        if f.broken is None and f.question is None:  # a question waits: no action (hold_rule)
             legal = g.legal(f.state, seat)
             if legal is not None:
                 out["legal"] = legal

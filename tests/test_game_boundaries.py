@@ -31,13 +31,19 @@ class Owner:
     words: re.Pattern[str]
 
 
-def _words(names: list[str], seats: list[str], cards: list[str], rule_ids: list[str]) -> re.Pattern:
+def _words(
+    names: list[str], seats: list[str], cards: list[str], rule_ids: list[str]
+) -> re.Pattern[str]:
     plain = [re.escape(w) for w in [*names, *seats]]
     exact = [re.escape(c) for c in sorted(cards)]
     return re.compile(
-        r"(?i:" + "|".join(plain) + r")"
+        r"(?i:"
+        + "|".join(plain)
+        + r")"
         + (r"|\b(?:" + "|".join(exact) + r")\b" if exact else "")
-        + r"|\b(?:" + "|".join(rule_ids) + r")\d+\b"
+        + r"|\b(?:"
+        + "|".join(rule_ids)
+        + r")\d+\b"
     )
 
 

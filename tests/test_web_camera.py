@@ -659,7 +659,7 @@ def test_frames_are_bounded_per_seat_and_refuse_bad_uploads() -> None:
 
 def test_the_frame_gate_refills_and_caps_frames_read_at_once() -> None:
     from web.errors import Busy, TooManyFrames, status_of
-    from web.images import FrameGate
+    from web.games.herazeus.images import FrameGate
 
     gate = FrameGate(burst=2, rate=1.0, workers=1)
     gate.take("g", "hera", now=0.0)
@@ -763,7 +763,7 @@ def test_the_openapi_document_describes_photo_and_frame_uploads(app: Flask) -> N
 def test_a_pegasus_placement_seen_by_the_camera_is_confirmed_in_the_tables_order() -> None:
     """D2, D22: the Pegasus player never names the drawn card; the hand's owner states it when
     asked, then the Pegasus player names the column."""
-    from web.images import confirm_for
+    from web.games.herazeus.images import confirm_for
 
     seen = {
         "kind": "pegasus_place",
@@ -812,7 +812,7 @@ def frames(memory: Any, *shown: dict[str, str] | None) -> list[tuple[int, int]]:
 
 
 def test_frames_that_hide_the_column_neither_count_nor_reset_up_to_missed_frames() -> None:
-    from web.images import MISSED_FRAMES, FrameMemory
+    from web.games.herazeus.images import MISSED_FRAMES, FrameMemory
 
     hidden = [HIDDEN] * MISSED_FRAMES
     assert frames(FrameMemory(), SEEN, *hidden, SEEN)[-1] == (1, 0)
@@ -825,7 +825,7 @@ def test_a_frame_that_reads_the_column_otherwise_starts_the_count_again() -> Non
     """A card seen face down, then the cell read empty (it was picked up again), then face
     down: proposed only once a second frame sees it after the empty one; another column
     changing meanwhile does not matter."""
-    from web.images import FrameMemory
+    from web.games.herazeus.images import FrameMemory
 
     taken_back = readings(hera_2_1="unknown")  # position 2 read empty
     assert frames(FrameMemory(), SEEN, taken_back, SEEN) == [(0, 1), (0, 0), (0, 1)]
@@ -844,7 +844,7 @@ def test_a_card_a_hand_hides_in_the_frame_between_is_confirmed_by_the_frames_eit
     the third frame when frames are combined, and only later when they must come in a row."""
     from vision.synth import live_table_scene
     from vision.table import read_table
-    from web.images import FrameMemory, cell_readings
+    from web.games.herazeus.images import FrameMemory, cell_readings
 
     shown = [
         cell_readings(read_table(live_table_scene(VK, "1080p", 0, f).image, VK).to_json())

@@ -62,15 +62,7 @@ def new_game() -> Response:
         return redirect(url_for("home.home"), 303)
     try:
         created = get_referee().create_game(
-            name=pm.name,
-            profile=req.profile,
-            switches=req.switches,
-            players=req.players,
-            starting=req.starting,
-            catalogue=req.catalogue,
-            kit=req.kit,
-            options=req.options,
-            judged=has_judge(),
+            name=pm.name, options=req.options, players=req.players, kit=req.kit, judged=has_judge()
         )
     except ServiceError as e:
         flash(refusal(e), "error")

@@ -8,4 +8,10 @@ from engine.errors import (
     NotationError,
 )
 
-__all__ = ["CatalogueError", "EngineError", "IllegalActionError", "NeedsInputError", "NotationError"]
+__all__ = [
+    "CatalogueError",
+    "EngineError",
+    "IllegalActionError",
+    "NeedsInputError",
+    "NotationError",
+]

@@ -198,6 +198,31 @@ _SERVICE = (
         "effect takes from the opponent's hand is named by its holder (project ruling on "
         "M12, M14).",
     ),
+    Rule(
+        "ML-P10",
+        "Taking back one's own last action",
+        "A player may ask to take back his own last "
+        "action while his opponent has not acted since; it is taken back only if the "
+        "opponent accepts, and the request lapses when anyone acts. An action that turned up "
+        "a card hidden from its player or that waits for an answer stands (ML-P11); only the "
+        "judge corrects it. An accepted take-back is a correction in the log: nothing is "
+        "deleted (project ruling).",
+    ),
+    Rule(
+        "ML-P11",
+        "An announced action stands",
+        "An action is committed as soon as it passes the "
+        "check on the table as its player knows it; if the referee then needs a card, the "
+        "action waits for the answer (ML-P5), and only the judge's correction withdraws it "
+        "(project ruling).",
+    ),
+    Rule(
+        "ML-P12",
+        "A correction must change the game",
+        "An undo continues the game from the position "
+        "after an earlier event; an undo to the position the game is in now changes nothing "
+        "and is refused (project ruling).",
+    ),
 )
 
 RULES: dict[str, Rule] = {r.id: r for r in (*_RULES, *_SERVICE)}

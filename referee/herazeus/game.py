@@ -25,13 +25,14 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, NotRequired, TypedDict, cast
 
 import engine.herazeus as engine
 from engine.herazeus import (
     Action,
-    GameState,
     EngineError,
+    GameState,
     IllegalActionError,
     NeedsInputError,
     NotationError,
@@ -60,11 +61,21 @@ from engine.herazeus.actions import (
 from engine.herazeus.cards import Card, Catalogue, Kind, default_catalogue, parse_card, unknown
 from engine.herazeus.errors import CatalogueError
 from engine.herazeus.game import parse_card_name
-from engine.herazeus.profiles import parse_profile, parse_switches
+from engine.herazeus.profiles import SWITCH_TYPES, parse_profile, parse_switches
 from engine.herazeus.state import Slot, slot
-from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
+from referee.game import (
+    Illegal,
+    Malformed,
+    Missing,
+    NotYours,
+    Observed,
+    Option,
+    Outcome,
+    Setup,
+    Summary,
+)
 from referee.herazeus.board import board_text, describe_event_json
-from referee.herazeus.ruling import render_json, render_text, rule_on
+from referee.herazeus.ruling import render_json, render_text, rule_file, rule_on
 from referee.models import SeatView
 from referee.validate import InputError, mapping, text
 from referee.views import cutter, seats_of, sees_all
@@ -459,6 +470,41 @@ class HeraZeus:
     hold_rule: str = "HZ-P11"
     contradiction_rule: str = "D20"
     legacy_rules: str = "hz-engine/1"  # logs written before create records named their rules
+    options: tuple[Option, ...] = (
+        Option(
+            "profile",
+            "choice",
+            "rule profile (engine.herazeus.profiles; default rio-grande)",
+            choices=tuple(p.value for p in Profile),
+            checked=False,
+        ),
+        Option(
+            "switches",
+            "switches",
+            "rule switches (name -> value), see RULES.md",
+            switches={n: tuple(str(m.value) for m in t) for n, t in SWITCH_TYPES.items()},
+        ),
+        Option(
+            "starting",
+            "choice",
+            "who starts (D19): hera, zeus, 'table' (decided at the table), or null for the "
+            "profile's default",
+            choices=(*PLAYERS, "table"),
+        ),
+        Option("catalogue", "object", "the sticker kit's card catalogue, when a kit is used"),
+    )
+    possessives: Mapping[str, str] = MappingProxyType({"hera": "her"})
+    takeback_rule: str = "HZ-P14"
+    answered_rule: str = "HZ-P12"
+    undo_rule: str = "HZ-P15"
+    zones: tuple[str, ...] = ("hand", "field")
+    ruling_keys: frozenset[str] = frozenset({"hera", "zeus"})
+
+    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+        ruling = rule_file(text, name)
+        if as_json:
+            return json.dumps(render_json(ruling), indent=1, ensure_ascii=False)
+        return render_text(ruling)
 
     # ---- a game's rules --------------------------------------------------------------------
 

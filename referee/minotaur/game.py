@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from engine.errors import (
@@ -56,7 +57,17 @@ from engine.minotaur.cards import (
 from engine.minotaur.notation import REASON_WORDS, describe, position_json, rule_file
 from engine.minotaur.rulebook import RULES
 from engine.minotaur.state import Discarded, EndReason, Stage, State
-from referee.game import Illegal, Malformed, Missing, NotYours, Observed, Outcome, Setup, Summary
+from referee.game import (
+    Illegal,
+    Malformed,
+    Missing,
+    NotYours,
+    Observed,
+    Option,
+    Outcome,
+    Setup,
+    Summary,
+)
 from referee.models import SeatView
 from referee.validate import InputError, file_text
 from referee.views import sees_all
@@ -290,6 +301,34 @@ class Minotaur:
     hold_rule: str = "ML-P5"
     contradiction_rule: str = "ML-P6"
     legacy_rules: str = LEGACY_RULES
+    options: tuple[Option, ...] = (
+        Option(
+            "deck_list",
+            "text",
+            "the owner's deck-list file (CSV text, up to 60,000 characters within the API's "
+            "64 KiB body; referee kit --game minotaur --template)",
+            max_len=60_000,
+        ),
+        Option("profile", "choice", "basic or advanced (M17)", choices=PROFILES, checked=False),
+        Option(
+            "switches",
+            "switches",
+            "scarab_backs: on or off (M18)",
+            switches={"scarab_backs": ("on", "off")},
+        ),
+        Option("starting", "choice", "who starts (M5): miron or vess", choices=PLAYERS),
+    )
+    possessives: Mapping[str, str] = MappingProxyType({})
+    takeback_rule: str = "ML-P10"
+    answered_rule: str = "ML-P11"
+    undo_rule: str = "ML-P12"
+    zones: tuple[str, ...] = ("hand",)
+    ruling_keys: frozenset[str] = frozenset({"cards", "miron", "vess", "markers", "bonus", "match"})
+
+    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+        from referee.minotaur.ruling import rule_text  # it reads the file's limits
+
+        return rule_text(text, name, as_json)
 
     # ---- a game's rules --------------------------------------------------------------------
 

@@ -55,15 +55,13 @@ class Unreadable(ValueError):
 
 @dataclass(frozen=True)
 class CreateRequest:
-    """A new game as its create form describes it (``Referee.create_game``'s arguments)."""
+    """A new game as its create form or the API's create body describes it
+    (``Referee.create_game``'s arguments): the game's own options (``Game.options``), the
+    players' names, the kit it is played with (kept on the server)."""
 
-    profile: str
-    switches: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     players: dict[str, str] = field(default_factory=dict)
-    starting: str | None = None
-    catalogue: Mapping[str, Any] | None = None
     kit: Mapping[str, Any] | None = None
-    options: Mapping[str, Any] | None = None  # the game's own further options (a deck list)
 
 
 class PageModule(Protocol):
@@ -168,6 +166,20 @@ class PageModule(Protocol):
         """The action of the judge's game tool ``what`` (None: no such tool)."""
         ...
 
+    # ---- photos and frames (the API's) -------------------------------------------------------
+
+    def read_photo(self, game: str, data: bytes) -> dict[str, Any]:
+        """The cards the game's sticker kit reads in a photo from the seat of this request
+        (the API's ``/photos``; records nothing). Raises Forbidden for the public seat, NoKit
+        when the game has no kit the camera reads, the image errors of :mod:`web.uploads`."""
+        ...
+
+    def read_frame(self, game: str, data: bytes, live: bool) -> dict[str, Any]:
+        """One camera frame of the table read against the view of this request's seat (the
+        API's ``/frames``; ``live``: a frame of a stream, not a still). Raises as
+        :meth:`read_photo`, and TooManyFrames or Busy."""
+        ...
+
     # ---- the log -----------------------------------------------------------------------------
 
     def describe_record(self, record: Record, seat: str) -> list[str] | None:
@@ -188,6 +200,20 @@ class PageModule(Protocol):
     def create_request(self, form: Mapping[str, str], files: Mapping[str, Any]) -> CreateRequest:
         """The new game the create form describes. Raises ValueError with the reason."""
         ...
+
+    def api_request(self, body: Mapping[str, Any]) -> CreateRequest:
+        """The new game the API's create body (loaded by ``CreateGameSchema``) describes: the
+        game's options given (not null), the players, the kit read. Raises marshmallow's
+        ValidationError naming the field."""
+        ...
+
+
+def given_options(game: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of ``game`` (``Game.options``) a create body gives (those not null)."""
+    from referee.games import game_named
+
+    names = [o.name for o in game_named(game).options]
+    return {n: body[n] for n in names if body.get(n) is not None}
 
 
 # ---- the registry --------------------------------------------------------------------------

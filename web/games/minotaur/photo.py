@@ -13,8 +13,8 @@ from printables.minotaur_kit import MinotaurKit
 from referee.service import ServiceError
 from web.acting import back
 from web.errors import BadImage
-from web.images import check_image, upload_bytes
 from web.request import csrf_protected, get_referee, refusal, seat_of, with_game
+from web.uploads import check_image, upload_bytes
 
 bp = Blueprint("minotaur_photo", __name__)
 PLAYERS = ("miron", "vess")
