@@ -3,8 +3,8 @@
 The service (log, store, seats, questions, corrections, exports) knows no game's rules. A game
 module knows its cards, rule profiles, position notation, legality, the projection of the truth
 for each seat, which hidden values each seat may state, the questions it asks, its rulings and
-their citations. Hera & Zeus (:mod:`referee.herazeus.game`) is the first module; a second game is a
-second module registered in :mod:`referee.games`, and nothing else.
+their citations. Each game is a module in its own package, registered in
+:mod:`referee.games`, and nothing else.
 
 States, actions and patches are the game's own values: the service only stores them, passes
 them back and prints what the game says of them. The game speaks to the service in the few
@@ -14,7 +14,8 @@ exceptions below, each carrying the deciding rule id:
 
     RuleError
     ├── Illegal      the action is not legal (``rule``, ``reason``); ``contradiction`` when it
-    │                contradicts what is recorded of a card (the judge settles it: D20 for H&Z)
+    │                contradicts what is recorded of a card (the judge settles it, under the
+    │                game's ``contradiction_rule``)
     ├── Missing      an identity or a choice is missing (``needs``: dotted path into the
     │                action; ``asked``: the seats that may state it, empty for the actor)
     ├── Malformed    the input is not a well-formed action, card, observation or option
@@ -125,8 +126,8 @@ class Game(Protocol):
     """A two-player card game the referee can run. ``State``/``Action``/``Patch`` values are
     the module's own; every method is pure."""
 
-    name: str  # the id in a create record ("hera-zeus")
-    title: str  # for people ("Hera & Zeus")
+    name: str  # the id in a create record
+    title: str  # for people
     players: tuple[str, ...]  # the player seats, in seat order
     profiles: tuple[str, ...]  # the rule profiles a game may be created under; the first is
     # the default
@@ -137,10 +138,10 @@ class Game(Protocol):
     # ---- a game's rules --------------------------------------------------------------------
 
     def setup(self, options: Mapping[str, Any], players: Mapping[str, str]) -> Setup:
-        """The create body for a new game: ``options`` are the game's own choices (Hera &
-        Zeus: ``profile``, ``switches``, ``starting``, ``catalogue``; a game with deck lists
-        takes them here), already checked for their JSON types; ``players`` the players'
-        names by seat. Raises Malformed or Illegal (with the rule)."""
+        """The create body for a new game: ``options`` are the game's own choices (its
+        :attr:`options`: rule profiles, switches, who starts, a card list), already checked
+        for their JSON types; ``players`` the players' names by seat. Raises Malformed or
+        Illegal (with the rule)."""
         ...
 
     def rules(self, create: Mapping[str, Any]) -> Any:
@@ -175,8 +176,8 @@ class Game(Protocol):
         """Checks and applies. Raises as :meth:`check`.
 
         ``asking=True`` (acting at a table) raises Missing for a choice the rules give a
-        player that the action leaves open, once it arises (Hera & Zeus: discard orders,
-        HZ-P13); without it the game's default choice applies (rulings, the fold).
+        player that the action leaves open, once it arises (a discard order, say); without
+        it the game's default choice applies (rulings, the fold).
 
         ``checked=False`` only carries the action out, without its legality checks: for an
         action known to be legal on ``state`` (read back from a verified log, checked when
@@ -190,7 +191,7 @@ class Game(Protocol):
 
     def take_back_refusal(self, action: Mapping[str, Any]) -> str | None:
         """Why an action (its JSON) may not be taken back by its player with his opponent's
-        consent (it turned up a card hidden from him, say), or None (HZ-P14)."""
+        consent (it turned up a card hidden from him, say), or None (its ``takeback_rule``)."""
         ...
 
     def actor(self, state: Any, action: Any, seat: str) -> str:

@@ -2,8 +2,8 @@
 the API and the CLI (the marshmallow schemas in ``web/schemas.py`` follow these).
 
 Views and table rows are ``TypedDict``s: JSON-ready as they are, checked by mypy where they are
-read. A seat's view holds the service's part (below) and the game's part (its board: for Hera &
-Zeus :class:`referee.herazeus.game.HZView`); everything in it is already cut for that seat.
+read. A seat's view holds the service's part (below) and the game's part (its board, its
+module's own); everything in it is already cut for that seat.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class Head(TypedDict):
 
 
 class Turn(TypedDict):
-    """Whose turn it is, and the game's own counts (Hera & Zeus: action points)."""
+    """Whose turn it is, and the game's own counts (action points, say)."""
 
     player: str
     first: NotRequired[bool]
@@ -37,9 +37,9 @@ class Question(TypedDict):
     by: str  # the seat whose action waits
     asked: list[str]  # the seats that may give it
     rule: str
-    reason: str  # worded for the reader (D22: never a count of cards hidden from him)
+    reason: str  # worded for the reader (never a count of cards hidden from him)
     seq: int  # the question's record
-    pick: NotRequired[Any]  # what both saw at the table (Hera & Zeus: the card Pegasus drew)
+    pick: NotRequired[Any]  # what both saw at the table (a card drawn at the table)
 
 
 Waiting = TypedDict("Waiting", {"for": list[str], "needs": str})
@@ -63,7 +63,7 @@ class SeatView(TypedDict):
     the judge's keys for the judge only."""
 
     game: str
-    game_module: str  # which game this is: the name of its module ("hera-zeus")
+    game_module: str  # which game this is: the name of its module (``Game.name``)
     seat: str
     seq: int
     head: Head

@@ -7,7 +7,7 @@
 - :class:`~referee.tables.Tables`: creating and importing games; join codes, and the device
   holding each seat (claims and requests).
 - :class:`~referee.acting.Acting`: submissions, answers to the referee's questions and
-  observations, under the statement policy (D20, D22 for Hera & Zeus).
+  observations, under the statement policy (each game's statement and contradiction rules).
 - :class:`~referee.judging.Judging`: calls to the judge, settling, undo, amend, rulings,
   reissued join codes.
 - :class:`~referee.reading.Reading`: read models, each cut for its seat: views, the overview,

@@ -54,7 +54,8 @@ OWNERS: dict[str, Owner] = {
             "referee/herazeus/",
             "web/games/herazeus/",
             "web/templates/herazeus/",
-            "web/static/herazeus/",
+            "web/static/herazeus.css",
+            "web/static/camera.js",  # its camera page's script
             "printables/herazeus/",
             "vision/herazeus/",
         ),
@@ -68,7 +69,7 @@ OWNERS: dict[str, Owner] = {
             "referee/minotaur/",
             "web/games/minotaur/",
             "web/templates/minotaur/",
-            "web/static/minotaur/",
+            "web/static/minotaur.css",
             "printables/minotaur/",
             "vision/minotaur/",
         ),
@@ -86,6 +87,12 @@ REGISTRIES = (
 )
 
 
+# Wire formats fixed before a second game existed: the prefixes signatures cover and the seed of
+# the test keys. Renaming them would invalidate every signed log, head journal and pinned test
+# key there is, so they stay, and only these exact strings are passed over.
+WIRE_FORMATS = ("hera-zeus-referee/log/2:", "hera-zeus-referee/heads/1:", "hera-zeus-test-key:")
+
+
 def _files() -> list[str]:
     out = subprocess.run(
         ["git", "ls-files", *SCANNED], cwd=ROOT, capture_output=True, text=True, check=True
@@ -99,6 +106,8 @@ def _foreign_words(files: list[str]) -> list[str]:
         if f in REGISTRIES:
             continue
         lines = (ROOT / f).read_text().splitlines()
+        for fixed in WIRE_FORMATS:
+            lines = [line.replace(fixed, "") for line in lines]
         for game, owner in OWNERS.items():
             if f.startswith(owner.paths):
                 continue

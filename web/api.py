@@ -489,7 +489,7 @@ def answer(game: str) -> Response:
 @with_known_game
 @csrf_protected
 def observe(game: str) -> Response:
-    """A card recorded as another becomes an irregularity for the judge (D20)."""
+    """A card recorded as another becomes an irregularity for the judge."""
     seat = seat_of(game)
     if seat == "public":
         raise Forbidden("the public seat cannot report observations")

@@ -32,7 +32,7 @@ bp = Blueprint("home", __name__)
 @bp.get("/")
 def home() -> str:
     """The home page: a new game's form for each game this app serves (the game's own
-    fields: for Hera & Zeus profile, switches, who starts, the kit)."""
+    fields: its options, the players' names, the kit)."""
     csrf = csrf_token("")
     forms = [
         (pm, Markup(render_template(pm.templates["create"], csrf=csrf, **pm.create_context())))

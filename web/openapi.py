@@ -4,9 +4,8 @@ Each endpoint of :mod:`web.api` registers a :class:`RouteDoc` (its request and r
 from :mod:`web.schemas`, the seats that may call it, the statuses and headers it can answer
 with); :func:`document` turns them into the document served at ``/api/v1/openapi.json``. The
 header patterns are the ones :mod:`web.api` checks with (``schemas.*_PATTERN``), the body
-constraints the marshmallow validators themselves (apispec reads them), and the profile and switch
-names come from the engine (``engine.herazeus.profiles``), so the
-document cannot promise what the server
+constraints the marshmallow validators themselves (apispec reads them), and the games' create
+options come from the games (``Game.options``), so the document cannot promise what the server
 refuses.
 
 Seats: ``Authorization: Bearer <join code>`` (a seat's join code, or the tournament judge's code)
@@ -34,9 +33,10 @@ class RouteDoc:
     """One endpoint as the document states it.
 
     ``access``: who may call it — "none" (no seat involved), "any" (every seat, the public
-    too), "seat" (a player or the judge), "player" (Hera or Zeus), "judge". ``errors``: every
-    other status it answers with. ``headers``: request headers it reads; ``etag``: the success
-    response carries the game's ``ETag``; ``replies``: the success headers besides it."""
+    too), "seat" (a player or the judge), "player" (a player seat of the game), "judge".
+    ``errors``: every other status it answers with. ``headers``: request headers it reads;
+    ``etag``: the success response carries the game's ``ETag``; ``replies``: the success
+    headers besides it."""
 
     rule: str
     method: str
@@ -61,7 +61,7 @@ DOCS: list[RouteDoc] = []
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp")
 
-# A player of each game the referee runs, by seat ("Hera or Zeus").
+# A player of each game the referee runs, by seat ("A or B; C or D").
 PLAYER_TITLES = "; ".join(" or ".join(p.capitalize() for p in g.players) for g in GAMES.values())
 _SEAT_TEXT: dict[Access, str] = {
     "none": "No seat: anyone may call it.",

@@ -41,6 +41,7 @@ NOTE = [validate.Length(max=MAX_TEXT), _TEXT]
 REASON = [validate.Length(min=1, max=MAX_TEXT), _FILLED]
 EVENT = validate.Range(min=0, max=MAX_SEQ)
 PLAYERS = list(dict.fromkeys(p for g in GAMES.values() for p in g.players))  # of every game
+ZONES = list(dict.fromkeys(z for g in GAMES.values() for z in g.zones))  # observed, any game
 ACTION_TEXT_MAX = 500
 ACTION_TYPES: list[dict[str, Any]] = [
     {
@@ -243,7 +244,7 @@ class AnswerSchema(Strict):
 
 class ObservationSchema(Strict):
     player = fields.String(required=True, validate=validate.OneOf(PLAYERS))
-    zone = fields.String(required=True, validate=validate.OneOf(["hand", "field"]))
+    zone = fields.String(required=True, validate=validate.OneOf(ZONES))
     column = fields.Integer(validate=validate.Range(1, 3), strict=True)
     position = fields.Integer(validate=validate.Range(1, 4), strict=True)
     card = fields.String(required=True, validate=NAME)
@@ -257,7 +258,7 @@ class CallSchema(Strict):
 
 
 class ProposalAnswerSchema(Strict):
-    """A player's answer to the other's proposal (a take-back, HZ-P14, or a correction at a
+    """A player's answer to the other's proposal (a take-back, or a correction at a
     table without a judge)."""
 
     proposal = fields.Integer(required=True, strict=True, validate=EVENT)
@@ -316,7 +317,7 @@ class TurnSchema(Schema):
 
 
 class AskedSchema(Schema):
-    """The question the referee waits on (D22: a question is a log record)."""
+    """The question the referee waits on (a question is a log record)."""
 
     needs = fields.String()
     by = fields.String(metadata={"description": "the seat whose action waits"})

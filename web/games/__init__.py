@@ -12,7 +12,7 @@ carries it as ``game_module``):
 - the API's schema of its part of a seat's view (``view_schema``);
 - the sentences of the log (its records' and events' descriptions);
 - the game's additions to each page's context, and its create form on the home page;
-- extra blueprints (Hera & Zeus: the camera pages).
+- extra blueprints (a camera's pages, say), and what the API reads in photos and frames.
 
 A page module's templates live under ``web/templates/<its folder>/``; the shell's templates
 include the parts it names in :attr:`PageModule.templates` (see there). The modules this app
@@ -69,8 +69,8 @@ class PageModule(Protocol):
     values for the seat that asks (a view, a record, a form), except the context methods,
     which may ask the service (for that seat) and the request."""
 
-    name: str  # the game's module in the referee, as views carry it ("hera-zeus")
-    title: str  # for people ("Hera & Zeus")
+    name: str  # the game's module in the referee, as views carry it (``Game.name``)
+    title: str  # for people
     players: tuple[str, ...]  # the player seats, in seat order
     templates: Mapping[str, str]  # PARTS -> template path
     svg_css: str  # the drawing's styles for a page that stands alone (the offline report)
@@ -78,7 +78,7 @@ class PageModule(Protocol):
     view_schema: type[Schema]  # the API's schema of the game's own keys of a seat's view
 
     def seat_title(self, seat: str) -> str:
-        """A player seat's title ("Hera")."""
+        """A player seat's title, as people write it."""
         ...
 
     def blueprints(self) -> Sequence[Blueprint]:
@@ -102,7 +102,7 @@ class PageModule(Protocol):
 
     def put_back_words(self, undone: Record, seat: str, lead: str = "Taken back") -> str:
         """What ``seat`` is told to put back on the table once the action ``undone`` (cut for
-        ``seat``) was taken back (HZ-P14) or undone by the judge (``lead`` opens the words)."""
+        ``seat``) was taken back or undone by the judge (``lead`` opens the words)."""
         ...
 
     def extras_html(self, view: Mapping[str, Any]) -> str:
