@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from printables.payload import face_payload
+from printables.herazeus.payload import face_payload
 from printables.sheets import qr_modules
 from vision.codebook import (
     MIN_SCORE,

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import vision.table
-from printables.payload import Deck
+from printables.herazeus.payload import Deck
 from vision.decode import as_gray, decode_qr
 from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, rectify
 from vision.synth import (

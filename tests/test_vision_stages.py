@@ -14,8 +14,8 @@ import qrcode  # type: ignore[import-untyped]
 from qrcode.constants import ERROR_CORRECT_M as ERROR_M  # type: ignore[import-untyped]
 from qrcode.constants import ERROR_CORRECT_Q as ERROR_Q
 
-from printables.kit import KitError
-from printables.payload import Deck
+from printables.herazeus.kit import KitError
+from printables.herazeus.payload import Deck
 from vision.deckcheck import check_deck
 from vision.decode import Detection, deblurred, decode_qr, find_codes, finder_codes
 from vision.diff import ViewError, parse_entry, propose

@@ -25,7 +25,7 @@ from flask import Flask
 from web_helpers import Browser, make_app, new_game, referee_of
 from werkzeug.test import TestResponse
 
-from printables.kit import Kit
+from printables.herazeus.kit import Kit
 from referee.herazeus.game import hz_view
 from vision.kit import VisionKit, as_vision_kit
 from vision.synth import foreign_payload, render_mat
@@ -289,7 +289,7 @@ def test_a_photo_lists_the_cards_with_confidence_and_refuses_foreign_codes(
 
 
 def test_a_damaged_code_is_refused_with_its_reason_not_read_as_a_card(app: Flask) -> None:
-    from printables.payload import face_payload
+    from printables.herazeus.payload import face_payload
 
     g, b = kit_game(app)
     good = face_payload("K7QX2", "5e" * 16, "hera", 3)

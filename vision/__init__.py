@@ -15,7 +15,7 @@ A pipeline of pure stages (frame in, data out; the camera and the clock stay out
   the kit itself, its errors and the mat are defined once, in :mod:`printables`).
 - :mod:`vision.synth`: seeded synthetic photos for tests and benchmarks.
 
-Entry points for the web app and the CLI (``kit`` is a :class:`printables.kit.Kit` or a
+Entry points for the web app and the CLI (``kit`` is a :class:`printables.herazeus.kit.Kit` or a
 :class:`vision.kit.VisionKit`; the image is a BGR ``numpy`` array as OpenCV gives it)::
 
     from vision import read_cards, read_table, propose
@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from printables.kit import Kit
+    from printables.herazeus.kit import Kit
     from vision.decode import Detection
     from vision.kit import VisionKit
     from vision.table import Snapshot

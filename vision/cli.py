@@ -18,7 +18,7 @@ import json
 import sys
 from typing import Any
 
-from printables.kit import DECKS, KitError
+from printables.herazeus.kit import DECKS, KitError
 from vision.kit import VisionKit, load_kit
 
 # OpenCV and zxing-cpp are imported inside the commands: ``referee rule`` stays quick to start.
@@ -38,7 +38,7 @@ def _kit(path: str) -> VisionKit | str:
 
 def cmd_scan_minotaur(args: argparse.Namespace, text: str) -> int:
     """``referee scan`` with a Minotaur Lords kit: the cards its stickers name."""
-    from printables.minotaur_kit import MinotaurKit
+    from printables.minotaur.kit import MinotaurKit
     from vision.decode import ImageError
     from vision.minotaur import read_minotaur_cards
     from vision.sources import SourceError, read_image_file
@@ -66,7 +66,7 @@ def cmd_scan_minotaur(args: argparse.Namespace, text: str) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from printables.minotaur_kit import is_minotaur_kit
+    from printables.minotaur.kit import is_minotaur_kit
     from vision.decode import ImageError, read_cards
     from vision.sources import SourceError, read_image_file
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from printables.kit import DECKS
-from printables.payload import Deck
+from printables.herazeus.kit import DECKS
+from printables.herazeus.payload import Deck
 from vision.decode import Detection
 from vision.kit import CardRef, KitLike
 

@@ -2,7 +2,7 @@
 
 ``zxing-cpp`` reads the codes (measured in ``benchmarks/vision.py``: it reads more, and far
 faster, than OpenCV's detectors). Every text read goes through
-:func:`printables.payload.parse_face`, so a code of another kit, a misprint or a hand-typed
+:func:`printables.herazeus.payload.parse_face`, so a code of another kit, a misprint or a hand-typed
 fake is *refused with a reason*, never taken for a card. Small codes get a second pass on
 2x-upscaled crops.
 
@@ -21,7 +21,7 @@ import numpy as np
 import zxingcpp
 from numpy.typing import NDArray
 
-from printables.payload import QR_ERROR_CORRECTION, PayloadError, parse_face
+from printables.herazeus.payload import QR_ERROR_CORRECTION, PayloadError, parse_face
 from vision.codebook import Codebook, codebook, matched_codes
 from vision.kit import CardRef, KitLike
 

@@ -43,9 +43,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from printables.kit import DECKS
-from printables.mat import COLUMNS
-from printables.payload import Deck
+from printables.herazeus.kit import DECKS
+from printables.herazeus.mat import COLUMNS
+from printables.herazeus.payload import Deck
 from vision.table import CellReading, Snapshot
 
 EntryKind = Literal["figure", "up", "down"]

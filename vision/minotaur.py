@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from printables.minotaur_kit import MinotaurKit
-from printables.payload import PayloadError
+from printables.codes import PayloadError
+from printables.minotaur.kit import MinotaurKit
 from vision.codebook import codebook
 from vision.decode import as_gray, find_codes
 

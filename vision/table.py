@@ -1,7 +1,7 @@
 """Stage: one frame of the mat -> a table snapshot.
 
 For each side (hera, zeus), column 1-3 and row 1-4 (numbered as the owner sees them; see
-:mod:`printables.mat` for the geometry) a cell reads:
+:mod:`printables.herazeus.mat` for the geometry) a cell reads:
 
 - ``up``: a face-up card; its face code was read and checked, so ``card`` names it;
 - ``down``: a face-down card; its back marker tells the deck and nothing more;
@@ -33,9 +33,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from printables.kit import DECKS
-from printables.mat import COLUMNS, ROWS, MatGeometry
-from printables.payload import Deck
+from printables.herazeus.kit import DECKS
+from printables.herazeus.mat import COLUMNS, ROWS, MatGeometry
+from printables.herazeus.payload import Deck
 from vision.codebook import Codebook, aligned_corners, codebook, matched_codes
 from vision.decode import (
     Detection,

@@ -534,7 +534,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     accepted = journal_check(ref, db, args.accept_missing_journal)
     kit = None
     if args.kit:
-        from printables.kit import KitError
+        from printables.herazeus.kit import KitError
         from vision.kit import load_kit
 
         try:

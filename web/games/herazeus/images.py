@@ -98,7 +98,7 @@ def game_kit(game: str) -> Any:
     if hit is not None:
         cache.move_to_end(digest)
         return hit
-    from printables.kit import Kit
+    from printables.herazeus.kit import Kit
     from vision.kit import as_vision_kit
 
     try:
@@ -117,18 +117,18 @@ def has_kit(game: str) -> bool:
 
 
 def parse_kit(data: object, where: str = "kit.json") -> Any:
-    """A :class:`printables.kit.Kit` from a parsed ``kit.json``. Raises ValueError (KitError)
-    naming ``where`` and the field."""
-    from printables.kit import Kit
+    """A :class:`printables.herazeus.kit.Kit` from a parsed ``kit.json``. Raises ValueError
+    (KitError) naming ``where`` and the field."""
+    from printables.herazeus.kit import Kit
 
     return Kit.from_json(data, where)
 
 
 def parse_kit_upload(raw: bytes, where: str) -> Any:
-    """A :class:`printables.kit.Kit` from an uploaded ``kit.json`` file, read strictly
+    """A :class:`printables.herazeus.kit.Kit` from an uploaded ``kit.json`` file, read strictly
     (:func:`referee.jsonin.loads_strict`: no duplicate keys, bounded size and depth). Raises
     ValueError naming ``where`` and the problem (not UTF-8, not JSON, or the field)."""
-    from printables.kit import MAX_KIT_JSON_BYTES
+    from printables.herazeus.kit import MAX_KIT_JSON_BYTES
     from referee.jsonin import loads_strict
 
     if len(raw) > MAX_KIT_JSON_BYTES:

@@ -29,8 +29,8 @@ from engine.minotaur.cards import (
     opponent,
 )
 from engine.minotaur.rulebook import RULES
-from printables.kit import KitError
-from printables.minotaur_kit import MinotaurKit
+from printables.kits import KitError
+from printables.minotaur.kit import MinotaurKit
 from referee.log import Record
 from referee.minotaur.game import MINOTAUR, NAME, event_words
 from referee.models import SeatView, TableRow

@@ -8,8 +8,8 @@ from __future__ import annotations
 from flask import Blueprint, current_app, flash, session
 from werkzeug.wrappers import Response
 
-from printables.kit import KitError
-from printables.minotaur_kit import MinotaurKit
+from printables.kits import KitError
+from printables.minotaur.kit import MinotaurKit
 from referee.service import ServiceError
 from web.acting import back
 from web.errors import BadImage

@@ -17,15 +17,9 @@ from typing import Any
 
 from engine.errors import CatalogueError, NotationError
 from engine.minotaur.cards import DECKS, CardDef, card_from_json
-from printables.kit import MAX_KIT_JSON_BYTES, KitError, PrintOptions
-from printables.payload import (
-    MinotaurFace,
-    PayloadError,
-    minotaur_face_payload,
-    new_kit_id,
-    new_kit_secret,
-    parse_minotaur_face,
-)
+from printables.codes import PayloadError, new_kit_id, new_kit_secret
+from printables.kits import MAX_KIT_JSON_BYTES, KitError, PrintOptions
+from printables.minotaur.payload import MinotaurFace, minotaur_face_payload, parse_minotaur_face
 
 FORMAT = "minotaur-kit/1"
 
