@@ -32,7 +32,7 @@ from printables.minotaur.sheets import (
     write_minotaur_sheets,
 )
 from printables.sheets import LABEL_H
-from vision.minotaur import read_minotaur_cards
+from vision.minotaur.cards import read_minotaur_cards
 from web.cli import main
 
 DECKS = Path(__file__).resolve().parent / "data" / "minotaur" / "decks.csv"

@@ -1,6 +1,6 @@
 """The camera in the web app (issue 8): a kit file when creating a game, photos of cards on the
 seat page and through the API, the camera page and its frames, through the Flask test client
-with synthetic pictures of the kit's own stickers (``vision.synth``).
+with synthetic pictures of the kit's own stickers (``vision.herazeus.synth``).
 
 What is checked: a kit creates the game with its deck list and stays on the server; a bad kit
 file is refused naming the field; a photo lists the seat's own cards with their confidence and
@@ -27,8 +27,8 @@ from werkzeug.test import TestResponse
 
 from printables.herazeus.kit import Kit
 from referee.herazeus.game import hz_view
-from vision.kit import VisionKit, as_vision_kit
-from vision.synth import foreign_payload, render_mat
+from vision.herazeus.kit import VisionKit, as_vision_kit
+from vision.herazeus.synth import foreign_payload, render_mat
 
 KIT = Kit.create(kit_id="K7QX2", secret="5e" * 16, now=datetime(2025, 1, 1, tzinfo=UTC))
 VK: VisionKit = as_vision_kit(KIT)
@@ -838,12 +838,12 @@ def test_a_frame_that_reads_the_column_otherwise_starts_the_count_again() -> Non
 
 
 def test_a_card_a_hand_hides_in_the_frame_between_is_confirmed_by_the_frames_either_side() -> None:
-    """Three frames of a fixed camera over one table (vision.synth.live_table_scene): a hand
-    hides Zeus's column 3 in the middle one (its face-up card at row 2 reads unknown there).
+    """Three frames of a fixed camera over one table (vision.herazeus.synth.live_table_scene): a
+    hand hides Zeus's column 3 in the middle one (its face-up card at row 2 reads unknown there).
     Each frame's cells fed to the live camera's memory as changes, the card is confirmed by
     the third frame when frames are combined, and only later when they must come in a row."""
-    from vision.synth import live_table_scene
-    from vision.table import read_table
+    from vision.herazeus.synth import live_table_scene
+    from vision.herazeus.table import read_table
     from web.games.herazeus.images import FrameMemory, cell_readings
 
     shown = [

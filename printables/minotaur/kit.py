@@ -1,8 +1,8 @@
 """A Minotaur Lords sticker kit: the owner's deck list (:mod:`engine.minotaur.cards`), a face
 code for each physical card, and one identical back marker per deck (issue 15).
 
-The kit is saved as ``kit.json`` (format ``minotaur-kit/1``) beside the PDFs; like a Hera &
-Zeus kit it holds the secret that tells real codes from fakes, so it stays with the referee.
+The kit is saved as ``kit.json`` (format ``minotaur-kit/1``) beside the PDFs; like every
+game's kit it holds the secret that tells real codes from fakes, so it stays with the referee.
 Serials run 1..n within each deck (miron, vess, bonus) in the deck list's row order, copies
 included: each physical card has its own code.
 """

@@ -174,6 +174,11 @@ class PageModule(Protocol):
         when the game has no kit the camera reads, the image errors of :mod:`web.uploads`."""
         ...
 
+    def load_kit(self, path: str) -> Any:
+        """The server's kit (``referee serve --kit``), read for the camera of every game of
+        this module created without one. Raises ValueError naming the file and the problem."""
+        ...
+
     def read_frame(self, game: str, data: bytes, live: bool) -> dict[str, Any]:
         """One camera frame of the table read against the view of this request's seat (the
         API's ``/frames``; ``live``: a frame of a stream, not a still). Raises as

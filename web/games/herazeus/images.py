@@ -78,7 +78,8 @@ PLAYER_SEATS = PLAYERS  # the camera reads Hera & Zeus's kit
 
 
 def game_kit(game: str) -> Any:
-    """The game's kit as vision reads it (a :class:`vision.kit.VisionKit`), else the server's
+    """The game's kit as vision reads it (a :class:`vision.herazeus.kit.VisionKit`), else the
+    server's
     ``VISION_KIT``. Raises NoKit when there is neither, and NoKit too when the stored kit no
     longer reads (it was checked when the game was created, so that is a damaged store)."""
     ref = get_referee()
@@ -99,7 +100,7 @@ def game_kit(game: str) -> Any:
         cache.move_to_end(digest)
         return hit
     from printables.herazeus.kit import Kit
-    from vision.kit import as_vision_kit
+    from vision.herazeus.kit import as_vision_kit
 
     try:
         vk = as_vision_kit(Kit.from_json(raw, "the game's kit"))
@@ -219,7 +220,7 @@ def read_photo(cam: Camera, data: bytes) -> dict[str, Any]:
 
 def _read_photo(seat: str, kit: Any, data: bytes) -> dict[str, Any]:
     image = decode(data, "photo")
-    from vision import read_cards
+    from vision.herazeus import read_cards
 
     t0 = time.perf_counter()
     try:
@@ -565,9 +566,9 @@ def read_frame(cam: Camera, data: bytes, live: bool = False) -> dict[str, Any]:
 
 
 def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
-    from vision import propose, read_table
-    from vision.framing import check_pose, no_mat
-    from vision.markers import MatNotFound
+    from vision.herazeus import propose, read_table
+    from vision.herazeus.framing import check_pose, no_mat
+    from vision.herazeus.markers import MatNotFound
 
     t0 = time.perf_counter()
     image = decode(data, "frame")
@@ -628,7 +629,7 @@ def annotate(
     bottom. Returns JPEG bytes."""
     import cv2
 
-    from vision.markers import rectify
+    from vision.herazeus.markers import rectify
 
     mat = rectify(image, snap.pose, geo, px_per_mm)
     H, W = mat.shape[:2]

@@ -87,6 +87,11 @@ class HeraZeusPages:
     def read_photo(self, game: str, data: bytes) -> dict[str, Any]:
         return images.read_photo(images.camera_for(game), data)
 
+    def load_kit(self, path: str) -> Any:
+        from vision.herazeus.kit import load_kit  # OpenCV loads only when a kit is read
+
+        return load_kit(path)
+
     def read_frame(self, game: str, data: bytes, live: bool) -> dict[str, Any]:
         return images.read_frame(images.camera_for(game), data, live=live)
 

@@ -243,6 +243,9 @@ class MinotaurPages:
     def read_photo(self, game: str, data: bytes) -> dict[str, Any]:
         return _no_camera(game)
 
+    def load_kit(self, path: str) -> Any:
+        raise ValueError(f"{path}: the camera of this game reads no server-wide kit")
+
     def read_frame(self, game: str, data: bytes, live: bool) -> dict[str, Any]:
         return _no_camera(game)
 

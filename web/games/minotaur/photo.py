@@ -31,7 +31,7 @@ def read_key(game: str) -> str:
 def cards_photo(game: str) -> Response:
     """Reads the cards in a photo for this seat; records nothing. Raises CsrfError."""
     from vision.decode import ImageError
-    from vision.minotaur import read_minotaur_cards
+    from vision.minotaur.cards import read_minotaur_cards
     from vision.sources import SourceError, decode_image
 
     seat = seat_of(game)

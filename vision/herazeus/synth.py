@@ -26,7 +26,7 @@ from printables.herazeus.kit import BACK_MARKER_MM as PRINT_BACK_MARKER_MM
 from printables.herazeus.kit import DECKS, DEFAULT_CODE_MM, QUIET_MODULES, Kit
 from printables.herazeus.payload import BACK_MARKER_IDS, Deck, face_payload, new_kit_secret
 from printables.herazeus.sheets import DECK_RGB, GREY, cell_name, side_name
-from vision.kit import CardRef, VisionKit, as_vision_kit
+from vision.herazeus.kit import CardRef, VisionKit, as_vision_kit
 
 Image = NDArray[Any]
 
@@ -978,7 +978,7 @@ def cell_key(cell: tuple[str, int, int]) -> str:
 
 def score_table(cells: dict[str, dict[str, Any]], truth: dict[str, Any]) -> TableScore:
     """Scores snapshot cells (``"side/col/row"`` -> ``{"state", "payload"?, "deck"?}``, as
-    :meth:`vision.table.Snapshot.to_json` gives them per cell) against ``truth``."""
+    :meth:`vision.herazeus.table.Snapshot.to_json` gives them per cell) against ``truth``."""
     out = TableScore()
     for key, c in truth["cells"].items():
         got = cells[key]

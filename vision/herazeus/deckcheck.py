@@ -16,8 +16,8 @@ from typing import Any
 
 from printables.herazeus.kit import DECKS
 from printables.herazeus.payload import Deck
-from vision.decode import Detection
-from vision.kit import CardRef, KitLike
+from vision.herazeus.cards import Detection
+from vision.herazeus.kit import CardRef, KitLike
 
 
 @dataclass(frozen=True)

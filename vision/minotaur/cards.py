@@ -1,5 +1,5 @@
 """Reading Minotaur Lords face stickers in a photo (issue 15): the same decoder, retries and
-blur undoing as a Hera & Zeus phone photo (:func:`vision.decode.find_codes`), each code checked
+blur undoing as every game's phone photo (:func:`vision.decode.find_codes`), each code checked
 against the Minotaur Lords kit; a code of another kit, another game or a fake is refused with
 its reason, never misread."""
 
