@@ -13,6 +13,7 @@ import random
 from pathlib import Path
 
 import pytest
+from marshmallow.fields import Nested
 from privacy_property import ServiceDriver
 from test_minotaur_privacy import DECKS, _act
 
@@ -113,7 +114,9 @@ def test_the_api_create_body_states_every_games_options() -> None:
         for o in g.options:
             assert o.name in fields, (g.name, o.name)
             assert g.title in fields[o.name].metadata["description"]
-    assert set(fields["players"].schema.fields) == {p for g in GAMES.values() for p in g.players}
+    players = fields["players"]
+    assert isinstance(players, Nested)
+    assert set(players.schema.fields) == {p for g in GAMES.values() for p in g.players}
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
