@@ -159,16 +159,15 @@ class Tables:
             raise Refused(e.reason) from None
         try:
             raw_opts = dict(options or {}) if isinstance(options, Mapping) else options
-            listing = None
-            if isinstance(raw_opts, dict) and "deck_list" in raw_opts:
-                # a game's deck-list file: one long text, read by its module's
-                # reader, which names the line and the field of what it refuses
-                listing = file_text(
-                    raw_opts.pop("deck_list"), "options.deck_list", max_len=MAX_LISTING
-                )
+            files: dict[str, str] = {}
+            texts = sorted({o.name for o in module.options if o.kind == "text"})
+            for n in texts:
+                # a game's file (a deck list): one long text, read by its module's reader,
+                # which names the line and the field of what it refuses
+                if isinstance(raw_opts, dict) and n in raw_opts:
+                    files[n] = file_text(raw_opts.pop(n), f"options.{n}", max_len=MAX_LISTING)
             opts = mapping(raw_opts, "options")
-            if listing is not None:
-                opts["deck_list"] = listing
+            opts.update(files)
             pl = mapping(players or {}, "players")
             for k, v in pl.items():
                 if k not in module.players:
