@@ -147,7 +147,10 @@ class Acting:
         who = " or ".join(str(a).title() for a in q.body.get("asked", []))
         rule = f.module.hold_rule
         what = needs_words(
-            str(q.body.get("needs", "")), q.body.get("asked", ()), f.module.possessives
+            str(q.body.get("needs", "")),
+            q.body.get("asked", ()),
+            f.module.possessives,
+            f.module.needs_phrases,
         )
         raise Refused(
             f"the referee is waiting for {who} to give {what} "
@@ -248,7 +251,8 @@ class Acting:
             except RuleError:
                 pass
             who = " or ".join(a.title() for a in asked)
-            return f"{who} must give {needs_words(e.needs, asked, g.possessives)}"  # its rule
+            what = needs_words(e.needs, asked, g.possessives, g.needs_phrases)
+            return f"{who} must give {what}"  # shown with its rule
         return e.reason
 
     def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:

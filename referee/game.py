@@ -295,6 +295,8 @@ class Game(Protocol):
     answered_rule: str  # the rule id of "an action waiting for an answer stands"
     undo_rule: str  # the rule id of "a correction must change the game"
     zones: tuple[str, ...]  # the zones an observation may name ("hand", ...)
+    needs_phrases: Mapping[str, str]  # a question's words by its field path's head; "{whose}"
+    # is the seat the path names (``referee.words.needs_words``)
     ruling_keys: frozenset[str]  # keys only this game's ruling files have (see rule_on_file)
 
     def rule_on_file(self, text: str, name: str, as_json: bool) -> str:

@@ -90,9 +90,9 @@ def test_a_question_for_the_other_player_names_what_he_gives_in_words(app: Flask
     ],
 )
 def test_a_field_path_reads_as_words(needs: str, asked: tuple[str, ...], words: str) -> None:
-    """With the possessives of the game whose seat is asked (``Game.possessives``)."""
-    game = next(g for g in GAMES.values() if set(asked) & {*g.players, "judge"})
-    assert needs_words(needs, asked, game.possessives) == words
+    """With the words of the game that asks it (``Game.needs_phrases``, ``possessives``)."""
+    game = next(g for g in GAMES.values() if needs.partition(".")[0] in g.needs_phrases)
+    assert needs_words(needs, asked, game.possessives, game.needs_phrases) == words
 
 
 def test_a_card_the_referee_does_not_know_reads_a_card() -> None:

@@ -76,10 +76,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-# every registered game's possessives by seat (a seat's name is its game's alone)
+# every registered game's possessives by seat (a seat's name is its game's alone) and the
+# words of its questions by their field's head
 POSSESSIVES = {s: w for g in GAMES.values() for s, w in g.possessives.items()}
+PHRASES = {h: w for g in GAMES.values() for h, w in g.needs_phrases.items()}
 
 
 def needs_text(needs: str, asked: Sequence[str] = ()) -> str:
     """What a question waits for, in words (:func:`referee.words.needs_words`)."""
-    return needs_words(needs, asked, POSSESSIVES)
+    return needs_words(needs, asked, POSSESSIVES, PHRASES)

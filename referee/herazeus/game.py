@@ -498,6 +498,15 @@ class HeraZeus:
     answered_rule: str = "HZ-P12"
     undo_rule: str = "HZ-P15"
     zones: tuple[str, ...] = ("hand", "field")
+    needs_phrases: Mapping[str, str] = MappingProxyType(
+        {
+            "order": "the order of {whose} cards onto the discard pile",
+            "reveal": "the name of a card turned face up",
+            "pick": "the card drawn from the hand",
+            "place": "the column the card goes to",
+            "at": "where the card landed in the deck",
+        }
+    )
     ruling_keys: frozenset[str] = frozenset({"hera", "zeus"})
 
     def rule_on_file(self, text: str, name: str, as_json: bool) -> str:

@@ -323,6 +323,16 @@ class Minotaur:
     answered_rule: str = "ML-P11"
     undo_rule: str = "ML-P12"
     zones: tuple[str, ...] = ("hand",)
+    needs_phrases: Mapping[str, str] = MappingProxyType(
+        {
+            "hand_cards": "the cards of {whose} hand the text takes",
+            "target": "the card the text acts on",
+            "column": "a column",
+            "discard": "the card discarded",
+            "replace": "the card put in its place",
+            "by": "who acts",
+        }
+    )
     ruling_keys: frozenset[str] = frozenset({"cards", "miron", "vess", "markers", "bonus", "match"})
 
     def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
