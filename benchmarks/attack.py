@@ -198,7 +198,7 @@ async def attacker_game(port: int, source: str) -> tuple[str, str]:
     device token of Hera's seat, which he claimed."""
     from datetime import UTC, datetime
 
-    from printables.kit import Kit
+    from printables.herazeus.kit import Kit
 
     kit = Kit.create(kit_id="ATKQZ", secret="7a" * 16, now=datetime(2025, 1, 1, tzinfo=UTC))
     c = await Conn.open(port, source)

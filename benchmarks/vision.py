@@ -1,8 +1,9 @@
-"""Recognition benchmark on seeded synthetic photos (vision.synth): read rates and times.
+"""Recognition benchmark on seeded synthetic photos (vision.herazeus.synth): read rates and times.
 
     .venv/bin/python benchmarks/vision.py [--quick] [--hard | --codebook | --live] [--one-core]
 
-``--hard`` runs only issue 14's hard sets (vision.synth: held cards, beige sleeves, fall-off,
+``--hard`` runs only issue 14's hard sets (vision.herazeus.synth: held cards, beige sleeves,
+fall-off,
 barrel distortion, join errors, draw piles, hands, glare, blur, noise, JPEG; a seed per set):
 overhead frames at 1080p, 4K and 12 MP (cells read, wrong cells, face-up codes, time per
 frame by stage) and phone photos at 1080p and 12 MP (codes read, wrong, photos with none,
@@ -47,9 +48,10 @@ from vision.codebook import (
     one_blas_thread,
     square_matches,
 )
-from vision.decode import as_gray, finder_pair_candidates, read_cards
-from vision.markers import detect_markers
-from vision.synth import (
+from vision.decode import as_gray, finder_pair_candidates
+from vision.herazeus.cards import read_cards
+from vision.herazeus.markers import detect_markers
+from vision.herazeus.synth import (
     HARD_PHONE_SEEDS,
     HARD_TABLE_SEEDS,
     LIVE_TABLE_SEEDS,
@@ -66,7 +68,7 @@ from vision.synth import (
     score_table,
     table_scene,
 )
-from vision.table import read_table
+from vision.herazeus.table import read_table
 
 KIT = demo_kit()
 # A frame is timed as the fastest of this many reads: on a shared machine a neighbour's load
@@ -285,12 +287,12 @@ def hard_tables(resolution: str, n: int) -> None:
 
 def live_tables(resolution: str, tables: int, frames: int) -> None:
     """Several frames combined (issue 14, item 2): ``frames`` frames of a fixed camera over
-    each of ``tables`` tables (``vision.synth.live_table_scene``: a hand in half the frames).
-    Each frame's definite cells are fed to the live camera's memory
-    (``web.images.FrameMemory``), one "change" a cell, as the camera page sends them; a cell
-    is confirmed once the memory proposes it. Compares frames taken only in a row (the rule
-    before) with frames combined, and counts confirmations that are wrong."""
-    from web.images import MISSED_FRAMES, FrameMemory, cell_reading, cell_readings
+    each of ``tables`` tables (``vision.herazeus.synth.live_table_scene``: a hand in half the
+    frames). Each frame's definite cells are fed to the live camera's memory
+    (``web.games.herazeus.images.FrameMemory``), one "change" a cell, as the camera page
+    sends them; a cell is confirmed once the memory proposes it. Compares frames taken only in
+    a row (the rule before) with frames combined, and counts confirmations that are wrong."""
+    from web.games.herazeus.images import MISSED_FRAMES, FrameMemory, cell_reading, cell_readings
 
     rules = {"in a row": 0, "combined": MISSED_FRAMES}
     confirmable = 0

@@ -1,7 +1,5 @@
-"""The pure rules engines, one package a game: no I/O, no clock, no randomness of their own.
-
-- :mod:`engine.herazeus`: Hera & Zeus;
-- :mod:`engine.minotaur`: Minotaur Lords.
+"""The pure rules engines, one package a game (beside the
+shared exceptions, :mod:`engine.errors`): no I/O, no clock, no randomness of their own.
 
 Nothing here imports the referee, the web app or any package of ours.
 """

@@ -2,7 +2,7 @@
 
 The protocol, for any game (the game module decides what its rules say):
 
-- A player never states a value hidden from him (D22 for Hera & Zeus): a submission that does
+- A player never states a value hidden from him (its game's statement rule): a submission that does
   is refused before anything is compared, with one answer whatever it names
   (:meth:`~referee.game.Game.refuse_statement`). The value's holder (or the judge, or a scan)
   is asked instead: the question is a log record (``ask``), so it survives a restart and every
@@ -10,9 +10,10 @@ The protocol, for any game (the game module decides what its rules say):
 - A player's submission is judged on the table as he knows it
   (:meth:`~referee.game.Game.project`): a refusal never depends on a value hidden from him.
   Once it passed there, a refusal on the truth can only come from a hidden value: it goes to
-  the judge as an irregularity and the player learns nothing from it (D20).
-- A statement that contradicts what is recorded becomes an irregularity for the judge (D20),
-  inside the same transaction.
+  the judge as an irregularity and the player learns nothing from it (the game's
+  ``contradiction_rule``).
+- A statement that contradicts what is recorded becomes an irregularity for the judge (the
+  game's ``contradiction_rule``), inside the same transaction.
 - An action that passed the check on the player's projection is committed before he learns
   anything that depends on a hidden value: every question it raises afterwards, to either
   seat, is an ``ask`` record written at once (issue 12). Only a question his own projection
@@ -49,7 +50,7 @@ def refusal(e: RuleError) -> ServiceError:
 
 def fill_input(raw: dict[str, Any], path: str, value: Any) -> None:
     """Puts an answer into an action at the dotted path the referee asked for (``reveal.defender``,
-    ``order.zeus``, ``pick``)."""
+    ``order.<seat>``, ``pick``)."""
     parts = path.split(".")
     cur = raw
     for p in parts[:-1]:
@@ -147,7 +148,12 @@ class Acting:
             return
         who = " or ".join(str(a).title() for a in q.body.get("asked", []))
         rule = f.module.hold_rule
-        what = needs_words(str(q.body.get("needs", "")), q.body.get("asked", ()))
+        what = needs_words(
+            str(q.body.get("needs", "")),
+            q.body.get("asked", ()),
+            f.module.possessives,
+            f.module.needs_phrases,
+        )
         raise Refused(
             f"the referee is waiting for {who} to give {what} "
             f"({q.body.get('rule')}); nothing else is recorded until it is answered ({rule})",
@@ -176,11 +182,11 @@ class Acting:
         as he knows it raised it too (``own``; his own unknown card, say): then it depends on
         nothing hidden from him. Any other question, to either seat, is recorded (an ``ask``
         record carrying the action): the action is committed before the player learns
-        anything that depends on a hidden card (HZ-P12; D1, D22). A committed action is
+        anything that depends on a hidden card (the game's ``answered_rule``). A committed action is
         withdrawn only by the judge's correction."""
         g = f.module
         try:
-            out = g.apply(f.state, action, asking=True)  # every open choice is asked (HZ-P13)
+            out = g.apply(f.state, action, asking=True)  # every open choice is asked
         except Missing as e:
             asked = g.asked(e, actor)
             mine = not projected or own == e.needs
@@ -195,15 +201,15 @@ class Acting:
                 "asked": list(asked),
                 "rule": e.rule,
                 "reason": told,
-                "detail": e.reason,  # the exact words: for the seat asked (D22)
+                "detail": e.reason,  # the exact words: for the seat asked alone
             }
             recs, _ = self.ledger.write_on(f, [Draft(writer, "ask", body, (), key)])
-            # the seat asked reads the exact words, here as in his view (D22)
+            # the seat asked reads the exact words, here as in his view
             said = e.reason if asked == (submitter,) else told
             raise NeedsInput(said, e.rule or "", e.needs, asked, recs[0].seq) from None
         except Illegal as e:
             if e.contradiction or (projected and submitter in g.players):
-                # a statement that contradicts the record (D20); the judge settles it
+                # a statement that contradicts the record; the judge settles it
                 body = {
                     "source": "input",
                     "action": g.action_json(action),
@@ -235,7 +241,7 @@ class Acting:
     @staticmethod
     def _told(f: Folded, action: Any, seat: str, e: Missing, asked: tuple[str, ...]) -> str:
         """Why a question is asked, as player ``seat`` (who started the action) may read it:
-        the game's words on the table as he knows it (D22), so they count no value hidden from
+        the game's words on the table as he knows it, so they count no value hidden from
         him (the words on the truth may say how many of the opponent's cards are known)."""
         g = f.module
         if seat in g.players:
@@ -247,7 +253,8 @@ class Acting:
             except RuleError:
                 pass
             who = " or ".join(a.title() for a in asked)
-            return f"{who} must give {needs_words(e.needs, asked)}"  # shown with its rule
+            what = needs_words(e.needs, asked, g.possessives, g.needs_phrases)
+            return f"{who} must give {what}"  # shown with its rule
         return e.reason
 
     def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:
@@ -277,12 +284,12 @@ class Acting:
             return self._resolve(f, str(q.body.get("by")), seat, action, actor, key, False)
 
     def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record:
-        """Records what a scan or a person saw: ``{"player", "zone": "hand"|"field", "column",
-        "position", "card", "source"}``, and returns the record as ``seat`` may read it. An
-        unknown card is identified by it; a card recorded as another raises an irregularity for
-        the judge inside the same record, and history stays as it was (D20). Only a card's
-        holder or the judge reports a card hidden from others (D22); what could not be there is
-        refused, as the game decides."""
+        """Records what a scan or a person saw: ``{"player", "zone" (one of the game's
+        ``zones``), "column", "position", "card", "source"}``, and returns the record as
+        ``seat`` may read it. An unknown card is identified by it; a card recorded as another
+        raises an irregularity for the judge inside the same record, and history stays as it
+        was (the game's ``contradiction_rule``). Only a card's holder or the judge reports a
+        card hidden from others; what could not be there is refused, as the game decides."""
         return self.observe_all(game, seat, [obs])[0]
 
     def observe_all(
@@ -299,12 +306,12 @@ class Acting:
             raise Refused("observations: must be a list")
         if not 1 <= len(observations) <= MAX_OBSERVATIONS:
             raise Refused(f"observations: 1 to {MAX_OBSERVATIONS}, not {len(observations)}")
-        try:
-            checked = [_observation(o) for o in observations]
-        except InputError as e:
-            raise Refused(str(e)) from None
         with self.ledger.lock(game):
             f = self.reader.folded(game)
+            try:
+                checked = [_observation(o, f.module.zones) for o in observations]
+            except InputError as e:
+                raise Refused(str(e)) from None
             settled(f)
             state = f.state
             drafts = []
@@ -329,17 +336,17 @@ class Acting:
 MAX_OBSERVATIONS = 60  # cards in one confirmation (a photo holds at most a deck's worth)
 
 
-def _observation(obs: Any) -> dict[str, Any]:
-    """An observation's fields, checked for their types (the game judges the rest). Raises
-    InputError naming the field."""
+def _observation(obs: Any, zones: Sequence[str]) -> dict[str, Any]:
+    """An observation's fields, checked for their types and its zone for one of the game's
+    ``zones`` (the game judges the rest). Raises InputError naming the field."""
     obs = mapping(obs, "observation")
     allowed = {"player", "zone", "column", "position", "card", "source"}
     extra = sorted(set(obs) - allowed)
     if extra:
         raise InputError(f"observation: unknown field {extra[0][:20]!r}")
     text(obs.get("player"), "observation.player", max_len=10)
-    if obs.get("zone") not in ("hand", "field"):
-        raise InputError("observation.zone: must be 'hand' or 'field'")
+    if obs.get("zone") not in zones:
+        raise InputError(f"observation.zone: must be {' or '.join(repr(z) for z in zones)}")
     text(obs.get("card"), "observation.card", max_len=40)
     source = text(obs.get("source", "manual"), "observation.source", max_len=20)
     return {**obs, "source": source}

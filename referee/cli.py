@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.herazeus import HeraZeusError, NeedsInputError
+from engine.errors import EngineError, NeedsInputError
 from referee.anchors import (
     AnchorError,
     TrustedKey,
@@ -37,15 +37,12 @@ from referee.anchors import (
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
 from referee.game import Malformed
-from referee.games import check_export_seat, game_of
-from referee.herazeus.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
+from referee.games import DEFAULT, GAMES, check_export_seat, game_of
 from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
-from referee.minotaur.ruling import is_minotaur
-from referee.minotaur.ruling import render_text as render_minotaur
-from referee.minotaur.ruling import rule as minotaur_rule
 from referee.narration import record_words
 from referee.reading import ALL_SEATS
+from referee.rulings import MAX_FILE_BYTES, game_of_file
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import StoreError
 from referee.views import cutter
@@ -95,25 +92,13 @@ def cmd_rule(args: argparse.Namespace) -> int:
         return fail(f"cannot read: {e.strerror or e}")
     name = "stdin" if args.file == "-" else Path(args.file).name
     try:
-        minotaur = is_minotaur(text, name)
-        if minotaur is not None:
-            result = minotaur_rule(minotaur)
-            print(
-                json.dumps(result, indent=1, ensure_ascii=False)
-                if args.json
-                else render_minotaur(result)
-            )
-            return 0
-        ruling = rule_file(text, name)
+        game = game_of_file(text, name, GAMES, DEFAULT)
+        print(game.rule_on_file(text, name, args.json))
     except NeedsInputError as e:
         return fail(f"{e.needs}: cannot rule without it: {e.reason} ({e.rule})")
-    except HeraZeusError as e:  # NotationError and the rest: the file is malformed
+    except EngineError as e:  # NotationError and the rest: the file is malformed
         msg = str(e)
         return fail(msg[len(name) + 2 :] if msg.startswith(f"{name}: ") else msg)
-    if args.json:
-        print(json.dumps(render_json(ruling), indent=1, ensure_ascii=False))
-    else:
-        print(render_text(ruling))
     return 0
 
 

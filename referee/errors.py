@@ -6,9 +6,9 @@
     ├── NotFound            no such game, or nothing waits for this seat's input
     ├── Forbidden           this seat may not do that (a player acting for the other, ...)
     ├── Refused             illegal or malformed input; nothing was recorded, or only the
-    │                       irregularity the judge must see (D20)
+    │                       irregularity the judge must see
     ├── Stale               decided on an old table (a seq passed by), or a repeated key
-    ├── NeedsInput          an identity or a choice is missing; says from whom (D22)
+    ├── NeedsInput          an identity or a choice is missing; says from whom
     ├── Held                the game's record failed verification or replay: not served
     └── Unavailable         storage failed (full disk, read-only, locked); nothing written
 

@@ -2,7 +2,7 @@
 
 The fold knows no game's rules: the game module a create record names (:mod:`referee.games`)
 parses and applies the actions and patches. It keeps the *effective* operations: actions and
-identity patches (from observations, D20). A judge's ``undo`` to event N drops the effective
+identity patches (from observations). A judge's ``undo`` to event N drops the effective
 operations after N; an ``amend`` replaces the action of one event and replays what follows it.
 Nothing is ever deleted from the log itself. When an amended history makes a later action
 illegal, the fold stops there and says so (``broken``), for the judge; the operations from
@@ -12,8 +12,8 @@ earlier one, or an undo) makes them apply again.
 **Rules are pinned.** A create record names its rules version (``rules``: the game module's
 version and a digest of its catalogue and profile). A log made under other rules is not
 re-decided by today's: :func:`fold` stops with a message naming both versions. A log written
-before versions were recorded was made under the game's ``legacy_rules`` (Hera & Zeus:
-``hz-engine/1``) and replays only while the module still runs that version.
+before versions were recorded was made under the game's ``legacy_rules`` and replays only
+while the module still runs that version.
 
 **A verified log is not checked again.** Every action of the log was checked when it was
 accepted, on the state it is now applied to, under the rules the log is pinned to. So when the
@@ -86,7 +86,8 @@ class Folded:
     # seat -> the irregularity that holds it: two devices used its key (a copied cookie); the
     # seat acts again once a move (the judge's, or its recovery code) or a reissue settles it
     held: dict[str, Record] = field(default_factory=dict)
-    # the last action, question or correction: what a take-back answers to (HZ-P14), kept so
+    # the last action, question or correction: what a take-back answers to (the game's
+    # ``takeback_rule``), kept so
     # that it is never looked for in the whole log
     last_move: Record | None = None
     # what this snapshot's readers worked out on it (a seat's legal actions), by what and seat;
@@ -334,7 +335,7 @@ def _note(f: Folded, r: Entry, body: Mapping[str, Any] | None = None) -> None:
         f.proposals.clear()  # a proposal is made on the table as it was; the table moved on
 
 
-MOVES = frozenset({"action", "ask", "undo", "amend"})  # what a take-back looks back to (HZ-P14)
+MOVES = frozenset({"action", "ask", "undo", "amend"})  # what a take-back looks back to
 SEAT_KINDS = frozenset({"claim", "request", "move", "reissue", "propose", "approve", "decline"})
 
 

@@ -3,8 +3,8 @@
 The service (log, store, seats, questions, corrections, exports) knows no game's rules. A game
 module knows its cards, rule profiles, position notation, legality, the projection of the truth
 for each seat, which hidden values each seat may state, the questions it asks, its rulings and
-their citations. Hera & Zeus (:mod:`referee.herazeus.game`) is the first module; a second game is a
-second module registered in :mod:`referee.games`, and nothing else.
+their citations. Each game is a module in its own package, registered in
+:mod:`referee.games`, and nothing else.
 
 States, actions, rules and patches are the game's own values: the service only stores them,
 passes them back and prints what the game says of them. The interface is generic in them
@@ -18,7 +18,8 @@ exceptions below, each carrying the deciding rule id:
 
     RuleError
     ├── Illegal      the action is not legal (``rule``, ``reason``); ``contradiction`` when it
-    │                contradicts what is recorded of a card (the judge settles it: D20 for H&Z)
+    │                contradicts what is recorded of a card (the judge settles it, under the
+    │                game's ``contradiction_rule``)
     ├── Missing      an identity or a choice is missing (``needs``: dotted path into the
     │                action; ``asked``: the seats that may state it, empty for the actor)
     ├── Malformed    the input is not a well-formed action, card, observation or option
@@ -81,8 +82,8 @@ class NotYours(RuleError):
 class Outcome(Generic[S]):
     """What applying an action gave: the new state, its events (JSON, each with ``public``
     false and a ``player`` when only that player may see it), the rules it applied and notes.
-    The one outcome the service sees: each engine's own (``engine.herazeus.events.Outcome``,
-    ``engine.minotaur.rules.Outcome``) stays inside its game module, which turns it into this."""
+    The one outcome the service sees: an engine's own outcome stays inside its game module,
+    which turns it into this."""
 
     state: S
     events: tuple[Mapping[str, Any], ...] = ()
@@ -110,6 +111,23 @@ class Observed(Generic[P]):
 
 
 @dataclass(frozen=True)
+class Option:
+    """One of a game's create options (a field of the API's create body beside ``players``).
+    ``kind``: ``"text"`` (a string of at most ``max_len``), ``"choice"`` (one of ``choices``),
+    ``"switches"`` (an object of switch names to values: ``switches``), ``"object"`` (any JSON
+    object the game reads). ``checked``: the API refuses a choice not listed (400); else the
+    game refuses it (422)."""
+
+    name: str
+    kind: str
+    description: str
+    choices: tuple[str, ...] = ()
+    checked: bool = True
+    switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    max_len: int = 40
+
+
+@dataclass(frozen=True)
 class Summary:
     """A table at a glance (the judge's overview)."""
 
@@ -127,8 +145,8 @@ class Game(Protocol[S, A, V, Rs, P, X]):
     The registry (:mod:`referee.games`) holds games of different types; the service reads a
     game from it as ``Game[Any, ...]`` and passes back only what that game gave it."""
 
-    name: str  # the id in a create record ("hera-zeus")
-    title: str  # for people ("Hera & Zeus")
+    name: str  # the id in a create record
+    title: str  # for people
     players: tuple[str, ...]  # the player seats, in seat order
     profiles: tuple[str, ...]  # the rule profiles a game may be created under; the first is
     # the default
@@ -150,10 +168,10 @@ class Game(Protocol[S, A, V, Rs, P, X]):
     # ---- a game's rules --------------------------------------------------------------------
 
     def setup(self, options: Mapping[str, Any], players: Mapping[str, str]) -> Setup:
-        """The create body for a new game: ``options`` are the game's own choices (Hera &
-        Zeus: ``profile``, ``switches``, ``starting``, ``catalogue``; a game with deck lists
-        takes them here), already checked for their JSON types; ``players`` the players'
-        names by seat. Raises Malformed or Illegal (with the rule)."""
+        """The create body for a new game: ``options`` are the game's own choices (its
+        :attr:`options`: rule profiles, switches, who starts, a card list), already checked
+        for their JSON types; ``players`` the players' names by seat. Raises Malformed or
+        Illegal (with the rule)."""
         ...
 
     def rules(self, create: Mapping[str, Any]) -> Rs:
@@ -188,8 +206,8 @@ class Game(Protocol[S, A, V, Rs, P, X]):
         """Checks and applies. Raises as :meth:`check`.
 
         ``asking=True`` (acting at a table) raises Missing for a choice the rules give a
-        player that the action leaves open, once it arises (Hera & Zeus: discard orders,
-        HZ-P13); without it the game's default choice applies (rulings, the fold).
+        player that the action leaves open, once it arises (a discard order, say); without
+        it the game's default choice applies (rulings, the fold).
 
         ``checked=False`` only carries the action out, without its legality checks: for an
         action known to be legal on ``state`` (read back from a verified log, checked when
@@ -203,7 +221,7 @@ class Game(Protocol[S, A, V, Rs, P, X]):
 
     def take_back_refusal(self, action: Mapping[str, Any]) -> str | None:
         """Why an action (its JSON) may not be taken back by its player with his opponent's
-        consent (it turned up a card hidden from him, say), or None (HZ-P14)."""
+        consent (it turned up a card hidden from him, say), or None (its ``takeback_rule``)."""
         ...
 
     def actor(self, state: S, action: A, seat: str) -> str:
@@ -296,6 +314,27 @@ class Game(Protocol[S, A, V, Rs, P, X]):
         """The ruling on ``action`` posed on ``state``: ``legal``, ``rules``, ``ruling``
         (text), ``citations``, ``other_profiles`` and the game's own ``result``. Raises
         Missing or Malformed."""
+        ...
+
+    # ---- what a game decides for the shared service -----------------------------------------
+    # The service, the web shell, the log and the commands name no game: each of these is the
+    # game's own answer to a question they ask of every game.
+
+    options: tuple[Option, ...]  # its create options (the API's create body, beside players)
+    possessives: Mapping[str, str]  # a player seat's possessive where it is not "his"
+    takeback_rule: str  # the rule id of "a player takes back his own last action"
+    answered_rule: str  # the rule id of "an action waiting for an answer stands"
+    undo_rule: str  # the rule id of "a correction must change the game"
+    zones: tuple[str, ...]  # the zones an observation may name ("hand", ...)
+    needs_phrases: Mapping[str, str]  # a question's words by its field path's head; "{whose}"
+    # is the seat the path names (``referee.words.needs_words``)
+    ruling_keys: frozenset[str]  # keys only this game's ruling files have (see rule_on_file)
+
+    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+        """``referee rule`` on a ruling file of this game (its whole text, from ``name``): the
+        result object (JSON, ``as_json``) or its text for a judge. Raises
+        :class:`engine.errors.EngineError` (NotationError for a malformed file,
+        NeedsInputError when a choice or an identity is missing)."""
         ...
 
 

@@ -11,12 +11,13 @@ in the same transaction by the ``undo`` or ``amend`` itself) or *declines* it (`
 A seat request there is approved by the other player (``move``). At a judged table only the
 judge corrects and moves seats.
 
-**A take-back** (HZ-P14, any table): a player asks to take back his own last action while the
-opponent has not acted since (a ``propose`` record of an undo, marked ``takeback``); the other
+**A take-back** (the game's ``takeback_rule``, any table): a player asks to take back his own
+last action while the opponent has not acted since (a ``propose`` record of an undo, marked
+``takeback``); the other
 player accepts (``approve``, then the ``undo`` in the same transaction) or declines
 (``decline``). It lapses when anyone acts. An action that turned up a card hidden from its
-player (a challenge, Pegasus, Pythia) or that a question completed stands (HZ-P12): only the
-judge corrects it.
+player (the game says which: ``Game.take_back_refusal``) or that a question completed stands
+(the game's ``answered_rule``): only the judge corrects it.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ class Judging:
                 f"an undo to event {to} changes nothing: no action after it is in effect, so "
                 "the game would continue from the position it is in now; choose the event "
                 "before the action to take back",
-                "HZ-P15",
+                f.module.undo_rule,
             )
         return {"to": to, "reason": reason}
 
@@ -319,12 +320,15 @@ class Judging:
         return redact(recs[0], seat, after.module)
 
     def take_back_refusal(self, f: Folded, seat: str) -> tuple[Record | None, str | None]:
-        """The action ``seat`` may take back now, or why not (HZ-P14)."""
+        """The action ``seat`` may take back now, or why not (the game's take-back rule)."""
         g = f.module
         if seat not in g.players:
             return None, "only a player takes back his own action"
         if f.question is not None:
-            return None, "an action waiting for an answer stands (HZ-P12); call the judge"
+            return (
+                None,
+                f"an action waiting for an answer stands ({g.answered_rule}); call the judge",
+            )
         last = f.last_move  # kept by the fold: the whole log is not read again
         if last is None or last.kind != "action":
             return None, "there is no action of yours to take back since the last correction"
@@ -337,15 +341,16 @@ class Judging:
         return last, None
 
     def take_back(self, game: str, seat: str) -> Record:
-        """Asks to take back ``seat``'s own last action (HZ-P14): a take-back proposal the
-        other player accepts or declines. Raises Forbidden, Refused (naming HZ-P14)."""
+        """Asks to take back ``seat``'s own last action (the game's take-back rule): a
+        take-back proposal the other player accepts or declines. Raises Forbidden, Refused
+        (naming that rule)."""
         self.reading.seat_of(game, seat)
         with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
                 last, why = self.take_back_refusal(f, seat)
                 if last is None:
-                    raise Refused(f"no take-back: {why}", "HZ-P14")
+                    raise Refused(f"no take-back: {why}", f.module.takeback_rule)
                 body = {"kind": "undo", "to": last.seq - 1, "reason": "take-back"}
                 return [Draft(seat, "propose", {"correction": body, "takeback": last.seq})]
 
@@ -389,7 +394,8 @@ class Judging:
 
 
 def changes_anything(f: Folded, to: int) -> bool:
-    """Whether continuing from the position after event ``to`` changes the game (HZ-P15): an
+    """Whether continuing from the position after event ``to`` changes the game (the game's
+    ``undo_rule``): an
     action or a card's identity in effect after it, one kept aside by a broken replay, an open
     question (a correction withdraws it) or a record held broken."""
     return (

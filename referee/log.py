@@ -6,7 +6,7 @@ server's Ed25519 key (:mod:`referee.keys`), so a log that was edited and re-hash
 without the server's key can sign the new hashes.
 
 **Sealed fields.** A value that some seat may not see (a drawn card, a dealt hand, the
-idempotency key, a judge's reason: D21, D22) sits at a *sealed path*. The hash covers not the
+idempotency key, a judge's reason) sits at a *sealed path*. The hash covers not the
 value but a salted commitment to it, ``sha256(salt ‖ value)``, with a salt derived from the
 record's secret nonce. A seat's cut of the record replaces each value hidden from it by its
 commitment (``{"$sealed": hex}``) and gives the salts of the sealed values it may see. So a
@@ -16,10 +16,10 @@ what the rules hide from that seat was cut (``may_cut``), nothing else.
 Record kinds:
     create       the game's setup choices (profile, switches, players, kit); always seq 0
     action       a player's (or the judge's) action, with the engine's events
-    ask          the referee waits for a seat's input (an identity or a choice: D20, D22)
+    ask          the referee waits for a seat's input (an identity or a choice)
     observation  what a scan or a person saw: identifies an unknown card, or raises an
-                 irregularity for the judge (D20), inside the same record
-    irregularity an input that contradicts the record, for the judge (D20)
+                 irregularity for the judge, inside the same record
+    irregularity an input that contradicts the record, for the judge
     call         a seat calls the judge
     resolve      the judge settles an irregularity or a call
     reissue      the judge revoked a seat's join code and issued a new one (no code logged)
@@ -156,7 +156,7 @@ class Record:
     game: str
     seq: int
     time: str  # ISO 8601, UTC
-    seat: str  # hera | zeus | judge | system
+    seat: str  # a player seat of the game | judge | system
     kind: str
     body: Mapping[str, Any]
     events: tuple[Mapping[str, Any], ...] = ()

@@ -5,8 +5,8 @@ definition of the same shape.
 
 A seat's view (:class:`SeatView`) is a frozen msgspec ``Struct``: the service's part (seat,
 head, questions, calls, the judge's corrections) and the game's own typed board view in one
-field, ``board`` (a :class:`Board`: phase, whose turn, the outcome, and the game's keys; Hera &
-Zeus's is :class:`referee.herazeus.game.HZBoard`). A ruling (:class:`Ruling`) carries the game's
+field, ``board`` (a :class:`Board`: phase, whose turn, the outcome, and the game's own keys,
+in the game's module). A ruling (:class:`Ruling`) carries the game's
 own typed ``result``. Their JSON (:meth:`SeatView.to_json`) is the API's wire form, the
 board's keys beside the service's. Everything in a view is already cut for its seat.
 
@@ -47,9 +47,9 @@ class Question(TypedDict):
     by: str  # the seat whose action waits
     asked: list[str]  # the seats that may give it
     rule: str
-    reason: str  # worded for the reader (D22: never a count of cards hidden from him)
+    reason: str  # worded for the reader (never a count of cards hidden from him)
     seq: int  # the question's record
-    pick: NotRequired[Any]  # what both saw at the table (Hera & Zeus: the card Pegasus drew)
+    pick: NotRequired[Any]  # what both saw at the table (a card drawn at the table)
 
 
 Waiting = TypedDict("Waiting", {"for": list[str], "needs": str})
@@ -88,7 +88,7 @@ class SeatView(msgspec.Struct, Generic[B], frozen=True, kw_only=True):
     fields for the judge only."""
 
     game: str
-    game_module: str  # which game this is: the name of its module ("hera-zeus")
+    game_module: str  # which game this is: the name of its module (``Game.name``)
     seat: str
     seq: int
     head: Head

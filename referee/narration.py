@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from referee.game import AnyGame, Malformed
+from referee.games import game_of
 from referee.log import Record
 from referee.words import possessive
 
 
 def title_of(seat: object) -> str:
-    """A seat as a person reads it: ``zeus`` is "Zeus" (never the lowercase id in prose)."""
+    """A seat as a person reads it: ``judge`` is "Judge" (never the lowercase id in prose)."""
     return str(seat).capitalize()
 
 
@@ -25,9 +27,33 @@ def _earlier(records: Sequence[Record], seq: object) -> Record | None:
     return r if r.seq == seq else None
 
 
+def game_of_log(records: Sequence[Record]) -> AnyGame | None:
+    """The game ``records`` (a log from its create record on) are of; None when they do not
+    say which game."""
+    if not records or records[0].kind != "create":
+        return None
+    try:
+        return game_of(records[0].body)
+    except Malformed:
+        return None
+
+
+def takeback_cite(records: Sequence[Record]) -> str:
+    """The take-back rule of the game of ``records``, cited at the end of a sentence
+    (" [RULE]"); "" when they do not say which game."""
+    g = game_of_log(records)
+    return f" [{g.takeback_rule}]" if g is not None else ""
+
+
+def whose(seat: str, records: Sequence[Record]) -> str:
+    """A seat's possessive in the game of ``records``."""
+    g = game_of_log(records)
+    return possessive(seat, g.possessives) if g is not None else possessive(seat)
+
+
 def takeback_of(r: Record, records: Sequence[Record]) -> Record | None:
-    """The take-back proposal (HZ-P14) an ``approve``, ``decline`` or ``undo`` record answers
-    or carries out, None for any other record (an undo of the judge's, say)."""
+    """The take-back proposal an ``approve``, ``decline`` or ``undo`` record answers or
+    carries out, None for any other record (an undo of the judge's, say)."""
     if r.kind in ("approve", "decline"):
         p = _earlier(records, r.body.get("proposal"))
     elif r.kind == "undo" and r.seq >= 1:
@@ -40,15 +66,15 @@ def takeback_of(r: Record, records: Sequence[Record]) -> Record | None:
 
 
 def took_back(r: Record, proposal: Record, records: Sequence[Record]) -> str:
-    """An accepted take-back in words: "Hera took back her last card (Zeus agreed) [HZ-P14]."."""
+    """An accepted take-back in words: "X took back his last card (Y agreed) [RULE]."."""
     who = proposal.seat
     action = _earlier(records, proposal.body.get("takeback"))
     raw = action.body.get("action") if action is not None else None
     do = raw.get("do") if isinstance(raw, dict) else None
     what = {"play": "card", "draw": "draw"}.get(str(do), "action")
     return (
-        f"{title_of(who)} took back {possessive(who)} last {what} "
-        f"({title_of(r.seat)} agreed) [HZ-P14]."
+        f"{title_of(who)} took back {whose(who, records)} last {what} "
+        f"({title_of(r.seat)} agreed){takeback_cite(records)}."
     )
 
 
@@ -56,7 +82,7 @@ def record_words(r: Record, judge: bool = False, records: Sequence[Record] = ())
     """A record of the service's own (a correction, a call, a question, a seat), in words for
     a person: the pages' log lines and `referee replay`'s trace. ``judge``: the reader may
     read an irregularity's problem. ``records``: the log as the reader holds it (from the
-    create record on), which tells a take-back (HZ-P14) from the judge's correction."""
+    create record on), which tells a take-back from the judge's correction."""
     body = r.body
     takeback = takeback_of(r, records)
     if r.kind == "undo":
@@ -98,8 +124,8 @@ def record_words(r: Record, judge: bool = False, records: Sequence[Record] = ())
     if r.kind == "propose" and "takeback" in body:
         who = r.seat
         return (
-            f"{title_of(who)} asked to take back {possessive(who)} last action "
-            f"(event {body.get('takeback')}) [HZ-P14]."
+            f"{title_of(who)} asked to take back {whose(who, records)} last action "
+            f"(event {body.get('takeback')}){takeback_cite(records)}."
         )
     if r.kind == "propose":
         corr = body.get("correction", {})
@@ -108,8 +134,10 @@ def record_words(r: Record, judge: bool = False, records: Sequence[Record] = ())
         return f"{title_of(r.seat)} proposed {words}; it applies when both players approve it."
     if r.kind in ("approve", "decline") and takeback is not None:
         if r.kind == "approve":
-            return f"{title_of(r.seat)} agreed to the take-back [HZ-P14]."
-        return f"{title_of(r.seat)} declined the take-back: the action stands [HZ-P14]."
+            return f"{title_of(r.seat)} agreed to the take-back{takeback_cite(records)}."
+        return (
+            f"{title_of(r.seat)} declined the take-back: the action stands{takeback_cite(records)}."
+        )
     if r.kind == "approve":
         return (
             f"{title_of(r.seat)} approved the correction proposed at event {body.get('proposal')}."

@@ -101,7 +101,7 @@ class Reading:
             if (seat == JUDGE if judged else seat in players and seat == r.body.get("seat"))
         ]
         proposals = []
-        if seat in players:  # a take-back (HZ-P14) at any table; other proposals without a judge
+        if seat in players:  # a take-back at any table; other proposals without a judge
             for p in f.proposals.values():
                 if judged and "takeback" not in p.body:
                     continue
@@ -146,7 +146,7 @@ class Reading:
         board = g.view(f.state, seat)
         kit = f.create.get("kit")
         legal: list[str] | UnsetType = UNSET
-        if f.broken is None and f.question is None:  # a question waits: no action (HZ-P11, ML-P5)
+        if f.broken is None and f.question is None:  # a question waits: no action (hold_rule)
             can = f.legal_for(seat)  # worked out once per snapshot
             if can is not None:
                 legal = can

@@ -11,7 +11,7 @@
 - :class:`~referee.tables.Tables`: creating and importing games; join codes, and the device
   holding each seat (claims and requests).
 - :class:`~referee.acting.Acting`: submissions, answers to the referee's questions and
-  observations, under the statement policy (D20, D22 for Hera & Zeus).
+  observations, under the statement policy (each game's statement and contradiction rules).
 - :class:`~referee.judging.Judging`: calls to the judge, settling, undo, amend, rulings,
   reissued join codes.
 - :class:`~referee.reading.Reading`: read models, each cut for its seat: views, the overview,
@@ -146,20 +146,13 @@ class Referee:
         players: Mapping[str, str] | None = None,
         game: str | None = None,
         kit: Mapping[str, Any] | None = None,
-        profile: str | None = None,
-        switches: Mapping[str, str] | None = None,
-        starting: str | None = None,
-        catalogue: Mapping[str, Any] | None = None,
         judged: bool = True,
+        **named: Any,
     ) -> Created:
         """A new game of the module ``name`` with its ``options``
-        (:meth:`referee.tables.Tables.create_game`). ``profile``, ``switches``, ``starting``
-        and ``catalogue`` are Hera & Zeus's options by name, as the pages and the API send
-        them."""
-        named = {"profile": profile, "switches": switches, "starting": starting}
+        (:meth:`referee.tables.Tables.create_game`). Any further keyword is one of the game's
+        options by name (``Game.options``), given when not None."""
         opts = {k: v for k, v in named.items() if v is not None}
-        if catalogue is not None:
-            opts["catalogue"] = catalogue
         merged: Any = opts  # malformed options go on to be refused by name
         if options is not None:
             merged = {**opts, **options} if isinstance(options, Mapping) else options

@@ -54,7 +54,7 @@ from referee.store import CREATED, CREATED_AT, parse_utc, utc_text
 from referee.validate import InputError, file_text, game_id, mapping, text
 
 MAX_KIT = 1_000_000  # characters of a kit file
-MAX_LISTING = 200_000  # characters of a deck-list file (Minotaur Lords)
+MAX_LISTING = 200_000  # characters of a deck-list file (a game's card list)
 DEVICE = "device:"  # secret name prefix: the hash of the token of the device holding a seat
 PENDING = "pending:"  # secret name prefix: the hash of a requesting device's token, by its id
 # secret name prefix + the hash of a token that held a seat until a reissue or a move replaced
@@ -149,8 +149,8 @@ class Tables:
         judged: bool = True,
     ) -> Created:
         """Starts a game of ``name`` in setup, codes and first records in one transaction.
-        ``options`` are the game's own choices, which its module checks (Hera & Zeus:
-        ``profile``, ``switches``, ``starting``, ``catalogue``). ``judged``: False for a table
+        ``options`` are the game's own choices, which its module checks (its
+        ``Game.options``). ``judged``: False for a table
         without a judge (the create record says so; corrections then need both players).
         Only the players get join codes: the judge is the server's. Raises Refused for a bad
         game, option, player, kit or id."""
@@ -160,16 +160,15 @@ class Tables:
             raise Refused(e.reason) from None
         try:
             raw_opts = dict(options or {}) if isinstance(options, Mapping) else options
-            listing = None
-            if isinstance(raw_opts, dict) and "deck_list" in raw_opts:
-                # a game's deck-list file (Minotaur Lords): one long text, read by its module's
-                # reader, which names the line and the field of what it refuses
-                listing = file_text(
-                    raw_opts.pop("deck_list"), "options.deck_list", max_len=MAX_LISTING
-                )
+            files: dict[str, str] = {}
+            texts = sorted({o.name for o in module.options if o.kind == "text"})
+            for n in texts:
+                # a game's file (a deck list): one long text, read by its module's reader,
+                # which names the line and the field of what it refuses
+                if isinstance(raw_opts, dict) and n in raw_opts:
+                    files[n] = file_text(raw_opts.pop(n), f"options.{n}", max_len=MAX_LISTING)
             opts = mapping(raw_opts, "options")
-            if listing is not None:
-                opts["deck_list"] = listing
+            opts.update(files)
             pl = mapping(players or {}, "players")
             for k, v in pl.items():
                 if k not in module.players:
@@ -188,7 +187,7 @@ class Tables:
             raise Refused(e.reason) from None
         body: dict[str, Any] = {**setup.body}
         if name != DEFAULT:
-            body["game"] = name  # a log without one is Hera & Zeus (docs/service.md)
+            body["game"] = name  # a log without one is the default game's (docs/service.md)
         body["rules"] = module.rules_version(body)  # pinned: replays run these or stop
         if not judged:
             body["judged"] = False

@@ -15,7 +15,7 @@ MAX_TEXT = 500  # a reason, a note
 MAX_NAME = 40  # a player's name
 MAX_INT = 10_000  # no count, column, position or event number comes near it (except seqs)
 MAX_SEQ = 10**9
-MAX_DEPTH = 6  # an action: {"order": {"hera": ["A"]}} is depth 3
+MAX_DEPTH = 6  # an action: {"order": {"<seat>": ["A"]}} is depth 3
 MAX_ITEMS = 64  # entries of one list or object
 MAX_STRING = 200
 
@@ -45,7 +45,7 @@ def text(v: Any, what: str, *, max_len: int = MAX_TEXT, required: bool = True) -
 def file_text(v: Any, what: str, *, max_len: int) -> str:
     """A whole file's text (a deck list): its type and size only. Its lines, control
     characters included, are checked by the one reader of that file, which names the line and
-    the field (Minotaur Lords: ``engine.minotaur.cards.parse_deck_list``)."""
+    the field (a game's deck-list reader)."""
     if not isinstance(v, str):
         raise InputError(f"{what}: must be text, not {type(v).__name__}")
     if len(v) > max_len:

@@ -1,10 +1,10 @@
 """What each seat may read of the log: the sealed paths of a record and its cut copies.
 
-Seats: the game's players (Hera & Zeus: ``hera`` and ``zeus``), ``judge`` (sees everything) and
+Seats: the game's players (``Game.players``), ``judge`` (sees everything) and
 ``public`` (a spectator at the table). What a seat sees of the *position* is the game module's
 (:meth:`referee.game.Game.view`); this module cuts the *records*, for any game: the game says
-which parts of a recorded action and of its events a seat may not see (D21, D22 for Hera &
-Zeus), and the service adds its own: another seat's idempotency key, the judge's reasons and
+which parts of a recorded action and of its events a seat may not see (as its rules say),
+and the service adds its own: another seat's idempotency key, the judge's reasons and
 notes, the exact words of a question for the seat asked, what an observation identified.
 :func:`hidden_paths` reads only the parts of a record that no seat's copy hides, so a verifier
 can recompute it from a cut copy.
@@ -62,12 +62,12 @@ def hidden_paths(r: Record, seat: str, game: AnyGame) -> set[str]:
         if r.seat != seat and "action" in body:
             out.add("body.action")  # what the submitter stated so far is his until applied
         if "detail" in body and seat not in body.get("asked", ()):
-            out.add("body.detail")  # the exact words may count cards hidden from him (D22)
+            out.add("body.detail")  # the exact words may count cards hidden from him
     elif r.kind == "observation":
         if body.get("player") != seat and not body.get("face_up"):
             out |= {f"body.{k}" for k in ("card", "identifies") if k in body}
         if "irregularity" in body:
-            out.add("body.irregularity")  # for the judge (D20)
+            out.add("body.irregularity")  # for the judge
     elif r.kind == "irregularity":
         out |= {f"body.{k}" for k in body}
     elif r.kind == "call" and r.seat != seat and "note" in body:

@@ -6,7 +6,7 @@ database and deletes the journal rolls a game back unseen by the server. The pag
 newest head they were shown, per game, in the browser (``web/static/app.js``); when the server
 later serves an older head, or another record at a sequence the browser knows, the page stops
 acting and reports it here. The report becomes an ``irregularity`` record for the judge (the
-same road as a statement against the record, D20): its body says what the device saw and what
+same road as a statement against the record): its body says what the device saw and what
 it was served, sealed from every seat but the judge's as every irregularity is.
 
 A device's word is not proof (it may report anything), so the report holds nothing and

@@ -8,7 +8,10 @@ Every page, the end screen, the report and the CLI write a log head the one way 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+NONE: Mapping[str, str] = MappingProxyType({})  # no seat's possessive is other than "his"
 
 
 def head_text(seq: int, digest: str) -> str:
@@ -48,36 +51,28 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {plural_noun(noun, count)}"
 
 
-# a seat's possessive ("Hera took back her last card"); a seat not listed is "his", as the
-# rulebooks write the players
-POSSESSIVE = {"hera": "her"}
+def possessive(seat: str, possessives: Mapping[str, str] = NONE) -> str:
+    """A seat's possessive ("took back her last card"): its game's word for it
+    (``Game.possessives``), else "his", as the rulebooks write the players."""
+    return possessives.get(seat, "his")
 
 
-def possessive(seat: str) -> str:
-    return POSSESSIVE.get(seat, "his")
-
-
-def needs_words(needs: str, asked: Sequence[str] = ()) -> str:
+def needs_words(
+    needs: str,
+    asked: Sequence[str] = (),
+    possessives: Mapping[str, str] = NONE,
+    phrases: Mapping[str, str] = NONE,
+) -> str:
     """What a question waits for, in words, from its field path alone (so the words tell
-    nothing hidden, D22): ``order.zeus`` asked of Zeus is "the order of his cards onto the
-    discard pile", never the path itself."""
+    nothing hidden): the game's phrase for the path's head (``Game.needs_phrases``), its
+    ``{whose}`` the seat the path names: "his" when that seat is the one asked ("the order of
+    his cards onto the discard pile"), else the seat's; never the path itself."""
     head, _, rest = needs.partition(".")
     seat = rest.partition("[")[0]
-    if head == "order" and seat:
-        whose = possessive(seat) if tuple(asked) == (seat,) else f"{seat.capitalize()}'s"
-        return f"the order of {whose} cards onto the discard pile"
-    if head == "reveal":
-        return "the name of a card turned face up"
-    if head == "hand_cards" and seat:
-        whose = possessive(seat) if tuple(asked) == (seat,) else f"{seat.capitalize()}'s"
-        return f"the cards of {whose} hand the text takes"
-    return {
-        "pick": "the card drawn from the hand",
-        "place": "the column the card goes to",
-        "at": "where the card landed in the deck",
-        "target": "the card the text acts on",
-        "column": "a column",
-        "discard": "the card discarded",
-        "replace": "the card put in its place",
-        "by": "who acts",
-    }.get(head, "an answer")
+    phrase = phrases.get(head)
+    if phrase is None or ("{whose}" in phrase and not seat):
+        return "an answer"
+    if "{whose}" not in phrase:
+        return phrase
+    own = tuple(asked) == (seat,)
+    return phrase.format(whose=possessive(seat, possessives) if own else f"{seat.capitalize()}'s")

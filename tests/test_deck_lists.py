@@ -12,7 +12,7 @@ import pytest
 from service_helpers import make_referee
 from web_helpers import make_app, new_game, referee_of
 
-from printables.kit import Kit
+from printables.herazeus.kit import Kit
 from referee.errors import Refused
 from referee.herazeus.game import hz_board
 

@@ -20,9 +20,9 @@ import pytest
 import zxingcpp
 
 from engine.herazeus.cards import Player
-from printables import payload
 from printables.cli import add_kit_command
-from printables.kit import (
+from printables.herazeus import payload
+from printables.herazeus.kit import (
     DeckEntry,
     Kit,
     KitError,
@@ -31,9 +31,9 @@ from printables.kit import (
     parse_deck_file,
     provisional_decks,
 )
-from printables.mat import standard_mat
-from printables.payload import PayloadError
-from printables.sheets import (
+from printables.herazeus.mat import standard_mat
+from printables.herazeus.payload import PayloadError
+from printables.herazeus.sheets import (
     PAGE_MARGIN,
     PAPER_MM,
     face_placements,

@@ -17,22 +17,22 @@ import pytest
 import zxingcpp
 
 from engine.minotaur.cards import parse_deck_list
-from printables.minotaur_kit import MinotaurKit
-from printables.payload import (
+from printables.codes import PayloadError
+from printables.herazeus.payload import face_payload
+from printables.minotaur.kit import MinotaurKit
+from printables.minotaur.payload import (
     ML_BACK_MARKER_IDS,
-    PayloadError,
-    face_payload,
     minotaur_face_payload,
     parse_minotaur_face,
 )
-from printables.sheets import (
-    LABEL_H,
+from printables.minotaur.sheets import (
     SCARAB_MARK,
     PlacedSticker,
     minotaur_face_placements,
     write_minotaur_sheets,
 )
-from vision.minotaur import read_minotaur_cards
+from printables.sheets import LABEL_H
+from vision.minotaur.cards import read_minotaur_cards
 from web.cli import main
 
 DECKS = Path(__file__).resolve().parent / "data" / "minotaur" / "decks.csv"

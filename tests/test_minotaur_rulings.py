@@ -579,11 +579,12 @@ def test_a_hera_and_zeus_file_may_name_its_game(
     assert code == 0 and result["legal"], err
 
 
-def test_the_ruling_files_games_are_the_services() -> None:
-    from referee.games import GAMES as SERVICE
-    from referee.minotaur.ruling import GAMES
+def test_a_ruling_file_goes_to_the_game_it_names_among_the_services() -> None:
+    from referee.games import DEFAULT, GAMES
+    from referee.rulings import game_of_file
 
-    assert sorted(GAMES) == sorted(SERVICE)
+    for name, game in GAMES.items():
+        assert game_of_file(json.dumps({"game": name}), "f.json", GAMES, DEFAULT) is game
 
 
 def test_the_services_stored_action_keeps_the_side_unnamed_for_its_actor() -> None:

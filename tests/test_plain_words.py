@@ -21,6 +21,7 @@ from test_service import HERA_HAND, ZEUS_HAND, set_up
 from web_helpers import Browser, make_app, referee_of
 from web_helpers import new_game as web_game
 
+from referee.games import GAMES
 from referee.herazeus.board import describe_event_json
 from referee.herazeus.game import hz_board
 from referee.service import NeedsInput, Referee
@@ -89,7 +90,9 @@ def test_a_question_for_the_other_player_names_what_he_gives_in_words(app: Flask
     ],
 )
 def test_a_field_path_reads_as_words(needs: str, asked: tuple[str, ...], words: str) -> None:
-    assert needs_words(needs, asked) == words
+    """With the words of the game that asks it (``Game.needs_phrases``, ``possessives``)."""
+    game = next(g for g in GAMES.values() if needs.partition(".")[0] in g.needs_phrases)
+    assert needs_words(needs, asked, game.possessives, game.needs_phrases) == words
 
 
 def test_a_card_the_referee_does_not_know_reads_a_card() -> None:

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from printables.payload import face_payload
+from printables.herazeus.payload import face_payload
 from printables.sheets import qr_modules
 from vision.codebook import (
     MIN_SCORE,
@@ -27,8 +27,9 @@ from vision.codebook import (
     matched_codes,
     square_matches,
 )
-from vision.decode import find_codes, finder_l_quads, finder_pair_quads, read_cards
-from vision.synth import demo_kit, foreign_phone_scene, hard_phone_scene
+from vision.decode import find_codes, finder_l_quads, finder_pair_quads
+from vision.herazeus.cards import read_cards
+from vision.herazeus.synth import demo_kit, foreign_phone_scene, hard_phone_scene
 
 KIT = demo_kit()
 BOOK = codebook(KIT.payloads)

@@ -17,8 +17,8 @@ from flask import Flask
 from test_web_camera import FIRST_ROWS, in_play, live, mat_picture, upload
 from web_helpers import make_app
 
-from vision.framing import FACE_NEVER, FACE_READS, check_framing
-from vision.synth import demo_kit, hard_table_scene
+from vision.herazeus.framing import FACE_NEVER, FACE_READS, check_framing
+from vision.herazeus.synth import demo_kit, hard_table_scene
 from web.cli import main
 
 KIT = demo_kit()

@@ -15,10 +15,11 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.decode import ImageError, read_cards
-from vision.kit import VisionKit, load_kit
-from vision.markers import MatNotFound
-from vision.table import Snapshot, read_table
+from vision.decode import ImageError
+from vision.herazeus.cards import read_cards
+from vision.herazeus.kit import VisionKit, load_kit
+from vision.herazeus.markers import MatNotFound
+from vision.herazeus.table import Snapshot, read_table
 
 DATA = Path(__file__).resolve().parent / "data" / "vision"
 TRUTH: dict[str, Any] = json.loads((DATA / "truth.json").read_text("utf-8"))
@@ -151,7 +152,7 @@ def test_a_photo_without_the_mat_raises_mat_not_found(kit: VisionKit) -> None:
 
 def cover_markers(img: Any, ids: tuple[int, ...]) -> Any:
     from vision.decode import as_gray
-    from vision.markers import detect_markers
+    from vision.herazeus.markers import detect_markers
 
     for m in detect_markers(as_gray(img)):
         if m.id in ids:

@@ -17,11 +17,11 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.table
-from printables.payload import Deck
+import vision.herazeus.table
+from printables.herazeus.payload import Deck
 from vision.decode import as_gray, decode_qr
-from vision.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, rectify
-from vision.synth import (
+from vision.herazeus.markers import BACK_IDS, Marker, MatPose, detect_markers, find_mat, rectify
+from vision.herazeus.synth import (
     _held_card,
     cell_key,
     demo_kit,
@@ -32,7 +32,7 @@ from vision.synth import (
     score_table,
     table_scene,
 )
-from vision.table import (
+from vision.herazeus.table import (
     FLAT_BACK,
     FLAT_CODE,
     _off_centre,
@@ -188,14 +188,14 @@ def test_a_card_under_glare_on_a_mat_lit_to_white_is_not_empty_as_bare_mats_text
     scene = hard_table_scene(KIT, "1080p", 186)
     truth = scene.truth["cells"][cell_key(("zeus", 1, 2))]
     assert truth["state"] == "up" and truth["glare"] > 150
-    reference = vision.table._reference
+    reference = vision.herazeus.table._reference
 
     def smoother(*args: Any, **kwargs: Any) -> Any:
         got = reference(*args, **kwargs)
         assert got is not None
         return replace(got, texture=got.texture * 0.83)
 
-    monkeypatch.setattr("vision.table._reference", smoother)
+    monkeypatch.setattr("vision.herazeus.table._reference", smoother)
     assert read_table(scene.image, KIT).cell("zeus", 1, 2).state == "unknown"
     assert read_wrong(scene) == []
 
@@ -373,18 +373,20 @@ def test_a_lamp_dims_bare_mats_colour_without_moving_it_off_the_mats_tint() -> N
     blue = (120.0, 50.0, 25.0)
     free = cloth(rng, blue, 1.0)
     bgr = np.array(cv2.mean(free)[:3])
-    grey = float(bgr @ vision.table._GREY_WEIGHTS)
-    as_free = vision.table._look(free)
+    grey = float(bgr @ vision.herazeus.table._GREY_WEIGHTS)
+    as_free = vision.herazeus.table._look(free)
     per_grey = (float(bgr[0] / grey), float(bgr[1] / grey), float(bgr[2] / grey))
     ref = replace(as_free, lum=grey, per_grey=per_grey)
 
-    dim = vision.table._look(cloth(rng, blue, 0.6), ref)
-    assert np.hypot(*np.subtract(dim.chroma, as_free.chroma)) > 0.5 * vision.table.TINT_LIMIT
+    dim = vision.herazeus.table._look(cloth(rng, blue, 0.6), ref)
+    assert (
+        np.hypot(*np.subtract(dim.chroma, as_free.chroma)) > 0.5 * vision.herazeus.table.TINT_LIMIT
+    )
     assert dim.mat_chroma is not None
     assert np.hypot(*np.subtract(dim.chroma, dim.mat_chroma)) < 1.0
     assert dim.off_colour == 0.0
 
-    lit = vision.table._look(cloth(rng, blue, 1.0, glare=40), ref)
+    lit = vision.herazeus.table._look(cloth(rng, blue, 1.0, glare=40), ref)
     assert lit.mat_chroma is None
 
 
@@ -410,9 +412,9 @@ def test_what_the_kit_prints_on_the_mats_free_areas_is_not_taken_for_bare_mat(i:
     out (``print_zones``), bare mat shows the edges of its own grain: none."""
     scene = hard_table_scene(KIT, "4k", i)
     pose = find_mat(detect_markers(as_gray(scene.image)), KIT.mat)
-    mat = rectify(scene.image, pose, KIT.mat, vision.table.OCCUPANCY_PX_PER_MM)
-    marks = vision.table._marks_mask(KIT.mat, KIT.seams)
-    ref = vision.table._reference(mat, KIT.mat, marks)
+    mat = rectify(scene.image, pose, KIT.mat, vision.herazeus.table.OCCUPANCY_PX_PER_MM)
+    marks = vision.herazeus.table._marks_mask(KIT.mat, KIT.seams)
+    ref = vision.herazeus.table._reference(mat, KIT.mat, marks)
     assert ref is not None and ref.edges < 0.001
     assert read_wrong(scene) == []
 
@@ -617,7 +619,7 @@ def test_a_face_up_card_too_blurred_to_decode_is_matched_in_its_cell_and_a_forei
     assert ours.state == "up" and ours.payload == payload_of("hera", "Artemis"), ours
     assert [d.matched for d in snap.detections if d.payload == ours.payload] == [True]
     assert snap.cell("zeus", 3, 2).state == "unknown"
-    monkeypatch.setattr("vision.table.codebook", lambda payloads: None)
+    monkeypatch.setattr("vision.herazeus.table.codebook", lambda payloads: None)
     assert read_table(frame, KIT).cell("hera", 2, 1).state == "unknown"  # only matching reads it
 
 

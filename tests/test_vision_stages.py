@@ -14,13 +14,15 @@ import qrcode  # type: ignore[import-untyped]
 from qrcode.constants import ERROR_CORRECT_M as ERROR_M  # type: ignore[import-untyped]
 from qrcode.constants import ERROR_CORRECT_Q as ERROR_Q
 
-from printables.kit import KitError
-from printables.payload import Deck
-from vision.deckcheck import check_deck
-from vision.decode import Detection, deblurred, decode_qr, find_codes, finder_codes
-from vision.diff import ViewError, parse_entry, propose
-from vision.kit import CardRef, VisionKit, load_kit
-from vision.markers import MatPose
+from printables.herazeus.kit import KitError
+from printables.herazeus.payload import Deck
+from vision.decode import deblurred, decode_qr, find_codes, finder_codes
+from vision.herazeus.cards import Detection
+from vision.herazeus.deckcheck import check_deck
+from vision.herazeus.diff import ViewError, parse_entry, propose
+from vision.herazeus.kit import CardRef, VisionKit, load_kit
+from vision.herazeus.markers import MatPose
+from vision.herazeus.table import CellReading, Snapshot
 from vision.sources import (
     FakeCapture,
     FakeSource,
@@ -30,7 +32,6 @@ from vision.sources import (
     Webcam,
     decode_image,
 )
-from vision.table import CellReading, Snapshot
 from web.cli import main
 
 DATA = Path(__file__).resolve().parent / "data" / "vision"

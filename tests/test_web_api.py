@@ -620,7 +620,7 @@ def test_a_photo_goes_to_the_camera_reader_with_the_servers_kit() -> None:
 
     import cv2
 
-    from vision.synth import card_scene, demo_kit
+    from vision.herazeus.synth import card_scene, demo_kit
 
     kit = demo_kit()
     app = make_app(VISION_KIT=kit)

@@ -1,6 +1,6 @@
 """The camera in the web app (issue 8): a kit file when creating a game, photos of cards on the
 seat page and through the API, the camera page and its frames, through the Flask test client
-with synthetic pictures of the kit's own stickers (``vision.synth``).
+with synthetic pictures of the kit's own stickers (``vision.herazeus.synth``).
 
 What is checked: a kit creates the game with its deck list and stays on the server; a bad kit
 file is refused naming the field; a photo lists the seat's own cards with their confidence and
@@ -25,10 +25,10 @@ from flask import Flask
 from web_helpers import Browser, make_app, new_game, referee_of
 from werkzeug.test import TestResponse
 
-from printables.kit import Kit
+from printables.herazeus.kit import Kit
 from referee.herazeus.game import hz_board
-from vision.kit import VisionKit, as_vision_kit
-from vision.synth import foreign_payload, render_mat
+from vision.herazeus.kit import VisionKit, as_vision_kit
+from vision.herazeus.synth import foreign_payload, render_mat
 
 KIT = Kit.create(kit_id="K7QX2", secret="5e" * 16, now=datetime(2025, 1, 1, tzinfo=UTC))
 VK: VisionKit = as_vision_kit(KIT)
@@ -289,7 +289,7 @@ def test_a_photo_lists_the_cards_with_confidence_and_refuses_foreign_codes(
 
 
 def test_a_damaged_code_is_refused_with_its_reason_not_read_as_a_card(app: Flask) -> None:
-    from printables.payload import face_payload
+    from printables.herazeus.payload import face_payload
 
     g, b = kit_game(app)
     good = face_payload("K7QX2", "5e" * 16, "hera", 3)
@@ -659,7 +659,7 @@ def test_frames_are_bounded_per_seat_and_refuse_bad_uploads() -> None:
 
 def test_the_frame_gate_refills_and_caps_frames_read_at_once() -> None:
     from web.errors import Busy, TooManyFrames, status_of
-    from web.images import FrameGate
+    from web.games.herazeus.images import FrameGate
 
     gate = FrameGate(burst=2, rate=1.0, workers=1)
     gate.take("g", "hera", now=0.0)
@@ -763,7 +763,7 @@ def test_the_openapi_document_describes_photo_and_frame_uploads(app: Flask) -> N
 def test_a_pegasus_placement_seen_by_the_camera_is_confirmed_in_the_tables_order() -> None:
     """D2, D22: the Pegasus player never names the drawn card; the hand's owner states it when
     asked, then the Pegasus player names the column."""
-    from web.images import confirm_for
+    from web.games.herazeus.images import confirm_for
 
     seen = {
         "kind": "pegasus_place",
@@ -812,7 +812,7 @@ def frames(memory: Any, *shown: dict[str, str] | None) -> list[tuple[int, int]]:
 
 
 def test_frames_that_hide_the_column_neither_count_nor_reset_up_to_missed_frames() -> None:
-    from web.images import MISSED_FRAMES, FrameMemory
+    from web.games.herazeus.images import MISSED_FRAMES, FrameMemory
 
     hidden = [HIDDEN] * MISSED_FRAMES
     assert frames(FrameMemory(), SEEN, *hidden, SEEN)[-1] == (1, 0)
@@ -825,7 +825,7 @@ def test_a_frame_that_reads_the_column_otherwise_starts_the_count_again() -> Non
     """A card seen face down, then the cell read empty (it was picked up again), then face
     down: proposed only once a second frame sees it after the empty one; another column
     changing meanwhile does not matter."""
-    from web.images import FrameMemory
+    from web.games.herazeus.images import FrameMemory
 
     taken_back = readings(hera_2_1="unknown")  # position 2 read empty
     assert frames(FrameMemory(), SEEN, taken_back, SEEN) == [(0, 1), (0, 0), (0, 1)]
@@ -838,13 +838,13 @@ def test_a_frame_that_reads_the_column_otherwise_starts_the_count_again() -> Non
 
 
 def test_a_card_a_hand_hides_in_the_frame_between_is_confirmed_by_the_frames_either_side() -> None:
-    """Three frames of a fixed camera over one table (vision.synth.live_table_scene): a hand
-    hides Zeus's column 3 in the middle one (its face-up card at row 2 reads unknown there).
+    """Three frames of a fixed camera over one table (vision.herazeus.synth.live_table_scene): a
+    hand hides Zeus's column 3 in the middle one (its face-up card at row 2 reads unknown there).
     Each frame's cells fed to the live camera's memory as changes, the card is confirmed by
     the third frame when frames are combined, and only later when they must come in a row."""
-    from vision.synth import live_table_scene
-    from vision.table import read_table
-    from web.images import FrameMemory, cell_readings
+    from vision.herazeus.synth import live_table_scene
+    from vision.herazeus.table import read_table
+    from web.games.herazeus.images import FrameMemory, cell_readings
 
     shown = [
         cell_readings(read_table(live_table_scene(VK, "1080p", 0, f).image, VK).to_json())

@@ -22,16 +22,10 @@ from web.games.installed import PAGE_MODULES
 WEB = Path(__file__).resolve().parent.parent / "web"
 TEMPLATES = WEB / "templates"
 
-# Not the page shell: the API's bodies (web.schemas: Hera & Zeus's create options, observation
-# fields and action texts are still its own), Hera & Zeus's camera (reached through its page
-# module), the command's description, the page modules. The API's routes, its document, the
-# join links and `referee serve` are shell: they take every game's seats from its module.
-NOT_SHELL = {
-    "web.schemas",
-    "web.camera",
-    "web.images",
-    "web.cli",
-}
+# Not the page shell: the page modules alone. The API's routes, bodies and document, the join
+# links, the uploads and `referee serve` are shell: they take every game's seats, options and
+# words from its modules (tests/test_game_boundaries.py checks every file of the project so).
+NOT_SHELL: set[str] = set()
 # What the shell must not say: the game's seats and cards, and its rule ids.
 GAME_WORDS = re.compile(
     r"(?i:hera|zeus)|\b(?:" + "|".join(sorted(default_catalogue().all_names())) + r")\b"

@@ -1,69 +1,11 @@
-"""Camera input: from a photo to cards, a table snapshot and proposed events (issue 8).
+"""Camera input (issue 8): pure stages from an image to what a game's kit says it shows (frame
+in, data out; the camera and the clock stay outside).
 
-A pipeline of pure stages (frame in, data out; the camera and the clock stay outside):
+Shared by every game: :mod:`vision.decode` (every face QR code in a photo), :mod:`vision.codebook`
+(codes too blurred to decode, matched against a kit's own), :mod:`vision.sources` (image files,
+uploaded bytes, a webcam, and fakes, each bounded before it is decoded). Each game's own stages
+(its kit, mat, table and proposals) are in its package here; :mod:`vision.games` lists them for
+the commands (:mod:`vision.cli`).
 
-- :mod:`vision.decode`: every face QR code in a photo (zxing-cpp; a second pass on 2x-upscaled
-  crops for small codes), each checked against the kit: a card, or a refusal with its reason.
-- :mod:`vision.markers`: ArUco markers (mat corners 0-3, backs 10/11), the mat's pose
-  (homography from mat mm to image px) and the rectified mat.
-- :mod:`vision.table`: the table snapshot: per side, column 1-3 and row 1-4, ``empty``,
-  ``down`` (deck from the back marker), ``up`` (the card) or ``unknown`` (never a guess).
-- :mod:`vision.diff`: proposals that explain how a snapshot differs from the referee's view.
-- :mod:`vision.deckcheck`: missing, doubled and foreign stickers of a deck.
-- :mod:`vision.sources`: image files, uploaded bytes, a webcam, and fakes.
-- :mod:`vision.kit`: what vision needs of a kit (:func:`vision.kit.load_kit` reads kit.json;
-  the kit itself, its errors and the mat are defined once, in :mod:`printables`).
-- :mod:`vision.synth`: seeded synthetic photos for tests and benchmarks.
-
-Entry points for the web app and the CLI (``kit`` is a :class:`printables.kit.Kit` or a
-:class:`vision.kit.VisionKit`; the image is a BGR ``numpy`` array as OpenCV gives it)::
-
-    from vision import read_cards, read_table, propose
-    dets = read_cards(image_bgr, kit)        # list[Detection]; d.to_json() for JSON
-    snap = read_table(image_bgr, kit)        # Snapshot; snap.to_json(), snap.text()
-    proposals = propose(snap, view)          # list of dicts (see vision.diff)
-
-``read_cards`` raises :class:`vision.decode.ImageError` for something that is not an image;
-``read_table`` also raises :class:`vision.markers.MatNotFound` when fewer than two mat corner
-markers are visible; ``propose`` raises :class:`vision.diff.ViewError` for a malformed view.
-Bytes from an upload become an image through :func:`vision.sources.decode_image` (raises
-:class:`vision.sources.SourceError`).
-
-Importing this package does not import OpenCV; the functions below do, on first use.
+Importing this package does not import OpenCV.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from printables.kit import Kit
-    from vision.decode import Detection
-    from vision.kit import VisionKit
-    from vision.table import Snapshot
-
-
-def read_cards(image_bgr: Any, kit: Kit | VisionKit) -> list[Detection]:
-    """Every face code in a photo, checked against ``kit`` (see :mod:`vision.decode`)."""
-    from vision.decode import read_cards as _read_cards
-    from vision.kit import as_vision_kit
-
-    return _read_cards(image_bgr, as_vision_kit(kit))
-
-
-def read_table(image_bgr: Any, kit: Kit | VisionKit) -> Snapshot:
-    """The table snapshot of one frame of the mat (see :mod:`vision.table`)."""
-    from vision.kit import as_vision_kit
-    from vision.table import read_table as _read_table
-
-    return _read_table(image_bgr, as_vision_kit(kit))
-
-
-def propose(snapshot: Snapshot, view: Any) -> list[dict[str, Any]]:
-    """What explains the difference between a snapshot and a seat's view (:mod:`vision.diff`)."""
-    from vision.diff import propose as _propose
-
-    return _propose(snapshot, view)
-
-
-__all__ = ["propose", "read_cards", "read_table"]

@@ -1,12 +1,12 @@
-"""Stage: decode every face QR code in an image and check it against the kit.
+"""Stage: decode every face QR code in an image, for every game's kit.
 
 ``zxing-cpp`` reads the codes (measured in ``benchmarks/vision.py``: it reads more, and far
-faster, than OpenCV's detectors). Every text read goes through
-:func:`printables.payload.parse_face`, so a code of another kit, a misprint or a hand-typed
-fake is *refused with a reason*, never taken for a card. Small codes get a second pass on
-2x-upscaled crops.
+faster, than OpenCV's detectors). Small codes get a second pass on 2x-upscaled crops; a phone
+photo gets retries and its blur undone; a kit's codebook matches codes too blurred to decode.
+Each game's reader checks every text read against its kit's payloads (a code of another kit, a
+misprint or a hand-typed fake is *refused with a reason*, never taken for a card).
 
-Pure: arrays in, :class:`Detection` values out. Nothing here opens a file or a camera.
+Pure: arrays in, :class:`RawCode` values out. Nothing here opens a file or a camera.
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ import numpy as np
 import zxingcpp
 from numpy.typing import NDArray
 
-from printables.payload import QR_ERROR_CORRECTION, PayloadError, parse_face
-from vision.codebook import Codebook, codebook, matched_codes
-from vision.kit import CardRef, KitLike
+from printables.codes import QR_ERROR_CORRECTION
+from vision.codebook import Codebook, matched_codes
 
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
@@ -65,48 +64,6 @@ class RawCode:
             )
             / 4
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    """A face code found in an image.
-
-    ``card`` is the kit's card when the code passed its check; otherwise ``card`` is None and
-    ``refused`` says why (another kit, failed check, not a Hera & Zeus code, no such sticker).
-    ``confidence`` is 1.0 for a checked card: the QR's own error correction decoded it and the
-    kit's check value matched, so a wrong identity needs a forged 20-bit HMAC. A refused code
-    has confidence 0.0 as a card. ``upscaled`` tells that the second pass found it.
-    ``matched`` tells a code too blurred to decode that was read by matching it against every
-    code of the kit (:mod:`vision.codebook`): its confidence is the match score, at least
-    :data:`vision.codebook.MIN_SCORE` with a clear lead over any other code of the kit.
-    """
-
-    payload: str
-    corners: Quad
-    card: CardRef | None
-    refused: str | None
-    confidence: float
-    upscaled: bool = False
-    matched: bool = False
-
-    @property
-    def centre(self) -> Point:
-        return RawCode(self.payload, self.corners).centre
-
-    @property
-    def is_card(self) -> bool:
-        return self.card is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "payload": self.payload,
-            "card": self.card.to_json() if self.card else None,
-            "refused": self.refused,
-            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
-            "confidence": self.confidence,
-            "upscaled": self.upscaled,
-            "matched": self.matched,
-        }
 
 
 def as_gray(image: Any) -> NDArray[Any]:
@@ -190,27 +147,6 @@ def merge_codes(codes: Iterable[RawCode], min_dist: float = 8.0) -> list[RawCode
     return kept
 
 
-def check_code(code: RawCode, kit: KitLike, upscaled: bool = False) -> Detection:
-    """A decoded code checked against the kit: a card, or a refusal with its reason."""
-    try:
-        parse_face(code.text, kit.kit_id, kit.secret)
-    except PayloadError as e:
-        return Detection(code.text, code.corners, None, str(e), 0.0, upscaled)
-    card = kit.card_for(code.text)
-    if card is None:
-        return Detection(
-            code.text,
-            code.corners,
-            None,
-            f"code {code.text} passes the kit's check but the kit lists no such sticker",
-            0.0,
-            upscaled,
-        )
-    if code.matched is not None:
-        return Detection(code.text, code.corners, card, None, code.matched, upscaled, True)
-    return Detection(code.text, code.corners, card, None, 1.0, upscaled)
-
-
 def _tiles(w: int, h: int, n: int) -> list[tuple[int, int, int, int]]:
     """``n`` x ``n`` overlapping tiles (25% overlap) covering a w x h image."""
     tw, th = int(w / n * 1.25) + 1, int(h / n * 1.25) + 1
@@ -223,7 +159,7 @@ def _tiles(w: int, h: int, n: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
-# Retries for a phone photo (issue 14, item 2), measured on the hard phone sets (vision.synth:
+# Retries for a phone photo (issue 14, item 2), measured on the hard phone sets (synthetic:
 # blur up to half a module, shake, noise, JPEG): which scale, unsharp amount and binarizer read
 # the codes the first passes missed. Rescaling changes how many pixels a module's blur spans;
 # the global-histogram binarizer reads where glare or shade defeats the local one.
@@ -506,17 +442,6 @@ def find_codes(
         found = matched_codes(gray, book, [c.centre for c in codes], quads=pairs)
         codes = [*codes, *(RawCode(p, corners, m.score) for p, corners, m in found)]
     return merge_codes(codes, min_dist=max(8.0, 0.3 * SMALL_CODE_PX)), passes
-
-
-def read_cards(image: Any, kit: KitLike, second_pass: bool = True) -> list[Detection]:
-    """Every face code in a photo (one card held under the phone, or a fan of cards), checked
-    against ``kit``; refused codes are included with their reason. Sorted left to right.
-    Raises ImageError for something that is not an image."""
-    gray = as_gray(image)
-    book = codebook(kit.payloads) if second_pass else None
-    codes, _ = find_codes(gray, second_pass, retries=second_pass, book=book)
-    dets = [check_code(c, kit) for c in codes]
-    return sorted(dets, key=lambda d: (d.centre[0], d.centre[1]))
 
 
 def quad_of(points: Sequence[Sequence[float]]) -> Quad:

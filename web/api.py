@@ -40,8 +40,9 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMe
 
 from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
-from web import images, schemas
+from web import schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
+from web.games import Unreadable, page_module, page_of
 from web.limits import check_creation
 from web.links import join_path, remember_codes
 from web.openapi import DOCS, RouteDoc
@@ -62,6 +63,7 @@ from web.request import (
     with_known_game,
 )
 from web.tables import ACTIVE, ordered
+from web.uploads import FRAME_LIMIT, upload_bytes
 
 bp = Blueprint("api", __name__)
 
@@ -337,23 +339,12 @@ def create_game() -> Response:
     may_create()
     check_creation()
     body = _load(schemas.CreateGameSchema)
-    kit = None
-    if body["kit"] is not None:
-        if body["catalogue"] is not None:
-            raise ValidationError({"kit": ["give a kit or a catalogue, not both"]})
-        try:
-            kit = images.parse_kit(body["kit"])
-        except ValueError as e:
-            raise ValidationError({"kit": [str(e)]}) from None
+    req = page_module(body["game_module"]).api_request(body)
     created = _ref().create_game(
         name=body["game_module"],
-        options={"deck_list": body["deck_list"]} if body["deck_list"] is not None else None,
-        profile=body["profile"],
-        switches=body["switches"],
-        players=body["players"],
-        starting=body["starting"],
-        catalogue=kit.catalogue_for_game() if kit is not None else body["catalogue"],
-        kit=kit.to_json() if kit is not None else None,
+        options=req.options,
+        players=req.players,
+        kit=req.kit,
         judged=has_judge(),
     )
     remember_codes(created.game, created.codes)
@@ -460,7 +451,7 @@ def submit(game: str) -> Response:
     expected = _if_match()
 
     def call(key: str | None) -> Response:
-        r = _ref().submit(game, seat, body["action"], expected_seq=expected, key=key)
+        r = _ref().submit(game, seat, _action(game, body["action"]), expected_seq=expected, key=key)
         return _receipt(game, r)
 
     return _once(game, call)
@@ -507,7 +498,7 @@ def answer(game: str) -> Response:
 @with_known_game
 @csrf_protected
 def observe(game: str) -> Response:
-    """A card recorded as another becomes an irregularity for the judge (D20)."""
+    """A card recorded as another becomes an irregularity for the judge."""
     seat = seat_of(game)
     if seat == "public":
         raise Forbidden("the public seat cannot report observations")
@@ -550,7 +541,7 @@ def call_judge(game: str) -> Response:
 @route(
     "/games/<game>/takeback",
     "POST",
-    "Ask to take back your own last action (HZ-P14)",
+    "Ask to take back your own last action (the game's take-back rule)",
     response=schemas.RecordSchema,
     ok=201,
     errors=(400, 401, 403, 404, 409, 413, 415, 422, 423, 503),
@@ -562,7 +553,8 @@ def call_judge(game: str) -> Response:
 @csrf_protected
 def take_back(game: str) -> Response:
     """A take-back proposal: the other player accepts or declines it (``/proposals``); any
-    action closes it. Refused (naming HZ-P14) once the opponent acted, for an action that
+    action closes it. Refused (naming the game's take-back rule) once the opponent acted, for an
+    action that
     turned up a hidden card, or one that waits for an answer."""
     seat = seat_of(game)
     if seat not in _ref().game_info(game).players:
@@ -588,7 +580,7 @@ def take_back(game: str) -> Response:
 @with_known_game
 @csrf_protected
 def answer_proposal(game: str) -> Response:
-    """Accepted, the correction is written with the acceptance (a take-back, HZ-P14, at any
+    """Accepted, the correction is written with the acceptance (a take-back, at any
     table; an undo or amend at a table without a judge once both players approved)."""
     seat = seat_of(game)
     if seat not in _ref().game_info(game).players:
@@ -651,7 +643,9 @@ def amend(game: str) -> Response:
     body = _load(schemas.AmendSchema)
 
     def call(key: str | None) -> Response:
-        rec = _ref().amend(game, "judge", body["event"], body["action"], body["reason"])
+        rec = _ref().amend(
+            game, "judge", body["event"], _action(game, body["action"]), body["reason"]
+        )
         return _record(game, "judge", rec)
 
     return _once(game, call)
@@ -702,7 +696,7 @@ def resolve(game: str) -> Response:
 def ruling(game: str) -> Response:
     """Poses the action on the position after event ``at`` (default: now); records nothing."""
     body = _load(schemas.RulingRequestSchema)
-    out = _ref().ruling(game, "judge", body["action"], at=body["at"])
+    out = _ref().ruling(game, "judge", _action(game, body["action"]), at=body["at"])
     return _typed(out.to_json(), 200, _seq(game))
 
 
@@ -829,8 +823,9 @@ def photo(game: str) -> Response:
     checked code (``own``: your deck, the cards you may enter; ``name``: as you write it);
     ``refused`` the codes of another kit, misprints and fakes with the reason. 409 NoKit for
     a game created without a kit; 403 for the public seat."""
-    data = images.upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
-    return _json(schemas.PhotoSchema, images.read_photo(images.camera_for(game), data))
+    pm = page_of(_ref(), game)
+    data = upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
+    return _json(schemas.PhotoSchema, pm.read_photo(game, data))
 
 
 @route(
@@ -862,9 +857,10 @@ def frame(game: str) -> Response:
     and how to fix it. 429 when a seat sends frames faster than 2 a second (3 at once), 503
     while the server reads other frames (both with Retry-After)."""
     still = request.args.get("still") == "1"
-    limit = int(current_app.config["MAX_CONTENT_LENGTH"]) if still else images.FRAME_LIMIT
-    data = images.upload_bytes("frame", limit)
-    out = images.read_frame(images.camera_for(game), data, live=not still)
+    pm = page_of(_ref(), game)
+    limit = int(current_app.config["MAX_CONTENT_LENGTH"]) if still else FRAME_LIMIT
+    data = upload_bytes("frame", limit)
+    out = pm.read_frame(game, data, live=not still)
     return _json(schemas.FrameSchema, out, 200, out["seq"])
 
 
@@ -878,6 +874,17 @@ def frame(game: str) -> Response:
 def openapi() -> Response:
     """Generated from the marshmallow schemas and the route table."""
     return jsonify(openapi_document())
+
+
+def _action(game: str, action: dict[str, Any] | str) -> dict[str, Any]:
+    """An action body's action as its JSON object: a text is read by the game's page module.
+    Raises ValidationError naming the field for a text that is no action of the game."""
+    if isinstance(action, dict):
+        return action
+    try:
+        return page_of(_ref(), game).action_from_text(action)
+    except Unreadable as e:
+        raise ValidationError({"action": [str(e)]}) from None
 
 
 def openapi_document() -> dict[str, Any]:

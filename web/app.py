@@ -17,11 +17,12 @@ request's plumbing (:mod:`web.request`), the security headers and access log
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import Flask
 
+from referee.games import GAMES
 from referee.words import head_text, needs_words, plural
 from web import api, auth, errors, home, judge, live, replay, seat, witness
 from web.games import install
@@ -66,7 +67,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.context_processor(page_globals)
     app.add_template_filter(lambda h: head_text(h["seq"], h["hash"]), "head")
     app.add_template_filter(plural, "plural")  # {{ n|plural('call') }}: 1 call, 2 calls
-    app.add_template_filter(needs_words, "needs")  # {{ 'order.zeus'|needs }}: in words
+    app.add_template_filter(needs_text, "needs")  # {{ q.needs|needs(q.asked) }}: in words
     app.after_request(set_cookies)
     app.after_request(security_headers)
     app.teardown_request(unpin)
@@ -74,3 +75,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config["ACCESS_LOG"]:
         app.wsgi_app = AccessLog(app.wsgi_app)  # type: ignore[method-assign]
     return app
+
+
+# every registered game's possessives by seat (a seat's name is its game's alone) and the
+# words of its questions by their field's head
+POSSESSIVES = {s: w for g in GAMES.values() for s, w in g.possessives.items()}
+PHRASES = {h: w for g in GAMES.values() for h, w in g.needs_phrases.items()}
+
+
+def needs_text(needs: str, asked: Sequence[str] = ()) -> str:
+    """What a question waits for, in words (:func:`referee.words.needs_words`)."""
+    return needs_words(needs, asked, POSSESSIVES, PHRASES)

@@ -3,7 +3,7 @@ for it; the judge (at a table without one, the device holding it, or the seat's 
 moves it; leaving a shared phone.
 
 A seat's secret join code travels in the join link ``/join/<game>/<code>``. Opening it changes
-nothing (a chat app's preview bot fetches links too): it shows one large "Take Hera's seat"
+nothing (a chat app's preview bot fetches links too): it shows one large "Take <seat>'s seat"
 button, a POST to the same address. The first browser that presses it claims the seat (a public
 ``claim`` record) and gets an HttpOnly, SameSite=Strict cookie ``hz_<game>`` holding a device
 token of its own (the service keeps only its hash; the join code is never in a cookie), then is
@@ -77,7 +77,7 @@ def _no_seat() -> NotFound:
 
 
 def _title(game: str, seat: str) -> str:
-    """A seat's name as the game's pages write it ("Hera", "Miron")."""
+    """A seat's name as the game's pages write it (``PageModule.seat_title``)."""
     return seat_title(page_for(get_referee().view(game, "public")), seat)
 
 
@@ -97,7 +97,7 @@ def _held_page(game: str, code: str, seat: str) -> tuple[str, int, dict[str, str
 
 @bp.get("/join/<game>/<code>")
 def join(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
-    """The page of a join link: one large "Take Hera's seat" button (a POST). Opening the
+    """The page of a join link: one large "Take <seat>'s seat" button (a POST). Opening the
     link changes nothing (a chat app's preview bot fetches it too); a seat this browser holds
     already leaves for the game's page, a seat another device holds gets the "already held"
     page (409), with a button to ask for it.

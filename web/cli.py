@@ -29,7 +29,7 @@ Command = Callable[[argparse.Namespace], int]
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``referee`` argument parser with every package's commands."""
-    ap = argparse.ArgumentParser(prog="referee", description="The Hera & Zeus referee.")
+    ap = argparse.ArgumentParser(prog="referee", description="The card game referee.")
     sub = ap.add_subparsers(dest="command", required=True)
     add_commands(sub)
     add_serve_command(sub)

@@ -33,7 +33,7 @@ class OpenCall:
 
 @dataclass(frozen=True)
 class OpenIrregularity:
-    """An irregularity (e.g. a card seen as another than recorded, D20), not settled yet."""
+    """An irregularity (e.g. a card seen as another than recorded), not settled yet."""
 
     seq: int
     seat: str

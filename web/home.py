@@ -32,7 +32,7 @@ bp = Blueprint("home", __name__)
 @bp.get("/")
 def home() -> str:
     """The home page: a new game's form for each game this app serves (the game's own
-    fields: for Hera & Zeus profile, switches, who starts, the kit)."""
+    fields: its options, the players' names, the kit)."""
     csrf = csrf_token("")
     forms = [
         (pm, Markup(render_template(pm.templates["create"], csrf=csrf, **pm.create_context())))
@@ -62,15 +62,7 @@ def new_game() -> Response:
         return redirect(url_for("home.home"), 303)
     try:
         created = get_referee().create_game(
-            name=pm.name,
-            profile=req.profile,
-            switches=req.switches,
-            players=req.players,
-            starting=req.starting,
-            catalogue=req.catalogue,
-            kit=req.kit,
-            options=req.options,
-            judged=has_judge(),
+            name=pm.name, options=req.options, players=req.players, kit=req.kit, judged=has_judge()
         )
     except ServiceError as e:
         flash(refusal(e), "error")

@@ -7,9 +7,8 @@ seat's view, a receipt and a ruling are the service's typed values (:mod:`refere
 game's board view and ruling result): their schemas are generated from those types
 (:func:`typed_components`), never written a second time. The
 header patterns are the ones :mod:`web.api` checks with (``schemas.*_PATTERN``), the body
-constraints the marshmallow validators themselves (apispec reads them), and the profile and switch
-names come from the engine (``engine.herazeus.profiles``), so the
-document cannot promise what the server
+constraints the marshmallow validators themselves (apispec reads them), and the games' create
+options come from the games (``Game.options``), so the document cannot promise what the server
 refuses.
 
 Seats: ``Authorization: Bearer <join code>`` (a seat's join code, or the tournament judge's code)
@@ -39,9 +38,10 @@ class RouteDoc:
     """One endpoint as the document states it.
 
     ``access``: who may call it — "none" (no seat involved), "any" (every seat, the public
-    too), "seat" (a player or the judge), "player" (Hera or Zeus), "judge". ``errors``: every
-    other status it answers with. ``headers``: request headers it reads; ``etag``: the success
-    response carries the game's ``ETag``; ``replies``: the success headers besides it."""
+    too), "seat" (a player or the judge), "player" (a player seat of the game), "judge".
+    ``errors``: every other status it answers with. ``headers``: request headers it reads;
+    ``etag``: the success response carries the game's ``ETag``; ``replies``: the success
+    headers besides it."""
 
     rule: str
     method: str
@@ -66,7 +66,7 @@ DOCS: list[RouteDoc] = []
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp")
 
-# A player of each game the referee runs, by seat ("Hera or Zeus").
+# A player of each game the referee runs, by seat ("A or B; C or D").
 PLAYER_TITLES = "; ".join(" or ".join(p.capitalize() for p in g.players) for g in GAMES.values())
 _SEAT_TEXT: dict[Access, str] = {
     "none": "No seat: anyone may call it.",

@@ -4,7 +4,9 @@ out-of-range numbers and over-long strings are refused with the field named; the
 themselves are the service's (an illegal action is the service's 422 with its rule id).
 
 An action is given either as its JSON object (POSITIONS.md) or as its text form (the strings of a
-view's ``legal`` list, e.g. ``"play Cyclops 2"``): :class:`ActionField` reads both.
+view's ``legal`` list): :class:`ActionField` takes both, and the API reads a text with the game's
+page module (``action_from_text``). The create body's options are the games' own
+(``Game.options``), stated here from every registered game.
 """
 
 from __future__ import annotations
@@ -15,11 +17,8 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
-from engine.herazeus.actions import parse_action_text
-from engine.herazeus.errors import NotationError
-from engine.herazeus.profiles import SWITCH_TYPES, Profile
-from referee.games import GAMES
-from referee.minotaur.game import PROFILES as MINOTAUR_PROFILES
+from referee.game import AnyGame, Option
+from referee.games import DEFAULT, GAMES
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 
 # Text the service takes (referee.validate.text): no control characters but tab and newline;
@@ -41,8 +40,7 @@ NOTE = [validate.Length(max=MAX_TEXT), _TEXT]
 REASON = [validate.Length(min=1, max=MAX_TEXT), _FILLED]
 EVENT = validate.Range(min=0, max=MAX_SEQ)
 PLAYERS = list(dict.fromkeys(p for g in GAMES.values() for p in g.players))  # of every game
-PROFILES = [p.value for p in Profile]
-SWITCHES = {name: [str(m.value) for m in typ] for name, typ in SWITCH_TYPES.items()}
+ZONES = list(dict.fromkeys(z for g in GAMES.values() for z in g.zones))  # observed, any game
 ACTION_TEXT_MAX = 500
 ACTION_TYPES: list[dict[str, Any]] = [
     {
@@ -57,7 +55,7 @@ ACTION_TYPES: list[dict[str, Any]] = [
         "minLength": 1,
         "maxLength": ACTION_TEXT_MAX,
         "pattern": FILLED_PATTERN,
-        "description": "the action's text form, e.g. 'play Cyclops 2'",
+        "description": "the action's text form, as the view's 'legal' lists it",
     },
 ]
 ANY_VALUE: list[dict[str, Any]] = [  # a bounded JSON value that is not null (AnyJson)
@@ -100,28 +98,26 @@ def _bounded_json(value: Any, depth: int = 0) -> None:
 
 
 class ActionField(fields.Field):  # type: ignore[type-arg]
-    """An action: its JSON object (``{"do": "play", "card": "Cyclops", "column": 2}``) or its
-    text form (``"play Cyclops 2"``). Loads as the JSON object; the service checks it."""
+    """An action: its JSON object (``{"do": "draw"}``) or its text form (as a view's ``legal``
+    lists it). Loads as the JSON object, or as the text, which the API reads with the game's
+    page module; the service checks the action."""
 
     def _deserialize(
         self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         if isinstance(value, str):
             if len(value) > ACTION_TEXT_MAX or not re.match(FILLED_PATTERN, value):
                 raise ValidationError(
                     f"an action text is 1 to {ACTION_TEXT_MAX} characters, not blank, "
                     "without control characters"
                 )
-            try:
-                return parse_action_text(value).to_json()
-            except NotationError as e:
-                raise ValidationError(str(e)) from None
+            return value
         if isinstance(value, Mapping):
             _bounded_json(value)
             if not isinstance(value.get("do"), str):
                 raise ValidationError('an action object names its kind in "do"')
             return dict(value)
-        raise ValidationError("an action is an object or a text such as 'play Cyclops 2'")
+        raise ValidationError("an action is an object or a text as the view's 'legal' lists it")
 
 
 class AnyJson(fields.Field):  # type: ignore[type-arg]
@@ -137,77 +133,90 @@ class AnyJson(fields.Field):  # type: ignore[type-arg]
 # ---- requests ------------------------------------------------------------------------------
 
 
-class PlayersSchema(Strict):
-    hera = fields.String(validate=NAME, metadata={"description": "Hera's player name"})
-    zeus = fields.String(validate=NAME, metadata={"description": "Zeus's player name"})
-    miron = fields.String(validate=NAME, metadata={"description": "Miron's (Minotaur Lords)"})
-    vess = fields.String(validate=NAME, metadata={"description": "Vess's (Minotaur Lords)"})
+def _players() -> dict[str, fields.Field]:  # type: ignore[type-arg]
+    """A name field for each player seat of every registered game."""
+    out: dict[str, fields.Field] = {}  # type: ignore[type-arg]
+    for g in GAMES.values():
+        for p in g.players:
+            desc = f"{p.capitalize()}'s player name ({g.title})"
+            out.setdefault(p, fields.String(validate=NAME, metadata={"description": desc}))
+    return out
 
 
-class CreateGameSchema(Strict):
-    game_module = fields.String(
-        load_default="hera-zeus",
-        validate=validate.OneOf(sorted(GAMES)),
-        metadata={"description": "which game: hera-zeus (default) or minotaur"},
-    )
-    deck_list = fields.String(
-        load_default=None,
-        allow_none=True,
-        validate=validate.Length(max=60_000),
-        metadata={
-            "description": "Minotaur Lords: the owner's deck-list file (CSV text, up to 60,000 "
-            "characters within the API's 64 KiB body; referee kit --game minotaur --template)"
-        },
-    )
-    profile = fields.String(
-        load_default=None,
-        allow_none=True,
-        validate=validate.Length(min=1, max=40),
-        metadata={
-            "description": "rule profile: Hera & Zeus's "
-            "(engine.herazeus.profiles; default rio-grande) "
-            "or Minotaur Lords's (basic, advanced); another name is refused (422 Refused)",
-            "enum": [*PROFILES, *MINOTAUR_PROFILES],
-        },
-    )
-    switches = fields.Dict(
-        keys=fields.String(validate=NAME),
-        values=fields.String(validate=NAME),
-        load_default=dict,
-        validate=validate.Length(max=20),
-        metadata={
-            "description": "rule switches (name -> value), see RULES.md; another name or "
-            "value is refused (422 Refused)",
-            "properties": {
-                **{n: {"type": "string", "enum": v} for n, v in SWITCHES.items()},
-                "scarab_backs": {"type": "string", "enum": ["on", "off"]},  # Minotaur (M18)
+PlayersSchema = Strict.from_dict(_players(), name="PlayersSchema")
+
+
+def _option_field(name: str, found: list[tuple[AnyGame, Option]]) -> fields.Field:  # type: ignore[type-arg]
+    """The create body's field ``name``: the option of that name of each game that has one
+    (the same kind in each), described game by game."""
+    kinds = {o.kind for _, o in found}
+    if len(kinds) != 1:
+        raise ValueError(f"option {name!r} is of kinds {sorted(kinds)} in different games")
+    kind = kinds.pop()
+    desc = "; ".join(f"{g.title}: {o.description}" for g, o in found)
+    if kind == "text":
+        size = validate.Length(max=max(o.max_len for _, o in found))
+        return fields.String(
+            load_default=None, allow_none=True, validate=size, metadata={"description": desc}
+        )
+    if kind == "choice":
+        values = list(dict.fromkeys(c for _, o in found for c in o.choices))
+        if all(o.checked for _, o in found):
+            return fields.String(
+                load_default=None,
+                allow_none=True,
+                validate=validate.OneOf(values),
+                metadata={"description": desc},
+            )
+        return fields.String(
+            load_default=None,
+            allow_none=True,
+            validate=validate.Length(min=1, max=40),
+            metadata={"description": f"{desc}; another is refused (422 Refused)", "enum": values},
+        )
+    if kind == "switches":
+        props = {
+            n: {"type": "string", "enum": list(v)} for _, o in found for n, v in o.switches.items()
+        }
+        return fields.Dict(
+            keys=fields.String(validate=NAME),
+            values=fields.String(validate=NAME),
+            load_default=dict,
+            validate=validate.Length(max=20),
+            metadata={
+                "description": f"{desc}; another name or value is refused (422 Refused)",
+                "properties": props,
+                "additionalProperties": False,  # stated last (web.openapi), over the values'
             },
-            "additionalProperties": False,  # stated last (web.openapi), over the values'
-        },
-    )
-    players = fields.Nested(PlayersSchema, load_default=dict)
-    starting = fields.String(
-        load_default=None,
-        allow_none=True,
-        validate=validate.OneOf(["hera", "zeus", "table", "miron", "vess"]),
-        metadata={
-            "description": "who starts: Hera & Zeus (D19) hera, zeus, 'table' (decided at "
-            "the table), or null for the profile's default; Minotaur Lords (M5) miron or vess"
-        },
-    )
-    catalogue = fields.Dict(
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "the sticker kit's card catalogue, when a kit is used"},
-    )
-    kit = fields.Dict(
-        load_default=None,
-        allow_none=True,
-        metadata={
-            "description": "the kit.json of 'referee kit' (stays on the server; the game then "
-            "uses its deck list, and photos and frames are read with it)"
-        },
-    )
+        )
+    return fields.Dict(load_default=None, allow_none=True, metadata={"description": desc})
+
+
+def _create_fields() -> dict[str, fields.Field]:  # type: ignore[type-arg]
+    by_name: dict[str, list[tuple[AnyGame, Option]]] = {}
+    for g in GAMES.values():
+        for o in g.options:
+            by_name.setdefault(o.name, []).append((g, o))
+    return {
+        "game_module": fields.String(
+            load_default=DEFAULT,
+            validate=validate.OneOf(sorted(GAMES)),
+            metadata={"description": f"which game: {', '.join(GAMES)} (default {DEFAULT})"},
+        ),
+        "players": fields.Nested(PlayersSchema, load_default=dict),
+        **{name: _option_field(name, found) for name, found in by_name.items()},
+        "kit": fields.Dict(
+            load_default=None,
+            allow_none=True,
+            metadata={
+                "description": "the kit.json of 'referee kit' for the game (stays on the "
+                "server; the game then uses its cards, and photos are read with it)"
+            },
+        ),
+    }
+
+
+CreateGameSchema = Strict.from_dict(_create_fields(), name="CreateGameSchema")
 
 
 class ActionBodySchema(Strict):
@@ -234,7 +243,7 @@ class AnswerSchema(Strict):
 
 class ObservationSchema(Strict):
     player = fields.String(required=True, validate=validate.OneOf(PLAYERS))
-    zone = fields.String(required=True, validate=validate.OneOf(["hand", "field"]))
+    zone = fields.String(required=True, validate=validate.OneOf(ZONES))
     column = fields.Integer(validate=validate.Range(1, 3), strict=True)
     position = fields.Integer(validate=validate.Range(1, 4), strict=True)
     card = fields.String(required=True, validate=NAME)
@@ -248,7 +257,7 @@ class CallSchema(Strict):
 
 
 class ProposalAnswerSchema(Strict):
-    """A player's answer to the other's proposal (a take-back, HZ-P14, or a correction at a
+    """A player's answer to the other's proposal (a take-back, or a correction at a
     table without a judge)."""
 
     proposal = fields.Integer(required=True, strict=True, validate=EVENT)

@@ -19,6 +19,7 @@ from flask import Blueprint, flash, render_template, request, url_for
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
+from referee.games import game_named
 from referee.jsonin import loads_strict
 from referee.log import Record
 from referee.narration import takeback_of
@@ -97,8 +98,8 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
 def correction_counts(corrections: list[Record], records: list[Record]) -> dict[str, int]:
     """How often the record was corrected (``corrections``: its undo and amend records), by
     whom (the status line, issue 31 item 9): by the judge (``corrections``), by a take-back
-    both players agreed to (``takebacks``, HZ-P14), by a correction both players approved at a
-    table without a judge (``agreed``). ``records``: the log they are in."""
+    both players agreed to (``takebacks``), by a correction both players approved at a table
+    without a judge (``agreed``). ``records``: the log they are in."""
     out = {"corrections": 0, "takebacks": 0, "agreed": 0}
     for r in corrections:
         if r.kind not in ("undo", "amend"):
@@ -131,7 +132,7 @@ def undone_by(records: list[Record]) -> dict[int, int]:
 
 def put_back(pm: PageModule, records: list[Record], seat: str) -> list[str]:
     """What this seat is told after a correction, until the next action: each action a
-    take-back (HZ-P14) or the judge's undo undid, as this seat reads it, and what to put back
+    take-back or the judge's undo undid, as this seat reads it, and what to put back
     on the table, the latest first."""
     for i in range(len(records) - 1, 0, -1):
         r = records[i]
@@ -142,7 +143,8 @@ def put_back(pm: PageModule, records: list[Record], seat: str) -> list[str]:
             proposal = records[asked] if isinstance(asked, int) and asked < len(records) else None
             if proposal is not None and "takeback" in proposal.body:
                 by = "You" if r.seat == seat else seat_title(pm, r.seat)
-                return [f"{by} declined the take-back: the action stands (HZ-P14)."]
+                rule = game_named(pm.name).takeback_rule
+                return [f"{by} declined the take-back: the action stands ({rule})."]
             continue
         if r.kind != "undo":
             continue
@@ -184,9 +186,10 @@ def seats_context(game: str, seat: str) -> dict[str, Any]:
 
 def shell_context(pm: PageModule) -> dict[str, Any]:
     """What the shell's templates ask of the game: its page module (``pages``), the parts
-    its templates fill (``parts``), the seats and their titles."""
+    its templates fill (``parts``), the seats and their titles, the take-back rule it cites."""
     return {
         "pages": pm,
+        "takeback_rule": game_named(pm.name).takeback_rule,
         "parts": pm.templates,
         "seats": seats(pm),
         "title": lambda s: seat_title(pm, str(s)),
@@ -349,8 +352,8 @@ def observe(game: str) -> Response:
 @with_game
 @csrf_protected
 def take_back(game: str) -> Response:
-    """Asks to take back this seat's own last action (HZ-P14); the other player accepts or
-    declines it on his page."""
+    """Asks to take back this seat's own last action (the game's take-back rule); the other
+    player accepts or declines it on his page."""
     seat = seat_of(game)
     pm = pages_or_refuse(game)
     if pm is None:

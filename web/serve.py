@@ -534,12 +534,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     accepted = journal_check(ref, db, args.accept_missing_journal)
     kit = None
     if args.kit:
-        from printables.kit import KitError
-        from vision.kit import load_kit
+        from web.games.installed import PAGE_MODULES
 
-        try:
-            kit = load_kit(args.kit)
-        except KitError as e:
+        try:  # the camera's kit for every game created without one: the first game's
+            kit = PAGE_MODULES[0].load_kit(args.kit)
+        except ValueError as e:
             raise SystemExit(f"referee serve: --kit {args.kit}: {e}") from None
     limits = limits_config(args)
     ip = lan_ip()

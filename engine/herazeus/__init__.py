@@ -7,7 +7,7 @@ from engine.herazeus.actions import Action, ActionKind, parse_action, parse_acti
 from engine.herazeus.cards import Card, Catalogue, Kind, Player, default_catalogue
 from engine.herazeus.errors import (
     CatalogueError,
-    HeraZeusError,
+    EngineError,
     IllegalActionError,
     NeedsInputError,
     NotationError,
@@ -36,10 +36,10 @@ __all__ = [
     "Catalogue",
     "CatalogueError",
     "EndReason",
+    "EngineError",
     "Event",
     "EventKind",
     "GameState",
-    "HeraZeusError",
     "IllegalActionError",
     "Kind",
     "NeedsInputError",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.herazeus.errors import NotationError
+from engine.errors import NotationError
 from engine.minotaur.cards import COLUMN_IDS, MAX_NAME, PLAYERS
 from engine.minotaur.state import Phase
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
-from engine.herazeus.errors import CatalogueError
+from engine.errors import CatalogueError
 
 PLAYERS = ("miron", "vess")
 DECKS = ("miron", "vess", "bonus")
@@ -178,7 +178,7 @@ _CARD_KEYS = {"name", "deck", "strength", "phase", "icons", "type", "text", "wor
 
 def card_from_json(raw: object, where: str) -> CardDef:
     """A card from its JSON object. Raises NotationError naming ``where``."""
-    from engine.herazeus.errors import NotationError
+    from engine.errors import NotationError
 
     if not isinstance(raw, dict):
         raise NotationError(

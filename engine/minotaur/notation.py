@@ -1,7 +1,7 @@
 """The Minotaur Lords position notation and ruling files (docs/minotaur.md).
 
 A ruling file carries its own card list (``cards``), a position and ``actions``; the result
-object has the keys of Hera & Zeus's (``legal``, ``failed_at``, ``winner``, ``reason``,
+object has the keys every game's ruling has (``legal``, ``failed_at``, ``winner``, ``reason``,
 ``rules``, ``ruling``, ``position``) and ``supremacy``, the check of every column as it
 stands after the actions. Every ruling cites M-numbers.
 """
@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from engine.herazeus.errors import (
+from engine.errors import (
     CatalogueError,
     IllegalActionError,
     NeedsInputError,

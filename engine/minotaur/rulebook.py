@@ -1,6 +1,6 @@
 """The rule catalogue of Minotaur Lords: the decisions M1-M18 of MINOTAUR.md, each with a
 title and a sentence a judge can read aloud, and the project's own rulings (ML-P…) for
-questions MINOTAUR.md leaves open. Cite them as Hera & Zeus cites D-numbers."""
+questions MINOTAUR.md leaves open. Cite them by these ids."""
 
 from __future__ import annotations
 
@@ -197,6 +197,31 @@ _SERVICE = (
         "hand and draws, the public board and the cards discarded from play; a card an "
         "effect takes from the opponent's hand is named by its holder (project ruling on "
         "M12, M14).",
+    ),
+    Rule(
+        "ML-P10",
+        "Taking back one's own last action",
+        "A player may ask to take back his own last "
+        "action while his opponent has not acted since; it is taken back only if the "
+        "opponent accepts, and the request lapses when anyone acts. An action that turned up "
+        "a card hidden from its player or that waits for an answer stands (ML-P11); only the "
+        "judge corrects it. An accepted take-back is a correction in the log: nothing is "
+        "deleted (project ruling).",
+    ),
+    Rule(
+        "ML-P11",
+        "An announced action stands",
+        "An action is committed as soon as it passes the "
+        "check on the table as its player knows it; if the referee then needs a card, the "
+        "action waits for the answer (ML-P5), and only the judge's correction withdraws it "
+        "(project ruling).",
+    ),
+    Rule(
+        "ML-P12",
+        "A correction must change the game",
+        "An undo continues the game from the position "
+        "after an earlier event; an undo to the position the game is in now changes nothing "
+        "and is refused (project ruling).",
     ),
 )
 

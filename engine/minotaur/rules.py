@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
-from engine.herazeus.errors import IllegalActionError, NeedsInputError, NotationError
+from engine.errors import IllegalActionError, NeedsInputError, NotationError
 from engine.minotaur.actions import (
     Action,
     Activate,

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from engine.herazeus.errors import IllegalActionError, NeedsInputError
+from engine.errors import IllegalActionError, NeedsInputError
 from engine.minotaur.actions import (
     Action,
     ChangeHand,

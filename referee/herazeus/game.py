@@ -25,6 +25,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, NotRequired, TypedDict
 
 import msgspec
@@ -33,8 +34,8 @@ from msgspec import UNSET, UnsetType
 import engine.herazeus as engine
 from engine.herazeus import (
     Action,
+    EngineError,
     GameState,
-    HeraZeusError,
     IllegalActionError,
     NeedsInputError,
     NotationError,
@@ -63,7 +64,7 @@ from engine.herazeus.actions import (
 from engine.herazeus.cards import Card, Catalogue, Kind, default_catalogue, parse_card, unknown
 from engine.herazeus.errors import CatalogueError
 from engine.herazeus.game import parse_card_name
-from engine.herazeus.profiles import parse_profile, parse_switches
+from engine.herazeus.profiles import SWITCH_TYPES, parse_profile, parse_switches
 from engine.herazeus.state import Slot, slot
 from referee.game import (
     Game,
@@ -72,12 +73,13 @@ from referee.game import (
     Missing,
     NotYours,
     Observed,
+    Option,
     Outcome,
     Setup,
     Summary,
 )
 from referee.herazeus.board import board_text, describe_event_json
-from referee.herazeus.ruling import render_json, render_text, rule_on
+from referee.herazeus.ruling import render_json, render_text, rule_file, rule_on
 from referee.models import Board, ProfileVerdict, Ruling, SeatView, Turn
 from referee.validate import InputError, mapping, text
 from referee.views import cutter, seats_of, sees_all
@@ -504,6 +506,50 @@ class HeraZeus:
     legacy_rules: str = "hz-engine/1"  # logs written before create records named their rules
     board_type: type[HZBoard] = HZBoard
     result_type: type[HZRuling] = HZRuling
+    options: tuple[Option, ...] = (
+        Option(
+            "profile",
+            "choice",
+            "rule profile (engine.herazeus.profiles; default rio-grande)",
+            choices=tuple(p.value for p in Profile),
+            checked=False,
+        ),
+        Option(
+            "switches",
+            "switches",
+            "rule switches (name -> value), see RULES.md",
+            switches={n: tuple(str(m.value) for m in t) for n, t in SWITCH_TYPES.items()},
+        ),
+        Option(
+            "starting",
+            "choice",
+            "who starts (D19): hera, zeus, 'table' (decided at the table), or null for the "
+            "profile's default",
+            choices=(*PLAYERS, "table"),
+        ),
+        Option("catalogue", "object", "the sticker kit's card catalogue, when a kit is used"),
+    )
+    possessives: Mapping[str, str] = MappingProxyType({"hera": "her"})
+    takeback_rule: str = "HZ-P14"
+    answered_rule: str = "HZ-P12"
+    undo_rule: str = "HZ-P15"
+    zones: tuple[str, ...] = ("hand", "field")
+    needs_phrases: Mapping[str, str] = MappingProxyType(
+        {
+            "order": "the order of {whose} cards onto the discard pile",
+            "reveal": "the name of a card turned face up",
+            "pick": "the card drawn from the hand",
+            "place": "the column the card goes to",
+            "at": "where the card landed in the deck",
+        }
+    )
+    ruling_keys: frozenset[str] = frozenset({"hera", "zeus"})
+
+    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+        ruling = rule_file(text, name)
+        if as_json:
+            return json.dumps(render_json(ruling), indent=1, ensure_ascii=False)
+        return render_text(ruling)
 
     # ---- a game's rules --------------------------------------------------------------------
 
@@ -861,7 +907,7 @@ class HeraZeus:
         except NeedsInputError as e:
             reason = f"{e.needs}: cannot rule without it: {e.reason}"
             raise Missing(reason, e.rule, e.needs) from None
-        except (NotationError, IllegalActionError, HeraZeusError) as e:
+        except (NotationError, IllegalActionError, EngineError) as e:
             raise Malformed(str(e)) from None
         result = msgspec.convert(render_json(r), HZRuling)
         return Ruling(

@@ -21,11 +21,12 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, NotRequired, TypedDict
 
 import msgspec
 
-from engine.herazeus.errors import (
+from engine.errors import (
     CatalogueError,
     IllegalActionError,
     NeedsInputError,
@@ -67,6 +68,7 @@ from referee.game import (
     Missing,
     NotYours,
     Observed,
+    Option,
     Outcome,
     Setup,
     Summary,
@@ -370,6 +372,44 @@ class Minotaur:
     legacy_rules: str = LEGACY_RULES
     board_type: type[MLBoard] = MLBoard
     result_type: type[MLRuling] = MLRuling
+    options: tuple[Option, ...] = (
+        Option(
+            "deck_list",
+            "text",
+            "the owner's deck-list file (CSV text, up to 60,000 characters within the API's "
+            "64 KiB body; referee kit --game minotaur --template)",
+            max_len=60_000,
+        ),
+        Option("profile", "choice", "basic or advanced (M17)", choices=PROFILES, checked=False),
+        Option(
+            "switches",
+            "switches",
+            "scarab_backs: on or off (M18)",
+            switches={"scarab_backs": ("on", "off")},
+        ),
+        Option("starting", "choice", "who starts (M5): miron or vess", choices=PLAYERS),
+    )
+    possessives: Mapping[str, str] = MappingProxyType({})
+    takeback_rule: str = "ML-P10"
+    answered_rule: str = "ML-P11"
+    undo_rule: str = "ML-P12"
+    zones: tuple[str, ...] = ("hand",)
+    needs_phrases: Mapping[str, str] = MappingProxyType(
+        {
+            "hand_cards": "the cards of {whose} hand the text takes",
+            "target": "the card the text acts on",
+            "column": "a column",
+            "discard": "the card discarded",
+            "replace": "the card put in its place",
+            "by": "who acts",
+        }
+    )
+    ruling_keys: frozenset[str] = frozenset({"cards", "miron", "vess", "markers", "bonus", "match"})
+
+    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+        from referee.minotaur.ruling import rule_text  # it reads the file's limits
+
+        return rule_text(text, name, as_json)
 
     # ---- a game's rules --------------------------------------------------------------------
 

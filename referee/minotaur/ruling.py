@@ -4,48 +4,24 @@ on, and its text for a judge."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from engine.herazeus.errors import NotationError
-from engine.minotaur.notation import GAME, rule_file
+from engine.errors import NotationError
+from engine.minotaur.notation import rule_file
 from engine.minotaur.rulebook import RULES
-from referee.herazeus.ruling import GAME as HERA_ZEUS
-from referee.herazeus.ruling import MAX_DEPTH, MAX_FILE_BYTES
 from referee.jsonin import loads_strict
-
-GAMES = (HERA_ZEUS, GAME)  # a Hera & Zeus file may say so; without "game" it is one
-# keys only a Minotaur Lords file has: such a file without "game" lacks it
-_MINOTAUR_ONLY = frozenset({"cards", "miron", "vess", "markers", "bonus", "match"})
+from referee.rulings import MAX_DEPTH, MAX_FILE_BYTES
 
 
-def is_minotaur(text: str, name: str) -> dict[str, Any] | None:
-    """The file's JSON when it is a Minotaur Lords ruling file, else None (a Hera & Zeus file,
-    or one the Hera & Zeus reader will refuse). Raises NotationError for text that is not
-    strict JSON within the limits, an unknown game, or a Minotaur Lords file without
-    ``"game"``."""
+def rule_text(text: str, name: str, as_json: bool) -> str:
+    """``referee rule`` on a Minotaur Lords ruling file. Raises NotationError."""
     try:
         raw = loads_strict(text, name, max_bytes=MAX_FILE_BYTES, max_depth=MAX_DEPTH)
     except ValueError as e:
         raise NotationError(str(e)) from None
-    if not isinstance(raw, dict):
-        return None
-    if "game" in raw:
-        game = raw["game"]
-        if game == GAME:
-            return raw
-        if game == HERA_ZEUS:
-            return None
-        raise NotationError(
-            f"unknown game {str(game)[:40]!r}: the games are {', '.join(GAMES)}", "game"
-        )
-    looks = sorted(set(raw) & _MINOTAUR_ONLY)
-    if looks:
-        raise NotationError(
-            f'missing: a Minotaur Lords file (it has {looks[0]!r}) says "game": "{GAME}"; '
-            "a file without game is Hera & Zeus's",
-            "game",
-        )
-    return None
+    result = rule(raw)
+    return json.dumps(result, indent=1, ensure_ascii=False) if as_json else render_text(result)
 
 
 def rule(raw: dict[str, Any]) -> dict[str, Any]:

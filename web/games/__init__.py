@@ -11,7 +11,7 @@ carries it as ``game_module``):
 - setup guidance, the answer forms for the game's questions and their texts;
 - the sentences of the log (its records' and events' descriptions);
 - the game's additions to each page's context, and its create form on the home page;
-- extra blueprints (Hera & Zeus: the camera pages).
+- extra blueprints (a camera's pages, say), and what the API reads in photos and frames.
 
 A page module's templates live under ``web/templates/<its folder>/``; the shell's templates
 include the parts it names in :attr:`PageModule.templates` (see there). The modules this app
@@ -53,15 +53,13 @@ class Unreadable(ValueError):
 
 @dataclass(frozen=True)
 class CreateRequest:
-    """A new game as its create form describes it (``Referee.create_game``'s arguments)."""
+    """A new game as its create form or the API's create body describes it
+    (``Referee.create_game``'s arguments): the game's own options (``Game.options``), the
+    players' names, the kit it is played with (kept on the server)."""
 
-    profile: str
-    switches: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     players: dict[str, str] = field(default_factory=dict)
-    starting: str | None = None
-    catalogue: Mapping[str, Any] | None = None
     kit: Mapping[str, Any] | None = None
-    options: Mapping[str, Any] | None = None  # the game's own further options (a deck list)
 
 
 class PageModule(Protocol):
@@ -69,15 +67,15 @@ class PageModule(Protocol):
     values for the seat that asks (a view, a record, a form), except the context methods,
     which may ask the service (for that seat) and the request."""
 
-    name: str  # the game's module in the referee, as views carry it ("hera-zeus")
-    title: str  # for people ("Hera & Zeus")
+    name: str  # the game's module in the referee, as views carry it (``Game.name``)
+    title: str  # for people
     players: tuple[str, ...]  # the player seats, in seat order
     templates: Mapping[str, str]  # PARTS -> template path
     svg_css: str  # the drawing's styles for a page that stands alone (the offline report)
     stylesheets: tuple[str, ...]  # its files in web/static/, linked by every page of a game
 
     def seat_title(self, seat: str) -> str:
-        """A player seat's title ("Hera")."""
+        """A player seat's title, as people write it."""
         ...
 
     def blueprints(self) -> Sequence[Blueprint]:
@@ -101,7 +99,7 @@ class PageModule(Protocol):
 
     def put_back_words(self, undone: Record, seat: str, lead: str = "Taken back") -> str:
         """What ``seat`` is told to put back on the table once the action ``undone`` (cut for
-        ``seat``) was taken back (HZ-P14) or undone by the judge (``lead`` opens the words)."""
+        ``seat``) was taken back or undone by the judge (``lead`` opens the words)."""
         ...
 
     def extras_html(self, view: Mapping[str, Any]) -> str:
@@ -167,6 +165,25 @@ class PageModule(Protocol):
         """The action of the judge's game tool ``what`` (None: no such tool)."""
         ...
 
+    # ---- photos and frames (the API's) -------------------------------------------------------
+
+    def read_photo(self, game: str, data: bytes) -> dict[str, Any]:
+        """The cards the game's sticker kit reads in a photo from the seat of this request
+        (the API's ``/photos``; records nothing). Raises Forbidden for the public seat, NoKit
+        when the game has no kit the camera reads, the image errors of :mod:`web.uploads`."""
+        ...
+
+    def load_kit(self, path: str) -> Any:
+        """The server's kit (``referee serve --kit``), read for the camera of every game of
+        this module created without one. Raises ValueError naming the file and the problem."""
+        ...
+
+    def read_frame(self, game: str, data: bytes, live: bool) -> dict[str, Any]:
+        """One camera frame of the table read against the view of this request's seat (the
+        API's ``/frames``; ``live``: a frame of a stream, not a still). Raises as
+        :meth:`read_photo`, and TooManyFrames or Busy."""
+        ...
+
     # ---- the log -----------------------------------------------------------------------------
 
     def describe_record(self, record: Record, seat: str) -> list[str] | None:
@@ -187,6 +204,20 @@ class PageModule(Protocol):
     def create_request(self, form: Mapping[str, str], files: Mapping[str, Any]) -> CreateRequest:
         """The new game the create form describes. Raises ValueError with the reason."""
         ...
+
+    def api_request(self, body: Mapping[str, Any]) -> CreateRequest:
+        """The new game the API's create body (loaded by ``CreateGameSchema``) describes: the
+        game's options given (not null), the players, the kit read. Raises marshmallow's
+        ValidationError naming the field."""
+        ...
+
+
+def given_options(game: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of ``game`` (``Game.options``) a create body gives (those not null)."""
+    from referee.games import game_named
+
+    names = [o.name for o in game_named(game).options]
+    return {n: body[n] for n in names if body.get(n) is not None}
 
 
 # ---- the registry --------------------------------------------------------------------------

@@ -17,9 +17,9 @@ import cv2
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from printables.kit import Kit  # noqa: E402
-from vision.kit import as_vision_kit  # noqa: E402
-from vision.synth import SceneOptions, card_scene, demo_kit, table_scene  # noqa: E402
+from printables.herazeus.kit import Kit  # noqa: E402
+from vision.herazeus.kit import as_vision_kit  # noqa: E402
+from vision.herazeus.synth import SceneOptions, card_scene, demo_kit, table_scene  # noqa: E402
 
 QUALITY = 58
 

@@ -18,6 +18,7 @@ from html import escape
 from typing import Any
 
 from flask import Blueprint
+from marshmallow import ValidationError
 
 from engine.herazeus import RULES, NotationError, Player, parse_action, parse_action_text
 from engine.herazeus.cards import HOSTAGE_NAME
@@ -27,12 +28,13 @@ from referee.herazeus.game import END_WORDS, NAME, PLAYERS, hz_board, side_of
 from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee
-from web import camera
-from web.games import CreateRequest, Unreadable
+from web.games import CreateRequest, Unreadable, given_options
+from web.games.herazeus import camera, images
 from web.games.herazeus.drawing import SVG_CSS
 from web.games.herazeus.drawing import table_svg as draw_table
 from web.games.herazeus.drawing import table_text as draw_text
 from web.games.herazeus.forms import form_action, form_observation, parse_answer
+from web.games.herazeus.images import has_kit, parse_kit, parse_kit_upload, photo_context
 from web.games.herazeus.present import (
     DEAD_END_NOTE,
     GROUPS,
@@ -50,7 +52,6 @@ from web.games.herazeus.present import (
     setup_of,
     taken_names,
 )
-from web.images import has_kit, parse_kit_upload, photo_context
 
 # Why a game ended (engine.EndReason), with the rule that ended it.
 REASONS = END_WORDS  # why a game ended, in words with its rule (the game module's)
@@ -80,6 +81,17 @@ class HeraZeusPages:
 
     def blueprints(self) -> Sequence[Blueprint]:
         return (camera.bp,)
+
+    def read_photo(self, game: str, data: bytes) -> dict[str, Any]:
+        return images.read_photo(images.camera_for(game), data)
+
+    def load_kit(self, path: str) -> Any:
+        from vision.herazeus.kit import load_kit  # OpenCV loads only when a kit is read
+
+        return load_kit(path)
+
+    def read_frame(self, game: str, data: bytes, live: bool) -> dict[str, Any]:
+        return images.read_frame(images.camera_for(game), data, live=live)
 
     # ---- the table ---------------------------------------------------------------------------
 
@@ -269,14 +281,26 @@ class HeraZeusPages:
                 catalogue, kit_json = kit.catalogue_for_game(), kit.to_json()
             except ValueError as e:
                 raise ValueError(f"the kit file could not be read: {e}") from None
-        return CreateRequest(
-            profile=f.get("profile", "rio-grande"),
-            switches=switches,
-            players=players,
-            starting=starting if starting in (*PLAYERS, "table") else None,
-            catalogue=catalogue,
-            kit=kit_json,
-        )
+        options: dict[str, Any] = {"profile": f.get("profile", "rio-grande"), "switches": switches}
+        if starting in (*PLAYERS, "table"):
+            options["starting"] = starting
+        if catalogue is not None:
+            options["catalogue"] = catalogue
+        return CreateRequest(options=options, players=players, kit=kit_json)
+
+    def api_request(self, body: Mapping[str, Any]) -> CreateRequest:
+        """The options given; a kit (``kit.json``) gives the catalogue, never with one."""
+        options = given_options(NAME, body)
+        kit_json = None
+        if body.get("kit") is not None:
+            if body.get("catalogue") is not None:
+                raise ValidationError({"kit": ["give a kit or a catalogue, not both"]})
+            try:
+                kit = parse_kit(body["kit"])
+            except ValueError as e:
+                raise ValidationError({"kit": [str(e)]}) from None
+            options["catalogue"], kit_json = kit.catalogue_for_game(), kit.to_json()
+        return CreateRequest(options=options, players=dict(body.get("players") or {}), kit=kit_json)
 
 
 PAGES = HeraZeusPages()

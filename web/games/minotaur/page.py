@@ -17,6 +17,7 @@ from html import escape
 from typing import Any
 
 from flask import Blueprint, session
+from marshmallow import ValidationError
 
 from engine.minotaur.actions import ZONES
 from engine.minotaur.cards import (
@@ -28,20 +29,22 @@ from engine.minotaur.cards import (
     opponent,
 )
 from engine.minotaur.rulebook import RULES
-from printables.kit import KitError
-from printables.minotaur_kit import MinotaurKit
+from printables.kits import KitError
+from printables.minotaur.kit import MinotaurKit
 from referee.log import Record
 from referee.minotaur.game import MINOTAUR, NAME, event_words
 from referee.models import SeatView, TableRow
-from referee.service import Referee
+from referee.service import Forbidden, Referee
 from referee.validate import InputError, utf8_file
-from web.games import CreateRequest, Unreadable
+from web.errors import NoKit
+from web.games import CreateRequest, Unreadable, given_options
 from web.games.minotaur.drawing import SVG_CSS
 from web.games.minotaur.drawing import table_svg as draw_table
 from web.games.minotaur.drawing import table_text as draw_text
 from web.games.minotaur.forms import form_action, form_observation, parse_answer
 from web.games.minotaur.photo import bp as photo_bp
 from web.games.minotaur.photo import read_key
+from web.request import seat_of
 
 SEAT_TITLE = {"miron": "Miron", "vess": "Vess"}
 NEEDS_TEXT = {
@@ -210,6 +213,15 @@ class MinotaurPages:
 
     def blueprints(self) -> Sequence[Blueprint]:
         return (photo_bp,)
+
+    def read_photo(self, game: str, data: bytes) -> dict[str, Any]:
+        return _no_camera(game)
+
+    def load_kit(self, path: str) -> Any:
+        raise ValueError(f"{path}: the camera of this game reads no server-wide kit")
+
+    def read_frame(self, game: str, data: bytes, live: bool) -> dict[str, Any]:
+        return _no_camera(game)
 
     def table_svg(
         self, view: Mapping[str, Any], *, seat: str, tappable: bool = True, side: str | None = None
@@ -388,14 +400,40 @@ class MinotaurPages:
         first = form.get("first", "miron")
         profile = form.get("profile", "basic")
         switches = {"scarab_backs": "off"} if form.get("scarab_backs") == "off" else {}
-        return CreateRequest(
-            profile=profile if profile in ("basic", "advanced") else "basic",
-            switches=switches,
-            players=players,
-            starting=first if first in PLAYERS else None,
-            kit=kit_json,
-            options={"deck_list": listing},
-        )
+        options: dict[str, Any] = {
+            "profile": profile if profile in ("basic", "advanced") else "basic",
+            "switches": switches,
+            "deck_list": listing,
+        }
+        if first in PLAYERS:
+            options["starting"] = first
+        return CreateRequest(options=options, players=players, kit=kit_json)
+
+    def api_request(self, body: Mapping[str, Any]) -> CreateRequest:
+        """The options given; a kit (``kit.json`` of ``referee kit --game minotaur``) gives
+        the deck list, never with one."""
+        options = given_options(NAME, body)
+        kit_json = None
+        if body.get("kit") is not None:
+            if body.get("deck_list") is not None:
+                raise ValidationError({"kit": ["give a kit or a deck list, not both"]})
+            try:
+                kit = MinotaurKit.from_json(body["kit"])
+            except KitError as e:
+                raise ValidationError({"kit": [str(e)]}) from None
+            options["deck_list"], kit_json = deck_list_text(kit.cards), kit.to_json()
+        return CreateRequest(options=options, players=dict(body.get("players") or {}), kit=kit_json)
 
 
 PAGES = MinotaurPages()
+
+
+def _no_camera(game: str) -> dict[str, Any]:
+    """The API reads no photo or frame of this game: its seat page reads a photo of cards."""
+    if seat_of(game) == "public":
+        raise Forbidden(
+            "the public seat cannot send photos or frames; open your seat's join link first"
+        )
+    raise NoKit(
+        "the API reads no photos or frames of this game; send a photo of cards from your seat page"
+    )

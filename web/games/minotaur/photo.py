@@ -8,13 +8,13 @@ from __future__ import annotations
 from flask import Blueprint, current_app, flash, session
 from werkzeug.wrappers import Response
 
-from printables.kit import KitError
-from printables.minotaur_kit import MinotaurKit
+from printables.kits import KitError
+from printables.minotaur.kit import MinotaurKit
 from referee.service import ServiceError
 from web.acting import back
 from web.errors import BadImage
-from web.images import check_image, upload_bytes
 from web.request import csrf_protected, get_referee, refusal, seat_of, with_game
+from web.uploads import check_image, upload_bytes
 
 bp = Blueprint("minotaur_photo", __name__)
 PLAYERS = ("miron", "vess")
@@ -31,7 +31,7 @@ def read_key(game: str) -> str:
 def cards_photo(game: str) -> Response:
     """Reads the cards in a photo for this seat; records nothing. Raises CsrfError."""
     from vision.decode import ImageError
-    from vision.minotaur import read_minotaur_cards
+    from vision.minotaur.cards import read_minotaur_cards
     from vision.sources import SourceError, decode_image
 
     seat = seat_of(game)

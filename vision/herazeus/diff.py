@@ -1,7 +1,7 @@
 """Stage: compare a table snapshot with the referee's view and propose what happened.
 
-Input: a :class:`vision.table.Snapshot` and a view as ``referee.views.view_for(state, seat)``
-returns it (per side a ``field``: three columns, front to back, of ``Name`` / ``Name/zeus``
+Input: a :class:`vision.herazeus.table.Snapshot` and a view as ``referee.views.view_for(state,
+seat)`` returns it (per side a ``field``: three columns, front to back, of ``Name`` / ``Name/zeus``
 face down and known to the seat, ``^Name`` face up, ``?`` / ``?/hera`` a back, ``@`` the
 figure). Output: a list of **proposals**, plain dicts a person confirms with a tap; nothing
 is applied here.
@@ -43,10 +43,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from printables.kit import DECKS
-from printables.mat import COLUMNS
-from printables.payload import Deck
-from vision.table import CellReading, Snapshot
+from printables.herazeus.kit import DECKS
+from printables.herazeus.mat import COLUMNS
+from printables.herazeus.payload import Deck
+from vision.herazeus.table import CellReading, Snapshot
 
 EntryKind = Literal["figure", "up", "down"]
 

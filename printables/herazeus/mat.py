@@ -26,8 +26,8 @@ seat, from his right. Every cell is a full card place (cards never overlap: the 
 cards of a column next to each other, without gaps), sized for a sleeved 59 x 92 mm card.
 
 A kit whose mat numbers the cells otherwise is read by its own numbers: nothing in vision
-assumes this layout beyond the corner marker ids (:data:`printables.payload.MAT_CORNER_IDS`,
-printed upright for Hera).
+assumes this layout beyond the corner marker ids
+(:data:`printables.herazeus.payload.MAT_CORNER_IDS`, printed upright for Hera).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from printables.payload import MAT_CORNER_IDS, Deck
+from printables.herazeus.payload import MAT_CORNER_IDS, Deck
 
 CARD_MM = (59.0, 92.0)  # a Kosmos two-player card (Standard European size)
 CELL_W = 64.0  # a sleeved card (about 61.5 x 94 mm) with room to lay it down by hand

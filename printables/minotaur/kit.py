@@ -1,8 +1,8 @@
 """A Minotaur Lords sticker kit: the owner's deck list (:mod:`engine.minotaur.cards`), a face
 code for each physical card, and one identical back marker per deck (issue 15).
 
-The kit is saved as ``kit.json`` (format ``minotaur-kit/1``) beside the PDFs; like a Hera &
-Zeus kit it holds the secret that tells real codes from fakes, so it stays with the referee.
+The kit is saved as ``kit.json`` (format ``minotaur-kit/1``) beside the PDFs; like every
+game's kit it holds the secret that tells real codes from fakes, so it stays with the referee.
 Serials run 1..n within each deck (miron, vess, bonus) in the deck list's row order, copies
 included: each physical card has its own code.
 """
@@ -15,17 +15,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.herazeus.errors import CatalogueError, NotationError
+from engine.errors import CatalogueError, NotationError
 from engine.minotaur.cards import DECKS, CardDef, card_from_json
-from printables.kit import MAX_KIT_JSON_BYTES, KitError, PrintOptions
-from printables.payload import (
-    MinotaurFace,
-    PayloadError,
-    minotaur_face_payload,
-    new_kit_id,
-    new_kit_secret,
-    parse_minotaur_face,
-)
+from printables.codes import PayloadError, new_kit_id, new_kit_secret
+from printables.kits import MAX_KIT_JSON_BYTES, KitError, PrintOptions
+from printables.minotaur.payload import MinotaurFace, minotaur_face_payload, parse_minotaur_face
 
 FORMAT = "minotaur-kit/1"
 

@@ -22,11 +22,11 @@ import qrcode  # type: ignore[import-untyped]
 import qrcode.constants  # type: ignore[import-untyped]
 from numpy.typing import NDArray
 
-from printables.kit import BACK_MARKER_MM as PRINT_BACK_MARKER_MM
-from printables.kit import DECKS, DEFAULT_CODE_MM, QUIET_MODULES, Kit
-from printables.payload import BACK_MARKER_IDS, Deck, face_payload, new_kit_secret
-from printables.sheets import DECK_RGB, GREY, cell_name, side_name
-from vision.kit import CardRef, VisionKit, as_vision_kit
+from printables.herazeus.kit import BACK_MARKER_MM as PRINT_BACK_MARKER_MM
+from printables.herazeus.kit import DECKS, DEFAULT_CODE_MM, QUIET_MODULES, Kit
+from printables.herazeus.payload import BACK_MARKER_IDS, Deck, face_payload, new_kit_secret
+from printables.herazeus.sheets import DECK_RGB, GREY, cell_name, side_name
+from vision.herazeus.kit import CardRef, VisionKit, as_vision_kit
 
 Image = NDArray[Any]
 
@@ -324,7 +324,8 @@ def _sleeve_over(card: Image, rng: np.random.Generator, ppm: float) -> Image:
     return out
 
 
-# What the kit's mat prints besides its markers (printables.sheets._draw_mat), as the synthetic
+# What the kit's mat prints besides its markers (printables.herazeus.sheets._draw_mat), as the
+# synthetic
 # mats show it: outlines in the deck's colour, each cell's name at its centre (7 pt grey), the
 # centre band's column numbers (14 pt bold) and dashed middle line, each side's name up both
 # long margins (11 pt bold). On a dark cloth mat, in light grey. Width of a character, mm:
@@ -977,7 +978,7 @@ def cell_key(cell: tuple[str, int, int]) -> str:
 
 def score_table(cells: dict[str, dict[str, Any]], truth: dict[str, Any]) -> TableScore:
     """Scores snapshot cells (``"side/col/row"`` -> ``{"state", "payload"?, "deck"?}``, as
-    :meth:`vision.table.Snapshot.to_json` gives them per cell) against ``truth``."""
+    :meth:`vision.herazeus.table.Snapshot.to_json` gives them per cell) against ``truth``."""
     out = TableScore()
     for key, c in truth["cells"].items():
         got = cells[key]

@@ -1,6 +1,6 @@
 """What the camera reads in the web app (issue 8): the game's kit, photos of cards, frames of
-the mat. The pages that send them are :mod:`web.camera`; the API's are in :mod:`web.api`.
-Hera & Zeus only (its kit, mat and cards), reached through its page module
+the mat. The pages that send them are :mod:`web.games.herazeus.camera`; the API's are in
+:mod:`web.api`. Hera & Zeus only (its kit, mat and cards), reached through its page module
 (:mod:`web.games.herazeus.page`) and the API, never assumed by the page shell.
 
 Two ways in, both read with the game's own sticker kit (``Referee.kit``: kept on the server,
@@ -18,8 +18,8 @@ secret included, never sent to a page):
   ``vision.propose`` against the view of the seat that sent it, and returns the snapshot, the
   proposals (each with the request that confirms it) and the rectified mat with what was read
   drawn over it, as a small JPEG data URL in the same response: the image goes back to the
-  uploader only and is never stored. Frames are bounded: :data:`FRAME_LIMIT` bytes, a token
-  bucket per seat (:data:`FRAME_BURST`, ``FRAME_RATE`` per second) and at most
+  uploader only and is never stored. Frames are bounded: :data:`web.uploads.FRAME_LIMIT`
+  bytes, a token bucket per seat (:data:`FRAME_BURST`, ``FRAME_RATE`` per second) and at most
   ``FRAME_WORKERS`` frames read at once on the server (429 and 503 with ``Retry-After``).
 
 Every image, photo or frame, is bounded before it is decoded (issue 12): its size is read from
@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from flask import current_app, request, session
+from flask import current_app, session
 
 from engine.herazeus.cards import HOSTAGE_NAME, Player
 from referee.herazeus.game import PLAYERS
@@ -57,15 +57,12 @@ from referee.service import Forbidden
 from web.errors import (
     BadImage,
     Busy,
-    ImageTooLarge,
-    NoImage,
     NoKit,
     TooManyFrames,
-    WrongImageType,
 )
 from web.request import get_referee, seat_of
+from web.uploads import check_image, decode
 
-FRAME_LIMIT = 4 * 1024 * 1024  # a 1080p JPEG from a canvas is 0.2-0.8 MB
 FRAME_BURST = 3  # frames a seat may send back to back
 FRAME_RATE = 2.0  # frames per second a seat may send on average (the page sends one a second)
 FRAME_WORKERS = 2  # frames read at once on the whole server (OpenCV work is CPU bound)
@@ -74,7 +71,6 @@ MAT_JPEG_QUALITY = 70
 PHOTO_KEEP = 24  # cards remembered per seat from its photos (a hand is at most ~15)
 KITS_CACHED = 64
 PHOTO_SESSION = "hz_photo"
-UPLOAD_TYPES = ("image/jpeg", "image/png", "image/webp")
 PLAYER_SEATS = PLAYERS  # the camera reads Hera & Zeus's kit
 
 
@@ -82,7 +78,8 @@ PLAYER_SEATS = PLAYERS  # the camera reads Hera & Zeus's kit
 
 
 def game_kit(game: str) -> Any:
-    """The game's kit as vision reads it (a :class:`vision.kit.VisionKit`), else the server's
+    """The game's kit as vision reads it (a :class:`vision.herazeus.kit.VisionKit`), else the
+    server's
     ``VISION_KIT``. Raises NoKit when there is neither, and NoKit too when the stored kit no
     longer reads (it was checked when the game was created, so that is a damaged store)."""
     ref = get_referee()
@@ -102,8 +99,8 @@ def game_kit(game: str) -> Any:
     if hit is not None:
         cache.move_to_end(digest)
         return hit
-    from printables.kit import Kit
-    from vision.kit import as_vision_kit
+    from printables.herazeus.kit import Kit
+    from vision.herazeus.kit import as_vision_kit
 
     try:
         vk = as_vision_kit(Kit.from_json(raw, "the game's kit"))
@@ -121,18 +118,18 @@ def has_kit(game: str) -> bool:
 
 
 def parse_kit(data: object, where: str = "kit.json") -> Any:
-    """A :class:`printables.kit.Kit` from a parsed ``kit.json``. Raises ValueError (KitError)
-    naming ``where`` and the field."""
-    from printables.kit import Kit
+    """A :class:`printables.herazeus.kit.Kit` from a parsed ``kit.json``. Raises ValueError
+    (KitError) naming ``where`` and the field."""
+    from printables.herazeus.kit import Kit
 
     return Kit.from_json(data, where)
 
 
 def parse_kit_upload(raw: bytes, where: str) -> Any:
-    """A :class:`printables.kit.Kit` from an uploaded ``kit.json`` file, read strictly
+    """A :class:`printables.herazeus.kit.Kit` from an uploaded ``kit.json`` file, read strictly
     (:func:`referee.jsonin.loads_strict`: no duplicate keys, bounded size and depth). Raises
     ValueError naming ``where`` and the problem (not UTF-8, not JSON, or the field)."""
-    from printables.kit import MAX_KIT_JSON_BYTES
+    from printables.herazeus.kit import MAX_KIT_JSON_BYTES
     from referee.jsonin import loads_strict
 
     if len(raw) > MAX_KIT_JSON_BYTES:
@@ -163,68 +160,6 @@ def camera_for(game: str) -> Camera:
             "the public seat cannot send photos or frames; open your seat's join link first"
         )
     return Camera(game, seat, game_kit(game))
-
-
-def upload_bytes(field: str, limit: int) -> bytes:
-    """The image of this request: the multipart field ``field``, or the whole body sent as
-    ``image/jpeg``, ``image/png`` or ``image/webp``. Raises NoImage naming the field
-    when there is none, WrongImageType for another type, ImageTooLarge above ``limit`` bytes."""
-    if request.mimetype == "multipart/form-data":
-        f = request.files.get(field)
-        if f is None or (not f.filename and not f.mimetype):
-            raise NoImage(f"send the image as the multipart field {field!r}", field)
-        if f.mimetype not in UPLOAD_TYPES:
-            raise WrongImageType(
-                f"{field}: a JPEG, PNG or WebP image is needed, not {f.mimetype!r}", field
-            )
-        data = f.read(limit + 1)
-    elif request.mimetype in UPLOAD_TYPES:
-        if request.content_length is not None and request.content_length > limit:
-            data = b"x" * (limit + 1)
-        else:
-            data = request.get_data(cache=False)
-    else:
-        raise WrongImageType(
-            f"send the {field} as multipart/form-data (field {field!r}) or as an image/jpeg "
-            f"body, not {request.mimetype or 'nothing'!r}",
-            field,
-        )
-    if len(data) > limit:
-        raise ImageTooLarge(f"{field}: larger than {limit // (1024 * 1024)} MB", field)
-    if not data:
-        raise NoImage(f"{field}: empty, not an image", field)
-    return bytes(data)
-
-
-def _pixel_limit() -> int:
-    from vision.sources import MAX_PIXELS
-
-    return int(current_app.config.get("IMAGE_PIXELS", MAX_PIXELS))
-
-
-def check_image(data: bytes, name: str) -> None:
-    """Reads the image's size from its header, before anything is decoded. Raises
-    ImageTooLarge (413) naming the size and the limit, BadImage for a header that declares no
-    size."""
-    from vision.sources import ImageTooBig, SourceError, check_pixels
-
-    try:
-        check_pixels(data, name, _pixel_limit())
-    except ImageTooBig as e:
-        raise ImageTooLarge(str(e)[:300], name) from None
-    except SourceError as e:
-        raise BadImage(str(e)[:300], name) from None
-
-
-def _decode(data: bytes, name: str) -> Any:
-    from vision.sources import ImageTooBig, SourceError, decode_image
-
-    try:
-        return decode_image(data, name, _pixel_limit())
-    except ImageTooBig as e:
-        raise ImageTooLarge(str(e)[:300], name) from None
-    except SourceError as e:
-        raise BadImage(str(e)[:300], name) from None
 
 
 # ---- photos of cards ----------------------------------------------------------------------------
@@ -284,8 +219,8 @@ def read_photo(cam: Camera, data: bytes) -> dict[str, Any]:
 
 
 def _read_photo(seat: str, kit: Any, data: bytes) -> dict[str, Any]:
-    image = _decode(data, "photo")
-    from vision import read_cards
+    image = decode(data, "photo")
+    from vision.herazeus import read_cards
 
     t0 = time.perf_counter()
     try:
@@ -631,12 +566,12 @@ def read_frame(cam: Camera, data: bytes, live: bool = False) -> dict[str, Any]:
 
 
 def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
-    from vision import propose, read_table
-    from vision.framing import check_pose, no_mat
-    from vision.markers import MatNotFound
+    from vision.herazeus import propose, read_table
+    from vision.herazeus.framing import check_pose, no_mat
+    from vision.herazeus.markers import MatNotFound
 
     t0 = time.perf_counter()
-    image = _decode(data, "frame")
+    image = decode(data, "frame")
     view = get_referee().view(game, seat).to_json()  # what the proposals read: its JSON
     seq = int(view["seq"])
     height, width = image.shape[:2]
@@ -694,7 +629,7 @@ def annotate(
     bottom. Returns JPEG bytes."""
     import cv2
 
-    from vision.markers import rectify
+    from vision.herazeus.markers import rectify
 
     mat = rectify(image, snap.pose, geo, px_per_mm)
     H, W = mat.shape[:2]

@@ -1,6 +1,6 @@
 """Stage: ArUco markers (mat corners, sleeve backs), the mat's pose, and the rectified mat.
 
-The kit's markers come from OpenCV's ``DICT_4X4_50`` (:mod:`printables.payload`). The
+The kit's markers come from OpenCV's ``DICT_4X4_50`` (:mod:`printables.herazeus.payload`). The
 detector runs with a lower ``minMarkerPerimeterRate`` than OpenCV's default 0.03, which hides
 markers under about 15 px on a 1080p frame. Each corner marker gives four points, so the
 homography from mat millimetres to image pixels uses up to 16 correspondences
@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from printables.mat import MatGeometry
-from printables.payload import BACK_MARKER_IDS, MAT_CORNER_IDS, Deck
+from printables.herazeus.mat import MatGeometry
+from printables.herazeus.payload import BACK_MARKER_IDS, MAT_CORNER_IDS, Deck
 
 Point = tuple[float, float]
 MIN_MARKER_PERIMETER_RATE = 0.015  # OpenCV's default 0.03 misses markers under ~15 px

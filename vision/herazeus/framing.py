@@ -18,8 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.decode import as_gray
-from vision.kit import KitLike
-from vision.markers import MatNotFound, MatPose, detect_markers, find_mat
+from vision.herazeus.kit import KitLike
+from vision.herazeus.markers import MatNotFound, MatPose, detect_markers, find_mat
 
 FACE_READS = 2.2  # px per module from which face codes read reliably
 FACE_NEVER = 1.6  # px per module below which no face code read

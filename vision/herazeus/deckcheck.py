@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from printables.kit import DECKS
-from printables.payload import Deck
-from vision.decode import Detection
-from vision.kit import CardRef, KitLike
+from printables.herazeus.kit import DECKS
+from printables.herazeus.payload import Deck
+from vision.herazeus.cards import Detection
+from vision.herazeus.kit import CardRef, KitLike
 
 
 @dataclass(frozen=True)

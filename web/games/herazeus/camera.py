@@ -33,7 +33,7 @@ from referee.service import ServiceError
 from web.acting import back, submit
 from web.errors import BadImage
 from web.games import page_for, seat_title
-from web.images import (
+from web.games.herazeus.images import (
     PHOTO_SESSION,
     camera_for,
     entry_raw,
@@ -43,9 +43,9 @@ from web.images import (
     read_photo,
     remember_photo,
     remembered,
-    upload_bytes,
 )
 from web.request import csrf_protected, csrf_token, get_referee, refusal, seat_of, with_game
+from web.uploads import upload_bytes
 
 bp = Blueprint("camera", __name__)
 

@@ -1,5 +1,5 @@
 """Reading Minotaur Lords face stickers in a photo (issue 15): the same decoder, retries and
-blur undoing as a Hera & Zeus phone photo (:func:`vision.decode.find_codes`), each code checked
+blur undoing as every game's phone photo (:func:`vision.decode.find_codes`), each code checked
 against the Minotaur Lords kit; a code of another kit, another game or a fake is refused with
 its reason, never misread."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from printables.minotaur_kit import MinotaurKit
-from printables.payload import PayloadError
+from printables.codes import PayloadError
+from printables.minotaur.kit import MinotaurKit
 from vision.codebook import codebook
 from vision.decode import as_gray, find_codes
 

@@ -2,9 +2,10 @@
 names, and the mat's geometry in millimetres.
 
 The kit is defined once, by :mod:`printables` (``referee kit``): the kit file and its reader
-(:class:`printables.kit.Kit`, whose errors are :class:`printables.kit.KitError`), the face
-payloads (:mod:`printables.payload`) and the mat (:class:`printables.mat.MatGeometry`; see that
-module for the axes and the cell numbering). This module only states the small interface vision
+(:class:`printables.herazeus.kit.Kit`, whose errors are
+:class:`printables.herazeus.kit.KitError`), the face payloads (:mod:`printables.herazeus.payload`)
+and the mat (:class:`printables.herazeus.mat.MatGeometry`; see that module for the axes and the
+cell numbering). This module only states the small interface vision
 reads (:class:`KitLike`), vision's index of a kit (:class:`VisionKit`: face payload -> card) and
 a loader. Nothing here touches a camera or a file except :func:`load_kit`.
 """
@@ -16,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from printables.kit import Kit
-from printables.mat import MatGeometry
-from printables.payload import Deck
-from printables.sheets import mat_tiling
+from printables.herazeus.kit import Kit
+from printables.herazeus.mat import MatGeometry
+from printables.herazeus.payload import Deck
+from printables.herazeus.sheets import mat_tiling
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +43,7 @@ class CardRef:
 @runtime_checkable
 class KitLike(Protocol):
     """What vision needs from a kit. :func:`as_vision_kit` makes one from a
-    :class:`printables.kit.Kit`."""
+    :class:`printables.herazeus.kit.Kit`."""
 
     @property
     def kit_id(self) -> str: ...
@@ -81,8 +82,8 @@ class KitLike(Protocol):
 
 @dataclass(frozen=True)
 class VisionKit:
-    """A :class:`printables.kit.Kit` as the camera reads it: the kit, and the card each of its
-    face payloads names. Build with :func:`as_vision_kit`."""
+    """A :class:`printables.herazeus.kit.Kit` as the camera reads it: the kit, and the card each of
+    its face payloads names. Build with :func:`as_vision_kit`."""
 
     kit: Kit
     cards: Mapping[str, CardRef]
@@ -123,8 +124,8 @@ class VisionKit:
 
 
 def as_vision_kit(kit: Kit | VisionKit) -> VisionKit:
-    """Vision's view of a :class:`printables.kit.Kit` (a :class:`VisionKit` is returned as it
-    is): every face sticker's payload with the card it names, and the kit's mat."""
+    """Vision's view of a :class:`printables.herazeus.kit.Kit` (a :class:`VisionKit` is returned as
+    it is): every face sticker's payload with the card it names, and the kit's mat."""
     if isinstance(kit, VisionKit):
         return kit
     cards = {s.payload: CardRef(s.deck, s.card, s.serial) for s in kit.stickers}
@@ -133,8 +134,8 @@ def as_vision_kit(kit: Kit | VisionKit) -> VisionKit:
 
 def load_kit(path: str | Path) -> VisionKit:
     """Reads a ``kit.json`` written by ``referee kit`` (strictly, through
-    :meth:`printables.kit.Kit.load`). Raises :class:`printables.kit.KitError` naming the file
-    and the problem."""
+    :meth:`printables.herazeus.kit.Kit.load`). Raises :class:`printables.herazeus.kit.KitError`
+    naming the file and the problem."""
     return as_vision_kit(Kit.load(path))
 
 

@@ -1,7 +1,7 @@
 """A sticker kit: one owner's two physical decks, each card with its own face code.
 
-A :class:`Kit` holds a kit id and secret (see :mod:`printables.payload`), the owner's deck lists
-(for every card name its printed strength and number of copies), one :class:`Sticker` per
+A :class:`Kit` holds a kit id and secret (see :mod:`printables.herazeus.payload`), the owner's
+deck lists (for every card name its printed strength and number of copies), one :class:`Sticker` per
 physical card (serial 1..43 within its deck, in deck-list order), what was printed (paper,
 code size) and the mat's geometry. It is saved as ``kit.json``; that file is the only place
 the secret lives, so keep it with the referee and never publish it.
@@ -25,7 +25,7 @@ print the same strength in both. A kit built from such a file is **confirmed** (
 provisional); a kit built from the default list says everywhere that it is provisional.
 
 Errors: :class:`KitError` (a ValueError) names the input and the rule; codes that are not this
-kit's raise :class:`printables.payload.PayloadError`.
+kit's raise :class:`printables.herazeus.payload.PayloadError`.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.herazeus.cards import DECK_SIZE, Catalogue, Player, default_catalogue
-from printables.mat import MatGeometry, parse_mat, standard_mat
-from printables.payload import (
+from printables.herazeus.mat import MatGeometry, parse_mat, standard_mat
+from printables.herazeus.payload import (
     DECK_LETTER,
     Deck,
     PayloadError,
@@ -50,23 +50,20 @@ from printables.payload import (
     new_kit_secret,
     parse_face,
 )
+from printables.kits import (  # shared by every game's kit (re-exported)
+    BACK_MARKER_MM,
+    DEFAULT_CODE_MM,
+    KIT_FILE,
+    MAX_KIT_JSON_BYTES,
+    QUIET_MODULES,
+    KitError,
+    PrintOptions,
+)
 
 FORMAT = "herazeus-kit/1"
-KIT_FILE = "kit.json"
 DECKS: tuple[Deck, Deck] = ("hera", "zeus")
-MAX_KIT_JSON_BYTES = 256 * 1024  # a real kit.json is about 20 kB
 MAX_DECK_FILE_BYTES = 64 * 1024
 MAX_NAME = 40
-DEFAULT_CODE_MM = 20.0  # see README, "Printing a sticker kit"
-MIN_CODE_MM = 10.0
-MAX_CODE_MM = 40.0
-QUIET_MODULES = 2  # white modules around each code (QR asks for 4; decoders read 2 reliably)
-BACK_MARKER_MM = 18.0  # ~40 px at 2.25 px/mm; ArUco 4x4 reads down to ~28 px
-PAPERS = ("a4", "letter")
-
-
-class KitError(ValueError):
-    """A kit file, deck list or kit option that breaks a rule; the message names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,28 +83,6 @@ class Sticker:
     serial: int
     card: str
     payload: str
-
-
-@dataclass(frozen=True, slots=True)
-class PrintOptions:
-    """What the sheets were printed with (kept so the camera knows the code size)."""
-
-    paper: str = "a4"
-    code_mm: float = DEFAULT_CODE_MM
-    quiet_modules: int = QUIET_MODULES
-    back_marker_mm: float = BACK_MARKER_MM
-
-    def __post_init__(self) -> None:
-        if self.paper not in PAPERS:
-            raise KitError(f"paper {self.paper!r}: must be one of {', '.join(PAPERS)}")
-        if not MIN_CODE_MM <= self.code_mm <= MAX_CODE_MM:
-            raise KitError(
-                f"sticker size {self.code_mm:g} mm: must be {MIN_CODE_MM:g} to {MAX_CODE_MM:g} mm"
-            )
-        if not 2 <= self.quiet_modules <= 8:
-            raise KitError(f"quiet zone of {self.quiet_modules} modules: must be 2 to 8")
-        if not 10 <= self.back_marker_mm <= 50:
-            raise KitError(f"back marker {self.back_marker_mm:g} mm: must be 10 to 50 mm")
 
 
 @dataclass(frozen=True)
@@ -580,9 +555,13 @@ def _exact(obj: Mapping[str, Any], expected: set[str], where: str) -> None:
 
 
 __all__ = [
+    "BACK_MARKER_MM",
     "DECKS",
     "DECK_LETTER",
     "DEFAULT_CODE_MM",
+    "KIT_FILE",
+    "MAX_KIT_JSON_BYTES",
+    "QUIET_MODULES",
     "DeckEntry",
     "Kit",
     "KitError",

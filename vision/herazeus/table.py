@@ -1,7 +1,7 @@
 """Stage: one frame of the mat -> a table snapshot.
 
 For each side (hera, zeus), column 1-3 and row 1-4 (numbered as the owner sees them; see
-:mod:`printables.mat` for the geometry) a cell reads:
+:mod:`printables.herazeus.mat` for the geometry) a cell reads:
 
 - ``up``: a face-up card; its face code was read and checked, so ``card`` names it;
 - ``down``: a face-down card; its back marker tells the deck and nothing more;
@@ -33,22 +33,21 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from printables.kit import DECKS
-from printables.mat import COLUMNS, ROWS, MatGeometry
-from printables.payload import Deck
+from printables.herazeus.kit import DECKS
+from printables.herazeus.mat import COLUMNS, ROWS, MatGeometry
+from printables.herazeus.payload import Deck
 from vision.codebook import Codebook, aligned_corners, codebook, matched_codes
 from vision.decode import (
-    Detection,
     Point,
     Quad,
     RawCode,
     as_gray,
-    check_code,
     decode_crop,
     decode_qr,
 )
-from vision.kit import CardRef, KitLike
-from vision.markers import (
+from vision.herazeus.cards import Detection, check_code
+from vision.herazeus.kit import CardRef, KitLike
+from vision.herazeus.markers import (
     BACK_IDS,
     Marker,
     MatPose,
@@ -75,7 +74,7 @@ EDGE_MARGIN_MM = 4.0  # a code or back centred this close to a cell's edge belon
 # when tilted, and turned. Its size is its sides' mean, and each side must lie as near that
 # mean: under a wide lens one side of a flat code came back up to 7% off (barrel distortion
 # bends the mat away from its markers' homography), its mean no more than 4%. Measured on the
-# hard and fresh sets at 1080p, 4K and 12 MP (vision.synth; 1,858 flat codes, 1,731 flat
+# hard and fresh sets at 1080p, 4K and 12 MP (vision.herazeus.synth; 1,858 flat codes, 1,731 flat
 # backs): codes' size within 4.0%, each side within 4.9% of their mean; backs' 8.0% and 7.4%.
 FLAT_CODE = (0.06, 6.0, 6.0)  # code: size (share), corner angle (deg), turn off the axes (deg)
 FLAT_BACK = (0.10, 8.0, 8.0)  # back marker: the same (a smaller symbol: noisier corners)
@@ -839,8 +838,8 @@ REFIT_CORNERS_MM = 1.5  # the corner markers' mean distance from the refitted po
 def refit_on_backs(
     pose: MatPose, markers: Sequence[Marker], geo: MatGeometry, back_mm: float
 ) -> MatPose:
-    """A pose fitted on three corner markers (:func:`~vision.markers.find_mat`), fitted again
-    on those markers' corners and the centres of the backs lying flat in cells, each taken
+    """A pose fitted on three corner markers (:func:`~vision.herazeus.markers.find_mat`), fitted
+    again on those markers' corners and the centres of the backs lying flat in cells, each taken
     for its cell's centre (a card lies within a few mm of it): a least-squares homography,
     refitted twice without backs more than ``REFIT_BACK_MM`` off. Kept only when at least
     ``REFIT_BACKS`` backs remain, the corner markers still fit within ``REFIT_CORNERS_MM`` (mean),

@@ -1,0 +1,1 @@
+"""Hera & Zeus's printables: its sticker kit, codes, mat and sheets."""

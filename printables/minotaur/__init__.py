@@ -1,0 +1,1 @@
+"""Minotaur Lords's printables: its sticker kit, codes and sheets."""

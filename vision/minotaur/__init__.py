@@ -1,0 +1,1 @@
+"""Minotaur Lords's camera input: the cards its kit's stickers name in a photo."""
