@@ -36,9 +36,10 @@ from referee.anchors import (
 )
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
-from referee.game import Malformed
-from referee.games import check_export_seat, game_of
+from referee.game import Malformed, RuleError
+from referee.games import RulingFile, check_export_seat, game_of, ruling_file_of
 from referee.herazeus.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
+from referee.jsonin import loads_strict
 from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
 from referee.minotaur.ruling import is_minotaur
@@ -82,6 +83,15 @@ def _read_bounded(file: str, limit: int) -> str:
     return data.decode("utf-8") if isinstance(data, bytes) else data
 
 
+def _registered_reader(text: str) -> RulingFile | None:
+    """The reader of a registered game whose ruling file this is (None: not one, or not
+    strict JSON, which the built-in readers report)."""
+    try:
+        return ruling_file_of(loads_strict(text, "file", max_bytes=MAX_FILE_BYTES))
+    except ValueError:
+        return None
+
+
 def cmd_rule(args: argparse.Namespace) -> int:
     def fail(message: str) -> int:
         return _fail(_one_line(f"{args.file}: {message}"))
@@ -94,6 +104,14 @@ def cmd_rule(args: argparse.Namespace) -> int:
     except OSError as e:
         return fail(f"cannot read: {e.strerror or e}")
     name = "stdin" if args.file == "-" else Path(args.file).name
+    reader = _registered_reader(text)
+    if reader is not None:  # a game registered with its own ruling files
+        try:
+            result, words = reader(loads_strict(text, name, max_bytes=MAX_FILE_BYTES))
+        except RuleError as e:
+            return fail(e.reason)
+        print(json.dumps(result, indent=1, ensure_ascii=False) if args.json else words)
+        return 0
     try:
         minotaur = is_minotaur(text, name)
         if minotaur is not None:

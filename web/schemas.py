@@ -10,7 +10,7 @@ view's ``legal`` list, e.g. ``"play Cyclops 2"``): :class:`ActionField` reads bo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
@@ -18,7 +18,7 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 from engine.herazeus.actions import parse_action_text
 from engine.herazeus.errors import NotationError
 from engine.herazeus.profiles import SWITCH_TYPES, Profile
-from referee.games import GAMES
+from referee.games import GAMES, all_players
 from referee.minotaur.game import PROFILES as MINOTAUR_PROFILES
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 from web.games.installed import PAGE_MODULES
@@ -41,7 +41,20 @@ NAME = [validate.Length(min=1, max=MAX_NAME), _FILLED]
 NOTE = [validate.Length(max=MAX_TEXT), _TEXT]
 REASON = [validate.Length(min=1, max=MAX_TEXT), _FILLED]
 EVENT = validate.Range(min=0, max=MAX_SEQ)
-PLAYERS = list(dict.fromkeys(p for g in GAMES.values() for p in g.players))  # of every game
+
+
+class _Players:
+    """The player seats of every registered game, read when a value is checked (a game the
+    tests register after this module was imported counts too)."""
+
+    def __contains__(self, seat: object) -> bool:
+        return seat in all_players()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(all_players())
+
+
+PLAYERS: Iterable[str] = _Players()  # of every game
 PROFILES = [p.value for p in Profile]
 SWITCHES = {name: [str(m.value) for m in typ] for name, typ in SWITCH_TYPES.items()}
 ACTION_TEXT_MAX = 500
@@ -148,7 +161,7 @@ class PlayersSchema(Strict):
 class CreateGameSchema(Strict):
     game_module = fields.String(
         load_default="hera-zeus",
-        validate=validate.OneOf(sorted(GAMES)),
+        validate=validate.OneOf(GAMES.keys()),  # every registered game, when checked
         metadata={"description": "which game: hera-zeus (default) or minotaur"},
     )
     deck_list = fields.String(
@@ -383,6 +396,19 @@ def view_schema(parts: Iterable[type[Schema]]) -> type[Schema]:
 
 
 ViewSchema = view_schema(pm.view_schema for pm in PAGE_MODULES)
+
+
+def add_view_part(part: type[Schema]) -> Callable[[], None]:
+    """Adds a game's own keys (a page module registered after import: the tests' third game)
+    to :data:`ViewSchema`; returns what removes them again."""
+    added = {k: v for k, v in part._declared_fields.items() if k not in ViewSchema._declared_fields}
+    ViewSchema._declared_fields.update(added)
+
+    def remove() -> None:
+        for k in added:
+            ViewSchema._declared_fields.pop(k, None)
+
+    return remove
 
 
 class ReceiptSchema(Schema):
