@@ -334,7 +334,9 @@ class Tiny:
 
     def setup(self, options: Mapping[str, Any], players: Mapping[str, str]) -> Setup:
         """Options: ``first`` (east or west: who leads round 1); ``profile`` standard."""
-        extra = sorted(set(options) - {"first", "profile", "starting"})
+        extra = sorted(set(options) - {"first", "profile", "starting", "switches"})
+        if options.get("switches"):
+            raise Malformed("switches: Tiny Duel has none")
         if extra:
             raise Malformed(f"options: unknown option {str(extra[0])[:20]!r}")
         if options.get("profile", "standard") != "standard":

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint
-from games.tiny.game import NAME, PLAYERS, RULES, TINY, TITLE
 from marshmallow import Schema, fields
 
+from games.tiny.game import NAME, PLAYERS, RULES, TINY, TITLE
 from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee
