@@ -150,6 +150,12 @@ def _schema(cls: type[Schema]) -> Schema:
     return s
 
 
+def forget_schemas() -> None:
+    """Drops the schema instances, so that the next dump makes them again (after a game's
+    page module was registered: :func:`web.games.installed.registered`)."""
+    _SCHEMAS.clear()
+
+
 def _json(schema: type[Schema], data: Any, status: int = 200, etag: int | None = None) -> Response:
     resp = jsonify(_schema(schema).dump(data))
     resp.status_code = status

@@ -18,14 +18,16 @@ PAGE_MODULES: list[PageModule] = [HERA_ZEUS, MINOTAUR]
 def registered(pm: PageModule) -> Iterator[PageModule]:
     """``pm`` served by the apps made within the block, its keys in the API's view schema.
     Raises ValueError when a page module of that name is served already."""
-    from web import schemas  # the schemas read this module's list when they are made
+    from web import api, schemas  # they read this module's list when they are made
 
     if any(m.name == pm.name for m in PAGE_MODULES):
         raise ValueError(f"a page module named {pm.name!r} is registered already")
     PAGE_MODULES.append(pm)
     remove = schemas.add_view_part(pm.view_schema)
+    api.forget_schemas()
     try:
         yield pm
     finally:
         remove()
+        api.forget_schemas()
         PAGE_MODULES.remove(pm)
