@@ -203,7 +203,7 @@ def test_schemathesis_over_a_seats_view_and_actions(
 ) -> None:
     monkeypatch.setattr(WSGI_TRANSPORT, "send", without_socket_settings(WSGI_TRANSPORT.send))
     app = make_app()
-    d = HttpDriver(referee_of(app))
+    d = ServiceDriver(referee_of(app))  # its seats unclaimed: the run claims one
     g = played(game, d, 5, steps=4)
     player = GAMES[game.name].players[0]
     token = referee_of(app).claim(g, d.codes[g][player]).token
