@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -71,7 +71,7 @@ def played(c: Contestant, d: Driver, seed: int, steps: int = STEPS) -> str:
     return t.game
 
 
-def own_part(view: dict[str, Any]) -> dict[str, Any]:
+def own_part(view: Mapping[str, Any]) -> dict[str, Any]:
     """The game's own keys of a view, with its phase, turn and outcome."""
     keep = {"phase", "turn", "winner", "reason", "profile", "switches", "legal"}
     return {k: v for k, v in view.items() if k not in SERVICE_KEYS or k in keep}
@@ -207,6 +207,7 @@ def test_schemathesis_over_a_seats_view_and_actions(
     g = played(game, d, 5, steps=4)
     player = GAMES[game.name].players[0]
     token = referee_of(app).claim(g, d.codes[g][player]).token
+    assert token is not None
     schema = schemathesis.openapi.from_wsgi(
         "/api/v1/openapi.json", app, config=fuzz_config(g, token)
     ).include(path_regex=r"^/games/\{game\}(/actions)?$")
