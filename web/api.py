@@ -42,6 +42,7 @@ from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
 from web import images, schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
+from web.games.installed import CHANGED
 from web.limits import check_creation
 from web.links import join_path, remember_codes
 from web.openapi import DOCS, RouteDoc
@@ -150,10 +151,7 @@ def _schema(cls: type[Schema]) -> Schema:
     return s
 
 
-def forget_schemas() -> None:
-    """Drops the schema instances, so that the next dump makes them again (after a game's
-    page module was registered: :func:`web.games.installed.registered`)."""
-    _SCHEMAS.clear()
+CHANGED.append(_SCHEMAS.clear)  # a page module registered: its view's keys (web.schemas)
 
 
 def _json(schema: type[Schema], data: Any, status: int = 200, etag: int | None = None) -> Response:

@@ -10,7 +10,7 @@ view's ``legal`` list, e.g. ``"play Cyclops 2"``): :class:`ActionField` reads bo
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
@@ -21,7 +21,7 @@ from engine.herazeus.profiles import SWITCH_TYPES, Profile
 from referee.games import GAMES, all_players
 from referee.minotaur.game import PROFILES as MINOTAUR_PROFILES
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
-from web.games.installed import PAGE_MODULES
+from web.games.installed import CHANGED, PAGE_MODULES
 
 # Text the service takes (referee.validate.text): no control characters but tab and newline;
 # a required text also holds something besides white space. The same patterns check the
@@ -398,17 +398,21 @@ def view_schema(parts: Iterable[type[Schema]]) -> type[Schema]:
 ViewSchema = view_schema(pm.view_schema for pm in PAGE_MODULES)
 
 
-def add_view_part(part: type[Schema]) -> Callable[[], None]:
-    """Adds a game's own keys (a page module registered after import: the tests' third game)
-    to :data:`ViewSchema`; returns what removes them again."""
-    added = {k: v for k, v in part._declared_fields.items() if k not in ViewSchema._declared_fields}
-    ViewSchema._declared_fields.update(added)
+BUILT_IN_VIEW = dict(ViewSchema._declared_fields)
 
-    def remove() -> None:
-        for k in added:
-            ViewSchema._declared_fields.pop(k, None)
 
-    return remove
+def _refresh_view() -> None:
+    """:data:`ViewSchema`'s keys again from the page modules installed now (a game's page
+    module was registered after import, or left: the tests' third game)."""
+    merged = dict(BUILT_IN_VIEW)
+    for pm in PAGE_MODULES:
+        for k, v in pm.view_schema._declared_fields.items():
+            merged.setdefault(k, v)
+    ViewSchema._declared_fields.clear()
+    ViewSchema._declared_fields.update(merged)
+
+
+CHANGED.append(_refresh_view)
 
 
 class ReceiptSchema(Schema):

@@ -4,7 +4,7 @@ tests run (their third game) registers its page module for a while with :func:`r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from web.games import PageModule
@@ -12,22 +12,25 @@ from web.games.herazeus.page import PAGES as HERA_ZEUS
 from web.games.minotaur.page import PAGES as MINOTAUR
 
 PAGE_MODULES: list[PageModule] = [HERA_ZEUS, MINOTAUR]
+# what reads the list again when it changes (the API's view schema and its schema instances)
+CHANGED: list[Callable[[], None]] = []
+
+
+def _changed() -> None:
+    for call in CHANGED:
+        call()
 
 
 @contextmanager
 def registered(pm: PageModule) -> Iterator[PageModule]:
     """``pm`` served by the apps made within the block, its keys in the API's view schema.
     Raises ValueError when a page module of that name is served already."""
-    from web import api, schemas  # they read this module's list when they are made
-
     if any(m.name == pm.name for m in PAGE_MODULES):
         raise ValueError(f"a page module named {pm.name!r} is registered already")
     PAGE_MODULES.append(pm)
-    remove = schemas.add_view_part(pm.view_schema)
-    api.forget_schemas()
+    _changed()
     try:
         yield pm
     finally:
-        remove()
-        api.forget_schemas()
         PAGE_MODULES.remove(pm)
+        _changed()
