@@ -37,7 +37,7 @@ from referee.anchors import (
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
 from referee.game import Malformed, RuleError
-from referee.games import RulingFile, check_export_seat, game_of, ruling_file_of
+from referee.games import RulingFile, all_seats, check_export_seat, game_of, ruling_file_of
 from referee.herazeus.ruling import MAX_FILE_BYTES, render_json, render_text, rule_file
 from referee.jsonin import loads_strict
 from referee.keys import KeyFileError
@@ -46,7 +46,6 @@ from referee.minotaur.ruling import is_minotaur
 from referee.minotaur.ruling import render_text as render_minotaur
 from referee.minotaur.ruling import rule as minotaur_rule
 from referee.narration import record_words
-from referee.reading import ALL_SEATS
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import StoreError
 from referee.views import cutter
@@ -431,7 +430,7 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("export", help="print a game's log as JSON lines")
     p.add_argument("game")
     p.add_argument("--db", default=DEFAULT_DB)
-    p.add_argument("--seat", default="judge", choices=ALL_SEATS)
+    p.add_argument("--seat", default="judge", choices=all_seats())
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("import", help="store a verified log (a judge's export)")

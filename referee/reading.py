@@ -31,10 +31,6 @@ from referee.repository import Repository, checked_game_id
 from referee.validate import InputError, integer
 from referee.views import JUDGE, redact, seats_of
 
-# Every seat of every game the referee runs, in seat order (a seat name is checked before a
-# game is read).
-ALL_SEATS = all_seats()  # the built-in games' (the CLI's choices); checks ask all_seats()
-
 
 def short(v: Any) -> str:
     """A value quoted in a message: text cut short, anything else by its type."""

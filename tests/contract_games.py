@@ -37,7 +37,7 @@ from privacy_property import (
     twin_names,
 )
 from service_helpers import Table
-from test_minotaur_privacy import _act, _new_game, _twins
+from test_minotaur_privacy import DECKS, _act, _new_game, _twins
 
 from engine.herazeus.actions import parse_action_text
 from engine.minotaur.cards import opponent
@@ -78,6 +78,9 @@ class Contestant:
     twins: Callable[[DriverType, int], TwinCase | None]
     ruling_file: Callable[[], dict[str, Any]]
     registered: Callable[[], contextlib.AbstractContextManager[object]] = contextlib.nullcontext
+    create: Mapping[str, Any] = field(default_factory=dict)  # POST /games's game options
+    # the checks this game is known to fail, with why (each a strict xfail: it flips when fixed)
+    gaps: Mapping[str, str] = field(default_factory=dict)
 
 
 def new_table(d: Driver, name: str, **options: Any) -> str:
@@ -159,6 +162,7 @@ MINOTAUR = Contestant(
     table=MinotaurTable,
     action_of=json.loads,
     twins=ml_twins,
+    create={"deck_list": DECKS},
     ruling_file=lambda: json.loads(
         next(iter(sorted((TESTS / "data" / "minotaur" / "rulings").glob("*.json")))).read_text()
     ),
@@ -250,6 +254,13 @@ TINY_DUEL = Contestant(
     twins=tiny_twins,
     ruling_file=tiny_ruling_file,
     registered=tiny_registered,
+    gaps={
+        "test_the_api_creates_a_game_naming_its_players": "web/schemas.py PlayersSchema "
+        "declares the built-in games' seats by name (hera, zeus, miron, vess) and "
+        "CreateGameSchema.starting their first players: POST /games answers another game's "
+        "player names with 422 Invalid (players.east: Unknown field); issue 32 item 2 moves "
+        "a game's options and seat names behind the Game interface",
+    },
 )
 
 CONTESTANTS = (HERA_ZEUS, MINOTAUR, TINY_DUEL)

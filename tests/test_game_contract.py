@@ -35,7 +35,6 @@ from privacy_property import Driver, HttpDriver, ServiceDriver, Told, blank_text
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events
 from schemathesis.transport.wsgi import WSGI_TRANSPORT
-from service_helpers import make_referee
 from test_api_contract import without_socket_settings
 from web_helpers import JUDGE_CODE, Browser, judge_browser, make_app, referee_of
 
@@ -44,6 +43,7 @@ from referee.games import GAMES
 from referee.judging import changes_anything
 from referee.log import read_lines, verify
 from referee.models import SeatView
+from referee.service import open_referee
 from referee.views import seats_of
 from web.cli import main
 from web.games import PARTS
@@ -58,6 +58,9 @@ FUZZ_EXAMPLES = 4  # schemathesis cases per operation and phase
 def game(request: pytest.FixtureRequest) -> Iterator[Contestant]:
     """Each game, registered for the test (the tests' own game only while it runs)."""
     c: Contestant = request.param
+    gap = c.gaps.get(request.node.originalname)
+    if gap is not None:
+        request.applymarker(pytest.mark.xfail(reason=gap, strict=True))
     with c.registered():
         yield c
 
@@ -175,6 +178,17 @@ def test_the_openapi_document_and_the_view_carry_the_games_keys(game: Contestant
     assert r.json["game_module"] == game.name
 
 
+def test_the_api_creates_a_game_naming_its_players(game: Contestant) -> None:
+    app = make_app()
+    players = GAMES[game.name].players
+    names = {p: f"Player {i}" for i, p in enumerate(players)}
+    b = Browser(app)
+    r = b.post("/api/v1/games", {"game_module": game.name, "players": names, **game.create})
+    assert r.status_code == 201, r.data
+    assert isinstance(r.json, dict) and set(r.json["codes"]) == set(players)
+    assert referee_of(app).view(r.json["game"], "public")["players"] == names
+
+
 def fuzz_config(game_id: str, code: str) -> SchemathesisConfig:
     return SchemathesisConfig.from_dict(
         {
@@ -267,12 +281,21 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_exports_verify_and_the_judges_imports_elsewhere(
     game: Contestant, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    d = ServiceDriver.new(7)
-    g = played(game, d, 7)
-    h = d.ref.head(g)
+    """Through the command line, as a judge does: ``export`` of every seat, ``verify`` against
+    the score sheet's head, ``import`` of the judge's into another database."""
+    db = tmp_path / "games.sqlite3"
+    ref = open_referee(db)
+    try:
+        d = ServiceDriver(ref)
+        g = played(game, d, 7)
+        h = ref.head(g)
+        view = own_part(ref.view(g, "judge"))
+    finally:
+        ref.store.close()
     head = f"{h['seq']}:{h['hash']}"
     for seat in seats_of(GAMES[game.name]):
-        text = d.export(g, seat)
+        rc, text, err = run(capsys, "export", "--db", str(db), "--seat", seat, g)
+        assert rc == 0 and err == "", err
         header, records = read_lines(text)
         assert header.seat == seat
         verify(header, records, head=head)  # raises when it does not verify
@@ -281,12 +304,20 @@ def test_exports_verify_and_the_judges_imports_elsewhere(
         redacted = ["--redacted"] if seat != "judge" else []
         rc, _, err = run(capsys, "verify", *redacted, "--head", head, str(path))
         assert rc == 0 and err == "", err
-    judge = d.export(g, "judge")
-    other = make_referee(seed=70)
-    fingerprint = read_lines(judge)[0].fingerprint
-    assert other.import_log(judge, fingerprint, head) == g
-    assert other.export(g, "judge") == judge
-    assert own_part(other.view(g, "judge")) == own_part(d.view(g, "judge"))
+    judge = tmp_path / "judge.jsonl"
+    other = tmp_path / "other.sqlite3"
+    key = read_lines(judge.read_text("utf-8"))[0].fingerprint
+    rc, out, err = run(
+        capsys, "import", "--db", str(other), "--trust-key", key, "--head", head, str(judge)
+    )
+    assert rc == 0 and out.startswith(f"imported game {g} "), err
+    rc, out, err = run(capsys, "export", "--db", str(other), g)
+    assert rc == 0 and out == judge.read_text("utf-8"), err
+    ref = open_referee(other)
+    try:
+        assert own_part(ref.view(g, "judge")) == view
+    finally:
+        ref.store.close()
 
 
 # ---- privacy: twin tables -------------------------------------------------------------------
