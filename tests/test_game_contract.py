@@ -103,8 +103,20 @@ def test_the_tests_game_is_registered_only_while_its_tests_run() -> None:
 
 def test_the_service_runs_a_game_from_its_seats(game: Contestant) -> None:
     d = ServiceDriver.new(1)
-    g = played(game, d, 1)
+    t = game.table(d, random.Random(1))
+    g = t.game
     ref = d.ref
+    for _ in range(STEPS):
+        for seat in seats_of(GAMES[game.name]):
+            v = d.view(g, seat)
+            assert not ("asked" in v and "waiting" in v), v
+            if "asked" in v:  # a question of the game's, as a seat concerned reads it
+                q = v["asked"]
+                assert q["needs"] and q["rule"] and q["reason"], q
+                assert set(q["asked"]) <= set(GAMES[game.name].players) | {"judge"}, q
+                assert seat in (*q["asked"], q["by"], "judge"), (seat, q)
+        if not t.step():
+            break
     assert {ref.seat_for_code(g, code) for code in d.codes[g].values()} == set(
         GAMES[game.name].players
     )
