@@ -325,9 +325,15 @@ def test_exports_verify_and_the_judges_imports_elsewhere(
     assert rc == 0 and out.startswith(f"imported game {g} "), err
     rc, out, err = run(capsys, "export", "--db", str(other), g)
     assert rc == 0 and out == judge.read_text("utf-8"), err
+    rc, replayed, err = run(capsys, "replay", "--json", "--key", key, str(judge))
+    assert rc == 0 and err == "", err
+    rc, out, err = run(capsys, "replay", "--key", key, str(judge))
+    assert rc == 0 and out.startswith(f"Game {g}: "), err
     ref = open_referee(other)
     try:
         assert own_part(ref.view(g, "judge")) == view
+        position = GAMES[game.name].position_json(ref.folded(g).state)
+        assert json.loads(replayed) == json.loads(json.dumps(position))
     finally:
         ref.store.close()
 
