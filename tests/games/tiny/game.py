@@ -254,6 +254,11 @@ def from_position(raw: Any) -> State:
         raise Malformed(f"position: missing or wrong {e}") from None
     if st.phase not in ("setup", "play", "over") or {st.leader, st.player} - set(PLAYERS):
         raise Malformed("position: phase setup/play/over, leader and player east or west")
+    cards = [c for h in st.hands for c in h] + [c for c in st.slots if c is not None]
+    if any(c not in CARDS for c in cards) or any(len(h) > HAND for h in st.hands):
+        raise Malformed("position: hands of at most three cards and slots of cards 1-6 (T1)")
+    if not 1 <= st.round <= ROUNDS:
+        raise Malformed(f"position.round: 1 to {ROUNDS} (T2)")
     return st
 
 
