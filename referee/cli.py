@@ -37,11 +37,10 @@ from referee.anchors import (
 from referee.fold import FoldError, fold
 from referee.fold import step as fold_step
 from referee.game import Malformed
-from referee.games import DEFAULT, GAMES, check_export_seat, game_of
+from referee.games import DEFAULT, GAMES, all_seats, check_export_seat, game_of
 from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
 from referee.narration import record_words
-from referee.reading import ALL_SEATS
 from referee.rulings import MAX_FILE_BYTES, game_of_file
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import StoreError
@@ -398,7 +397,7 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("export", help="print a game's log as JSON lines")
     p.add_argument("game")
     p.add_argument("--db", default=DEFAULT_DB)
-    p.add_argument("--seat", default="judge", choices=ALL_SEATS)
+    p.add_argument("--seat", default="judge", choices=all_seats())
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("import", help="store a verified log (a judge's export)")

@@ -3,7 +3,8 @@ made before games had names is Hera & Zeus."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from referee.game import AnyGame, Malformed
@@ -13,6 +14,52 @@ from referee.views import seats_of
 
 GAMES: dict[str, AnyGame] = {HERA_ZEUS.name: HERA_ZEUS, MINOTAUR.name: MINOTAUR}
 DEFAULT = HERA_ZEUS.name
+
+
+def register(game: AnyGame) -> None:
+    """Adds ``game`` to the games the referee runs (its ruling files come with it:
+    :meth:`referee.game.Game.rule_on_file`). Raises ValueError when a game of that name is
+    registered already."""
+    if game.name in GAMES:
+        raise ValueError(f"a game named {game.name!r} is registered already")
+    GAMES[game.name] = game
+    _changed()
+
+
+def unregister(name: str) -> None:
+    """Removes the game ``name`` registered by :func:`register`."""
+    if GAMES.pop(name, None) is not None:
+        _changed()
+
+
+WATCHERS: list[Callable[[], None]] = []
+"""Called after a game is registered or leaves: what is built from the games (the API's
+create body, :mod:`web.schemas`) is built again."""
+
+
+def _changed() -> None:
+    for call in WATCHERS:
+        call()
+
+
+@contextmanager
+def registered(game: AnyGame) -> Iterator[AnyGame]:
+    """``game`` registered for the block (the tests' third game)."""
+    register(game)
+    try:
+        yield game
+    finally:
+        unregister(game.name)
+
+
+def all_seats() -> tuple[str, ...]:
+    """Every seat of every registered game, in order (its players, the judge, the public)."""
+    return tuple(dict.fromkeys(s for g in GAMES.values() for s in seats_of(g)))
+
+
+def all_players() -> tuple[str, ...]:
+    """The player seats of every registered game."""
+    return tuple(dict.fromkeys(p for g in GAMES.values() for p in g.players))
 
 
 def game_named(name: str) -> AnyGame:

@@ -19,7 +19,7 @@ from referee.bell import Bell
 from referee.catalogue import Catalogue
 from referee.errors import Forbidden, Held, Refused
 from referee.fold import Folded, fold, step
-from referee.games import GAMES
+from referee.games import all_seats
 from referee.holds import Holds
 from referee.log import Record, export_text
 from referee.models import (
@@ -35,10 +35,6 @@ from referee.models import (
 from referee.reader import Reader, checked_game_id
 from referee.validate import InputError, integer
 from referee.views import JUDGE, redact, seats_of
-
-# Every seat of every game the referee runs, in seat order (a seat name is checked before a
-# game is read).
-ALL_SEATS = tuple(dict.fromkeys(s for g in GAMES.values() for s in seats_of(g)))
 
 
 def short(v: Any) -> str:
@@ -71,7 +67,7 @@ class Reading:
     def seat_of(self, game: str, seat: Any) -> str:
         """Checks a seat name and a game id before anything is read. Raises Forbidden for an
         unknown seat, Refused for a malformed game id."""
-        if not isinstance(seat, str) or seat not in ALL_SEATS:
+        if not isinstance(seat, str) or seat not in all_seats():
             raise Forbidden(f"unknown seat {short(seat)!r}")
         checked_game_id(game)
         return seat

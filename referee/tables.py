@@ -44,12 +44,11 @@ from typing import Any, TypedDict
 from referee.errors import Forbidden, NotFound, Refused, Stale
 from referee.fold import Folded, FoldError, fold, start
 from referee.game import Illegal, Malformed, RuleError
-from referee.games import DEFAULT, game_named
+from referee.games import DEFAULT, all_seats, game_named
 from referee.ledger import Draft, Ledger
 from referee.log import GENESIS, Record, read_lines, verify
 from referee.models import Claim, Created, Device
 from referee.reader import Reader, checked_game_id
-from referee.reading import ALL_SEATS
 from referee.store import CREATED, CREATED_AT, parse_utc, utc_text
 from referee.validate import InputError, file_text, game_id, mapping, text
 
@@ -247,7 +246,7 @@ class Tables:
         h = code_hash(code)
         seat = "public"
         for name, stored in sorted(self.reader.seen_secrets(game).items()):
-            if name in ALL_SEATS and name != "judge" and _secrets.compare_digest(stored, h):
+            if name in all_seats() and name != "judge" and _secrets.compare_digest(stored, h):
                 seat = name
         return seat
 

@@ -38,6 +38,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
+from referee.games import WATCHERS
 from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
 from web import schemas
@@ -150,6 +151,9 @@ def _schema(cls: type[Schema]) -> Schema:
     if s is None:
         s = _SCHEMAS.setdefault(cls, cls())
     return s
+
+
+WATCHERS.append(_SCHEMAS.clear)  # a game registered or gone: its create body (web.schemas)
 
 
 def _json(schema: type[Schema], data: Any, status: int = 200, etag: int | None = None) -> Response:

@@ -12,13 +12,13 @@ page module (``action_from_text``). The create body's options are the games' own
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from referee.game import AnyGame, Option
-from referee.games import DEFAULT, GAMES
+from referee.games import DEFAULT, GAMES, WATCHERS, all_players
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 
 # Text the service takes (referee.validate.text): no control characters but tab and newline;
@@ -39,8 +39,24 @@ NAME = [validate.Length(min=1, max=MAX_NAME), _FILLED]
 NOTE = [validate.Length(max=MAX_TEXT), _TEXT]
 REASON = [validate.Length(min=1, max=MAX_TEXT), _FILLED]
 EVENT = validate.Range(min=0, max=MAX_SEQ)
-PLAYERS = list(dict.fromkeys(p for g in GAMES.values() for p in g.players))  # of every game
-ZONES = list(dict.fromkeys(z for g in GAMES.values() for z in g.zones))  # observed, any game
+
+
+class _Every:
+    """The values of every registered game, read when a value is checked (a game the tests
+    register after this module was imported counts too)."""
+
+    def __init__(self, values: Callable[[], Iterable[str]]) -> None:
+        self.values = values
+
+    def __contains__(self, value: object) -> bool:
+        return value in tuple(self.values())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(self.values()))
+
+
+PLAYERS: Iterable[str] = _Every(all_players)  # of every game
+ZONES: Iterable[str] = _Every(lambda: dict.fromkeys(z for g in GAMES.values() for z in g.zones))
 ACTION_TEXT_MAX = 500
 ACTION_TYPES: list[dict[str, Any]] = [
     {
@@ -217,6 +233,17 @@ def _create_fields() -> dict[str, fields.Field]:  # type: ignore[type-arg]
 
 
 CreateGameSchema = Strict.from_dict(_create_fields(), name="CreateGameSchema")
+
+
+def _rebuild_create() -> None:
+    """The create body's fields again from the games registered now (a game the tests register
+    for a while): the classes stay, so every reference to them reads the new fields."""
+    for schema, built in ((PlayersSchema, _players()), (CreateGameSchema, _create_fields())):
+        schema._declared_fields.clear()
+        schema._declared_fields.update(built)
+
+
+WATCHERS.append(_rebuild_create)
 
 
 class ActionBodySchema(Strict):

@@ -1,0 +1,1 @@
+"""Games that exist only in the tests (registered by a fixture; see ``tiny``)."""

@@ -1,0 +1,1 @@
+"""Tiny Duel: a third game, registered only in the tests (tests/contract/)."""
