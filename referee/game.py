@@ -30,8 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 
+from engine.outcome import Outcome as BaseOutcome
 from referee.models import Board, Ruling
 
 S = TypeVar("S")  # a game's state
@@ -78,17 +79,13 @@ class NotYours(RuleError):
     """This seat may not do or state this."""
 
 
-@dataclass(frozen=True)
-class Outcome(Generic[S]):
-    """What applying an action gave: the new state, its events (JSON, each with ``public``
-    false and a ``player`` when only that player may see it), the rules it applied and notes.
-    The one outcome the service sees: an engine's own outcome stays inside its game module,
-    which turns it into this."""
-
-    state: S
-    events: tuple[Mapping[str, Any], ...] = ()
-    rules: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
+if TYPE_CHECKING:
+    Outcome: TypeAlias = BaseOutcome[S, Mapping[str, Any]]
+else:
+    Outcome = BaseOutcome
+"""What applying an action gave (:class:`engine.outcome.Outcome`, the one outcome class of every
+engine and of the service): the new state, its events as JSON (each with ``public`` false and a
+``player`` when only that player may see it), the rules it applied and notes."""
 
 
 @dataclass(frozen=True)
@@ -148,8 +145,6 @@ class Game(Protocol[S, A, V, Rs, P, X]):
     name: str  # the id in a create record
     title: str  # for people
     players: tuple[str, ...]  # the player seats, in seat order
-    profiles: tuple[str, ...]  # the rule profiles a game may be created under; the first is
-    # the default
     hold_rule: str  # the rule id of "an open question holds the game"
     contradiction_rule: str  # the rule id of "a statement contradicts the record" (judge)
     legacy_rules: str  # the rules a create record naming none was made under

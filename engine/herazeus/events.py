@@ -8,11 +8,12 @@ Zones are written ``hand``, ``deck``, ``discard``, ``supply`` or ``field C.P`` (
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from engine.herazeus.cards import Card, Player
-from engine.herazeus.state import EndReason, GameState
+from engine.herazeus.state import GameState
+from engine.outcome import Outcome as BaseOutcome
 
 
 class EventKind(enum.Enum):
@@ -102,19 +103,9 @@ _set_public = Event.__dict__["public"].__set__
 _set_detail = Event.__dict__["detail"].__set__
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The result of applying one action: the new state, its events and the rules applied."""
-
-    state: GameState
-    events: tuple[Event, ...]
-    rules: tuple[str, ...]
-    notes: tuple[str, ...] = field(default=())
-
-    @property
-    def winner(self) -> Player | None:
-        return self.state.winner
-
-    @property
-    def reason(self) -> EndReason | None:
-        return self.state.reason
+if TYPE_CHECKING:
+    Outcome: TypeAlias = BaseOutcome[GameState, Event]
+else:
+    Outcome = BaseOutcome  # built as the class itself: no typing alias call on the hot path
+"""The result of applying one action (:class:`engine.outcome.Outcome`): the new state, its
+events and the rules applied."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from engine.errors import IllegalActionError, NeedsInputError, NotationError
 from engine.minotaur.actions import (
@@ -66,13 +66,13 @@ from engine.minotaur.state import (
     State,
     Turn,
 )
+from engine.outcome import Outcome as BaseOutcome
 
-
-@dataclass(frozen=True)
-class Outcome:
-    state: State
-    events: tuple[dict[str, Any], ...] = ()
-    rules: tuple[str, ...] = ()
+if TYPE_CHECKING:
+    Outcome: TypeAlias = BaseOutcome[State, dict[str, Any]]
+else:
+    Outcome = BaseOutcome
+"""The result of applying one action (:class:`engine.outcome.Outcome`), its events as JSON."""
 
 
 class ColumnJson(TypedDict):

@@ -66,6 +66,7 @@ from engine.herazeus.errors import CatalogueError
 from engine.herazeus.game import parse_card_name
 from engine.herazeus.profiles import SWITCH_TYPES, parse_profile, parse_switches
 from engine.herazeus.state import Slot, slot
+from engine.outcome import Outcome as BaseOutcome
 from referee.game import (
     Game,
     Illegal,
@@ -643,7 +644,9 @@ class HeraZeus:
     ) -> Outcome[GameState]:
         with _engine_errors():
             out = engine.apply(state, action, checked=checked, asking=asking)
-        return Outcome(out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes)
+        return BaseOutcome(
+            out.state, tuple(ev.to_json() for ev in out.events), out.rules, out.notes
+        )
 
     def reason_text(self, reason: str | None) -> str:
         """Why the game ended, in words with its rule (``END_WORDS``)."""

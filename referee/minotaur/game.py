@@ -61,6 +61,7 @@ from engine.minotaur.notation import REASON_WORDS, describe, position_json, rule
 from engine.minotaur.rulebook import RULES
 from engine.minotaur.rules import ColumnJson
 from engine.minotaur.state import Discarded, EndReason, Placed, Stage, State
+from engine.outcome import Outcome as BaseOutcome
 from referee.game import (
     Game,
     Illegal,
@@ -498,7 +499,7 @@ class Minotaur:
     ) -> Outcome[State]:
         with _errors():
             out = ml.apply(state, action)
-        return Outcome(out.state, out.events, out.rules)
+        return BaseOutcome(out.state, out.events, out.rules)
 
     def reason_text(self, reason: str | None) -> str:
         try:

@@ -31,6 +31,7 @@ from typing import Any
 import msgspec
 
 from engine.errors import NotationError
+from engine.outcome import Outcome as BaseOutcome
 from referee.game import (
     Game,
     Illegal,
@@ -202,14 +203,14 @@ def apply(st: State, a: Action) -> Outcome[State]:
             events.append({"event": "round", "round": 1, "leader": new.leader})
         else:
             new = replace(new, player=PLAYERS[1 - i])
-        return Outcome(new, tuple(events), ("T1",))
+        return BaseOutcome(new, tuple(events), ("T1",))
     p = st.player
     hand = list(st.hand(p))
     hand.remove(a.card)
     new = replace(st, hands=_set(st.hands, p, tuple(hand)), slots=_set(st.slots, p, a.card))
     events = [{"event": "played", "player": p, "card": a.card, "public": False}]
     if None in new.slots:
-        return Outcome(replace(new, player=other(p)), tuple(events), ("T2",))
+        return BaseOutcome(replace(new, player=other(p)), tuple(events), ("T2",))
     east, west = (int(str(c)) for c in new.slots)
     won = "east" if east > west else "west" if west > east else None
     wins = new.wins if won is None else _set(new.wins, won, new.wins[PLAYERS.index(won)] + 1)
@@ -222,11 +223,11 @@ def apply(st: State, a: Action) -> Outcome[State]:
         reason = "rounds" if winner else "draw"
         events.append({"event": "over", "winner": winner, "reason": reason})
         new = replace(new, phase="over", winner=winner, reason=reason)
-        return Outcome(new, tuple(events), ("T2", "T3", "T4"))
+        return BaseOutcome(new, tuple(events), ("T2", "T3", "T4"))
     leader = other(new.leader)
     events.append({"event": "round", "round": new.round + 1, "leader": leader})
     new = replace(new, round=new.round + 1, leader=leader, player=leader)
-    return Outcome(new, tuple(events), ("T2", "T3"))
+    return BaseOutcome(new, tuple(events), ("T2", "T3"))
 
 
 def project(st: State, seat: str) -> State:
