@@ -1,7 +1,7 @@
 """The one outcome of applying an action, shared by every game's engine and by the referee's
 game interface (:class:`referee.game.Game`): the new state, its events, the rules applied and
-notes. Each engine names it with its own state and event types (Hera & Zeus:
-``Outcome[GameState, Event]``); the referee's game modules hand it on with the events as JSON."""
+notes. Each engine names it with its own state and event types; the referee's game modules
+hand it on with the events as JSON."""
 
 from __future__ import annotations
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Protocol
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
 
 class CameraCommands(Protocol):
@@ -20,3 +23,39 @@ class CameraCommands(Protocol):
     def add_commands(self, sub: Any) -> None:
         """Adds the game's own camera commands to the ``referee`` subcommands."""
         ...
+
+
+class Read(Protocol):
+    """One code read in a photo: the card it names (None: refused, with why)."""
+
+    @property
+    def card(self) -> object: ...
+
+    @property
+    def refused(self) -> str | None: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=Read)
+
+
+def fail(message: str) -> int:
+    """One line on stderr, exit status 2 (never a traceback for bad input)."""
+    print(f"referee: {message}", file=sys.stderr)
+    return 2
+
+
+def print_reads(image: str, reads: Sequence[R], as_json: bool, line: Callable[[R], str]) -> int:
+    """``referee scan``'s answer for every game: the codes read (``line`` words a card found),
+    or status 2 when no code of the kit was found or every one found was refused."""
+    if not reads:
+        return fail(f"{image}: no card code found")
+    if all(r.card is None for r in reads):
+        return fail(f"{image}: {reads[0].refused}")
+    if as_json:
+        print(json.dumps([r.to_json() for r in reads], indent=1))
+        return 0
+    for r in reads:
+        print(line(r) if r.card is not None else f"refused: {r.refused}")
+    return 0

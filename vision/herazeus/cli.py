@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from printables.herazeus.kit import DECKS, KitError
+from vision.cli_game import fail as _fail
+from vision.cli_game import print_reads
 from vision.herazeus.kit import VisionKit, load_kit
 
+if TYPE_CHECKING:
+    from vision.herazeus.cards import Detection
+
 # OpenCV and zxing-cpp are imported inside the commands: ``referee rule`` stays quick to start.
-
-
-def _fail(message: str) -> int:
-    print(f"referee: {message}", file=sys.stderr)
-    return 2
 
 
 def _kit(path: str) -> VisionKit | str:
@@ -55,19 +54,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
         dets = read_cards(read_image_file(args.image), kit)
     except (SourceError, ImageError) as e:
         return _fail(str(e))
-    if not dets:
-        return _fail(f"{args.image}: no card code found")
-    if all(d.card is None for d in dets):
-        return _fail(f"{args.image}: {dets[0].refused}")
-    if args.json:
-        print(json.dumps([d.to_json() for d in dets], indent=1))
-        return 0
-    for d in dets:
-        if d.card is not None:
-            print(f"{d.card.deck} {d.card.serial:02d} {d.card.name}  ({d.payload})")
-        else:
-            print(f"refused: {d.refused}")
-    return 0
+    return print_reads(args.image, dets, args.json, _card_line)
+
+
+def _card_line(d: Detection) -> str:
+    """A card read: its deck, serial and printed name, and the code's text."""
+    c = d.card
+    return f"{c.deck} {c.serial:02d} {c.name}  ({d.payload})" if c is not None else ""
 
 
 def cmd_table(args: argparse.Namespace) -> int:

@@ -4,17 +4,12 @@ here): the cards its stickers name."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from printables.kits import KitError
 from printables.minotaur.kit import is_minotaur_kit
-
-
-def _fail(message: str) -> int:
-    print(f"referee: {message}", file=sys.stderr)
-    return 2
+from vision.cli_game import fail as _fail
+from vision.cli_game import print_reads
 
 
 def claims(head: str) -> bool:
@@ -50,16 +45,6 @@ def scan_text(args: argparse.Namespace, text: str) -> int:
         return _fail(f"{args.kit}: {e}")
     except (SourceError, ImageError) as e:
         return _fail(str(e))
-    if not reads:
-        return _fail(f"{args.image}: no card code found")
-    if all(r.card is None for r in reads):
-        return _fail(f"{args.image}: {reads[0].refused}")
-    if args.json:
-        print(json.dumps([r.to_json() for r in reads], indent=1))
-        return 0
-    for r in reads:
-        if r.card is not None:
-            print(f"{r.deck} {r.serial:02d} {r.card}  ({r.payload})")
-        else:
-            print(f"refused: {r.refused}")
-    return 0
+    return print_reads(
+        args.image, reads, args.json, lambda r: f"{r.deck} {r.serial:02d} {r.card}  ({r.payload})"
+    )
