@@ -481,30 +481,39 @@ def pages_section(
     renders = []
     for ref, game, game_codes in ((short, "short", short_codes), (long_ref, "long", codes)):
         with tempfile.TemporaryDirectory() as tmp:
-            n, secs = page_time(ref, game, game_codes, Path(tmp) / "page.sqlite3", args.repeat)
-        renders.append(secs)
+            n, secs, desk = page_time(
+                ref, game, game_codes, Path(tmp) / "page.sqlite3", args.repeat
+            )
+        renders.append((secs, desk))
         print(f"page render    {secs * 1e3:.1f} ms, Hera's page of a {n:,}-record game (warm)")
-    print(f"  long / short {renders[1] / renders[0]:.2f}x")
+        print(f"desk render    {desk * 1e3:.1f} ms, the judge's desk of that game (warm)")
+    print(f"  long / short {renders[1][0] / renders[0][0]:.2f}x (Hera's page)")
+    print(f"  long / short {renders[1][1] / renders[0][1]:.2f}x (the judge's desk)")
 
 
 def page_time(
     ref: Referee, game: str, codes: dict[str, str], db: Path, repeat: int
-) -> tuple[int, float]:
-    """The best time of Hera's page of ``game`` (copied from ``ref`` into the SQLite file
-    ``db``, Hera's browser holding her seat), with the records the game holds then."""
-    from web_helpers import Browser, make_app
+) -> tuple[int, float, float]:
+    """The best times of Hera's page and of the judge's desk of ``game`` (copied from ``ref``
+    into the SQLite file ``db``, Hera's browser holding her seat), with the records the game
+    holds then."""
+    from web_helpers import Browser, judge_browser, make_app
 
     store = SQLiteStore(db)
     store.append(ref.store.records(game), ref.store.secrets(game))
     served = Referee(store, signer=ref.signer)
-    b = Browser(make_app(served))
+    app = make_app(served)
+    b = Browser(app)
     assert b.join(game, codes["hera"]).status_code == 303
     page = partial(b.get, f"/g/{game}")
     assert page().status_code == 200
     secs = best(page, max(repeat, 5))
+    desk = partial(judge_browser(app).get, f"/g/{game}")
+    assert desk().status_code == 200
+    desk_secs = best(desk, max(repeat, 5))
     n = len(store.records(game))
     store.close()
-    return n, secs
+    return n, secs, desk_secs
 
 
 def costs_per_action(logs: list[list[Record]]) -> tuple[int, int, int]:

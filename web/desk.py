@@ -42,6 +42,9 @@ class OpenIrregularity:
     problem: str
 
 
+DESK_ACTIONS = 200  # the actions the undo and amend lists offer, the latest first
+
+
 def open_items(
     items: Sequence[Mapping[str, Any]],
 ) -> tuple[list[OpenCall], list[OpenIrregularity]]:
@@ -77,6 +80,7 @@ def judge_context(
     if pose:
         ruling = rule_on(ref, pm, game, pose, at_text)
     calls, irregularities = open_items(view.open or [])
+    actions = [r for r in records if r.kind == "action"]
     return {
         "irregularities": irregularities,
         "broken": view.broken or None,
@@ -84,7 +88,9 @@ def judge_context(
         "ruling": ruling,
         "pose": pose,
         "pose_at": at_text,
-        "actions": [r for r in records if r.kind == "action"],
+        # the latest actions for the undo and amend lists; an earlier one is typed by number
+        "actions": actions[-DESK_ACTIONS:],
+        "actions_earlier": len(actions) > DESK_ACTIONS,
         "action_summary": pm.action_summary,
         "legal": view.legal or [],
     }

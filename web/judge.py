@@ -12,7 +12,7 @@ At a table without a judge, the players' corrections: one proposes an undo or an
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -68,6 +68,14 @@ bp = Blueprint("judge", __name__)
 REISSUED = "hz_reissued"  # the session key of a reissued link, shown once
 
 
+def _event_of(f: Mapping[str, str], name: str) -> int:
+    """The event a correction form names: typed in ``NAME_earlier`` (an event older than the
+    desk's list), else chosen in ``NAME``. Raises ValueError naming the field."""
+    if f.get(f"{name}_earlier", "").strip():
+        return form_int(f, f"{name}_earlier")
+    return form_int(f, name)
+
+
 @bp.post("/g/<game>/judge/<what>")
 @with_game
 @csrf_protected
@@ -82,12 +90,13 @@ def judge_action(game: str, what: str) -> Response:
     reason = f.get("reason", "").strip()[:500]
     with _flash_refusals():
         if what == "undo":
-            rec = ref.undo(game, "judge", form_int(f, "to"), reason)
+            rec = ref.undo(game, "judge", _event_of(f, "to"), reason)
             flash(f"Undone: the game continues after event {rec.body['to']}.", "ok")
         elif what == "amend":
             raw = pages(game).action_from_text(f.get("action", ""))
-            ref.amend(game, "judge", form_int(f, "event"), raw, reason)
-            flash(f"Event {f.get('event')} amended.", "ok")
+            event = _event_of(f, "event")
+            ref.amend(game, "judge", event, raw, reason)
+            flash(f"Event {event} amended.", "ok")
         elif what == "act":  # typed, else picked from the legal actions
             typed = f.get("action", "").strip() or f.get("legal", "")
             submit(game, "judge", pages(game).action_from_text(typed))

@@ -42,7 +42,8 @@ from web.request import (
 )
 
 bp = Blueprint("seat", __name__)
-SHOWN = 40  # the records a player's page shows, the latest first (the judge's shows all)
+SHOWN = 40  # the records a player's page shows, the latest first
+DESK_SHOWN = 200  # the records the judge's desk shows (the replay and the export hold them all)
 LIVE_HEADER = "X-Live-Refresh"  # sent by app.js's fetches of a page it parses for live parts
 
 
@@ -57,9 +58,9 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
     side = request.args.get("side") if seat not in pm.players else None
     side = side if side in pm.players else pm.players[0]
     records = ref.log(game, seat)
-    # a player's page shows the last records only: only those are worded (an undo after one
-    # of them is among them, so its mark is found there too)
-    shown = records if seat == "judge" else records[-SHOWN:]
+    # a page shows the last records only: only those are worded (an undo after one of them is
+    # among them, so its mark is found there too), so a page costs the same in a long game
+    shown = records[-(DESK_SHOWN if seat == "judge" else SHOWN) :]
     gone = undone_by(shown)
     log = [{**describe_record(pm, r, seat, records), "undone": gone.get(r.seq)} for r in shown]
     ctx: dict[str, Any] = {
@@ -72,6 +73,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         "svg": Markup(pm.table_svg(wire, seat=seat, side=side) + pm.table_text(wire, seat=seat)),
         "side_choice": side_choice(pm, game, seat, side),
         "log": list(reversed(log)),
+        "log_earlier": len(records) - len(shown),  # records not shown (in the replay)
         "csrf": csrf_token(game),
         "players": view.players,
         "phase": view.phase,
