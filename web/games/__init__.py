@@ -47,6 +47,12 @@ PARTS = (
 )
 
 
+def templates_in(folder: str) -> Mapping[str, str]:
+    """Every part of :data:`PARTS` as the template ``<folder>/_<part>.html`` (a page module's
+    ``templates`` when it fills every part from one folder)."""
+    return {part: f"{folder}/_{part}.html" for part in PARTS}
+
+
 class Unreadable(ValueError):
     """A text that is not an action in the game's notation (the message says why)."""
 

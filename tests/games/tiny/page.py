@@ -17,7 +17,7 @@ from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee
 from web.errors import NoKit
-from web.games import CreateRequest, Unreadable, given_options
+from web.games import CreateRequest, Unreadable, given_options, templates_in
 
 bp = Blueprint("tiny", __name__, template_folder=str(Path(__file__).parent / "templates"))
 SVG_CSS = ".tiny-table text { font: 14px sans-serif; }"
@@ -35,10 +35,7 @@ class TinyPages:
     name = NAME
     title = TITLE
     players: tuple[str, ...] = PLAYERS
-    templates: Mapping[str, str] = {
-        part: f"tiny/_{part}.html"
-        for part in ("seat", "answer", "need", "status", "judge_table", "judge_tools", "create")
-    }
+    templates: Mapping[str, str] = templates_in("tiny")
     svg_css = SVG_CSS
     stylesheets: tuple[str, ...] = ()
 

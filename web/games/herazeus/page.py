@@ -28,7 +28,7 @@ from referee.herazeus.game import END_WORDS, NAME, PLAYERS, hz_board, side_of
 from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee
-from web.games import CreateRequest, Unreadable, given_options
+from web.games import CreateRequest, Unreadable, given_options, templates_in
 from web.games.herazeus import camera, images
 from web.games.herazeus.drawing import SVG_CSS
 from web.games.herazeus.drawing import table_svg as draw_table
@@ -64,15 +64,7 @@ class HeraZeusPages:
     name = NAME
     title = "Hera & Zeus"
     players: tuple[str, ...] = PLAYERS
-    templates: Mapping[str, str] = {
-        "seat": "herazeus/_seat.html",
-        "answer": "herazeus/_answer.html",
-        "need": "herazeus/_need.html",
-        "status": "herazeus/_status.html",
-        "judge_table": "herazeus/_judge_table.html",
-        "judge_tools": "herazeus/_judge_tools.html",
-        "create": "herazeus/_create.html",
-    }
+    templates: Mapping[str, str] = templates_in("herazeus")
     svg_css = SVG_CSS
     stylesheets: tuple[str, ...] = ("herazeus.css",)
 

@@ -37,7 +37,7 @@ from referee.models import SeatView, TableRow
 from referee.service import Forbidden, Referee
 from referee.validate import InputError, utf8_file
 from web.errors import NoKit
-from web.games import CreateRequest, Unreadable, given_options
+from web.games import CreateRequest, Unreadable, given_options, templates_in
 from web.games.minotaur.drawing import SVG_CSS
 from web.games.minotaur.drawing import table_svg as draw_table
 from web.games.minotaur.drawing import table_text as draw_text
@@ -196,15 +196,7 @@ class MinotaurPages:
     name = NAME
     title = "Minotaur Lords"
     players: tuple[str, ...] = PLAYERS
-    templates: Mapping[str, str] = {
-        "seat": "minotaur/_seat.html",
-        "answer": "minotaur/_answer.html",
-        "need": "minotaur/_need.html",
-        "status": "minotaur/_status.html",
-        "judge_table": "minotaur/_judge_table.html",
-        "judge_tools": "minotaur/_judge_tools.html",
-        "create": "minotaur/_create.html",
-    }
+    templates: Mapping[str, str] = templates_in("minotaur")
     svg_css = SVG_CSS
     stylesheets: tuple[str, ...] = ("minotaur.css",)
 
