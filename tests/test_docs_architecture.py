@@ -1,4 +1,5 @@
-"""docs/architecture.md names only what exists (issue 32, item 5).
+"""docs/architecture.md names only what exists (issue 32, item 5); the other pages of the docs
+and the README name only files that exist.
 
 Every file path it names (``referee/fold.py``, ``web/templates/herazeus/``), every dotted name
 of ours (``referee.fold.step``, ``web.live.events``: a module, then attributes of it) and every
@@ -71,6 +72,14 @@ TEXT = DOC.read_text("utf-8")
 @pytest.mark.parametrize("path", paths_named(TEXT))
 def test_every_path_the_page_names_exists(path: str) -> None:
     assert (ROOT / path).exists(), f"docs/architecture.md names {path}, which does not exist"
+
+
+@pytest.mark.parametrize("page", [*sorted(p.name for p in DOC.parent.glob("*.md")), "../README.md"])
+def test_every_path_the_other_pages_name_exists(page: str) -> None:
+    """The other pages of the docs and the README name only files that exist, too."""
+    text = (DOC.parent / page).read_text("utf-8")
+    missing = [p for p in paths_named(text) if not (ROOT / p).exists()]
+    assert not missing, f"{page} names files that do not exist: {missing}"
 
 
 @pytest.mark.parametrize("name", dotted_named(TEXT))
