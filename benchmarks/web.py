@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/web.py [--tables 100] [--pace 2.0] [--seconds 30]
         [--threads 512] [--games 12] [--seed 1] [--no-saturation]
 
-It starts ``referee serve`` (cheroot) in a subprocess on a free loopback port with a database in a
+It starts ``referee serve`` in a subprocess on a free loopback port with a database in a
 temporary directory, creates ``--tables`` games through the API (as the tournament judge), and
 opens three live streams per table (``GET /api/v1/games/<g>/stream``: Hera's, Zeus's and the
 public page's, each with its own seat), from the table's own loopback address (127.1.x.y: the

@@ -138,14 +138,14 @@ def test_full_streams_get_503_and_actions_are_still_answered() -> None:
             s, head = open_stream(port, game, "127.0.0.1")  # a third from the same client
             held.append(s)
             assert status(head) == 503
-            assert re.search(rb"Retry-After: \d+", head)
+            assert re.search(rb"Retry-After: \d+", head, re.I)
             s, head = open_stream(port, game, "127.0.0.2")  # another client: the last slot
             held.append(s)
             assert status(head) == 200
             s, head = open_stream(port, game, "127.0.0.3")  # the server's streams are full
             held.append(s)
             assert status(head) == 503
-            assert re.search(rb"Retry-After: \d+", head)
+            assert re.search(rb"Retry-After: \d+", head, re.I)
             probe = request(port, f"/api/v1/games/{game}/stream", "127.0.0.3", "HEAD")
             assert status(probe) == 503
             # the threads kept for actions answer: the views, and a move

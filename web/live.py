@@ -50,6 +50,8 @@ STREAMS_PER_GAME = 24  # on one game: its three pages, and room for onlookers
 BUSY_RETRY = 10.0  # seconds a refused page waits before it asks again
 
 STOPPING = threading.Event()  # set by ``referee serve`` on shutdown: every stream ends
+# the environ key of a stream the event-driven front of ``referee serve`` will write itself
+FRONT_TICKET = "referee.front_stream"
 
 
 class _Watch:
@@ -272,17 +274,45 @@ def stream(game: str) -> Response:
         return Response(b"", 200, mimetype="text/event-stream")
     release = gate.enter(client, game)
     try:
+        ticket = request.environ.get(FRONT_TICKET)
+        if isinstance(ticket, dict):
+            return _admit(ticket, ref, game, release)
         return _open_stream(ref, game, release)
     except BaseException:
         release()
         raise
 
 
-def _open_stream(ref: Referee, game: str, release: Callable[[], None]) -> Response:
-    since: int | None = None
+def _since() -> int | None:
+    """The ``Last-Event-ID`` the browser resumes after, when it is a plain number."""
     last = request.headers.get("Last-Event-ID", "").strip()
-    if last.isdigit() and len(last) <= 12:
-        since = int(last)
+    return int(last) if last.isdigit() and len(last) <= 12 else None
+
+
+def _admit(
+    ticket: dict[str, Any], ref: Referee, game: str, release: Callable[[], None]
+) -> Response:
+    """The stream admitted for ``referee serve``'s event-driven front (:mod:`web.front`): the
+    checks are this view's, the events are the front's. ``ticket`` gets what the front needs
+    (the referee, the game, the event to resume after, the release of the slot, the stream's
+    heartbeat and length); the answer carries the headers, and no body."""
+    cfg = current_app.config
+    ticket.update(
+        ref=ref,
+        game=game,
+        since=_since(),
+        release=release,
+        heartbeat=float(cfg.get("SSE_HEARTBEAT", HEARTBEAT)),
+        duration=float(cfg.get("SSE_SECONDS", STREAM_SECONDS)),
+    )
+    resp = Response(b"", 200, mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-store"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+def _open_stream(ref: Referee, game: str, release: Callable[[], None]) -> Response:
+    since = _since()
     cfg = current_app.config
     sock = _client_socket(request.environ)
 

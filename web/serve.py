@@ -2,11 +2,11 @@
 
     referee serve [--db FILE] [--host H] [--port P] [--https] [--demo] [limits...]
 
-The server is cheroot (pure Python, the CherryPy server): it installs everywhere Python does
-(Linux, macOS, Windows, a Raspberry Pi), needs no compiler and no event-loop monkey-patching, and
-writes each server-sent event as soon as it is yielded. ``--threads`` (default 512) worker
-threads serve the requests; a live page's stream holds one for as long as it is open (at most
-five minutes, then the browser reconnects).
+The server is hypercorn behind an event-driven front (:mod:`web.front`, issue 33): pure Python,
+it installs everywhere Python does (Linux, macOS, Windows, a Raspberry Pi) and needs no compiler.
+Every connection is a task of one event loop: a live page's stream is written there (one
+notifier per game, no thread), a slow client holds a little memory and no thread, and the
+Flask app runs on ``--threads`` (default 512) worker threads once a request's body is whole.
 
 It prints the address to open on the venue's Wi-Fi (the machine's LAN address) and the same
 address as a QR code. Files beside the database: ``<db>.secret`` (the key of the CSRF tokens, so
@@ -23,10 +23,10 @@ of 100 tables on one small machine:
   cap one address and one game. A stream past a cap gets 503 with ``Retry-After`` (the page
   then refreshes itself at that pace); a stream whose client has gone is freed within a
   second.
-- ``--header-timeout`` (10 s) and ``--request-timeout`` (60 s): a request's headers, and the
-  whole request with its body, must have arrived within that time of its first byte, else the
-  connection is cut (slowloris); at most 16 connections of one address read their headers at
-  once (:mod:`web.wsgiserver`).
+- ``--header-timeout`` (10 s): a request's headers must have arrived within that time of the
+  connection's start or its previous answer (hypercorn's idle deadline), else the connection
+  is closed (slowloris); ``--request-timeout`` (60 s): its body within that time of its
+  headers, read whole before a worker thread sees it (408; :class:`web.front.WholeBody`).
 - ``--create-burst`` (10) and ``--create-per-minute`` (6): the games one address may create,
   as a token bucket (429 with ``Retry-After`` past it); ``--create-per-minute 0`` turns the
   limit off. ``--create-global-burst`` (60) and ``--create-global-per-minute`` (60): the same
@@ -45,8 +45,10 @@ in one line naming both files and ``--accept-missing-journal``; with that option
 the games are anchored as stored, and the acceptance is logged and shown on the judge's pages
 (:func:`journal_check`). A new database (no game yet) needs no journal.
 
-SIGINT (Ctrl-C) and SIGTERM stop it cleanly: live streams end, the database is closed; a restart
-on the same file continues every game.
+SIGINT (Ctrl-C) and SIGTERM stop it cleanly and within a bounded time whatever the clients do:
+live streams end at once, requests in flight get ``web.front.GRACE`` seconds, the connections
+still open are then cancelled, the worker threads get :data:`STOP_WITHIN` seconds, and the
+database is closed; a restart on the same file continues every game.
 """
 
 from __future__ import annotations
@@ -491,23 +493,13 @@ def make_server(
     header_timeout: float = HEADER_TIMEOUT,
     request_timeout: float = REQUEST_TIMEOUT,
 ) -> Any:
-    """A cheroot WSGI server for ``app``, with deadlines on reading each request
-    (:class:`web.wsgiserver.Server`)."""
-    from web.wsgiserver import Deadlines, Server
+    """hypercorn serving ``app`` through the event-driven front (:class:`web.front.Server`):
+    the live streams on the event loop, the rest on ``threads`` worker threads, each
+    request's body read whole within ``request_timeout`` seconds first, its headers within
+    ``header_timeout``."""
+    from web.front import Front, Server
 
-    server = Server(
-        (host, port),
-        app,
-        numthreads=max(threads, 4),
-        server_name="referee",
-        request_queue_size=256,
-        timeout=30,
-        shutdown_timeout=3,
-        deadlines=Deadlines(header_timeout, request_timeout),
-    )
-    # idle keep-alive connections wait in the selector, not in a thread: keep one per page
-    server.keep_alive_conn_limit = max(threads, 10)
-    return server
+    return Server(Front(app, max(threads, 4), request_timeout), host, port, header_timeout)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -562,7 +554,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         title = site_title()
     if not args.quiet:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-        logging.getLogger("cheroot").setLevel(logging.WARNING)
+        logging.getLogger("hypercorn.error").setLevel(logging.WARNING)
     else:
         logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
     if accepted:
@@ -585,10 +577,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app, args.host, port, args.threads, args.header_timeout, args.request_timeout
     )
     if args.https:
-        from cheroot.ssl.builtin import BuiltinSSLAdapter
-
         cert, key = certificate(db, ip, title)
-        server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
+        server.config.certfile, server.config.keyfile = str(cert), str(key)
     announce(
         sys.stdout,
         base + "/",
@@ -629,9 +619,10 @@ def journal_check(ref: Any, db: Path, accept: bool) -> str | None:
     )
 
 
-# Seconds the server gets to stop. cheroot gives each worker 5 s to finish, then closes its
-# socket and waits for it without limit: a worker stuck elsewhere would hold the process.
-STOP_WITHIN = 20.0
+# Seconds the worker threads get to end once the server has stopped (the streams end at once,
+# requests in flight get web.front.GRACE seconds, the connections still open are then
+# cancelled): a worker stuck in the app would otherwise hold the process.
+STOP_WITHIN = 5.0
 
 
 def stop_within(server: Any, seconds: float) -> list[str]:
@@ -655,10 +646,14 @@ def run(server: Any, ref: Any, live: Any, exit_now: Callable[[int], Any] = os._e
     process ends (``exit_now``) rather than hang."""
 
     def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
+        stop_soon = getattr(server, "stop_soon", None)
+        if stop_soon is None:
+            raise KeyboardInterrupt
+        stop_soon()  # the server's loop ends its streams and its connections
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
         with contextlib.suppress(AttributeError, ValueError):  # Windows: Ctrl-Break
             signal.signal(signal.SIGBREAK, stop)  # type: ignore[attr-defined]
     try:

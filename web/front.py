@@ -1,0 +1,469 @@
+"""The event-driven front of ``referee serve`` (issue 33): an ASGI app before the Flask app.
+
+hypercorn serves it. Each connection is a task of one event loop, not a thread, so idle live
+pages and slow clients cost a little memory each and never a worker thread:
+
+- **Live streams** (``GET /api/v1/games/<game>/stream``) are written here, natively async.
+  Their admission is still the Flask view's (:func:`web.live.stream`: the seat, the game, the
+  caps and their 503), run once in a worker thread; then the stream waits on its game's
+  :class:`Notifier`, one per game with open streams: an ``asyncio`` event woken when the game's
+  head moves. A write in this process rings the service's bell (:meth:`referee.bell.Bell.listen`);
+  a write by another process is seen by the notifier's own look at the store every
+  :data:`referee.bell.POLL` seconds, one look per game, not per stream. A broadcast to many
+  streams yields to the loop every :data:`BROADCAST_BATCH` wakes, so a plain request is never
+  held behind thousands of sends.
+- **Everything else** goes to the unchanged Flask app through a2wsgi's thread pool, after
+  :class:`WholeBody` has read the request's body whole, within a total deadline and a size
+  cap: a worker thread never waits for a slow client's bytes.
+
+:class:`Server` runs hypercorn on a loop of its own and stops within a bounded time whatever
+the clients do: the streams end at once, requests in flight get :data:`GRACE` seconds, then
+every connection still open is cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import io
+import json
+import logging
+import re
+import threading
+from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from a2wsgi import WSGIMiddleware
+from a2wsgi.wsgi import build_environ
+from flask import Flask
+
+from referee.bell import POLL
+from referee.models import Head
+from referee.service import Referee
+from web.live import FRONT_TICKET, RETRY_MS
+
+log = logging.getLogger("referee.web")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+STREAM_PATH = re.compile(r"^/api/v1/games/([^/]+)/stream$")
+BROADCAST_BATCH = 32  # streams woken between two yields to the loop
+GRACE = 3.0  # seconds requests in flight get to finish once the server stops
+CANCEL_WITHIN = 2.0  # seconds the connections still open then get to end once cancelled
+HEAD_THREADS = 2  # threads that read the games' heads for the notifiers
+
+
+def _event(head: Head) -> bytes:
+    return f"event: head\nid: {head['seq']}\ndata: {json.dumps(head)}\n\n".encode()
+
+
+class Notifier:
+    """The live streams of one game: the head they were last told and a wake for each. One
+    task (:meth:`run`) reads the head when the bell rings or every :data:`POLL` seconds and
+    wakes every stream when it moved; it ends with the game's last stream."""
+
+    def __init__(self, hub: Hub, ref: Referee, game: str, head: Head) -> None:
+        self.hub, self.ref, self.game, self.head = hub, ref, game, head
+        self.streams = 0
+        self.rung = asyncio.Event()
+        self._waiters: set[asyncio.Future[None]] = set()
+        self.task: asyncio.Task[None] | None = None
+
+    def waiter(self) -> asyncio.Future[None]:
+        """A future done at the next move of the head (or the server's stop)."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.add(fut)
+        fut.add_done_callback(self._waiters.discard)
+        return fut
+
+    async def broadcast(self) -> None:
+        """Wakes every waiting stream, yielding to the loop between batches."""
+        for i, fut in enumerate(list(self._waiters)):
+            if not fut.done():
+                fut.set_result(None)
+            if i % BROADCAST_BATCH == BROADCAST_BATCH - 1:
+                await asyncio.sleep(0)
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.streams > 0 and not self.hub.stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.rung.wait(), POLL)
+            self.rung.clear()
+            if self.streams == 0:
+                break
+            try:
+                seq = self.head["seq"]
+                last = await loop.run_in_executor(self.hub.heads, self.ref.wait, self.game, seq, 0)
+                if last == seq:
+                    continue
+                head = await loop.run_in_executor(self.hub.heads, self.ref.head, self.game)
+            except Exception:  # a store that failed once: the next look tries again
+                log.exception("reading the head of game %s for its live pages", self.game)
+                continue
+            if head != self.head:
+                self.head = head
+                await self.broadcast()
+        if self.hub.notifiers.get((id(self.ref), self.game)) is self:
+            del self.hub.notifiers[(id(self.ref), self.game)]
+
+
+class Hub:
+    """The notifiers of one server's loop, and the bell's way in from the writers' threads."""
+
+    def __init__(self) -> None:
+        self.notifiers: dict[tuple[int, str], Notifier] = {}
+        self.stopping = asyncio.Event()
+        self.heads = ThreadPoolExecutor(HEAD_THREADS, thread_name_prefix="heads")
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._listening: set[int] = set()
+
+    async def join(self, ref: Referee, game: str) -> Notifier:
+        """The notifier of ``game`` with one more stream (started when it is the first)."""
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        if id(ref) not in self._listening:
+            self._listening.add(id(ref))
+            ref.bell.listen(functools.partial(self._rang, id(ref)))
+        key = (id(ref), game)
+        n = self.notifiers.get(key)
+        if n is None:
+            head = await loop.run_in_executor(self.heads, ref.head, game)
+            n = self.notifiers.get(key)  # another stream may have made it meanwhile
+            if n is None:
+                n = self.notifiers[key] = Notifier(self, ref, game, head)
+        n.streams += 1
+        if n.task is None or n.task.done():
+            n.task = loop.create_task(n.run())
+        return n
+
+    def leave(self, n: Notifier) -> None:
+        n.streams -= 1
+        if n.streams <= 0:
+            n.rung.set()  # its task sees no stream and ends
+
+    def _rang(self, ref: int, game: str) -> None:
+        """The bell rang in a writer's thread: wake the game's notifier on the loop."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(self._wake, (ref, game))
+
+    def _wake(self, key: tuple[int, str]) -> None:
+        n = self.notifiers.get(key)
+        if n is not None:
+            n.rung.set()
+
+    async def stop(self) -> None:
+        """Every stream ends now."""
+        self.stopping.set()
+        for n in list(self.notifiers.values()):
+            await n.broadcast()
+        self.heads.shutdown(wait=False)
+
+
+class WholeBody:
+    """ASGI middleware: the request's body is read whole, within ``deadline`` seconds and at
+    most ``max_bytes``, before ``app`` sees the request (408 or 413 otherwise, and the
+    connection closes)."""
+
+    def __init__(self, app: Any, max_bytes: int, deadline: float) -> None:
+        self.app, self.max_bytes, self.deadline = app, max_bytes, deadline
+        self.refused = 0  # requests answered 408 or 413 here
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or ()).get(b"content-length", b"0")
+        if declared.strip().isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(send, 413, "the request's body is larger than the server takes")
+            return
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self.deadline):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    chunk = bytes(message.get("body", b""))
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        await self._refuse(
+                            send, 413, "the request's body is larger than the server takes"
+                        )
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            await self._refuse(
+                send, 408, f"the request's body did not arrive within {self.deadline:g} s"
+            )
+            return
+        body: Message | None = {"type": "http.request", "body": b"".join(chunks)}
+
+        async def replay() -> Message:
+            nonlocal body
+            if body is not None:
+                message, body = body, None
+                return message
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send, status: int, message: str) -> None:
+        self.refused += 1
+        text = json.dumps({"error": "RequestRefused", "rule": None, "message": message})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(text)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": text.encode()})
+
+
+class Front:
+    """The ASGI app of ``referee serve``: the live streams here, the rest to ``app`` (Flask)
+    through ``threads`` worker threads, each request's body read first (:class:`WholeBody`)."""
+
+    def __init__(self, app: Flask, threads: int, request_timeout: float) -> None:
+        self.flask = app
+        self.wsgi = WSGIMiddleware(app, workers=threads)  # type: ignore[arg-type]
+        self.rest = WholeBody(
+            self.wsgi, int(app.config.get("MAX_CONTENT_LENGTH") or 8 << 20) + 4096, request_timeout
+        )
+        self.hub = Hub()
+        self.streams = 0  # open now
+
+    @property
+    def executor(self) -> ThreadPoolExecutor:
+        return self.wsgi.executor
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await self.hub.stop()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if kind == "http" and scope["method"] == "GET" and STREAM_PATH.match(scope["path"]):
+            await self.stream(scope, receive, send)
+        elif kind == "http":
+            await self.rest(scope, receive, send)
+
+    def _admission(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The Flask app's answer to a stream's request (in a worker thread)."""
+        got: list[Any] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc: Any = None) -> Any:
+            got[:] = [status, headers]
+            return lambda chunk: None
+
+        out = self.flask(environ, start_response)
+        try:
+            body = b"".join(out)
+        finally:
+            close = getattr(out, "close", None)
+            if close is not None:
+                close()
+        status, headers = got
+        pairs = [(k.lower().encode("latin1"), v.encode("latin1")) for k, v in headers]
+        return int(status.split(" ", 1)[0]), pairs, body
+
+    async def stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A live stream: admitted by the Flask view, then written from the game's notifier
+        until it has lasted its time, its client goes or the server stops."""
+        loop = asyncio.get_running_loop()
+        environ: dict[str, Any] = dict(build_environ(scope, io.BytesIO(b"")))  # type: ignore[arg-type]
+        ticket: dict[str, Any] = {}
+        environ[FRONT_TICKET] = ticket
+        status, headers, body = await loop.run_in_executor(self.executor, self._admission, environ)
+        release: Callable[[], None] | None = ticket.get("release")
+        if status != 200 or release is None:
+            if release is not None:
+                release()
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        self.streams += 1
+        gone = loop.create_task(_disconnected(receive))
+        stop = loop.create_task(self.hub.stopping.wait())
+        notifier: Notifier | None = None
+        try:
+            notifier = await self.hub.join(ticket["ref"], ticket["game"])
+            headers = [(k, v) for k, v in headers if k != b"content-length"]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await self._events(send, notifier, ticket, gone, stop)
+            if not gone.done():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            self.streams -= 1
+            release()
+            if notifier is not None:
+                self.hub.leave(notifier)
+            gone.cancel()
+            stop.cancel()
+
+    async def _events(
+        self,
+        send: Send,
+        n: Notifier,
+        ticket: dict[str, Any],
+        gone: asyncio.Task[None],
+        stop: asyncio.Task[bool],
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        heartbeat, since = float(ticket["heartbeat"]), ticket["since"]
+        end = loop.time() + float(ticket["duration"])
+
+        async def write(data: bytes) -> None:
+            await send({"type": "http.response.body", "body": data, "more_body": True})
+
+        await write(f"retry: {RETRY_MS}\n\n".encode())
+        if since is None or n.head["seq"] != since:
+            await write(_event(n.head))
+        seen = n.head["seq"]
+        quiet_since = loop.time()
+        while not gone.done() and not stop.done():
+            now = loop.time()
+            if now >= end:
+                return
+            wake = n.waiter()
+            waits: set[asyncio.Future[Any]] = {wake, gone, stop}
+            await asyncio.wait(
+                waits,
+                timeout=min(end - now, quiet_since + heartbeat - now),
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            wake.cancel()
+            if gone.done() or stop.done():
+                return
+            if n.head["seq"] != seen:
+                seen = n.head["seq"]
+                quiet_since = loop.time()
+                await write(_event(n.head))
+            elif loop.time() - quiet_since >= heartbeat:
+                quiet_since = loop.time()
+                await write(b": heartbeat\n\n")
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Returns when the client has gone (a stream's request has no body to wait for)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+class Server:
+    """hypercorn serving a :class:`Front` on ``host``:``port``, on an event loop of its own.
+
+    ``prepare`` binds, ``serve`` runs until :meth:`stop_soon` (any thread, a signal handler
+    too), ``stop`` stops it and waits for the worker threads. ``header_timeout``: the seconds
+    a connection may stay without a whole request's headers (hypercorn's idle deadline, which
+    runs until the headers have arrived) and between two requests on one connection."""
+
+    def __init__(
+        self,
+        front: Front,
+        host: str,
+        port: int,
+        header_timeout: float,
+        certfile: str | None = None,
+        keyfile: str | None = None,
+    ) -> None:
+        from hypercorn.config import Config
+
+        self.front = front
+        config = Config()
+        config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+        config.keep_alive_timeout = header_timeout
+        config.graceful_timeout = GRACE
+        config.backlog = 1024
+        config.accesslog = None
+        config.errorlog = logging.getLogger("hypercorn.error")
+        config.include_server_header = False
+        if certfile and keyfile:
+            config.certfile, config.keyfile = certfile, keyfile
+        self.config = config
+        self._sockets: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop_now: asyncio.Event | None = None
+        self._asked = threading.Event()
+        self._done = threading.Event()
+
+    def prepare(self) -> None:
+        self._sockets = self.config.create_sockets()
+        for sock in (*self._sockets.secure_sockets, *self._sockets.insecure_sockets):
+            sock.listen(self.config.backlog)  # connections wait in the backlog until serve
+
+    def serve(self) -> None:
+        from hypercorn.asyncio.run import worker_serve
+        from hypercorn.utils import wrap_app
+
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            asyncio.set_event_loop(loop)
+            self._stop_now = asyncio.Event()
+            if self._asked.is_set():
+                self._stop_now.set()
+
+            async def trigger() -> None:
+                assert self._stop_now is not None
+                await self._stop_now.wait()
+                await self.front.hub.stop()  # streams end before hypercorn waits for them
+
+            app = wrap_app(self.front, self.config.wsgi_max_body_size, "asgi")  # type: ignore[arg-type]
+            loop.run_until_complete(
+                worker_serve(app, self.config, sockets=self._sockets, shutdown_trigger=trigger)
+            )
+            self._cancel_the_rest(loop)
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()  # the default executor is never waited for: it holds no request
+            asyncio.set_event_loop(None)
+            self._done.set()
+
+    @staticmethod
+    def _cancel_the_rest(loop: asyncio.AbstractEventLoop) -> None:
+        """Cancels the connections still open after the grace time, and waits
+        :data:`CANCEL_WITHIN` seconds at most for them to end."""
+        rest = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for t in rest:
+            t.cancel()
+        if rest:
+            loop.run_until_complete(asyncio.wait(rest, timeout=CANCEL_WITHIN))
+
+    def stop_soon(self) -> None:
+        """Asks the server to stop (from any thread or a signal handler)."""
+        self._asked.set()
+        loop, ev = self._loop, self._stop_now
+        if loop is not None and ev is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(ev.set)
+
+    def stop(self) -> None:
+        """Stops the server and waits for it and for the worker threads (a thread stuck in
+        the app keeps this waiting: ``referee serve`` bounds it, :func:`web.serve.run`)."""
+        self.stop_soon()
+        if self._loop is not None:
+            self._done.wait()
+        self.front.executor.shutdown(wait=True, cancel_futures=True)
