@@ -371,6 +371,13 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
+def _quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's exception handler: the default one, but for a task cancelled at the stop
+    (hypercorn cancels the connections still open after its grace time, and so do we)."""
+    if not isinstance(context.get("exception"), asyncio.CancelledError):
+        loop.default_exception_handler(context)
+
+
 class Server:
     """hypercorn serving a :class:`Front` on ``host``:``port``, on an event loop of its own.
 
@@ -418,6 +425,7 @@ class Server:
         from hypercorn.utils import wrap_app
 
         loop = asyncio.new_event_loop()
+        loop.set_exception_handler(_quiet)  # a connection cancelled at the stop is no error
         self._loop = loop
         try:
             asyncio.set_event_loop(loop)
