@@ -89,16 +89,20 @@ def new_profile(name: str) -> str:
 
 @contextmanager
 def serving(app: Flask) -> Iterator[str]:
-    """The app on a free loopback port, in this process, on a threaded WSGI server."""
-    from werkzeug.serving import make_server
+    """The app on a free loopback port, in this process, on ``referee serve``'s own server:
+    the event-driven front (:mod:`web.front`) writing the live streams, Flask the rest."""
+    from web import serve
 
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    port = serve.free_port("127.0.0.1")
+    srv = serve.make_server(app, "127.0.0.1", port, 16)
+    srv.prepare()
+    t = threading.Thread(target=srv.serve, daemon=True)
     t.start()
     try:
-        yield f"http://127.0.0.1:{srv.server_port}"
+        yield f"http://127.0.0.1:{port}"
     finally:
-        srv.shutdown()
+        srv.stop()
+        t.join(30)
 
 
 AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"

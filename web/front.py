@@ -33,7 +33,7 @@ import re
 import threading
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from a2wsgi import WSGIMiddleware
 from a2wsgi.wsgi import build_environ
@@ -281,9 +281,8 @@ class Front:
         try:
             body = b"".join(out)
         finally:
-            close = getattr(out, "close", None)
-            if close is not None:
-                close()
+            if isinstance(out, _Closable):  # WSGI: an answer that can close is closed
+                out.close()
         status, headers = got
         pairs = [(k.lower().encode("latin1"), v.encode("latin1")) for k, v in headers]
         return int(status.split(" ", 1)[0]), pairs, body
@@ -363,6 +362,11 @@ class Front:
             elif loop.time() - quiet_since >= heartbeat:
                 quiet_since = loop.time()
                 await write(b": heartbeat\n\n")
+
+
+@runtime_checkable
+class _Closable(Protocol):
+    def close(self) -> None: ...
 
 
 async def _disconnected(receive: Receive) -> None:

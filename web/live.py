@@ -1,5 +1,10 @@
 """Live updates: ``GET /api/v1/games/<game>/stream``, server-sent events.
 
+Under ``referee serve`` this view only admits a stream (the seat, the game, the caps below)
+and the event-driven front writes it on its event loop, holding no thread
+(:mod:`web.front`, issue 33); on another WSGI server (the tests', Werkzeug's) the events
+below are written by the worker thread, as described here.
+
 Each event (type ``head``, id = the event number) carries the log's new head ``{"seq", "hash"}``
 and nothing else: a page that gets it fetches its own view again, cut for its own seat, so the
 stream can never carry a hidden card. The first event is sent at once (the head as it is now,

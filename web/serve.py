@@ -645,11 +645,12 @@ def run(server: Any, ref: Any, live: Any, exit_now: Callable[[int], Any] = os._e
     store is closed, the threads still running and their stacks go to stderr, and the
     process ends (``exit_now``) rather than hang."""
 
+    from web.front import Server
+
     def stop(signum: int, frame: Any) -> None:
-        stop_soon = getattr(server, "stop_soon", None)
-        if stop_soon is None:
+        if not isinstance(server, Server):
             raise KeyboardInterrupt
-        stop_soon()  # the server's loop ends its streams and its connections
+        server.stop_soon()  # the server's loop ends its streams and its connections
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
