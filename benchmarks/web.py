@@ -235,7 +235,7 @@ async def play(
                 break
             step = t.script[t.at]
             other = "zeus" if step["actor"] == "hera" else "hera"
-            if c.closing:
+            if c.closing or c.r.at_eof():  # closed by the server, or idle past its keep-alive
                 c.close()
                 c = await Conn.open(port, t.source)
             t0 = time.perf_counter()
