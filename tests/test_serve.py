@@ -4,6 +4,7 @@ continues every game after a restart."""
 
 from __future__ import annotations
 
+import ctypes
 import http.client
 import io
 import ipaddress
@@ -448,3 +449,40 @@ def test_serve_weighs_codes_on_one_blas_thread_per_frame(
         assert blas_threads() == {2}
         assert serve.cmd_serve(args) == 0
         assert served and blas_threads() == {1}
+
+
+_MMAP_PROBE = """
+import ctypes, sys
+from web.serve import fixed_mmap_threshold
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in
+                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks",
+                 "uordblks", "fordblks", "keepcost")]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Info
+fixed = fixed_mmap_threshold() if sys.argv[1] == "fixed" else False
+big = bytearray(3_000_000)  # mapped (above glibc's first threshold, 128 kB)
+del big  # glibc's own rule: the threshold rises to 3 MB here
+before = libc.mallinfo2().hblks
+body = bytearray(1_000_000)  # a request body, a decoded photo
+print(fixed, libc.mallinfo2().hblks - before)
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not hasattr(ctypes.CDLL(None), "mallinfo2"),
+    reason="glibc only (mallinfo2, glibc 2.33+)",
+)
+@pytest.mark.parametrize(("mode", "mapped"), [("fixed", "True 1"), ("glibc", "False 0")])
+def test_large_buffers_are_their_own_mapping_under_serve(mode: str, mapped: str) -> None:
+    """After serve's fixed_mmap_threshold, a 1 MB buffer freed after a 3 MB one is still its
+    own mapping (given back when freed); with glibc's rising threshold it is carved from the
+    heap and stays there (what made the server hold 1 GB under benchmarks/attack.py)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _MMAP_PROBE, mode],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout.strip()
+    assert out == mapped
