@@ -44,7 +44,7 @@ from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError,
 from web import schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
 from web.games import Unreadable, page_module, page_of
-from web.limits import check_creation
+from web.limits import check_idle_games, creates_games, reads_photos
 from web.links import join_path, remember_codes
 from web.openapi import DOCS, RouteDoc
 from web.openapi import document as _document
@@ -334,6 +334,7 @@ def session() -> Response:
     replies=("Location",),
 )
 @csrf_protected
+@creates_games
 def create_game() -> Response:
     """Returns the players' secret join codes and links: hand each to its holder only (no
     judge's code: the server's tournament judge judges every game). 403 when the organiser
@@ -341,7 +342,7 @@ def create_game() -> Response:
     does not carry his code; one client may create a few games a minute (429 with
     Retry-After past it)."""
     may_create()
-    check_creation()
+    check_idle_games()
     body = _load(schemas.CreateGameSchema)
     req = page_module(body["game_module"]).api_request(body)
     created = _ref().create_game(
@@ -820,6 +821,7 @@ def export(game: str) -> Response:
 )
 @with_known_game
 @csrf_protected
+@reads_photos
 def photo(game: str) -> Response:
     """The photo (multipart field 'photo', or the whole body as image/jpeg, image/png or
     image/webp) is read with the game's sticker kit. Records nothing: enter the cards with

@@ -24,7 +24,7 @@ from flask import Flask
 
 from referee.games import GAMES
 from referee.words import head_text, needs_words, plural
-from web import api, auth, errors, home, judge, live, replay, seat, witness
+from web import api, auth, errors, home, judge, limits, live, replay, seat, witness
 from web.games import install
 from web.games.installed import PAGE_MODULES
 from web.middleware import AccessLog, security_headers
@@ -72,6 +72,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.after_request(security_headers)
     app.teardown_request(unpin)
     errors.register(app)
+    limits.install(app)  # after the error handlers: its 429 replaces theirs
     if app.config["ACCESS_LOG"]:
         app.wsgi_app = AccessLog(app.wsgi_app)  # type: ignore[method-assign]
     return app

@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response
 
 from referee.service import ServiceError
 from web.games import default_module, page_for, seat_title, served
-from web.limits import check_creation
+from web.limits import check_idle_games, creates_games
 from web.links import created_codes, join_path, remember_codes
 from web.present import qr_svg
 from web.request import (
@@ -43,13 +43,14 @@ def home() -> str:
 
 @bp.post("/new")
 @csrf_protected
+@creates_games
 def new_game() -> Response:
     """Creates a game from the home form of the game it names (``game``; default the first
     this app serves). Raises CsrfError; a refused choice goes back to the form with the
     reason. Raises Forbidden when only the organiser creates games, TooManyRequests past this
     client's creation limit (:mod:`web.limits`)."""
     may_create()
-    check_creation()
+    check_idle_games()
     name = request.form.get("game") or default_module().name
     pm = served().get(name)
     if pm is None:

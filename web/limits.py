@@ -1,82 +1,284 @@
-"""Limits on creating games: per client (issue 12), and across clients (issue 31).
+"""How fast clients may ask (issues 12, 31 and 33): request rates through Flask-Limiter, and the
+cap on idle games.
 
-Per client: ``CREATE_BURST`` games back to back, then ``CREATE_PER_MINUTE`` a minute (a token
-bucket per client address; ``referee serve --create-burst/--create-per-minute``). Past it, 429
-``TooManyRequests`` with ``Retry-After`` and a sentence saying when.
+Rates are counted by Flask-Limiter (a moving window each, in the process's memory), keyed by who
+asks (:func:`who`): a seat's device (its token for the game in the URL, checked as every request
+checks it), else the client's address. The tournament judge (the organiser, who sets up and
+watches the whole hall) has no rate limit. Past a limit: 429 ``TooManyRequests`` with
+``Retry-After`` (the seconds until the window has room) and a sentence naming the limit; nothing
+is done. Each limit is a rate such as ``"20 per second; 300 per minute"`` (Flask-Limiter's
+notation, several separated by ``;``); None (``0`` on the command line) is off, the app's
+default for each:
 
-Across every client, so that many addresses together cannot flood the server (issue 31:
-100 addresses made 1,000 games in 18 s):
+- ``RATE_SEAT``: the requests of one seat's device, whatever it asks (``referee serve
+  --seat-rate``);
+- ``RATE_ADDRESS``: the requests carrying no seat, by address (``--address-rate``: spectators,
+  join links, the home page; many phones may share an address behind a venue's router, so it
+  is generous);
+- ``PHOTO_RATE``: photos of cards sent by one seat (``--photo-rate``), in every game's photo
+  forms and ``POST /api/v1/games/<g>/photos`` together: reading one costs the server a core for
+  a fraction of a second (frames of the camera page have their own bucket,
+  :mod:`web.games.herazeus.images`);
+- game creation, by address: ``CREATE_BURST`` games in any ``CREATE_BURST /
+  CREATE_PER_MINUTE`` minutes, so ``CREATE_PER_MINUTE`` a minute on average
+  (``--create-burst/--create-per-minute``), and for all addresses together
+  ``CREATE_GLOBAL_BURST`` in any ``CREATE_GLOBAL_BURST / CREATE_GLOBAL_PER_MINUTE`` minutes
+  (``--create-global-burst/--create-global-per-minute``; issue 31: 100 addresses made 1,000
+  games in 18 s). Only games made count: a creation refused for another reason spends nothing.
 
-- a global rate: ``CREATE_GLOBAL_BURST`` games back to back, then
-  ``CREATE_GLOBAL_PER_MINUTE`` a minute, whoever asks (one token bucket for the server;
-  ``--create-global-burst/--create-global-per-minute``); past it, 429 ``TooManyRequests``
-  with ``Retry-After``;
-- a cap on idle games: while ``IDLE_GAMES_CAP`` games made in the last
-  ``IDLE_EXPIRY_MINUTES`` have had nothing recorded since their creation (no seat taken, no
-  action: :attr:`referee.store.GameHead.idle`), no other is made (``--idle-games``,
-  ``--idle-expiry``); 503 ``Busy`` with ``Retry-After``, until players join some or the
-  oldest of them stops counting (the message says when). Games cannot be deleted: an idle game
-  that counted for ever would lock every player out for good once enough were abandoned, or
-  made slowly under the global rate. ``IDLE_EXPIRY_MINUTES`` is 60 when not set; None (``0``
-  on the command line) counts idle games for ever. A game made before its creation time was
-  kept never counts while they expire.
+The live streams are not counted here: the front and :class:`web.live.StreamGate` cap them.
 
-A limit set to None (the app's default; ``0`` on the command line) is off. The form
-(``POST /new``) and the API (``POST /api/v1/games``) share the buckets. The tournament judge
-(the organiser, who sets up the hall's tables ahead of time) has no limit.
+Then a cap on idle games: while ``IDLE_GAMES_CAP`` games made in the last
+``IDLE_EXPIRY_MINUTES`` have had nothing recorded since their creation (no seat taken, no
+action: :attr:`referee.store.GameHead.idle`), no other is made (``--idle-games``,
+``--idle-expiry``); 503 ``Busy`` with ``Retry-After``, until players join some or the
+oldest of them stops counting (the message says when). Games cannot be deleted: an idle game
+that counted for ever would lock every player out for good once enough were abandoned, or
+made slowly under the global rate. ``IDLE_EXPIRY_MINUTES`` is 60 when not set; None (``0``
+on the command line) counts idle games for ever. A game made before its creation time was
+kept never counts while they expire. The tournament judge has no cap either.
 """
 
 from __future__ import annotations
 
 import math
-import threading
 import time
-from collections import OrderedDict
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any, TypeVar
 
-from flask import current_app, request
+from flask import Flask, Response, current_app, request
+from flask_limiter import ApplicationLimit, Limiter, RequestLimit
+from flask_limiter.errors import RateLimitExceeded
+from limits import parse_many
 
-from web.errors import Busy, TooManyRequests
-from web.request import get_referee, is_tournament_judge
+from web.errors import Busy, TooManyRequests, service_error_response
+from web.request import get_referee, is_game_id, is_tournament_judge, seat_of, seat_token
 
-CLIENTS_KEPT = 4096  # buckets remembered; the least recently used leave first
+F = TypeVar("F", bound=Callable[..., Any])
+
+PHOTO_VIEWS: set[str] = set()  # the views that read a photo of cards (:func:`reads_photos`)
+CREATION_VIEWS: set[str] = set()  # the views that create a game (:func:`creates_games`)
+UNCOUNTED = {"static", "live.stream"}  # files, and the streams (capped by the front)
 
 
-class TokenBuckets:
-    """A token bucket per key: ``burst`` tokens, refilled at ``rate`` a second. Thread safe."""
+def _name(view: Callable[..., Any]) -> str:
+    return f"{view.__module__}.{view.__qualname__}"
 
-    def __init__(self, burst: int, rate: float) -> None:
-        self.burst, self.rate = float(burst), float(rate)
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-        self._lock = threading.Lock()
 
-    def take(self, key: str, now: float | None = None) -> float:
-        """Spends one token of ``key``'s bucket; returns 0.0, or the seconds until a token is
-        there when the bucket is empty (nothing is spent then)."""
-        t = time.monotonic() if now is None else now
-        with self._lock:
-            tokens, last = self._buckets.get(key, (self.burst, t))
-            tokens = min(self.burst, tokens + (t - last) * self.rate)
-            self._buckets[key] = (tokens, t)
-            self._buckets.move_to_end(key)
-            while len(self._buckets) > CLIENTS_KEPT:
-                self._buckets.popitem(last=False)
-            if tokens < 1.0:
-                return (1.0 - tokens) / self.rate if self.rate > 0 else 3600.0
-            self._buckets[key] = (tokens - 1.0, t)
-            return 0.0
+def reads_photos(view: F) -> F:
+    """Marks a view that reads a photo of cards: ``PHOTO_RATE`` counts its requests."""
+    PHOTO_VIEWS.add(_name(view))
+    return view
+
+
+def creates_games(view: F) -> F:
+    """Marks a view that creates a game: the creation rates count its successes."""
+    CREATION_VIEWS.add(_name(view))
+    return view
+
+
+def _view_in(names: set[str]) -> bool:
+    view = current_app.view_functions.get(request.endpoint or "")
+    return view is not None and _name(view) in names
+
+
+def who() -> str:
+    """Who asks, for the rates: ``seat <game> <seat>`` for a request carrying the token of a
+    seat's device at the game in its URL (a cookie or Bearer token; checked, so a made-up
+    token counts as its address), else ``address <ip>``."""
+    game = (request.view_args or {}).get("game")
+    if isinstance(game, str) and is_game_id(game) and seat_token(game):
+        seat = seat_of(game)  # the view asks the same, once per request (cached)
+        if seat != "public":
+            return f"seat {game} {seat}"
+    return f"address {request.remote_addr or '-'}"
+
+
+def _address() -> str:
+    return f"address {request.remote_addr or '-'}"
+
+
+def _everyone() -> str:
+    return "everyone"
+
+
+def rate(value: str | None, flag: str = "rate") -> str | None:
+    """``value`` checked as a rate (``"20 per second; 300 per minute"``); None for None, ""
+    or "0" (no limit). Raises ValueError naming ``flag`` for anything else."""
+    if value is None or value.strip() in ("", "0"):
+        return None
+    try:
+        items = parse_many(value)
+    except ValueError:
+        items = []
+    if not items or any(i.amount < 1 for i in items):
+        raise ValueError(
+            f"{flag} {value!r}: a rate such as '20 per second' or '20/second; 300/minute' "
+            "(a count of at least 1 per second, minute, hour or day; several separated by ';'), "
+            "or 0 for none"
+        )
+    return value
+
+
+def _window(burst: int, per_minute: float) -> str:
+    """``burst`` in any window of ``burst / per_minute`` minutes (``per_minute`` on average)."""
+    return f"{burst} per {max(1, round(burst / per_minute * 60))} seconds"
+
+
+def _wait(limit: RequestLimit) -> float:
+    return max(1.0, math.ceil(limit.window[0] - time.time()))
+
+
+Message = Callable[[RequestLimit, float], str]
+
+
+def _refuse(message: Message) -> Callable[[RequestLimit], Response]:
+    def on_breach(limit: RequestLimit) -> Response:
+        wait = _wait(limit)
+        return service_error_response(TooManyRequests(message(limit, wait), wait))
+
+    return on_breach
+
+
+def _per(limit: RequestLimit) -> str:
+    item = limit.limit
+    unit = item.GRANULARITY.name
+    n = item.multiples
+    return f"{item.amount} per {unit}" if n == 1 else f"{item.amount} per {n} {unit}s"
+
+
+def _seconds(wait: float) -> str:
+    return f"{wait:g} second{'s' if wait != 1 else ''}"
+
+
+def _seat_message(limit: RequestLimit, wait: float) -> str:
+    return (
+        f"this device asked more often than this server lets one seat ({_per(limit)}); "
+        f"try again in {_seconds(wait)}"
+    )
+
+
+def _address_message(limit: RequestLimit, wait: float) -> str:
+    return (
+        f"this address asked more often than this server lets a device without a seat "
+        f"({_per(limit)}); try again in {_seconds(wait)}"
+    )
+
+
+def _photo_message(limit: RequestLimit, wait: float) -> str:
+    return (
+        f"this seat sent more photos than this server reads for one seat ({_per(limit)}); "
+        f"try again in {_seconds(wait)}"
+    )
+
+
+def _creation_message(limit: RequestLimit, wait: float) -> str:
+    cfg = current_app.config
+    return (
+        f"this device has created {limit.limit.amount} games in a short time; this server "
+        f"lets one device create {float(cfg['CREATE_PER_MINUTE']):g} a minute: try again in "
+        f"{_seconds(wait)}"
+    )
+
+
+def _all_message(limit: RequestLimit, wait: float) -> str:
+    cfg = current_app.config
+    return (
+        "games are being created on this server faster than its limit for all devices "
+        f"together ({float(cfg['CREATE_GLOBAL_PER_MINUTE']):g} a minute, at most "
+        f"{limit.limit.amount} back to back): try again in {_seconds(wait)}"
+    )
+
+
+def _who_cached() -> str:
+    from flask import g
+
+    got = g.get("_rate_who")
+    if got is None:
+        got = g._rate_who = who()
+    return str(got)
+
+
+def _counted() -> bool:
+    """True for a request the seat and address rates count: not the tournament judge's, not a
+    file or a live stream."""
+    return request.endpoint not in UNCOUNTED and not is_tournament_judge()
+
+
+def _made(response: Response) -> bool:
+    return response.status_code < 400
+
+
+def install(app: Flask) -> Limiter:
+    """The app's Flask-Limiter with the rates of ``app.config`` (see the module's docstring);
+    an app without any has none (the limiter is then off)."""
+    cfg = app.config
+    for name in ("RATE_SEAT", "RATE_ADDRESS", "PHOTO_RATE"):
+        cfg[name] = rate(cfg.get(name), name)
+    limits: list[ApplicationLimit] = []
+
+    def add(rate_: str | None, scope: str, key: Callable[[], str], **kw: Any) -> None:
+        if rate_:
+            limits.append(ApplicationLimit(rate_, key_function=key, scope=scope, **kw))
+
+    add(
+        cfg["RATE_SEAT"],
+        "seat",
+        _who_cached,
+        exempt_when=lambda: not _counted() or not _who_cached().startswith("seat "),
+        on_breach=_refuse(_seat_message),
+    )
+    add(
+        cfg["RATE_ADDRESS"],
+        "address",
+        _who_cached,
+        exempt_when=lambda: not _counted() or not _who_cached().startswith("address "),
+        on_breach=_refuse(_address_message),
+    )
+    add(
+        cfg["PHOTO_RATE"],
+        "photos",
+        _who_cached,
+        methods=["POST"],
+        exempt_when=lambda: not _view_in(PHOTO_VIEWS) or is_tournament_judge(),
+        on_breach=_refuse(_photo_message),
+    )
+    creations: tuple[tuple[str, str, str, Callable[[], str], Message], ...] = (
+        ("CREATE_BURST", "CREATE_PER_MINUTE", "create", _address, _creation_message),
+        ("CREATE_GLOBAL_BURST", "CREATE_GLOBAL_PER_MINUTE", "create all", _everyone, _all_message),
+    )
+    for burst, per_minute, scope, key, message in creations:
+        if cfg.get(per_minute):
+            add(
+                _window(int(cfg.get(burst) or 1), float(cfg[per_minute])),
+                scope,
+                key,
+                methods=["POST"],
+                exempt_when=lambda: not _view_in(CREATION_VIEWS) or is_tournament_judge(),
+                deduct_when=_made,
+                on_breach=_refuse(message),
+            )
+    limiter = Limiter(
+        key_func=_address,
+        app=app,
+        application_limits=list(limits),
+        storage_uri="memory://",
+        strategy="moving-window",
+        enabled=bool(limits),
+    )
+    app.register_error_handler(RateLimitExceeded, _rate_limit_exceeded)
+    return limiter
+
+
+def _rate_limit_exceeded(e: RateLimitExceeded) -> Response:
+    if isinstance(e.response, Response):
+        return e.response
+    return service_error_response(TooManyRequests(e.description or "too many requests", 1.0))
 
 
 IDLE_RETRY = 60.0  # seconds a client refused by the idle-games cap is asked to wait, at most
 IDLE_EXPIRY_MINUTES = 60.0  # how long an idle game counts against the cap, unless configured
-
-
-def _buckets(name: str, burst: int, per_minute: float) -> TokenBuckets:
-    buckets = current_app.extensions.get(name)
-    if buckets is None:
-        buckets = current_app.extensions.setdefault(name, TokenBuckets(burst, per_minute / 60.0))
-    assert isinstance(buckets, TokenBuckets)
-    return buckets
 
 
 def _check_idle(cap: int, expiry_minutes: float | None) -> None:
@@ -105,35 +307,9 @@ def _check_idle(cap: int, expiry_minutes: float | None) -> None:
     )
 
 
-def check_creation() -> None:
-    """Spends one game creation of this client's allowance and of the server's. Raises
-    TooManyRequests (429, with the seconds to wait) when either is spent, Busy (503) when the
-    server holds as many idle games as it may (nothing is spent then)."""
-    cfg = current_app.config
-    if is_tournament_judge():
-        return
-    cap = cfg.get("IDLE_GAMES_CAP")
-    if cap:
-        _check_idle(int(cap), cfg.get("IDLE_EXPIRY_MINUTES", IDLE_EXPIRY_MINUTES))
-    per_minute = cfg.get("CREATE_PER_MINUTE")
-    if per_minute:
-        buckets = _buckets("create_buckets", int(cfg.get("CREATE_BURST", 10)), float(per_minute))
-        wait = buckets.take(request.remote_addr or "-")
-        if wait > 0:
-            raise TooManyRequests(
-                f"this device has created {buckets.burst:g} games in a short time; this "
-                f"server lets one device create {float(per_minute):g} a minute: try again in "
-                f"{max(1, round(wait))} seconds",
-                wait,
-            )
-    overall = cfg.get("CREATE_GLOBAL_PER_MINUTE")
-    if overall:
-        burst = int(cfg.get("CREATE_GLOBAL_BURST", 60))
-        wait = _buckets("create_global", burst, float(overall)).take("*")
-        if wait > 0:
-            raise TooManyRequests(
-                f"games are being created on this server faster than its limit for all "
-                f"devices together ({float(overall):g} a minute after {burst} back to back): "
-                f"try again in {max(1, round(wait))} seconds",
-                wait,
-            )
+def check_idle_games() -> None:
+    """Raises Busy (503) when the server holds as many idle games as it may; the tournament
+    judge has no cap. (The creation rates are counted before the view, by the limiter.)"""
+    cap = current_app.config.get("IDLE_GAMES_CAP")
+    if cap and not is_tournament_judge():
+        _check_idle(int(cap), current_app.config.get("IDLE_EXPIRY_MINUTES", IDLE_EXPIRY_MINUTES))

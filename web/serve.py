@@ -83,6 +83,9 @@ CREATE_PER_MINUTE = 6.0
 CREATE_GLOBAL_BURST = 60
 CREATE_GLOBAL_PER_MINUTE = 60.0
 IDLE_GAMES = 200
+SEAT_RATE = "20 per second; 300 per minute"  # a seat's device: taps, pages, questions
+ADDRESS_RATE = "30 per second; 900 per minute"  # no seat: spectators, joins, the home page
+PHOTO_RATE = "12 per minute"  # photos of cards one seat sends (each costs a core a moment)
 IDLE_EXPIRY = 60.0  # minutes an idle game counts against --idle-games
 MAX_FILE = 200_000  # bytes of a file a game's option names (a deck list)
 MMAP_THRESHOLD = 256 * 1024  # bytes: a larger allocation is its own mapping (glibc)
@@ -148,6 +151,18 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
             raise SystemExit(f"referee serve: {flag} {rate:g}: 0 or more")
     if args.idle_games < 0:
         raise SystemExit(f"referee serve: --idle-games {args.idle_games}: 0 or more")
+    from web.limits import rate
+
+    rates = {}
+    for flag, key, value in (
+        ("--seat-rate", "RATE_SEAT", args.seat_rate),
+        ("--address-rate", "RATE_ADDRESS", args.address_rate),
+        ("--photo-rate", "PHOTO_RATE", args.photo_rate),
+    ):
+        try:
+            rates[key] = rate(value, flag)
+        except ValueError as e:
+            raise SystemExit(f"referee serve: {e}") from None
     if args.idle_expiry < 0:
         raise SystemExit(f"referee serve: --idle-expiry {args.idle_expiry:g}: 0 or more minutes")
     return {
@@ -160,6 +175,7 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
         "CREATE_GLOBAL_PER_MINUTE": args.create_global_per_minute or None,
         "IDLE_GAMES_CAP": args.idle_games or None,
         "IDLE_EXPIRY_MINUTES": args.idle_expiry or None,
+        **rates,
     }
 
 
@@ -239,27 +255,28 @@ def add_serve_command(sub: Any) -> None:
         "--create-burst",
         type=int,
         default=CREATE_BURST,
-        help=f"games one address may create back to back (default {CREATE_BURST})",
+        help=f"games one address may create back to back, at most, in any --create-burst / "
+        f"--create-per-minute minutes (default {CREATE_BURST})",
     )
     p.add_argument(
         "--create-per-minute",
         type=float,
         default=CREATE_PER_MINUTE,
-        help=f"games one address may create per minute after that (default "
+        help=f"games one address may create per minute on average (default "
         f"{CREATE_PER_MINUTE:g}; 0: no limit)",
     )
     p.add_argument(
         "--create-global-burst",
         type=int,
         default=CREATE_GLOBAL_BURST,
-        help=f"games all addresses together may create back to back (default "
+        help=f"games all addresses together may create back to back, at most (default "
         f"{CREATE_GLOBAL_BURST})",
     )
     p.add_argument(
         "--create-global-per-minute",
         type=float,
         default=CREATE_GLOBAL_PER_MINUTE,
-        help=f"games all addresses together may create per minute after that (default "
+        help=f"games all addresses together may create per minute on average (default "
         f"{CREATE_GLOBAL_PER_MINUTE:g}; 0: no limit)",
     )
     p.add_argument(
@@ -276,6 +293,26 @@ def add_serve_command(sub: Any) -> None:
         metavar="MINUTES",
         help=f"how long after its creation a game nobody has joined counts against "
         f"--idle-games (default {IDLE_EXPIRY:g}; 0: for ever)",
+    )
+    p.add_argument(
+        "--seat-rate",
+        default=SEAT_RATE,
+        metavar="RATE",
+        help=f"requests one seat's device may send, e.g. '20 per second; 300 per minute' "
+        f"(default '{SEAT_RATE}'; 0: no limit; the tournament judge has none)",
+    )
+    p.add_argument(
+        "--address-rate",
+        default=ADDRESS_RATE,
+        metavar="RATE",
+        help=f"requests holding no seat one address may send (default '{ADDRESS_RATE}'; 0: "
+        "no limit)",
+    )
+    p.add_argument(
+        "--photo-rate",
+        default=PHOTO_RATE,
+        metavar="RATE",
+        help=f"photos of cards one seat may send (default '{PHOTO_RATE}'; 0: no limit)",
     )
     p.add_argument(
         "--accept-missing-journal",

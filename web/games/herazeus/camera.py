@@ -44,6 +44,7 @@ from web.games.herazeus.images import (
     remember_photo,
     remembered,
 )
+from web.limits import reads_photos
 from web.request import csrf_protected, csrf_token, get_referee, refusal, seat_of, with_game
 from web.uploads import upload_bytes
 
@@ -57,6 +58,7 @@ def _back(game: str) -> Response:
 @bp.post("/g/<game>/photo")
 @with_game
 @csrf_protected
+@reads_photos
 def photo(game: str) -> Response:
     """A photo of cards from the seat page: read, remembered for this seat, shown for the
     player to confirm. Records nothing. Raises CsrfError."""

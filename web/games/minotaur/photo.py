@@ -13,6 +13,7 @@ from printables.minotaur.kit import MinotaurKit
 from referee.service import ServiceError
 from web.acting import back
 from web.errors import BadImage
+from web.limits import reads_photos
 from web.request import csrf_protected, get_referee, refusal, seat_of, with_game
 from web.uploads import check_image, upload_bytes
 
@@ -28,6 +29,7 @@ def read_key(game: str) -> str:
 @bp.post("/g/<game>/cards-photo")
 @with_game
 @csrf_protected
+@reads_photos
 def cards_photo(game: str) -> Response:
     """Reads the cards in a photo for this seat; records nothing. Raises CsrfError."""
     from vision.decode import ImageError
