@@ -2,7 +2,7 @@
 the server.
 
     .venv/bin/python benchmarks/attack.py [--tables 100] [--pace 2.0] [--seconds 25]
-        [--hostile 500] [--attackers 4] [--threads 512] [--seed 1]
+        [--hostile 500] [--attackers 4] [--threads 64] [--seed 1]
 
 It starts ``referee serve`` with its default limits (as :mod:`benchmarks.web` does: a
 subprocess on a free loopback port, a database in a temporary directory), creates ``--tables``
@@ -336,7 +336,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=25.0, help="each run, without and with")
     ap.add_argument("--hostile", type=int, default=500, help="hostile connections")
     ap.add_argument("--attackers", type=int, default=4, help="the attacker's addresses")
-    ap.add_argument("--threads", type=int, default=512)
+    ap.add_argument("--threads", type=int, default=64)
     ap.add_argument("--games", type=int, default=8, help="distinct played games to post")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()

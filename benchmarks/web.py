@@ -1,7 +1,7 @@
 """The web app under a hall's load: 100 tables, 300 live pages, over loopback.
 
     .venv/bin/python benchmarks/web.py [--tables 100] [--pace 2.0] [--seconds 30]
-        [--threads 512] [--games 12] [--seed 1] [--no-saturation]
+        [--threads 64] [--games 12] [--seed 1] [--no-saturation]
 
 It starts ``referee serve`` in a subprocess on a free loopback port with a database in a
 temporary directory, creates ``--tables`` games through the API (as the tournament judge), and
@@ -412,7 +412,7 @@ def main() -> int:
     ap.add_argument("--pace", type=float, default=2.0, help="mean seconds between actions")
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--step-seconds", type=float, default=10.0)
-    ap.add_argument("--threads", type=int, default=512)
+    ap.add_argument("--threads", type=int, default=64)
     ap.add_argument("--games", type=int, default=12, help="distinct played games to post")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-saturation", action="store_true")

@@ -284,6 +284,7 @@ def test_sigterm_stops_within_its_bound_whatever_the_clients_do(tmp_path: Path) 
     script.write_text(SLOW_SERVE)
     cmd = [sys.executable, str(script), "serve", "--db", str(tmp_path / "g.sqlite3"), "--demo"]
     cmd += ["--host", "127.0.0.1", "--port", str(port), "--no-qr", "--quiet"]
+    cmd += ["--address-rate", "0"]  # the 50 pipelined requests below would spend it
     proc = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,

@@ -248,6 +248,7 @@ class Front:
         )
         self.hub = Hub()
         self.streams = 0  # open now
+        self.ends: set[asyncio.Future[None]] = set()  # settled: the stream ends
 
     @property
     def executor(self) -> ThreadPoolExecutor:
@@ -261,6 +262,7 @@ class Front:
                 if message["type"] == "lifespan.startup":
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
+                    self.end_streams()
                     await self.hub.stop()
                     await send({"type": "lifespan.shutdown.complete"})
                     return
@@ -289,37 +291,47 @@ class Front:
 
     async def stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         """A live stream: admitted by the Flask view, then written from the game's notifier
-        until it has lasted its time, its client goes or the server stops."""
+        until it has lasted its time, its client goes, the gate ends it to make room
+        (:class:`web.live.StreamGate`) or the server stops."""
         loop = asyncio.get_running_loop()
         environ: dict[str, Any] = dict(build_environ(scope, io.BytesIO(b"")))  # type: ignore[arg-type]
-        ticket: dict[str, Any] = {}
+        ended: asyncio.Future[None] = loop.create_future()
+        ticket: dict[str, Any] = {"shed": functools.partial(_settle_soon, loop, ended)}
         environ[FRONT_TICKET] = ticket
         status, headers, body = await loop.run_in_executor(self.executor, self._admission, environ)
         release: Callable[[], None] | None = ticket.get("release")
-        if status != 200 or release is None:
+        if status != 200 or release is None or ended.done() or self.hub.stopping.is_set():
             if release is not None:
                 release()
+            if status == 200:  # ended before it began: the client reconnects
+                status, body = 503, b""
+                headers = [(b"retry-after", b"2")]
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
         self.streams += 1
+        self.ends.add(ended)
         gone = loop.create_task(_disconnected(receive))
-        stop = loop.create_task(self.hub.stopping.wait())
         notifier: Notifier | None = None
         try:
             notifier = await self.hub.join(ticket["ref"], ticket["game"])
             headers = [(k, v) for k, v in headers if k != b"content-length"]
             await send({"type": "http.response.start", "status": 200, "headers": headers})
-            await self._events(send, notifier, ticket, gone, stop)
+            await self._events(send, notifier, ticket, gone, ended)
             if not gone.done():
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             self.streams -= 1
+            self.ends.discard(ended)
             release()
             if notifier is not None:
                 self.hub.leave(notifier)
             gone.cancel()
-            stop.cancel()
+
+    def end_streams(self) -> None:
+        """Every open stream ends (the server stops)."""
+        for fut in list(self.ends):
+            _settle(fut)
 
     async def _events(
         self,
@@ -327,7 +339,7 @@ class Front:
         n: Notifier,
         ticket: dict[str, Any],
         gone: asyncio.Task[None],
-        stop: asyncio.Task[bool],
+        stop: asyncio.Future[None],
     ) -> None:
         loop = asyncio.get_running_loop()
         heartbeat, since = float(ticket["heartbeat"]), ticket["since"]
@@ -362,6 +374,18 @@ class Front:
             elif loop.time() - quiet_since >= heartbeat:
                 quiet_since = loop.time()
                 await write(b": heartbeat\n\n")
+
+
+def _settle(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+def _settle_soon(loop: asyncio.AbstractEventLoop, fut: asyncio.Future[None]) -> None:
+    """Settles ``fut`` on ``loop`` (from any thread)."""
+    if not loop.is_closed():
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle, fut)
 
 
 @runtime_checkable
@@ -440,6 +464,7 @@ class Server:
             async def trigger() -> None:
                 assert self._stop_now is not None
                 await self._stop_now.wait()
+                self.front.end_streams()
                 await self.front.hub.stop()  # streams end before hypercorn waits for them
 
             app = wrap_app(self.front, self.config.wsgi_max_body_size, "asgi")  # type: ignore[arg-type]

@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
@@ -51,7 +52,8 @@ RETRY_MS = 2000
 TICK = 0.5  # a stream checks this often whether its client has gone or the server stops
 STREAM_SLOTS = 384  # streams at once on the server (``referee serve``: its threads' share)
 STREAMS_PER_CLIENT = 8  # from one address (a browser opens at most 6 connections per host)
-STREAMS_PER_GAME = 24  # on one game: its three pages, and room for onlookers
+STREAMS_PER_GAME = 24  # onlookers' streams on one game
+STREAMS_PER_SEAT = 4  # on one seat of one game (its device, a few pages)
 BUSY_RETRY = 10.0  # seconds a refused page waits before it asks again
 
 STOPPING = threading.Event()  # set by ``referee serve`` on shutdown: every stream ends
@@ -118,25 +120,82 @@ def wait_for(ref: Referee, game: str, seq: int, timeout: float) -> int:
 # ---- the streams' share of the server --------------------------------------------------------
 
 
-class StreamGate:
-    """The streams' bounded share of the server: at most ``slots`` open at once, ``per_client``
-    from one address, ``per_game`` on one game. Thread safe."""
+@dataclass(eq=False)
+class _Slot:
+    """One open stream: who holds it, and how to end it (None: it cannot be ended early)."""
 
-    def __init__(self, slots: int, per_client: int, per_game: int) -> None:
+    client: str
+    game: str
+    seat: str
+    shed: Callable[[], None] | None
+
+
+class StreamGate:
+    """The streams' bounded share of the server. Thread safe.
+
+    - ``slots``: streams open at once on the server, of every kind;
+    - a seat's streams (a player's device or the judge's): ``per_seat`` on one seat of one game
+      (a device with a few pages open); not counted by address, so phones sharing a venue's
+      address never crowd one another out;
+    - streams holding no seat (onlookers, and anyone with no seat): ``per_client`` from one
+      address, ``per_game`` on one game, and ``spectators`` in all. When those are all taken,
+      a newcomer ends the oldest onlooker stream of the address holding the most of them, when
+      that address holds at least two more than the newcomer's or is his own (the ended page
+      reconnects, and is refused unless its address still holds the most by two), so no mix of
+      addresses keeps the others out; a stream that cannot be ended early is never chosen.
+    """
+
+    def __init__(
+        self,
+        slots: int,
+        per_client: int,
+        per_game: int,
+        spectators: int | None = None,
+        per_seat: int = STREAMS_PER_SEAT,
+    ) -> None:
         self.slots, self.per_client, self.per_game = slots, per_client, per_game
+        self.spectators = slots if spectators is None else spectators
+        self.per_seat = per_seat
         self._lock = threading.Lock()
         self.open = 0
-        self._clients: dict[str, int] = {}
-        self._games: dict[str, int] = {}
+        self.shed = 0  # onlooker streams ended to make room
+        self._public: dict[str, list[_Slot]] = {}  # by address, oldest first
+        self.public_open = 0
+        self._games: dict[str, int] = {}  # onlooker streams by game
+        self._seats: dict[tuple[str, str], int] = {}
 
-    def _refusal(self, client: str, game: str) -> Busy | None:
+    def _victim(self, client: str) -> _Slot | None:
+        """The stream a newcomer from ``client`` ends when the onlookers' share is full: the
+        oldest that can end of the address holding the most (``client``'s own among equals),
+        when that address is ``client`` or holds at least two more (so that after the swap it
+        still holds as many as ``client``: no two addresses end each other's streams in turn);
+        else None."""
+        mine = len(self._public.get(client, ()))
+        ranked = sorted(self._public.items(), key=lambda kv: (len(kv[1]), kv[0] == client))
+        for address, slots in reversed(ranked):
+            if address != client and len(slots) < mine + 2:
+                return None
+            for slot in slots:
+                if slot.shed is not None:
+                    return slot
+        return None
+
+    def _refusal(self, client: str, game: str, seat: str) -> Busy | None:
         if self.open >= self.slots:
             return Busy(
                 f"the server holds as many live streams as it may ({self.slots}); this page "
                 f"refreshes itself and asks again in {BUSY_RETRY:g} seconds",
                 BUSY_RETRY,
             )
-        if self._clients.get(client, 0) >= self.per_client:
+        if seat != "public":
+            if self._seats.get((game, seat), 0) >= self.per_seat:
+                return Busy(
+                    f"this seat already has {self.per_seat} live pages open, the most one seat "
+                    "may; close one of them or wait",
+                    BUSY_RETRY,
+                )
+            return None
+        if len(self._public.get(client, ())) >= self.per_client:
             return Busy(
                 f"this device already holds {self.per_client} live streams, the most one "
                 "client may; close a page of this server or wait",
@@ -148,38 +207,76 @@ class StreamGate:
                 "may; this page refreshes itself instead",
                 BUSY_RETRY,
             )
+        if self.public_open >= self.spectators and self._victim(client) is None:
+            return Busy(
+                f"the server holds as many onlookers' live streams as it may "
+                f"({self.spectators}); this page refreshes itself and asks again in "
+                f"{BUSY_RETRY:g} seconds (the players' and the judge's pages are not "
+                "counted)",
+                BUSY_RETRY,
+            )
         return None
 
-    def check(self, client: str, game: str) -> None:
-        """Raises Busy when a stream of ``client`` on ``game`` would be refused now."""
+    def check(self, client: str, game: str, seat: str = "public") -> None:
+        """Raises Busy when a stream of ``client`` (holding ``seat``) on ``game`` would be
+        refused now."""
         with self._lock:
-            refusal = self._refusal(client, game)
+            refusal = self._refusal(client, game, seat)
         if refusal is not None:
             raise refusal
 
-    def enter(self, client: str, game: str) -> Callable[[], None]:
-        """Takes a slot; returns its release (idempotent). Raises Busy past a cap."""
+    def enter(
+        self, client: str, game: str, seat: str = "public", shed: Callable[[], None] | None = None
+    ) -> Callable[[], None]:
+        """Takes a slot; returns its release (idempotent). ``shed`` ends the stream early (the
+        gate calls it, at most once, to make room for another). Raises Busy past a cap."""
+        slot = _Slot(client, game, seat, shed)
+        victim: _Slot | None = None
         with self._lock:
-            refusal = self._refusal(client, game)
+            refusal = self._refusal(client, game, seat)
             if refusal is not None:
                 raise refusal
+            if seat == "public" and self.public_open >= self.spectators:
+                victim = self._victim(client)
+                if victim is not None:
+                    self._forget(victim)
+                    self.shed += 1
             self.open += 1
-            self._clients[client] = self._clients.get(client, 0) + 1
-            self._games[game] = self._games.get(game, 0) + 1
-        done = threading.Event()
+            if seat == "public":
+                self._public.setdefault(client, []).append(slot)
+                self.public_open += 1
+                self._games[game] = self._games.get(game, 0) + 1
+            else:
+                self._seats[(game, seat)] = self._seats.get((game, seat), 0) + 1
+        if victim is not None and victim.shed is not None:
+            victim.shed()
 
         def release() -> None:
             with self._lock:
-                if done.is_set():
-                    return
-                done.set()
-                self.open -= 1
-                for table, key in ((self._clients, client), (self._games, game)):
-                    table[key] -= 1
-                    if table[key] <= 0:
-                        del table[key]
+                self._forget(slot)
 
         return release
+
+    def _forget(self, slot: _Slot) -> None:
+        """Frees ``slot`` once (under the lock)."""
+        if slot.client == "":
+            return
+        self.open -= 1
+        if slot.seat == "public":
+            held = self._public[slot.client]
+            held.remove(slot)
+            if not held:
+                del self._public[slot.client]
+            self.public_open -= 1
+            self._games[slot.game] -= 1
+            if self._games[slot.game] <= 0:
+                del self._games[slot.game]
+        else:
+            key = (slot.game, slot.seat)
+            self._seats[key] -= 1
+            if self._seats[key] <= 0:
+                del self._seats[key]
+        slot.client = ""  # freed
 
 
 def stream_gate() -> StreamGate:
@@ -193,6 +290,8 @@ def stream_gate() -> StreamGate:
                 int(cfg.get("STREAM_SLOTS", STREAM_SLOTS)),
                 int(cfg.get("STREAMS_PER_CLIENT", STREAMS_PER_CLIENT)),
                 int(cfg.get("STREAMS_PER_GAME", STREAMS_PER_GAME)),
+                int(cfg.get("SPECTATOR_STREAMS") or cfg.get("STREAM_SLOTS", STREAM_SLOTS)),
+                int(cfg.get("STREAMS_PER_SEAT", STREAMS_PER_SEAT)),
             ),
         )
     assert isinstance(g, StreamGate)
@@ -269,17 +368,18 @@ def events(
 def stream(game: str) -> Response:
     """Server-sent events for ``game`` (any seat: the head is public); ``HEAD`` answers 200
     when a stream would be admitted now. Raises NotFound, Busy (a cap is reached)."""
-    seat_of(game)
     ref = get_referee()
     ref.head(game)  # 404 before the stream starts
     client = request.remote_addr or "-"
+    seat = seat_of(game)
     gate = stream_gate()
     if request.method == "HEAD":
-        gate.check(client, game)
+        gate.check(client, game, seat)
         return Response(b"", 200, mimetype="text/event-stream")
-    release = gate.enter(client, game)
+    ticket = request.environ.get(FRONT_TICKET)
+    shed = ticket.get("shed") if isinstance(ticket, dict) else None
+    release = gate.enter(client, game, seat, shed if callable(shed) else None)
     try:
-        ticket = request.environ.get(FRONT_TICKET)
         if isinstance(ticket, dict):
             return _admit(ticket, ref, game, release)
         return _open_stream(ref, game, release)

@@ -6,7 +6,7 @@ The server is hypercorn behind an event-driven front (:mod:`web.front`, issue 33
 it installs everywhere Python does (Linux, macOS, Windows, a Raspberry Pi) and needs no compiler.
 Every connection is a task of one event loop: a live page's stream is written there (one
 notifier per game, no thread), a slow client holds a little memory and no thread, and the
-Flask app runs on ``--threads`` (default 512) worker threads once a request's body is whole.
+Flask app runs on ``--threads`` (default 64) worker threads once a request's body is whole.
 
 It prints the address to open on the venue's Wi-Fi (the machine's LAN address) and the same
 address as a QR code. Files beside the database: ``<db>.secret`` (the key of the CSRF tokens, so
@@ -17,18 +17,23 @@ address and localhost, made once and reused; a new one when the LAN address chan
 **Limits** (issue 12: one client cannot stop the hall). Each is a flag; the defaults suit a hall
 of 100 tables on one small machine:
 
-- ``--stream-slots`` (default: three quarters of ``--threads``, 384): live streams open at
-  once; the other threads (at least 16) are kept for actions and pages, so a full house of
-  streams never delays a move. ``--streams-per-client`` (8) and ``--streams-per-game`` (24)
-  cap one address and one game. A stream past a cap gets 503 with ``Retry-After`` (the page
-  then refreshes itself at that pace); a stream whose client has gone is freed within a
-  second.
+- Live streams hold no thread (the front writes them): ``--stream-slots`` (12,000) open at
+  once of every kind (within the process's open files, raised to fit at start:
+  :func:`open_files`); a seat's device (player or judge) at most ``STREAMS_PER_SEAT`` (4) on
+  its seat, never counted by address; streams holding no seat (onlookers)
+  ``--streams-per-client`` (8) from one address, ``--streams-per-game`` (24) on one game and
+  ``--spectator-streams`` (2,000) in all, past which a newcomer ends the oldest onlooker stream
+  of the address holding the most (:class:`web.live.StreamGate`). A stream past a cap gets
+  503 with ``Retry-After`` (the page then refreshes itself at that pace); a stream whose
+  client has gone is freed at once.
+- Requests: ``--seat-rate``, ``--address-rate``, ``--photo-rate`` (Flask-Limiter,
+  :mod:`web.limits`; 429 with ``Retry-After``).
 - ``--header-timeout`` (10 s): a request's headers must have arrived within that time of the
   connection's start or its previous answer (hypercorn's idle deadline), else the connection
   is closed (slowloris); ``--request-timeout`` (60 s): its body within that time of its
   headers, read whole before a worker thread sees it (408; :class:`web.front.WholeBody`).
 - ``--create-burst`` (10) and ``--create-per-minute`` (6): the games one address may create,
-  as a token bucket (429 with ``Retry-After`` past it); ``--create-per-minute 0`` turns the
+  at most 10 in any 100 s (429 with ``Retry-After`` past it); ``--create-per-minute 0`` turns the
   limit off. ``--create-global-burst`` (60) and ``--create-global-per-minute`` (60): the same
   for all addresses together; ``--idle-games`` (200): no game is created while that many
   of the games made in the last ``--idle-expiry`` minutes (60; 0: ever) have had nothing
@@ -73,7 +78,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 DEFAULT_PORT = 8000
-DEFAULT_THREADS = 512
+DEFAULT_THREADS = 64  # the app's work; streams and slow clients hold none (issue 33)
+STREAM_SLOTS = 12_000  # live streams at once: they hold no thread (issue 33: 10,000 idle)
+SPECTATOR_STREAMS = 2_000  # of them, streams holding no seat
 STREAMS_PER_CLIENT = 8
 STREAMS_PER_GAME = 24
 HEADER_TIMEOUT = 10.0
@@ -111,19 +118,24 @@ def fixed_mmap_threshold(size: int = MMAP_THRESHOLD) -> bool:
     return bool(mallopt(M_MMAP_THRESHOLD, size))
 
 
-def stream_slots(threads: int, asked: int | None) -> int:
-    """The live streams' share of ``threads``: ``asked``, else three quarters; at least
-    ``min(16, threads // 2)`` threads always stay for actions. Raises SystemExit when
-    ``asked`` leaves fewer."""
-    floor = min(16, threads // 2)
-    if asked is None:
-        return max(1, threads - max(floor, threads // 4))
-    if asked < 1 or asked > threads - floor:
-        raise SystemExit(
-            f"referee serve: --stream-slots {asked}: from 1 to {max(1, threads - floor)} "
-            f"(--threads {threads} minus {floor} kept for actions)"
-        )
-    return asked
+def open_files(streams: int) -> int:
+    """Raises the process's limit on open files to fit ``streams`` connections and the rest
+    (1,024 more), within the hard limit; returns the streams it fits (fewer when the hard
+    limit is lower). Unix only; elsewhere ``streams``."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return streams
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = streams + 1024
+    if soft != resource.RLIM_INFINITY and soft < want:
+        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return streams
+    return max(16, min(streams, soft - 1024))
 
 
 def limits_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -132,6 +144,8 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
     for flag, value in (
         ("--streams-per-client", args.streams_per_client),
         ("--streams-per-game", args.streams_per_game),
+        ("--stream-slots", args.stream_slots),
+        ("--spectator-streams", args.spectator_streams),
         ("--create-burst", args.create_burst),
         ("--create-global-burst", args.create_global_burst),
     ):
@@ -166,7 +180,8 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
     if args.idle_expiry < 0:
         raise SystemExit(f"referee serve: --idle-expiry {args.idle_expiry:g}: 0 or more minutes")
     return {
-        "STREAM_SLOTS": stream_slots(max(args.threads, 4), args.stream_slots),
+        "STREAM_SLOTS": args.stream_slots,
+        "SPECTATOR_STREAMS": min(args.spectator_streams, args.stream_slots),
         "STREAMS_PER_CLIENT": args.streams_per_client,
         "STREAMS_PER_GAME": args.streams_per_game,
         "CREATE_BURST": args.create_burst,
@@ -219,13 +234,20 @@ def add_serve_command(sub: Any) -> None:
         "--threads",
         type=int,
         default=DEFAULT_THREADS,
-        help=f"worker threads, shared by live pages and requests (default {DEFAULT_THREADS})",
+        help=f"worker threads for the app's requests (default {DEFAULT_THREADS}; live streams and slow clients hold none)",
     )
     p.add_argument(
         "--stream-slots",
         type=int,
-        default=None,
-        help="live streams open at once (default: 3/4 of --threads; the rest serve actions)",
+        default=STREAM_SLOTS,
+        help=f"live streams open at once, of every kind (default {STREAM_SLOTS:,})",
+    )
+    p.add_argument(
+        "--spectator-streams",
+        type=int,
+        default=SPECTATOR_STREAMS,
+        help="live streams holding no seat (onlookers) open at once; past it a newcomer ends "
+        f"the oldest of the address holding the most (default {SPECTATOR_STREAMS:,})",
     )
     p.add_argument(
         "--streams-per-client",
@@ -595,6 +617,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise SystemExit(f"referee serve: --kit {args.kit}: {e}") from None
     limits = limits_config(args)
+    fits = open_files(limits["STREAM_SLOTS"])
+    if fits < limits["STREAM_SLOTS"]:
+        print(
+            f"referee serve: --stream-slots {limits['STREAM_SLOTS']}: this system lets the "
+            f"process open too few files; {fits} live streams at most",
+            file=sys.stderr,
+        )
+        limits["STREAM_SLOTS"] = fits
+        limits["SPECTATOR_STREAMS"] = min(fits, limits["SPECTATOR_STREAMS"])
     ip = lan_ip()
     port, note = choose_port(args.host, args.port)
     code = judge_code(db)
