@@ -99,7 +99,12 @@ def test_photos_per_seat_are_counted_across_the_api_and_the_page_before_any_deco
     assert page_photo(b["hera"], game, photo).status_code == 303
     decoded: list[int] = []
     real = cv2.imdecode
-    monkeypatch.setattr(cv2, "imdecode", lambda buf, flags: decoded.append(1) or real(buf, flags))
+
+    def spy(buf: Any, flags: int) -> Any:
+        decoded.append(len(buf))
+        return real(buf, flags)
+
+    monkeypatch.setattr(cv2, "imdecode", spy)
     assert_refused_for_rate(upload(b["hera"], game, "photos", photo), "photos", "2 per minute")
     assert page_photo(b["hera"], game, photo).status_code == 429
     assert decoded == []  # refused before reading

@@ -234,7 +234,8 @@ def add_serve_command(sub: Any) -> None:
         "--threads",
         type=int,
         default=DEFAULT_THREADS,
-        help=f"worker threads for the app's requests (default {DEFAULT_THREADS}; live streams and slow clients hold none)",
+        help=f"worker threads for the app's requests (default {DEFAULT_THREADS}; live streams "
+        "and slow clients hold none)",
     )
     p.add_argument(
         "--stream-slots",
