@@ -31,6 +31,7 @@ import json
 import logging
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
@@ -236,6 +237,78 @@ class WholeBody:
         await send({"type": "http.response.body", "body": text.encode()})
 
 
+IDLE_CONNECTIONS = 2048  # connections without a request in progress, from every address
+NEW_PER_CLIENT = 32  # connections of one address that have not yet brought a request
+
+
+class Doorman:
+    """The connections of one server that hold no request now, across addresses (issue 33).
+
+    A connection is *idle* from its opening until its first request's headers are whole, and
+    again between two requests (keep-alive); a request in progress (a live stream too) is never
+    idle. ``total`` idle connections at most, from every address together: past it the oldest
+    idle one is closed (a slow client's, or a browser's spare keep-alive connection, which it
+    reopens as it needs). ``per_client`` connections of one address that have not yet brought
+    any request (many phones behind one venue address each keep idle connections between taps;
+    only those that never asked anything are counted by address): past it a new one is closed
+    at once. Runs on the server's loop only.
+    """
+
+    def __init__(self, total: int = IDLE_CONNECTIONS, per_client: int = NEW_PER_CLIENT) -> None:
+        self.total, self.per_client = total, per_client
+        self._conns: dict[Any, tuple[str, asyncio.WriteTransport]] = {}
+        self._idle: OrderedDict[Any, None] = OrderedDict()  # oldest first
+        self._new: dict[Any, None] = {}  # no request yet
+        self._new_by: dict[str, int] = {}
+        self.refused = 0  # closed at once: their address held too many new ones
+        self.shed = 0  # idle ones closed to make room
+
+    def arrive(self, peer: Any, transport: asyncio.WriteTransport) -> bool:
+        """A connection opens; False when it must be closed at once."""
+        client = str(peer[0]) if isinstance(peer, tuple) else str(peer)
+        if self._new_by.get(client, 0) >= self.per_client:
+            self.refused += 1
+            return False
+        while len(self._idle) >= self.total:
+            old, _ = self._idle.popitem(last=False)
+            self._drop_new(old)
+            _, t = self._conns.get(old, ("", None))
+            if t is not None:
+                t.abort()
+            self.shed += 1
+        self._conns[peer] = (client, transport)
+        self._idle[peer] = None
+        self._new[peer] = None
+        self._new_by[client] = self._new_by.get(client, 0) + 1
+        return True
+
+    def busy(self, peer: Any) -> None:
+        """A request of ``peer`` reached the app: not idle until it is answered."""
+        self._idle.pop(peer, None)
+        self._drop_new(peer)
+
+    def rests(self, peer: Any) -> None:
+        """``peer``'s request was answered: idle again (the newest)."""
+        if peer in self._conns:
+            self._idle[peer] = None
+
+    def leave(self, peer: Any) -> None:
+        self._idle.pop(peer, None)
+        self._drop_new(peer)
+        self._conns.pop(peer, None)
+
+    def _drop_new(self, peer: Any) -> None:
+        if self._new.pop(peer, 0) is None:
+            client = self._conns[peer][0]
+            self._new_by[client] -= 1
+            if self._new_by[client] <= 0:
+                del self._new_by[client]
+
+    @property
+    def idle(self) -> int:
+        return len(self._idle)
+
+
 class Front:
     """The ASGI app of ``referee serve``: the live streams here, the rest to ``app`` (Flask)
     through ``threads`` worker threads, each request's body read first (:class:`WholeBody`)."""
@@ -249,6 +322,10 @@ class Front:
         self.hub = Hub()
         self.streams = 0  # open now
         self.ends: set[asyncio.Future[None]] = set()  # settled: the stream ends
+        self.doorman = Doorman(
+            int(app.config.get("IDLE_CONNECTIONS") or IDLE_CONNECTIONS),
+            int(app.config.get("NEW_CONNECTIONS_PER_CLIENT") or NEW_PER_CLIENT),
+        )
 
     @property
     def executor(self) -> ThreadPoolExecutor:
@@ -266,10 +343,17 @@ class Front:
                     await self.hub.stop()
                     await send({"type": "lifespan.shutdown.complete"})
                     return
-        if kind == "http" and scope["method"] == "GET" and STREAM_PATH.match(scope["path"]):
-            await self.stream(scope, receive, send)
-        elif kind == "http":
-            await self.rest(scope, receive, send)
+        if kind != "http":
+            return
+        peer = _peer(scope.get("client"))
+        self.doorman.busy(peer)
+        try:
+            if scope["method"] == "GET" and STREAM_PATH.match(scope["path"]):
+                await self.stream(scope, receive, send)
+            else:
+                await self.rest(scope, receive, send)
+        finally:
+            self.doorman.rests(peer)
 
     def _admission(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """The Flask app's answer to a stream's request (in a worker thread)."""
@@ -376,6 +460,41 @@ class Front:
                 await write(b": heartbeat\n\n")
 
 
+def _peer(addr: Any) -> Any:
+    """A connection's key: its client's (host, port), as hypercorn gives it in the scope."""
+    return tuple(addr[:2]) if isinstance(addr, (list, tuple)) else addr
+
+
+_DOORMEN: dict[int, Doorman] = {}  # by the listening port
+
+
+async def _admitted(
+    app: Any,
+    loop: asyncio.AbstractEventLoop,
+    config: Any,
+    context: Any,
+    state: Any,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+) -> None:
+    """hypercorn's connection, once its listening port's :class:`Doorman` let it in."""
+    from hypercorn.asyncio.tcp_server import TCPServer
+
+    sockname = writer.get_extra_info("sockname")
+    doorman = _DOORMEN.get(sockname[1]) if isinstance(sockname, tuple) else None
+    if doorman is None:
+        await TCPServer(app, loop, config, context, state, reader, writer)
+        return
+    peer = _peer(writer.get_extra_info("peername"))
+    if not doorman.arrive(peer, writer.transport):
+        writer.transport.abort()
+        return
+    try:
+        await TCPServer(app, loop, config, context, state, reader, writer)
+    finally:
+        doorman.leave(peer)
+
+
 def _settle(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
@@ -467,12 +586,28 @@ class Server:
                 self.front.end_streams()
                 await self.front.hub.stop()  # streams end before hypercorn waits for them
 
+            import hypercorn.asyncio.run as hypercorn_run
+
+            # every connection is let in by its port's doorman first (hypercorn has no hook
+            # for it: its connection class is swapped for a wrapper; idempotent)
+            hypercorn_run.TCPServer = _admitted  # type: ignore[attr-defined,assignment]
+            ports = [
+                sock.getsockname()[1]
+                for sock in (*self._sockets.secure_sockets, *self._sockets.insecure_sockets)
+            ]
+            for p in ports:
+                _DOORMEN[p] = self.front.doorman
             app = wrap_app(self.front, self.config.wsgi_max_body_size, "asgi")  # type: ignore[arg-type]
             loop.run_until_complete(
                 worker_serve(app, self.config, sockets=self._sockets, shutdown_trigger=trigger)
             )
             self._cancel_the_rest(loop)
         finally:
+            socks = self._sockets
+            for sock in (*socks.secure_sockets, *socks.insecure_sockets) if socks else ():
+                with contextlib.suppress(OSError):
+                    if _DOORMEN.get(sock.getsockname()[1]) is self.front.doorman:
+                        del _DOORMEN[sock.getsockname()[1]]
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()  # the default executor is never waited for: it holds no request

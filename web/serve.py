@@ -26,6 +26,9 @@ of 100 tables on one small machine:
   of the address holding the most (:class:`web.live.StreamGate`). A stream past a cap gets
   503 with ``Retry-After`` (the page then refreshes itself at that pace); a stream whose
   client has gone is freed at once.
+- Connections (:class:`web.front.Doorman`): ``--idle-connections`` (2,048) holding no request
+  now, from every address together, past which the oldest is closed;
+  ``--new-connections-per-client`` (32) of one address that have not yet brought a request.
 - Requests: ``--seat-rate``, ``--address-rate``, ``--photo-rate`` (Flask-Limiter,
   :mod:`web.limits`; 429 with ``Retry-After``).
 - ``--header-timeout`` (10 s): a request's headers must have arrived within that time of the
@@ -78,6 +81,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 DEFAULT_PORT = 8000
+IDLE_CONNECTIONS = 2048  # web.front.IDLE_CONNECTIONS (not imported: the CLI starts fast)
+NEW_PER_CLIENT = 32  # web.front.NEW_PER_CLIENT
 DEFAULT_THREADS = 64  # the app's work; streams and slow clients hold none (issue 33)
 STREAM_SLOTS = 12_000  # live streams at once: they hold no thread (issue 33: 10,000 idle)
 SPECTATOR_STREAMS = 2_000  # of them, streams holding no seat
@@ -146,6 +151,8 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
         ("--streams-per-game", args.streams_per_game),
         ("--stream-slots", args.stream_slots),
         ("--spectator-streams", args.spectator_streams),
+        ("--idle-connections", args.idle_connections),
+        ("--new-connections-per-client", args.new_connections_per_client),
         ("--create-burst", args.create_burst),
         ("--create-global-burst", args.create_global_burst),
     ):
@@ -182,6 +189,8 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "STREAM_SLOTS": args.stream_slots,
         "SPECTATOR_STREAMS": min(args.spectator_streams, args.stream_slots),
+        "IDLE_CONNECTIONS": args.idle_connections,
+        "NEW_CONNECTIONS_PER_CLIENT": args.new_connections_per_client,
         "STREAMS_PER_CLIENT": args.streams_per_client,
         "STREAMS_PER_GAME": args.streams_per_game,
         "CREATE_BURST": args.create_burst,
@@ -249,6 +258,20 @@ def add_serve_command(sub: Any) -> None:
         default=SPECTATOR_STREAMS,
         help="live streams holding no seat (onlookers) open at once; past it a newcomer ends "
         f"the oldest of the address holding the most (default {SPECTATOR_STREAMS:,})",
+    )
+    p.add_argument(
+        "--idle-connections",
+        type=int,
+        default=IDLE_CONNECTIONS,
+        help="connections holding no request now (not yet asked, or between two requests), "
+        f"from every address together; past it the oldest is closed (default {IDLE_CONNECTIONS:,})",
+    )
+    p.add_argument(
+        "--new-connections-per-client",
+        type=int,
+        default=NEW_PER_CLIENT,
+        help="connections of one address that have not yet brought a request; past it a new "
+        f"one is closed at once (default {NEW_PER_CLIENT})",
     )
     p.add_argument(
         "--streams-per-client",
