@@ -37,7 +37,7 @@ def test_past_the_total_the_oldest_idle_connection_is_closed_not_a_busy_one() ->
     _, second = arrive(d, "10.0.0.2", 1)
     _, third = arrive(d, "10.0.0.3", 1)
     d.busy(("10.0.0.1", 1))  # its request is in progress (a stream, say)
-    ok, fourth = arrive(d, "10.0.0.4", 1)
+    ok, _ = arrive(d, "10.0.0.4", 1)
     assert ok and not first.aborted and not second.aborted  # room: the first is not idle
     ok, _ = arrive(d, "10.0.0.5", 1)
     assert ok and second.aborted and not third.aborted and d.shed == 1
@@ -133,3 +133,33 @@ def test_an_address_opening_too_many_silent_connections_gets_the_next_closed_at_
         finally:
             for s in held:
                 s.close()
+
+
+def test_the_bodies_held_at_once_are_capped_and_a_slow_body_is_an_idle_connection() -> None:
+    app = make_app(BODIES_HELD=64_000, IDLE_CONNECTIONS=50, ACCESS_LOG=False)
+    held: list[socket.socket] = []
+    with serving(app, header_timeout=120.0, request_timeout=120.0) as (port, server):
+        try:
+            for i in range(2):  # two large bodies, each stopped after 30 kB of 100 kB
+                s = connect(port, f"127.0.7.{i + 1}")
+                s.sendall(
+                    b"POST /api/v1/games HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: 100000\r\n\r\n" + b" " * 30_000
+                )
+                held.append(s)
+            wait_until(lambda: server.front.rest.held >= 60_000, "60 kB of bodies are held")
+            assert server.front.doorman.idle == 2  # their requests are not whole: idle
+            third = connect(port, "127.0.7.3")
+            held.append(third)
+            third.sendall(
+                b"POST /api/v1/games HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 100000\r\n\r\n" + b" " * 30_000
+            )
+            third.settimeout(CEILING)
+            answer = third.recv(4096)
+            assert status(answer) == 503 and b"request bodies" in answer, answer
+            assert timed_request(port) < PLAIN_CEILING  # a request without a body still answers
+        finally:
+            for s in held:
+                s.close()
+        wait_until(lambda: server.front.rest.held == 0, "the bodies are let go with their clients")

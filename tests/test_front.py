@@ -118,10 +118,10 @@ class Dribbler:
 def test_header_and_body_tricklers_never_delay_a_plain_request() -> None:
     app = streaming_app()
     with serving(app, threads=4, header_timeout=8.0, request_timeout=8.0) as (port, server):
-        headers = [connect(port) for _ in range(30)]
+        headers = [connect(port, f"127.0.5.{i + 1}") for i in range(30)]  # 30 addresses
         for s in headers:
             s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n")
-        bodies = [connect(port) for _ in range(30)]
+        bodies = [connect(port, f"127.0.6.{i + 1}") for i in range(30)]
         for s in bodies:
             s.sendall(
                 b"POST /api/v1/games HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
@@ -323,10 +323,15 @@ def test_sigterm_stops_within_its_bound_whatever_the_clients_do(tmp_path: Path) 
         stuck = connect(port)  # and one stuck in the app for 10 minutes
         stuck.sendall(b"GET /_slow/600 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
         held += [in_flight, stuck]
-        wait_until(
-            lambda: {"slow 2 started\n", "slow 600 started\n"} <= set(lines),
-            "both slow requests are in the app",
-        )
+        try:
+            wait_until(
+                lambda: {"slow 2 started\n", "slow 600 started\n"} <= set(lines),
+                "both slow requests are in the app",
+            )
+        except AssertionError as e:  # what the server said, to tell why
+            proc.kill()
+            _, err = proc.communicate()
+            raise AssertionError(f"{e}\nstdout: {''.join(lines)[-3000:]}\nstderr: {err[-3000:]}")
         t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=STOP_BOUND + 10)

@@ -169,14 +169,29 @@ class Hub:
         self.heads.shutdown(wait=False)
 
 
+BODIES_HELD = 256 << 20  # bytes of request bodies held at once, every request together
+
+
 class WholeBody:
     """ASGI middleware: the request's body is read whole, within ``deadline`` seconds and at
     most ``max_bytes``, before ``app`` sees the request (408 or 413 otherwise, and the
-    connection closes)."""
+    connection closes). The bodies held at once, read or being read, are ``held_cap`` bytes at
+    most, every request together: past it a request is refused with 503 (so many clients
+    sending large bodies slowly cannot fill the memory). ``whole(scope)`` is called once the
+    body is whole, before the app sees it."""
 
-    def __init__(self, app: Any, max_bytes: int, deadline: float) -> None:
+    def __init__(
+        self,
+        app: Any,
+        max_bytes: int,
+        deadline: float,
+        held_cap: int = BODIES_HELD,
+        whole: Callable[[Scope], None] | None = None,
+    ) -> None:
         self.app, self.max_bytes, self.deadline = app, max_bytes, deadline
-        self.refused = 0  # requests answered 408 or 413 here
+        self.held_cap, self.whole = held_cap, whole
+        self.held = 0  # bytes of bodies held now
+        self.refused = 0  # requests answered 408, 413 or 503 here
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -186,6 +201,30 @@ class WholeBody:
         if declared.strip().isdigit() and int(declared) > self.max_bytes:
             await self._refuse(send, 413, "the request's body is larger than the server takes")
             return
+        size = 0
+        try:
+            body = await self._read(receive, send)
+            if body is None:
+                return
+            size = len(body)
+            if self.whole is not None:
+                self.whole(scope)
+            pending: Message | None = {"type": "http.request", "body": body}
+            del body
+
+            async def replay() -> Message:
+                nonlocal pending
+                if pending is not None:
+                    message, pending = pending, None
+                    return message
+                return await receive()
+
+            await self.app(scope, replay, send)
+        finally:
+            self.held -= size
+
+    async def _read(self, receive: Receive, send: Send) -> bytes | None:
+        """The body, whole; None when the client left or the body was refused (answered)."""
         chunks: list[bytes] = []
         size = 0
         try:
@@ -193,32 +232,34 @@ class WholeBody:
                 while True:
                     message = await receive()
                     if message["type"] == "http.disconnect":
-                        return
+                        return None
                     chunk = bytes(message.get("body", b""))
                     size += len(chunk)
+                    self.held += len(chunk)
                     if size > self.max_bytes:
                         await self._refuse(
                             send, 413, "the request's body is larger than the server takes"
                         )
-                        return
+                        return None
+                    if self.held > self.held_cap:
+                        await self._refuse(
+                            send,
+                            503,
+                            "the server holds as many request bodies as it may; try again "
+                            "in a moment",
+                        )
+                        return None
                     chunks.append(chunk)
                     if not message.get("more_body", False):
-                        break
+                        size = 0  # handed on: the caller releases it
+                        return b"".join(chunks)
         except TimeoutError:
             await self._refuse(
                 send, 408, f"the request's body did not arrive within {self.deadline:g} s"
             )
-            return
-        body: Message | None = {"type": "http.request", "body": b"".join(chunks)}
-
-        async def replay() -> Message:
-            nonlocal body
-            if body is not None:
-                message, body = body, None
-                return message
-            return await receive()
-
-        await self.app(scope, replay, send)
+            return None
+        finally:
+            self.held -= size
 
     async def _refuse(self, send: Send, status: int, message: str) -> None:
         self.refused += 1
@@ -231,7 +272,8 @@ class WholeBody:
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(text)).encode()),
                     (b"connection", b"close"),
-                ],
+                ]
+                + ([(b"retry-after", b"2")] if status == 503 else []),
             }
         )
         await send({"type": "http.response.body", "body": text.encode()})
@@ -317,7 +359,11 @@ class Front:
         self.flask = app
         self.wsgi = WSGIMiddleware(app, workers=threads)  # type: ignore[arg-type]
         self.rest = WholeBody(
-            self.wsgi, int(app.config.get("MAX_CONTENT_LENGTH") or 8 << 20) + 4096, request_timeout
+            self.wsgi,
+            int(app.config.get("MAX_CONTENT_LENGTH") or 8 << 20) + 4096,
+            request_timeout,
+            int(app.config.get("BODIES_HELD") or BODIES_HELD),
+            whole=lambda scope: self.doorman.busy(_peer(scope.get("client"))),
         )
         self.hub = Hub()
         self.streams = 0  # open now
@@ -346,11 +392,11 @@ class Front:
         if kind != "http":
             return
         peer = _peer(scope.get("client"))
-        self.doorman.busy(peer)
         try:
             if scope["method"] == "GET" and STREAM_PATH.match(scope["path"]):
+                self.doorman.busy(peer)
                 await self.stream(scope, receive, send)
-            else:
+            else:  # busy once its body is whole (WholeBody): a slow body is an idle connection
                 await self.rest(scope, receive, send)
         finally:
             self.doorman.rests(peer)
