@@ -331,7 +331,8 @@ def test_sigterm_stops_within_its_bound_whatever_the_clients_do(tmp_path: Path) 
         except AssertionError as e:  # what the server said, to tell why
             proc.kill()
             _, err = proc.communicate()
-            raise AssertionError(f"{e}\nstdout: {''.join(lines)[-3000:]}\nstderr: {err[-3000:]}")
+            said = f"\nstdout: {''.join(lines)[-3000:]}\nstderr: {err[-3000:]}"
+            raise AssertionError(f"{e}{said}") from e
         t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=STOP_BOUND + 10)
