@@ -2,7 +2,7 @@
 the server.
 
     .venv/bin/python benchmarks/attack.py [--tables 100] [--pace 2.0] [--seconds 25]
-        [--hostile 500] [--attackers 4] [--threads 64] [--seed 1]
+        [--hostile 500] [--attackers 100] [--threads 64] [--seed 1]
 
 It starts ``referee serve`` with its default limits (as :mod:`benchmarks.web` does: a
 subprocess on a free loopback port, a database in a temporary directory), creates ``--tables``
@@ -11,8 +11,9 @@ loopback address. Each table posts its game's actions with exponential gaps of m
 seconds, once for ``--seconds`` without an attack, then again for ``--seconds`` while the
 attack runs, on the same tables and streams.
 
-The attack comes from ``--attackers`` loopback addresses (127.66.0.x, one attacker with a few
-devices) and holds ``--hostile`` connections, in these shares:
+The attack comes from ``--attackers`` loopback addresses (127.66.0.x; the standard run is 100, an
+attacker with many devices or a botnet; 4 is one attacker with a few) and holds ``--hostile``
+connections, in these shares:
 
 - 40 % **idle streams**: open a live stream and read nothing of it, forever; a refused one
   (503) asks again after 5 s, ignoring Retry-After.
@@ -22,10 +23,12 @@ devices) and holds ``--hostile`` connections, in these shares:
 - 10 % **uploads**: alternately a decompression bomb (a 14000 × 14000 PNG of ~190 kB) and a
   1 MP photo of noise, to a kit game of the attacker's own, one every 2 s each.
 
-Printed for each run: the players' post p50/p99 (request sent to answer read) and the other
-seat's stream p50/p99 (sent until the other player's stream brought the new head), the
+Both runs post with the same gaps between actions (the same seed), so their rates compare like
+with like. Printed for each run: the players' post p50/p99 (request sent to answer read) and the
+other seat's stream p50/p99 (sent until the other player's stream brought the new head), the
 attack's counts (streams admitted and refused, slowloris connections cut, churn, uploads by
-status) and the server's resident memory (now and peak). Bounded: two runs of ``--seconds``
+status) and the server's resident memory (now and peak); then each figure without and with the
+attack and their ratio, and whether issue 33's targets are met. Bounded: two runs of ``--seconds``
 plus the setup, a few minutes on a small machine. Nothing asserts: the numbers depend on the
 machine.
 """
@@ -254,8 +257,8 @@ async def session(
         f"per table, {args.seconds:g} s per run; server memory {memory(pid)[0]:.0f} MB",
         flush=True,
     )
-    quiet, el = await step(port, tables, args.pace, args.seconds, args.seed)
-    report("no attack", quiet, el, log.posts())
+    quiet, quiet_el = await step(port, tables, args.pace, args.seconds, args.seed)
+    report("no attack", quiet, quiet_el, log.posts())
 
     sources = [f"127.66.0.{i + 1}" for i in range(max(1, args.attackers))]
     game, code = await attacker_game(port, sources[0])
@@ -287,7 +290,8 @@ async def session(
     )
     await asyncio.sleep(5.0)
     peak_before = memory(pid)
-    hostile, el = await step(port, tables, args.pace, args.seconds, args.seed + 1)
+    # the same gaps between actions as the run without (same seed): like for like
+    hostile, el = await step(port, tables, args.pace, args.seconds, args.seed)
     report("under attack", hostile, el, log.posts())
     now, peak = memory(pid)
     for _ in range(5):  # a cancel can be lost inside wait_for (Python 3.11): ask again
@@ -303,12 +307,26 @@ async def session(
         flush=True,
     )
     ms = 1000
+    post = (_p99(quiet.post) * ms, _p99(hostile.post) * ms)
+    update = (_p99(quiet.update) * ms, _p99(hostile.update) * ms)
+    rate = (quiet.acked / quiet_el, hostile.acked / el)
+    share = rate[1] / rate[0] if rate[0] else float("nan")
     print(
-        "summary: players' post p99 "
-        f"{_p99(quiet.post) * ms:.1f} ms without the attack, {_p99(hostile.post) * ms:.1f} ms "
-        f"with it; other seat's update p99 {_p99(quiet.update) * ms:.1f} ms without, "
-        f"{_p99(hostile.update) * ms:.1f} ms with; errors {dict(hostile.errors) or 'none'}",
+        f"summary ({len(sources)} addresses, {n} hostile connections): players' post p99 "
+        f"{post[0]:.1f} ms without the attack, {post[1]:.1f} ms with it "
+        f"(x{post[1] / post[0]:.1f}); other seat's update p99 {update[0]:.1f} ms without, "
+        f"{update[1]:.1f} ms with (x{update[1] / update[0]:.1f}); actions/s {rate[0]:.1f} "
+        f"without, {rate[1]:.1f} with ({share:.1%}); errors {dict(hostile.errors) or 'none'}",
         flush=True,
+    )
+    met = {
+        "post p99 <= 100 ms under attack": post[1] <= 100,
+        "update p99 <= 1 s under attack": update[1] <= 1000,
+        "actions/s >= 95% of the run without": share >= 0.95,
+    }
+    print(
+        "targets (issue 33): "
+        + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in met.items())
     )
     cuts = collections.Counter(
         " ".join(ln.split()[2:5]) + (" (a player)" if " 127.1." in ln else "")
@@ -335,7 +353,12 @@ def main() -> int:
     ap.add_argument("--pace", type=float, default=2.0, help="mean seconds between actions")
     ap.add_argument("--seconds", type=float, default=25.0, help="each run, without and with")
     ap.add_argument("--hostile", type=int, default=500, help="hostile connections")
-    ap.add_argument("--attackers", type=int, default=4, help="the attacker's addresses")
+    ap.add_argument(
+        "--attackers",
+        type=int,
+        default=100,
+        help="the attacker's addresses (100: the standard run)",
+    )
     ap.add_argument("--threads", type=int, default=64)
     ap.add_argument("--games", type=int, default=8, help="distinct played games to post")
     ap.add_argument("--seed", type=int, default=1)

@@ -85,12 +85,16 @@ def scripts(games: int, seed: int) -> list[list[dict[str, Any]]]:
 # ---- a tiny HTTP/1.1 client ----------------------------------------------------------------
 
 
+KEEP_IDLE = 5.0  # seconds a client keeps an idle connection (the server's keep-alive: 10 s)
+
+
 class Conn:
     """One keep-alive connection."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.r, self.w = reader, writer
         self.closing = False  # the server said Connection: close
+        self.last = time.monotonic()  # the end of its last answer
 
     @classmethod
     async def open(cls, port: int, source: str | None = None) -> Conn:
@@ -118,7 +122,15 @@ class Conn:
         else:
             out = await self.r.readexactly(int(hdrs.get("content-length", "0")))
         self.closing = hdrs.get("connection", "").lower() == "close"
+        self.last = time.monotonic()
         return status, hdrs, out
+
+    def stale(self) -> bool:
+        """True when the connection should not carry another request: the server closed it
+        or said it would, or it has been idle for :data:`KEEP_IDLE` seconds (half the
+        server's keep-alive: a browser too drops an idle connection before the server would,
+        rather than race its close)."""
+        return self.closing or self.r.at_eof() or time.monotonic() - self.last > KEEP_IDLE
 
     async def _head(self) -> tuple[int, dict[str, str]]:
         line = await self.r.readline()
@@ -235,7 +247,7 @@ async def play(
                 break
             step = t.script[t.at]
             other = "zeus" if step["actor"] == "hera" else "hera"
-            if c.closing or c.r.at_eof():  # closed by the server, or idle past its keep-alive
+            if c.stale():
                 c.close()
                 c = await Conn.open(port, t.source)
             t0 = time.perf_counter()
