@@ -39,6 +39,7 @@ import argparse
 import asyncio
 import collections
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -196,6 +197,59 @@ async def uploads(
         await asyncio.sleep(2.0)
 
 
+def attack_process(
+    port: int,
+    game: str,
+    code: str,
+    victims: list[str],
+    sources: list[str],
+    shares: dict[str, int],
+    images: list[bytes],
+    seed: int,
+    *,
+    seconds: float,
+    out: multiprocessing.Queue[dict[str, int]],
+) -> None:
+    """The attack for ``seconds``, in a process of its own; its counts are put on ``out``."""
+    counts = asyncio.run(attack(port, game, code, victims, sources, shares, images, seed, seconds))
+    out.put(dict(counts))
+
+
+async def attack(
+    port: int,
+    game: str,
+    code: str,
+    victims: list[str],
+    sources: list[str],
+    shares: dict[str, int],
+    images: list[bytes],
+    seed: int,
+    seconds: float,
+) -> Counts:
+    counts: Counts = collections.Counter()
+    rng = random.Random(seed)
+    tasks: list[asyncio.Task[None]] = []
+    for i in range(shares["idle"]):
+        src = sources[i % len(sources)]
+        tasks.append(asyncio.create_task(idle_stream(port, rng.choice(victims), src, counts)))
+    for i in range(shares["slow"]):
+        tasks.append(asyncio.create_task(slowloris(port, sources[i % len(sources)], counts)))
+    for i in range(shares["churn"]):
+        src = sources[i % len(sources)]
+        tasks.append(asyncio.create_task(churn(port, rng.choice(victims), src, counts)))
+    for i in range(shares["upload"]):
+        src = sources[i % len(sources)]
+        tasks.append(asyncio.create_task(uploads(port, game, code, src, images, counts)))
+    await asyncio.sleep(seconds)
+    for _ in range(5):  # a cancel can be lost inside wait_for (Python 3.11): ask again
+        for task in tasks:
+            task.cancel()
+        _, pending = await asyncio.wait(tasks, timeout=2.0)
+        if not pending:
+            break
+    return counts
+
+
 async def attacker_game(port: int, source: str) -> tuple[str, str]:
     """A game with a sticker kit, created by the attacker (within his creation limit); the
     device token of Hera's seat, which he claimed."""
@@ -264,28 +318,29 @@ async def session(
     game, code = await attacker_game(port, sources[0])
     images = [bomb_png(), noise_jpeg()]
     print(f"  the bomb: {len(images[0]) // 1024} kB declaring 14000 × 14000 pixels", flush=True)
-    counts: Counts = collections.Counter()
     n = args.hostile
     shares = {"idle": n * 40 // 100, "slow": n * 30 // 100, "churn": n * 20 // 100}
     shares["upload"] = n - sum(shares.values())
+    for kind in shares:  # --only: the other kinds' connections are left out
+        if args.only and kind not in args.only.split(","):
+            shares[kind] = 0
+    n = sum(shares.values())
     victims = [t.game for t in tables]
-    rng = random.Random(args.seed)
-    attack: list[asyncio.Task[None]] = []
-    for i in range(shares["idle"]):
-        src = sources[i % len(sources)]
-        attack.append(asyncio.create_task(idle_stream(port, rng.choice(victims), src, counts)))
-    for i in range(shares["slow"]):
-        attack.append(asyncio.create_task(slowloris(port, sources[i % len(sources)], counts)))
-    for i in range(shares["churn"]):
-        src = sources[i % len(sources)]
-        attack.append(asyncio.create_task(churn(port, rng.choice(victims), src, counts)))
-    for i in range(shares["upload"]):
-        src = sources[i % len(sources)]
-        attack.append(asyncio.create_task(uploads(port, game, code, src, images, counts)))
+    # the attacker is another program: its own process and event loop, so that the players'
+    # figures are the server's and not a shared client loop's
+    ctx = multiprocessing.get_context("spawn")
+    report_q: multiprocessing.Queue[dict[str, int]] = ctx.Queue()
+    attacker = ctx.Process(
+        target=attack_process,
+        args=(port, game, code, victims, sources, shares, images, args.seed),
+        kwargs={"seconds": 5.0 + args.seconds + 1.0, "out": report_q},
+        daemon=True,
+    )
+    attacker.start()
     print(
         f"attack: {n} hostile connections from {len(sources)} addresses "
         f"({shares['idle']} idle streams, {shares['slow']} slowloris, {shares['churn']} "
-        f"open-close churn, {shares['upload']} uploads); 5 s to build up",
+        f"open-close churn, {shares['upload']} uploads), another process; 5 s to build up",
         flush=True,
     )
     await asyncio.sleep(5.0)
@@ -294,12 +349,10 @@ async def session(
     hostile, el = await step(port, tables, args.pace, args.seconds, args.seed)
     report("under attack", hostile, el, log.posts())
     now, peak = memory(pid)
-    for _ in range(5):  # a cancel can be lost inside wait_for (Python 3.11): ask again
-        for task in attack:
-            task.cancel()
-        _, pending = await asyncio.wait(attack, timeout=2.0)
-        if not pending:
-            break
+    counts: dict[str, int] = await asyncio.get_running_loop().run_in_executor(
+        None, report_q.get, True, 60.0
+    )
+    attacker.join(10)
     print("  attack counts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print(
         f"  server memory: {now:.0f} MB now, peak {peak:.0f} MB "
@@ -360,6 +413,10 @@ def main() -> int:
         help="the attacker's addresses (100: the standard run)",
     )
     ap.add_argument("--threads", type=int, default=64)
+    ap.add_argument("--log", default="", help="keep the server's log in this file")
+    ap.add_argument(
+        "--only", default="", help="some kinds of the attack only: idle,slow,churn,upload"
+    )
     ap.add_argument("--games", type=int, default=8, help="distinct played games to post")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -388,6 +445,8 @@ def main() -> int:
             )
             raise
         finally:
+            if args.log:  # the server's access log, to look at afterwards
+                Path(args.log).write_text(log.read_text())
             proc.terminate()
             try:
                 proc.wait(10)

@@ -275,11 +275,10 @@ async def new_tables(
     port: int, n: int, games: list[list[dict[str, Any]]], judge: str
 ) -> list[Table]:
     """``n`` games created by the tournament judge (``judge``: his code; the organiser sets up
-    the hall's tables, beyond the per-client creation limit), each seat claimed (its device
-    token is its Bearer token); actions are posted with the judge's code."""
+    the hall's tables, beyond the per-client creation limit), each seat claimed from the
+    table's own address (its phones; its device token is its Bearer token); actions are posted
+    with the judge's code."""
     c = await Conn.open(port)
-    _, hdrs, _ = await c.request("GET", "/api/v1/session")
-    cookie = hdrs["set-cookie"].split(";")[0]  # a claim is a browser's (CSRF token per game)
     out = []
     for i in range(n):
         status, _, body = await c.request(
@@ -287,14 +286,20 @@ async def new_tables(
         )
         assert status == 201, body
         b = json.loads(body)
-        _, hdrs, _ = await c.request("GET", f"/api/v1/games/{b['game']}", None, {"Cookie": cookie})
+        phone = await Conn.open(port, table_source(i))
+        _, hdrs, _ = await phone.request("GET", "/api/v1/session")
+        cookie = hdrs["set-cookie"].split(";")[0]  # a claim is a browser's (CSRF token per game)
+        _, hdrs, _ = await phone.request(
+            "GET", f"/api/v1/games/{b['game']}", None, {"Cookie": cookie}
+        )
         h = {"Cookie": cookie, "X-CSRF-Token": hdrs["x-csrf-token"]}
         codes = {"judge": judge}
         for seat, code in b["codes"].items():
             path = f"/api/v1/games/{b['game']}/claim"
-            status, _, got = await c.request("POST", path, {"code": code}, h)
+            status, _, got = await phone.request("POST", path, {"code": code}, h)
             assert status == 201, got
             codes[seat] = json.loads(got)["token"]
+        phone.close()
         out.append(Table(b["game"], codes, games[i % len(games)], table_source(i)))
     c.close()
     return out

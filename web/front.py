@@ -29,6 +29,7 @@ import functools
 import io
 import json
 import logging
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -170,6 +171,42 @@ class Hub:
 
 
 BODIES_HELD = 256 << 20  # bytes of request bodies held at once, every request together
+LARGE_BODY = 64 << 10  # a body this large (a photo) takes the heavy lane
+HEAVY_AT_ONCE = 2  # requests with a large body in the app at once (photos: CPU work)
+ADMISSIONS_AT_ONCE = 4  # live streams admitted by the app at once
+HEAVY_QUEUE = 64  # uploads waiting for the heavy lane (each holds its body), past it 503
+ADMISSIONS_QUEUE = 4096  # streams waiting to be admitted (a hall's pages opening at once)
+
+
+class Full(Exception):
+    """A lane's queue is full."""
+
+
+class Lane:
+    """At most ``at_once`` requests of a kind in the app at once, the others waiting on the
+    loop (holding no thread), ``queue`` of them at most: a burst of uploads or of stream
+    openings, from however many addresses, never takes more than its lane's threads from the
+    players' taps."""
+
+    def __init__(self, at_once: int, queue: int) -> None:
+        self._sem = asyncio.Semaphore(at_once)
+        self.queue, self.waiting, self.refused = queue, 0, 0
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> Any:
+        """Holds a place in the lane. Raises Full when ``queue`` requests already wait."""
+        if self._sem.locked() and self.waiting >= self.queue:
+            self.refused += 1
+            raise Full
+        self.waiting += 1
+        try:
+            await self._sem.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            yield
+        finally:
+            self._sem.release()
 
 
 class WholeBody:
@@ -187,9 +224,11 @@ class WholeBody:
         deadline: float,
         held_cap: int = BODIES_HELD,
         whole: Callable[[Scope], None] | None = None,
+        heavy: Lane | None = None,
     ) -> None:
         self.app, self.max_bytes, self.deadline = app, max_bytes, deadline
         self.held_cap, self.whole = held_cap, whole
+        self.heavy = heavy
         self.held = 0  # bytes of bodies held now
         self.refused = 0  # requests answered 408, 413 or 503 here
 
@@ -219,7 +258,16 @@ class WholeBody:
                     return message
                 return await receive()
 
-            await self.app(scope, replay, send)
+            if self.heavy is None or size < LARGE_BODY:
+                await self.app(scope, replay, send)
+                return
+            try:
+                async with self.heavy.slot():
+                    await self.app(scope, replay, send)
+            except Full:
+                await self._refuse(
+                    send, 503, "the server is reading as many uploads as it may; try again soon"
+                )
         finally:
             self.held -= size
 
@@ -364,7 +412,9 @@ class Front:
             request_timeout,
             int(app.config.get("BODIES_HELD") or BODIES_HELD),
             whole=lambda scope: self.doorman.busy(_peer(scope.get("client"))),
+            heavy=Lane(HEAVY_AT_ONCE, HEAVY_QUEUE),
         )
+        self.admissions = Lane(ADMISSIONS_AT_ONCE, ADMISSIONS_QUEUE)
         self.hub = Hub()
         self.streams = 0  # open now
         self.ends: set[asyncio.Future[None]] = set()  # settled: the stream ends
@@ -428,7 +478,14 @@ class Front:
         ended: asyncio.Future[None] = loop.create_future()
         ticket: dict[str, Any] = {"shed": functools.partial(_settle_soon, loop, ended)}
         environ[FRONT_TICKET] = ticket
-        status, headers, body = await loop.run_in_executor(self.executor, self._admission, environ)
+        try:
+            async with self.admissions.slot():
+                status, headers, body = await loop.run_in_executor(
+                    self.executor, self._admission, environ
+                )
+        except Full:
+            status, body = 503, b""
+            headers = [(b"retry-after", b"2"), (b"content-length", b"0")]
         release: Callable[[], None] | None = ticket.get("release")
         if status != 200 or release is None or ended.done() or self.hub.stopping.is_set():
             if release is not None:
@@ -504,6 +561,19 @@ class Front:
             elif loop.time() - quiet_since >= heartbeat:
                 quiet_since = loop.time()
                 await write(b": heartbeat\n\n")
+
+
+def new_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's event loop where it is installed (Linux, macOS: the ``fast`` extra), else
+    asyncio's own; ``REFEREE_LOOP=asyncio`` asks for asyncio's."""
+    if os.environ.get("REFEREE_LOOP", "") != "asyncio":
+        try:
+            import uvloop
+        except ImportError:
+            pass
+        else:
+            return uvloop.new_event_loop()
+    return asyncio.new_event_loop()
 
 
 def _peer(addr: Any) -> Any:
@@ -617,7 +687,7 @@ class Server:
         from hypercorn.asyncio.run import worker_serve
         from hypercorn.utils import wrap_app
 
-        loop = asyncio.new_event_loop()
+        loop = new_loop()
         loop.set_exception_handler(_quiet)  # a connection cancelled at the stop is no error
         self._loop = loop
         try:
