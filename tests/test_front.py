@@ -366,3 +366,52 @@ def test_the_stream_events_are_the_ones_of_the_threaded_stream() -> None:
 
     head: Head = {"seq": 3, "hash": "ab"}
     assert front._event(head).decode() == live._event(head)
+
+
+def read_answer(s: socket.socket) -> bytes:
+    """One answer with a Content-Length, whole (the connection stays open)."""
+    got = b""
+    while b"\r\n\r\n" not in got:
+        got += s.recv(65536)
+    head, _, body = got.partition(b"\r\n\r\n")
+    size = int(re.search(rb"content-length: (\d+)", head, re.I).group(1))  # type: ignore[union-attr]
+    while len(body) < size:
+        body += s.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def test_the_front_reads_a_first_head_itself_and_hands_the_rest_to_hypercorn_whole() -> None:
+    """A stream asked on a fresh connection is served by the front on the connection itself;
+    anything else (a plain request, a second request on the same connection, a stream asked
+    after another request or over HTTP/1.0) is hypercorn's, the first head handed on first."""
+    app = streaming_app()
+    created, _ = new_game(app)
+    game = created.game
+    with serving(app) as (port, _):
+        with connect(port) as s:  # keep-alive: two requests, then a stream on the same one
+            for _ in range(2):
+                s.sendall(f"GET /api/v1/games/{game} HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+                assert status(read_answer(s)) == 200
+            s.sendall(f"GET /api/v1/games/{game}/stream HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+            got = b""
+            while b"event: head" not in got:
+                got += s.recv(4096)
+            assert b"transfer-encoding: chunked" in got.lower()  # hypercorn's stream
+        stream, head = open_stream(port, game)  # a fresh connection: the front's own
+        try:
+            assert status(head) == 200 and b"connection: close" in head.lower()
+            assert b"text/event-stream" in head and b"x-content-type-options" in head.lower()
+            got = head
+            while b"event: head" not in got:
+                got += stream.recv(4096)
+        finally:
+            stream.close()
+        with connect(port) as s:  # HTTP/1.0: hypercorn answers
+            s.sendall(f"GET /api/v1/games/{game}/stream HTTP/1.0\r\n\r\n".encode())
+            assert status(s.recv(4096)) == 200
+        with connect(port) as s:  # a stream of a game that does not exist: the view's 404
+            s.sendall(b"GET /api/v1/games/nosuchgame/stream HTTP/1.1\r\nHost: t\r\n\r\n")
+            answer = b""
+            while chunk := s.recv(4096):
+                answer += chunk
+            assert status(answer) == 404 and b'"error"' in answer
