@@ -146,6 +146,16 @@ class Conn:
             hdrs[k.strip().lower()] = v.strip()
         return status, hdrs
 
+    async def body(self, hdrs: dict[str, str]) -> Any:
+        """An answer's body as it comes: its chunks (``Transfer-Encoding: chunked``), else
+        what arrives until the server closes (a live stream the front writes itself)."""
+        if hdrs.get("transfer-encoding") == "chunked":
+            async for chunk in self.chunks():
+                yield chunk
+            return
+        while data := await self.r.read(1 << 16):
+            yield data
+
     async def chunks(self) -> Any:
         while True:
             size = int((await self.r.readline()).split(b";")[0], 16)
@@ -212,13 +222,13 @@ async def listen(port: int, t: Table, seat: str, ready: asyncio.Event) -> None:
         ).encode()
     )
     await c.w.drain()
-    status, _ = await c._head()
+    status, hdrs = await c._head()
     assert status == 200, status
     ready.set()
     buf = ""
     heard = t.heard.setdefault(seat, [])
     try:
-        async for chunk in c.chunks():
+        async for chunk in c.body(hdrs):
             now = time.perf_counter()
             buf += chunk.decode()
             while "\n\n" in buf:
