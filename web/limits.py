@@ -17,8 +17,8 @@ default for each:
   is generous);
 - ``PHOTO_RATE``: photos of cards sent by one seat (``--photo-rate``), in every game's photo
   forms and ``POST /api/v1/games/<g>/photos`` together: reading one costs the server a core for
-  a fraction of a second (frames of the camera page have their own bucket,
-  :mod:`web.games.herazeus.images`);
+  a fraction of a second (a game's live-camera frames have their own bucket
+  in its page module);
 - game creation, by address: ``CREATE_BURST`` games in any ``CREATE_BURST /
   CREATE_PER_MINUTE`` minutes, so ``CREATE_PER_MINUTE`` a minute on average
   (``--create-burst/--create-per-minute``), and for all addresses together

@@ -14,16 +14,19 @@ silent connections), and the stream ends after :data:`STREAM_SECONDS` so that no
 held forever: the browser's EventSource reconnects by itself (``retry`` below) and resumes after
 the ``Last-Event-ID`` it holds.
 
-**Limits** (issue 12, availability). A stream holds a worker thread of ``referee serve``, so the
-streams have their own bounded share of the pool (:class:`StreamGate`): at most
-``STREAM_SLOTS`` streams at once on the server (``referee serve`` keeps the rest of its threads
-for actions and pages), ``STREAMS_PER_CLIENT`` from one client address and
-``STREAMS_PER_GAME`` on one game. Past a cap the stream is refused with 503 ``Busy`` and
+**Limits** (issues 12 and 33). The streams have their own bounded share of the server
+(:class:`StreamGate`): ``STREAM_SLOTS`` at once on the server; a seat's device at most
+``STREAMS_PER_SEAT`` on its seat, never counted by address; streams holding no seat (onlookers)
+``STREAMS_PER_CLIENT`` from one address, ``STREAMS_PER_GAME`` on one game and
+``SPECTATOR_STREAMS`` in all, past which a newcomer ends the oldest onlooker stream of the
+address holding the most (the front ends it; on another WSGI server a stream cannot be ended
+early and is never chosen). Past a cap the stream is refused with 503 ``Busy`` and
 ``Retry-After`` before any thread is held; ``HEAD`` on the same URL asks whether a stream would
 be admitted now without opening one (the live page's script falls back to refreshing the page
-every ``Retry-After`` seconds and asks again). A stream whose client has gone is noticed within
-:data:`TICK` seconds (the socket is readable at end of file; a live page never sends anything
-after its request) and its slot and thread are freed at once.
+every ``Retry-After`` seconds and asks again). On another WSGI server a stream holds a worker
+thread, and one whose client has gone is noticed within :data:`TICK` seconds (the socket is
+readable at end of file; a live page never sends anything after its request); under
+``referee serve`` the front hears the close at once.
 """
 
 from __future__ import annotations
