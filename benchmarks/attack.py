@@ -48,6 +48,7 @@ import sys
 import tempfile
 import time
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -197,35 +198,31 @@ async def uploads(
         await asyncio.sleep(2.0)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """The attack: where, against which games, from which addresses, how many of each kind."""
+
+    port: int
+    game: str  # the attacker's own kit game, for the uploads
+    code: str  # his device token there
+    victims: list[str]
+    sources: list[str]
+    shares: dict[str, int]
+    images: list[bytes]
+    seed: int
+
+
 def attack_process(
-    port: int,
-    game: str,
-    code: str,
-    victims: list[str],
-    sources: list[str],
-    shares: dict[str, int],
-    images: list[bytes],
-    seed: int,
-    *,
-    seconds: float,
-    out: multiprocessing.Queue[dict[str, int]],
+    plan: Plan, *, seconds: float, out: multiprocessing.Queue[dict[str, int]]
 ) -> None:
     """The attack for ``seconds``, in a process of its own; its counts are put on ``out``."""
-    counts = asyncio.run(attack(port, game, code, victims, sources, shares, images, seed, seconds))
+    counts = asyncio.run(attack(plan, seconds))
     out.put(dict(counts))
 
 
-async def attack(
-    port: int,
-    game: str,
-    code: str,
-    victims: list[str],
-    sources: list[str],
-    shares: dict[str, int],
-    images: list[bytes],
-    seed: int,
-    seconds: float,
-) -> Counts:
+async def attack(plan: Plan, seconds: float) -> Counts:
+    port, game, code, victims = plan.port, plan.game, plan.code, plan.victims
+    sources, shares, images, seed = plan.sources, plan.shares, plan.images, plan.seed
     counts: Counts = collections.Counter()
     rng = random.Random(seed)
     tasks: list[asyncio.Task[None]] = []
@@ -332,7 +329,7 @@ async def session(
     report_q: multiprocessing.Queue[dict[str, int]] = ctx.Queue()
     attacker = ctx.Process(
         target=attack_process,
-        args=(port, game, code, victims, sources, shares, images, args.seed),
+        args=(Plan(port, game, code, victims, sources, shares, images, args.seed),),
         kwargs={"seconds": 5.0 + args.seconds + 1.0, "out": report_q},
         daemon=True,
     )

@@ -261,14 +261,10 @@ def bomb_png(width: int = 14000, height: int = 14000) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
 
 
-def test_a_decompression_bomb_is_refused_from_its_header_without_decoding(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def decodings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the images OpenCV decodes from now on (``cv2.imdecode`` watched)."""
     import cv2
-    from test_web_camera import KIT
 
-    data = bomb_png()
-    assert len(data) < 200_000
     decoded: list[int] = []
     real = cv2.imdecode
 
@@ -277,6 +273,17 @@ def test_a_decompression_bomb_is_refused_from_its_header_without_decoding(
         return real(buf, flags)
 
     monkeypatch.setattr(cv2, "imdecode", spy)
+    return decoded
+
+
+def test_a_decompression_bomb_is_refused_from_its_header_without_decoding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from test_web_camera import KIT
+
+    data = bomb_png()
+    assert len(data) < 200_000
+    decoded = decodings(monkeypatch)
     app = make_app()
     created, b = new_game(app, catalogue=KIT.catalogue_for_game(), kit=KIT.to_json())
     game = created.game

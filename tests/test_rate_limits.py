@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from test_availability import decodings
 from test_web_camera import KIT, cards_photo, page_photo, upload
 from web_helpers import Browser, make_app, new_game, referee_of, token_of
 
@@ -89,7 +90,6 @@ def test_the_tournament_judge_and_the_live_streams_have_no_rate() -> None:
 def test_photos_per_seat_are_counted_across_the_api_and_the_page_before_any_decoding(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import cv2
 
     app = make_app(PHOTO_RATE="2 per minute")
     created, b = new_game(app, catalogue=KIT.catalogue_for_game(), kit=KIT.to_json())
@@ -97,14 +97,7 @@ def test_photos_per_seat_are_counted_across_the_api_and_the_page_before_any_deco
     photo = cards_photo([("hera", "Hydra")])
     assert upload(b["hera"], game, "photos", photo).status_code == 200
     assert page_photo(b["hera"], game, photo).status_code == 303
-    decoded: list[int] = []
-    real = cv2.imdecode
-
-    def spy(buf: Any, flags: int) -> Any:
-        decoded.append(len(buf))
-        return real(buf, flags)
-
-    monkeypatch.setattr(cv2, "imdecode", spy)
+    decoded = decodings(monkeypatch)
     assert_refused_for_rate(upload(b["hera"], game, "photos", photo), "photos", "2 per minute")
     assert page_photo(b["hera"], game, photo).status_code == 429
     assert decoded == []  # refused before reading
