@@ -329,7 +329,7 @@ class WholeBody:
 
 
 IDLE_CONNECTIONS = 2048  # connections without a request in progress, from every address
-NEW_PER_CLIENT = 32  # connections of one address that have not yet brought a request
+NEW_PER_CLIENT = 256  # connections of one address that have not yet brought a request
 
 
 class Doorman:
@@ -359,6 +359,12 @@ class Doorman:
         client = str(peer[0]) if isinstance(peer, tuple) else str(peer)
         if self._new_by.get(client, 0) >= self.per_client:
             self.refused += 1
+            log.warning(
+                "a connection of %s closed at once: its address holds %d connections that "
+                "have not asked anything yet (--new-connections-per-client)",
+                client,
+                self.per_client,
+            )
             return False
         while len(self._idle) >= self.total:
             old, _ = self._idle.popitem(last=False)
@@ -367,6 +373,12 @@ class Doorman:
             if t is not None:
                 t.abort()
             self.shed += 1
+            log.info(
+                "a connection of %s closed: the oldest of %d holding no request "
+                "(--idle-connections)",
+                _peer(old)[0] if isinstance(old, tuple) else old,
+                self.total,
+            )
         self._conns[peer] = (client, transport)
         self._idle[peer] = None
         self._new[peer] = None
@@ -741,8 +753,8 @@ async def _admitted(
         except asyncio.LimitOverrunError:  # a head too long for us: hypercorn answers it
             head = await reader.read(HEAD_MAX)
         except (TimeoutError, asyncio.IncompleteReadError, OSError, ConnectionError):
-            writer.transport.abort()  # no whole request head in time (slowloris), or gone
-            return
+            writer.close()  # no whole request head in time (slowloris), or gone: as hypercorn
+            return  # closes an idle connection (a browser sees it closed before it reuses it)
         scope = _stream_scope(head, writer) if len(head) <= HEAD_MAX else None
         if scope is None:
             prefixed = cast(asyncio.StreamReader, _Prefixed(head, reader))  # read, at_eof only

@@ -28,7 +28,7 @@ of 100 tables on one small machine:
   client has gone is freed at once.
 - Connections (:class:`web.front.Doorman`): ``--idle-connections`` (2,048) holding no request
   now, from every address together, past which the oldest is closed;
-  ``--new-connections-per-client`` (32) of one address that have not yet brought a request.
+  ``--new-connections-per-client`` (256) of one address that have not yet brought a request.
 - Requests: ``--seat-rate``, ``--address-rate``, ``--photo-rate`` (Flask-Limiter,
   :mod:`web.limits`; 429 with ``Retry-After``).
 - ``--header-timeout`` (10 s): a request's headers must have arrived within that time of the
@@ -82,7 +82,7 @@ from typing import Any, TextIO
 
 DEFAULT_PORT = 8000
 IDLE_CONNECTIONS = 2048  # web.front.IDLE_CONNECTIONS (not imported: the CLI starts fast)
-NEW_PER_CLIENT = 32  # web.front.NEW_PER_CLIENT
+NEW_PER_CLIENT = 256  # web.front.NEW_PER_CLIENT (phones behind a venue's one address preconnect)
 DEFAULT_THREADS = 64  # the app's work; streams and slow clients hold none (issue 33)
 STREAM_SLOTS = 12_000  # live streams at once: they hold no thread (issue 33: 10,000 idle)
 SPECTATOR_STREAMS = 2_000  # of them, streams holding no seat
