@@ -178,9 +178,9 @@ def _check_entrants(entrants: Sequence[Entrant], rounds_played: int) -> None:
     seen: set[str] = set()
     for e in entrants:
         if not isinstance(e.player, str) or not e.player:
-            raise ValueError(f"entrant {e!r}: a player needs a non-empty id")
+            raise ValueError(f"entrant {e!r}: a player needs a non-empty id (T12 registration)")
         if e.player in seen:
-            raise ValueError(f"entrant {e.player!r} is registered twice")
+            raise ValueError(f"entrant {e.player!r} is registered twice (T12 registration)")
         seen.add(e.player)
         if not 1 <= e.entered_round <= rounds_played + 1:
             raise ValueError(
@@ -203,7 +203,7 @@ def _check_match(m: Match, where: str) -> None:
         if type(value) is not int or value < 0:
             raise ValueError(f"{where}: {name} is {value!r}; games are counted from 0 (T1)")
     if m.first == m.second:
-        raise ValueError(f"{where}: {m.first!r} cannot play himself")
+        raise ValueError(f"{where}: {m.first!r} cannot play himself (T4)")
     if m.first_wins > 2 or m.second_wins > 2 or (m.first_wins == 2 and m.second_wins == 2):
         raise ValueError(
             f"{where}: {m.first_wins}-{m.second_wins} in games; a match is best of one or "
@@ -227,7 +227,9 @@ def _check_rounds(entrants: Sequence[Entrant], rounds: Sequence[Round]) -> None:
                 raise ValueError(f"{where}: a round holds matches and byes only (T2)")
             for player in players:
                 if player not in by_id:
-                    raise ValueError(f"{where}: {player!r} is not a registered player")
+                    raise ValueError(
+                        f"{where}: {player!r} is not a registered player (T12 registration)"
+                    )
                 if player in seen:
                     raise ValueError(
                         f"{where}: {player!r} already has a match or a bye in round {number}; "
