@@ -241,6 +241,8 @@ TWO = (Entrant("A"), Entrant("B"))
         ),
         ((Entrant("A", entered_round=3),), ((Bye("A"),),), "entered_round 3"),
         ((Entrant("A", entered_round=0),), (), "entered_round 0"),
+        ((Entrant("A", entered_round=1.0),), (), "entered_round 1.0 is not a round number"),  # type: ignore[arg-type]
+        ((Entrant("A", dropped_after_round=True),), ((Bye("A"),),), "is not a round number"),
         ((Entrant("A", dropped_after_round=2),), ((Bye("A"),),), "dropped_after_round 2"),
         ((Entrant("A", entered_round=2, dropped_after_round=0),), ((),), "dropped_after_round 0"),
     ],

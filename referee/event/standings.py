@@ -182,6 +182,12 @@ def _check_entrants(entrants: Sequence[Entrant], rounds_played: int) -> None:
         if e.player in seen:
             raise ValueError(f"entrant {e.player!r} is registered twice (T12 registration)")
         seen.add(e.player)
+        for name in ("entered_round", "dropped_after_round"):
+            value = getattr(e, name)
+            if value is not None and type(value) is not int:
+                raise ValueError(
+                    f"entrant {e.player!r}: {name} {value!r} is not a round number (T9)"
+                )
         if not 1 <= e.entered_round <= rounds_played + 1:
             raise ValueError(
                 f"entrant {e.player!r}: entered_round {e.entered_round} must be between 1 and "
