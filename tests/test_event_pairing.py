@@ -433,3 +433,12 @@ def test_sides_stay_within_one_of_balance_in_most_of_a_simulated_event() -> None
     records = simulate_event(3, 32, 6)
     final = records[-1].entrants
     assert sum(1 for e in final if abs(e.side_balance) <= 1) >= 0.9 * len(final)
+
+
+def test_players_equal_on_everything_are_paired_at_random_from_the_seed() -> None:
+    field = [Entrant(f"p{i}", 3) for i in range(8)]
+    draws = {
+        frozenset(frozenset(p) for p in pairs_of(pair_round(field, 2, f"s{k}"))) for k in range(6)
+    }
+    assert len(draws) > 1
+    assert pair_round(field, 2, "s3") == pair_round(field, 2, "s3")

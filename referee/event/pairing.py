@@ -11,7 +11,10 @@ no amount of lower-level gain can buy a higher-level loss):
 2. the bye to the lowest-ranked player who has not had one (odd rounds, see below);
 3. the fewest pairs across score groups, then the smallest score differences (in score-group
    steps), then the highest-ranked players of a lower group coming up first;
-4. side balance (T5): a soft preference against pairing two players who both owe the same side.
+4. side balance (T5): a soft preference against pairing two players who both owe the same side;
+5. a draw from the seed: each pair gets a random weight below every level above, so players
+   equal on all of the above are paired at random (as in Magic's rules) and the best matching is
+   all but surely unique: a replay does not rest on how a networkx version breaks ties (T12).
 
 **The bye as a dummy vertex.** With an odd number of players a vertex ``BYE`` joins the graph,
 linked to every player who has not had a bye (to everyone if all have); the link's weight grows
@@ -38,6 +41,9 @@ import networkx as nx
 
 BYE = "\x00bye"
 """The dummy vertex standing for the bye in an odd round (no player id can be it)."""
+
+DRAW_RANGE = 1 << 20
+"""Each pair's random weight (the lowest level) is drawn below this."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,11 @@ class Pairing:
 
 def round_random(seed: str, round_number: int) -> random.Random:
     """The round's random source: the same seed and round always draw the same numbers."""
-    return random.Random(f"event-pairing/{seed}/round/{round_number}")
+    return random.Random(_draw_key(seed, round_number))
+
+
+def _draw_key(seed: str, round_number: int) -> str:
+    return f"event-pairing/{seed}/round/{round_number}"
 
 
 def pair_round(entrants: Sequence[Entrant], round_number: int, seed: str) -> Pairing:
@@ -99,7 +109,9 @@ def pair_round(entrants: Sequence[Entrant], round_number: int, seed: str) -> Pai
     if round_number == 1:
         pairs, bye = _random_pairs(entrants, rng)
     else:
-        pairs, bye = _matched_pairs(entrants)
+        pairs, bye = _matched_pairs(
+            entrants, random.Random(f"{_draw_key(seed, round_number)}/draw")
+        )
     rank = {e.player: i for i, e in enumerate(entrants)}
     by_id = {e.player: e for e in entrants}
     ordered = sorted(
@@ -140,7 +152,9 @@ def _random_pairs(
     return [(order[i], order[i + 1]) for i in range(0, len(order), 2)], bye
 
 
-def _matched_pairs(entrants: Sequence[Entrant]) -> tuple[list[tuple[str, str]], str | None]:
+def _matched_pairs(
+    entrants: Sequence[Entrant], draw: random.Random
+) -> tuple[list[tuple[str, str]], str | None]:
     """Later rounds (T4, T5): one maximum-weight perfect matching, the bye a dummy vertex."""
     n = len(entrants)
     odd = n % 2 == 1
@@ -148,7 +162,7 @@ def _matched_pairs(entrants: Sequence[Entrant]) -> tuple[list[tuple[str, str]], 
     groups = sorted({e.points for e in entrants}, reverse=True)
     group_of = {e.player: groups.index(e.points) for e in entrants}
     # Units, lowest first; each exceeds the largest total of everything below it.
-    side_unit = 1
+    side_unit = DRAW_RANGE * pairs_count + 1  # above every total of the draw level
     float_unit = side_unit * (pairs_count + 1)  # rank of the player who comes up
     step_unit = float_unit * (pairs_count * n + 1)  # score-group steps between the pair
     cross_unit = step_unit * (pairs_count * len(groups) + 1)  # pairs across groups
@@ -169,6 +183,7 @@ def _matched_pairs(entrants: Sequence[Entrant]) -> tuple[list[tuple[str, str]], 
                 cost += cross_unit + steps * step_unit + riser * float_unit
             if a.side_balance * b.side_balance > 0:
                 cost += side_unit
+            cost += draw.randrange(DRAW_RANGE)
             graph.add_edge(a.player, b.player, weight=ceiling - cost)
     if odd:
         eligible = [i for i, e in enumerate(entrants) if not e.had_bye] or list(range(n))
