@@ -1,1 +1,1 @@
-"""An event: a Swiss tournament of one game on the referee (TOURNAMENT.md T1-T14)."""
+"""Events (issue 34): Swiss tournaments of one game on the referee (TOURNAMENT.md T1-T14)."""
