@@ -24,8 +24,8 @@ exists (level 1 dominates level 2), which is what T4 asks, without trying candid
 
 **Sides (T5).** In each pair the player who owes the second side (more games as the first side
 than as the second, net) takes the second side; equal nets: the one with more first-side games
-takes the second; still equal: drawn from the seed. "First side" is Hera (Hera & Zeus) or Miron
-(Minotaur Lords); the names here stay neutral.
+takes the second; still equal: drawn from the seed. The "first side" is each game's first
+seat (its own name is the game's to say); the names here stay neutral.
 
 Everything random comes from ``random.Random`` seeded with a string made of the event's seed and
 the round number, so a replay of the event gives the same pairings (T12).
