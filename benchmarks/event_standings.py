@@ -19,17 +19,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from test_event_standings import random_rounds
 
 from referee.event.standings import (
-    Bye,
     Entrant,
-    Match,
     Pairing,
     compute_standings,
     top_cut,
 )
-
-SCORES = [(2, 0, 0), (2, 1, 0), (1, 2, 0), (0, 2, 0), (1, 1, 1), (1, 0, 0), (0, 0, 1)]
 
 
 def make_event(
@@ -40,16 +39,7 @@ def make_event(
         entered = 2 if rng.random() < 0.02 else 1
         dropped = rng.randrange(entered, rounds) if rng.random() < 0.1 else None
         entrants.append(Entrant(f"player-{i}", entered, dropped))
-    played: list[tuple[Pairing, ...]] = []
-    for number in range(1, rounds + 1):
-        active = [e.player for e in entrants if e.is_active_in(number)]
-        rng.shuffle(active)
-        pairings: list[Pairing] = []
-        while len(active) >= 2:
-            w, lo, d = rng.choice(SCORES)
-            pairings.append(Match(active.pop(), active.pop(), w, lo, d))
-        pairings.extend(Bye(p) for p in active)
-        played.append(tuple(pairings))
+    played = list(random_rounds(entrants, rounds, rng))
     return entrants, played
 
 

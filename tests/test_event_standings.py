@@ -329,16 +329,11 @@ SCORES = [
 ]
 
 
-@st.composite
-def events(draw: st.DrawFn) -> tuple[tuple[Entrant, ...], tuple[tuple[Pairing, ...], ...], int]:
-    n_rounds = draw(st.integers(0, 4))
-    n_players = draw(st.integers(1, 8))
-    entrants = []
-    for i in range(n_players):
-        entered = draw(st.integers(1, n_rounds + 1))
-        dropped = draw(st.none() | st.integers(entered - 1, n_rounds))
-        entrants.append(Entrant(f"p{i}", entered, dropped))
-    rng = random.Random(draw(st.integers(0, 2**32)))
+def random_rounds(
+    entrants: Sequence[Entrant], n_rounds: int, rng: random.Random
+) -> tuple[tuple[Pairing, ...], ...]:
+    """Random results for ``n_rounds`` rounds: each round's active players in a random order,
+    two by two with a score from SCORES, the odd one out a bye."""
     rounds: list[tuple[Pairing, ...]] = []
     for number in range(1, n_rounds + 1):
         active = [e.player for e in entrants if e.is_active_in(number)]
@@ -349,7 +344,20 @@ def events(draw: st.DrawFn) -> tuple[tuple[Entrant, ...], tuple[tuple[Pairing, .
             pairings.append(Match(active.pop(), active.pop(), w, lo, d))
         pairings.extend(Bye(p) for p in active)
         rounds.append(tuple(pairings))
-    return tuple(entrants), tuple(rounds), draw(st.integers(0, 10))
+    return tuple(rounds)
+
+
+@st.composite
+def events(draw: st.DrawFn) -> tuple[tuple[Entrant, ...], tuple[tuple[Pairing, ...], ...], int]:
+    n_rounds = draw(st.integers(0, 4))
+    n_players = draw(st.integers(1, 8))
+    entrants = []
+    for i in range(n_players):
+        entered = draw(st.integers(1, n_rounds + 1))
+        dropped = draw(st.none() | st.integers(entered - 1, n_rounds))
+        entrants.append(Entrant(f"p{i}", entered, dropped))
+    rounds = random_rounds(entrants, n_rounds, random.Random(draw(st.integers(0, 2**32))))
+    return tuple(entrants), rounds, draw(st.integers(0, 10))
 
 
 @settings(max_examples=200, deadline=None)

@@ -376,7 +376,7 @@ class Doorman:
             log.info(
                 "a connection of %s closed: the oldest of %d holding no request "
                 "(--idle-connections)",
-                _peer(old)[0] if isinstance(old, tuple) else old,
+                old[0] if isinstance(old, tuple) else old,
                 self.total,
             )
         self._conns[peer] = (client, transport)

@@ -92,7 +92,7 @@ def who() -> str:
         seat = seat_of(game)  # the view asks the same, once per request (cached)
         if seat != "public":
             return f"seat {game} {seat}"
-    return f"address {request.remote_addr or '-'}"
+    return _address()
 
 
 def _address() -> str:
