@@ -11,6 +11,8 @@ which adds these with :func:`add_commands`, beside those of printables, vision a
                                              store a verified log (its end checked, or confirmed)
     referee games [--db DB]                  list the games in a database
     referee trust add|list|remove [--db DB]  the server keys a tournament trusts (DB.trust)
+    referee event list|export|verify|simulate
+                                             tournament events (:mod:`referee.event.cli`)
 
 Exit status: 0 when the file was read and ruled on (legal or not); 2 with one line on stderr
 when the input is malformed or incomplete (``replay`` and ``import``: also a log that does not
@@ -451,3 +453,7 @@ def add_commands(sub: Any) -> None:
     q.add_argument("name")
     q.add_argument("--db", default=DEFAULT_DB)
     q.set_defaults(func=cmd_trust_remove)
+
+    from referee.event.cli import add_event_commands  # the event's commands (issue 34)
+
+    add_event_commands(sub)

@@ -57,6 +57,10 @@ def key_id(r: Record) -> str | None:
     return f"{r.seat}:{r.key}" if isinstance(r.key, str) else None
 
 
+EVENT_PREFIX = "event."
+"""Store ids starting so hold an event's log (:mod:`referee.event.log`), not a game: a '.' is
+in no game id. Every listing of games leaves them out."""
+
 CREATED = "created"  # a game's secret: the seq its creation's records end at (issue 31)
 # a game's secret, written with CREATED: when the creation was recorded (:func:`utc_text`); an
 # idle game counts against the server's cap on idle games for a while after it (issue 31)
@@ -125,11 +129,15 @@ class Store(Protocol):
         """The game's head (:meth:`head`) and its secrets (:meth:`secrets`), in one read: what
         a page needs of the store when the game's records are known already."""
 
-    def games(self) -> list[str]: ...
+    def games(self) -> list[str]:
+        """Every game's id, sorted; never an event's log (:data:`EVENT_PREFIX`)."""
+
+    def event_logs(self) -> list[str]:
+        """The store ids of the events' logs (``event.<id>``, issue 34), sorted."""
 
     def heads(self, moved: bool = False) -> list[GameHead]:
-        """Every game's head (and where its creation ended), by game id, in one read;
-        ``moved``: only the games that are not idle."""
+        """Every game's head (and where its creation ended), by game id, in one read; never an
+        event log's; ``moved``: only the games that are not idle."""
 
     def idle(self, limit: int = 0, offset: int = 0) -> tuple[int, list[str]]:
         """How many games are idle, and the ids of ``limit`` of them from ``offset`` (by id),
@@ -214,7 +222,11 @@ class MemoryStore:
 
     def games(self) -> list[str]:
         with self._lock:
-            return sorted(self._logs)
+            return sorted(g for g in self._logs if not g.startswith(EVENT_PREFIX))
+
+    def event_logs(self) -> list[str]:
+        with self._lock:
+            return sorted(g for g in self._logs if g.startswith(EVENT_PREFIX))
 
     def heads(self, moved: bool = False) -> list[GameHead]:
         with self._lock:
@@ -223,7 +235,7 @@ class MemoryStore:
                     g, log[-1].seq, log[-1].hash, _created(self._secrets.get(g, {}).get(CREATED))
                 )
                 for g, log in sorted(self._logs.items())
-                if log
+                if log and not g.startswith(EVENT_PREFIX)
             ]
         return [gh for gh in out if not gh.idle] if moved else out
 
@@ -613,13 +625,25 @@ class SQLiteStore:
 
     def games(self) -> list[str]:
         return [
-            str(r[0]) for r in self._query("SELECT DISTINCT game FROM events ORDER BY game", ())
+            str(r[0])
+            for r in self._query(
+                "SELECT DISTINCT game FROM events WHERE game NOT LIKE 'event.%' ORDER BY game", ()
+            )
+        ]
+
+    def event_logs(self) -> list[str]:
+        return [
+            str(r[0])
+            for r in self._query(
+                "SELECT DISTINCT game FROM events WHERE game LIKE 'event.%' ORDER BY game", ()
+            )
         ]
 
     def heads(self, moved: bool = False) -> list[GameHead]:
         rows = self._query(
             "SELECT e.game, e.seq, e.hash, s.value FROM events e"
-            " JOIN (SELECT game, MAX(seq) AS last FROM events GROUP BY game) h"
+            " JOIN (SELECT game, MAX(seq) AS last FROM events"
+            " WHERE game NOT LIKE 'event.%' GROUP BY game) h"
             " ON e.game = h.game AND e.seq = h.last"
             " LEFT JOIN secrets s ON s.game = e.game AND s.name = ?"
             + (" WHERE s.value IS NULL OR e.seq > CAST(s.value AS INTEGER)" if moved else "")
@@ -629,7 +653,7 @@ class SQLiteStore:
         return [GameHead(str(g), int(q), str(h), _created(c)) for g, q, h, c in rows]
 
     _IDLE = (
-        " FROM secrets s WHERE s.name = ? AND NOT EXISTS"
+        " FROM secrets s WHERE s.name = ? AND s.game NOT LIKE 'event.%' AND NOT EXISTS"
         " (SELECT 1 FROM events e WHERE e.game = s.game AND e.seq > CAST(s.value AS INTEGER))"
     )
 
@@ -649,7 +673,7 @@ class SQLiteStore:
         row = self._query(
             "SELECT COUNT(*), MIN(t.value) FROM secrets s"
             " LEFT JOIN secrets t ON t.game = s.game AND t.name = ?"
-            " WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM events e"
+            " WHERE s.name = ? AND s.game NOT LIKE 'event.%' AND NOT EXISTS (SELECT 1 FROM events e"
             " WHERE e.game = s.game AND e.seq > CAST(s.value AS INTEGER))"
             + ("" if since is None else " AND t.value >= ?"),
             (CREATED_AT, CREATED) + (() if since is None else (since,)),

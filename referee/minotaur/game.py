@@ -414,6 +414,12 @@ class Minotaur:
 
     # ---- a game's rules --------------------------------------------------------------------
 
+    def match_format(self, options: Mapping[str, Any]) -> str | None:
+        """The match format an event must use for these options when the game itself plays
+        the whole match in one log (TOURNAMENT.md T1): the advanced game is a best of three by
+        its own rules (M17); None: the event decides."""
+        return "bo3" if options.get("profile") == "advanced" else None
+
     def setup(self, options: Mapping[str, Any], players: Mapping[str, str]) -> Setup:
         """Options: ``deck_list`` (the deck-list file's text) or ``cards`` (its cards as
         JSON), ``first`` (miron or vess, M5), ``profile`` (basic or advanced, M17),

@@ -1,0 +1,896 @@
+"""The event service (issue 34): an event's signed log over the referee's store, and its games.
+
+:class:`Events` runs events on one :class:`referee.service.Referee`: it writes each event's own
+log (:mod:`referee.event.log`) with the server's key under the store id ``event.<id>``, folds
+it (:mod:`referee.event.state`, cached by head), and creates each round's games as ordinary
+games of the referee (T14), judged by the server's judge, with the players' names in the seats.
+
+Every method checks its input and the rules before writing: a refusal
+(:class:`~referee.errors.Refused`, naming the rule) writes nothing. Every new record is checked
+by the same fold that reads the log, on a copy of the state, before it is sealed. Writers of one
+event take its lock; another process that appended first makes the store refuse the append
+(Conflict), and the records are built again on the new head (as :meth:`Ledger.write` does).
+
+Who writes (a record's ``seat``): ``organiser`` (for now the server's judge login acts as the
+organiser: the two are one login), ``judge``, ``system`` (results the referee reported), or a
+player id (``p1``...) for his own check-in, drop, confirmation or dispute.
+
+Secrets stay out of the log (T13), in the store's secrets of the event's store id: each
+player's personal code (its hash: ``player:<id>``) and each game's join codes
+(``code:<game>:<seat>``: the player reaches only his own, :meth:`Events.seat_link`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets as _secrets
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from referee.errors import Forbidden, NotFound, Refused, ServiceError, Stale, Unavailable
+from referee.event import state as S
+from referee.event.export import export_event
+from referee.event.log import PREFIX, is_event_log, store_id, verify_event_log
+from referee.event.standings import Standing
+from referee.event.views import player_view, public_view
+from referee.game import AnyGame, Illegal, Malformed
+from referee.games import game_named
+from referee.log import GENESIS, Record
+from referee.service import Referee
+from referee.store import Conflict, StoreError, parse_utc
+from referee.tables import code_hash
+
+__all__ = ["Events", "Registration", "SeatLink"]
+
+_Draft = tuple[str, str, dict[str, Any], str | None]  # seat, kind, body, idempotency key
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A new player: his id and his personal code (shown to him once: it opens his event page,
+    :meth:`Events.player_for_code`)."""
+
+    player: str
+    code: str
+
+
+@dataclass(frozen=True)
+class SeatLink:
+    """A player's current game and its join code: for that player only (T13)."""
+
+    game: str
+    seat: str
+    code: str
+
+
+class Events:
+    """Events over one referee: create, register, pair, start, results, standings, export."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._cache: dict[str, tuple[tuple[int, str], S.Work]] = {}
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    @property
+    def _store(self) -> Any:
+        return self.referee.store
+
+    def events(self) -> list[str]:
+        """The ids of every event in the store, sorted."""
+        try:
+            ids = self._store.event_logs()
+        except StoreError as e:
+            raise Unavailable(str(e)) from None
+        return [i[len(PREFIX) :] for i in ids if is_event_log(i)]
+
+    def get(self, event: str) -> S.EventState:
+        """The event as its log says (verified, cached by head). Raises NotFound."""
+        return S.freeze(self._work(_event_id(event)))
+
+    def public(self, event: str) -> dict[str, Any]:
+        """The event as anyone may see it (T13, :func:`referee.event.views.public_view`)."""
+        return public_view(self.get(event))
+
+    def player(self, event: str, player: str) -> dict[str, Any]:
+        """The event as ``player`` sees it: the public view, his own table, record, penalties
+        and seat link (T13, :func:`referee.event.views.player_view`)."""
+        out = player_view(self.get(event), player)
+        link = self.seat_link(event, player)
+        out["me"]["seat_link"] = (
+            None if link is None else {"game": link.game, "seat": link.seat, "code": link.code}
+        )
+        return out
+
+    def standings(self, event: str) -> tuple[Standing, ...]:
+        """T3 standings after the final rounds, best first, each tiebreaker's value included."""
+        return self.get(event).standings
+
+    def player_for_code(self, event: str, code: str) -> str | None:
+        """The player whose personal code ``code`` is, or None (constant-time compares)."""
+        if not isinstance(code, str) or not 1 <= len(code) <= 200:
+            return None
+        h = code_hash(code)
+        found = None
+        for name, value in sorted(self._secrets(_event_id(event)).items()):
+            if name.startswith("player:") and _secrets.compare_digest(value, h):
+                found = name.removeprefix("player:")
+        return found
+
+    def seat_link(self, event: str, player: str) -> SeatLink | None:
+        """The join code of ``player``'s current game (T13: give it to him only), or None when
+        he has no game being played."""
+        st = self.get(event)
+        st.player(player)
+        t = st.table_of(player)
+        if t is None or t.current_game is None:
+            return None
+        game = t.current_game
+        first = t.firsts[t.games.index(game)]
+        module = game_named(st.settings.game)
+        seat = module.players[0] if first == player else module.players[1]
+        code = self._secrets(st.event).get(f"code:{game}:{seat}")
+        return SeatLink(game, seat, code) if code else None
+
+    def deadline(self, event: str, table: int) -> str | None:
+        """When table ``table`` of the round being played is out of time (T6, T7), ISO UTC."""
+        st = self.get(event)
+        r = st.round
+        if r is None:
+            return None
+        return _table_in(r, table).deadline
+
+    # ---- organising ----------------------------------------------------------------------------
+
+    def create(
+        self,
+        *,
+        name: str,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        format: str | None = None,
+        rounds: int | None = None,
+        round_minutes: int = S.DEFAULT_ROUND_MINUTES,
+        top_cut: int = 0,
+        seed: str | None = None,
+        self_register: bool = False,
+        event: str | None = None,
+    ) -> str:
+        """A new event (T1, T4, T6, T10); returns its id. ``options``: the game's options,
+        checked by the game's own setup (no game is made). ``format``: bo1 or bo3 (T1; a game
+        whose own rules play the match, e.g. a best of three kept by the game, fixes it).
+        ``rounds``: None for the usual count, fixed when round 1 is paired. ``seed``: hex,
+        drawn at random when None (recorded, T4). Raises Refused naming the input."""
+        try:
+            module = game_named(game)
+        except Malformed as e:
+            raise Refused(e.reason, "T12") from None
+        opts = dict(options or {}) if isinstance(options, Mapping) else None
+        if opts is None:
+            raise Refused("options: the game's options are an object", "T12")
+        _check_options(module, opts)
+        in_game = _match_in_game(module, opts)
+        if in_game is not None:
+            if format not in (None, in_game):
+                raise Refused(
+                    f"format: {module.title} with these options is {in_game} by its own rules (T1)",
+                    "T1",
+                )
+            format = in_game
+        fmt = format or "bo1"
+        eid = event if event is not None else self.referee.ledger.token()[:10]
+        eid = eid.replace("_", "x").replace("-", "y") if event is None else eid
+        body = {
+            "event": eid,
+            "name": name if isinstance(name, str) else "",
+            "game": module.name,
+            "options": opts,
+            "format": fmt,
+            "rounds": rounds,
+            "round_minutes": round_minutes,
+            "top_cut": top_cut,
+            "seed": seed if seed is not None else _secrets.token_hex(16),
+            "self_register": bool(self_register),
+            "match_in_game": in_game is not None,
+        }
+        if not isinstance(eid, str) or not S.EVENT_ID.match(eid):
+            raise Refused("event: an event id is 1-40 letters, digits, '-' or '_'", "T12")
+        w = S.Work()
+        S.step(w, "organiser", "event", body, "")
+        sid = store_id(eid)
+        with self._lock(sid):
+            if self._store.head(sid) is not None:
+                raise Refused(f"event {eid!r} exists already", "T12")
+            self._append(sid, [self._seal(sid, 0, GENESIS, ("organiser", "event", body, None))])
+        return eid
+
+    def register(self, event: str, name: str, by: str = "organiser") -> Registration:
+        """Registers a player by ``name`` (1-40 characters, unique ignoring case) by the
+        organiser, or ``by="self"`` (when the event takes self-registration). A player
+        registered after round k is paired enters round k+1 and takes a loss for each round he
+        missed (T9). Returns his id and personal code."""
+        if by not in ("organiser", "judge", "self"):
+            raise Refused("by: organiser or self (T9)", "T9")
+        code = self.referee.ledger.token()
+
+        def build(w: S.Work) -> list[_Draft]:
+            latest = w.rounds[-1].number if w.rounds else 0
+            pid = f"p{len(w.players) + 1}"
+            body = {
+                "player": pid,
+                "name": name,
+                "by": "self" if by == "self" else "organiser",
+                "entered_round": latest + 1,
+            }
+            return [("organiser" if by != "judge" else "judge", "register", body, None)]
+
+        recs = self._write(
+            event, build, lambda recs: {f"player:{recs[0].body['player']}": code_hash(code)}
+        )
+        return Registration(str(recs[0].body["player"]), code)
+
+    def check_in(self, event: str, player: str, by: str = "organiser") -> Record:
+        """Checks ``player`` in (by himself, his id as ``by``, or the organiser)."""
+        _who(by)
+        return self._one(event, by, "checkin", {"player": player})
+
+    def drop(self, event: str, player: str, reason: str = "", by: str = "organiser") -> Record:
+        """Drops ``player``: he is in no round after the latest paired one; his results keep
+        counting (T9)."""
+        _who(by)
+
+        def build(w: S.Work) -> list[_Draft]:
+            p = w.players.get(player)
+            after = w.rounds[-1].number if w.rounds else 0
+            if p is not None:
+                after = max(after, p.entered_round - 1)
+            return [(by, "drop", {"player": player, "after_round": after, "reason": reason}, None)]
+
+        return self._write(event, build)[0]
+
+    def pair_next(self, event: str, by: str = "organiser") -> S.Round:
+        """Pairs the next round from the standings and the seed (T4, T5); round 1 also fixes
+        the number of rounds when it was not given. Refused while a round is unfinished."""
+        _staff(by)
+
+        def build(w: S.Work) -> list[_Draft]:
+            number = w.rounds[-1].number + 1 if w.rounds else 1
+            return [(by, "pair", self._pair_body(w, number, None), None)]
+
+        self._write(event, build)
+        r = self.get(event).round
+        assert r is not None
+        return r
+
+    def repair(self, event: str, reason: str, by: str = "organiser") -> S.Round:
+        """Pairs the latest round again before it starts (after a drop or a late entry), with a
+        reason (T4)."""
+        _staff(by)
+
+        def build(w: S.Work) -> list[_Draft]:
+            if not w.rounds:
+                raise Refused("repair: no round is paired yet (T4)", "T4")
+            number = w.rounds[-1].number
+            return [(by, "pair", self._pair_body(w, number, reason), None)]
+
+        self._write(event, build)
+        r = self.get(event).round
+        assert r is not None
+        return r
+
+    def swap(self, event: str, a: str, b: str, reason: str, by: str = "organiser") -> S.Round:
+        """Exchanges players ``a`` and ``b`` in the latest round before it starts (T4)."""
+        _staff(by)
+
+        def build(w: S.Work) -> list[_Draft]:
+            if not w.rounds:
+                raise Refused("swap: no round is paired yet (T4)", "T4")
+            body = {"round": w.rounds[-1].number, "a": a, "b": b, "reason": reason}
+            return [(by, "swap", body, None)]
+
+        self._write(event, build)
+        r = self.get(event).round
+        assert r is not None
+        return r
+
+    def start_round(self, event: str, by: str = "organiser") -> S.Round:
+        """Starts the latest paired round: creates each table's game (T14), ids
+        ``<event>-r<round>t<table>``, the players' names in the seats, the join codes kept as
+        the event's secrets (T13); then records ``start`` (the round's clock starts, T6). Safe
+        to retry after a crash midway: games made already are reused (their seats reissued
+        when their codes were not kept)."""
+        _staff(by)
+        eid = _event_id(event)
+        sid = store_id(eid)
+        with self._lock(sid):
+            w = self._work(eid).copy()
+            if not w.rounds:
+                raise Refused("start: no round is paired yet (T4)", "T4")
+            r = w.rounds[-1]
+            if r.started_at is not None:
+                raise Refused(f"start: round {r.number} has started already (T6)", "T6")
+            s = w.settings
+            assert s is not None
+            games = {t.table: S.game_id(eid, r.number, t.table, 1) for t in r.tables}
+            body = {"round": r.number, "games": {str(k): v for k, v in games.items()}}
+            S.step(
+                w.copy(), by, "start", body, "2000-01-01T00:00:00+00:00"
+            )  # refused: nothing made
+            for t in r.tables:
+                self._make_game(s, games[t.table], t.first, t.second)
+        self._write(eid, lambda w: [(by, "start", body, f"start:{r.number}")])
+        out = self.get(eid).round
+        assert out is not None
+        return out
+
+    def extend(
+        self, event: str, table: int, minutes: int, reason: str, by: str = "judge"
+    ) -> S.Table:
+        """Gives a table of the round being played extra minutes, with a reason (T7)."""
+        _staff(by)
+
+        def build(w: S.Work) -> list[_Draft]:
+            number = _latest_number(w)
+            body = {"round": number, "table": table, "minutes": minutes, "reason": reason}
+            return [(by, "extend", body, None)]
+
+        self._write(event, build)
+        return self._table_now(event, table)
+
+    # ---- results ---------------------------------------------------------------------------
+
+    def sync(self, event: str) -> list[Record]:
+        """Writes a ``result`` (source referee, with the game's final head) for each game of
+        the round being played that ended in the referee and has none yet (T8); makes the next
+        game of a best of three. Idempotent. Returns the records written."""
+        st = self.get(event)
+        r = st.round
+        if r is None or r.started_at is None:
+            return []
+        module = game_named(st.settings.game)
+        out: list[Record] = []
+        for t in r.tables:
+            game = t.current_game
+            if game is None or t.match is not None:
+                continue
+            try:
+                f = self.referee.folded(game)
+            except ServiceError:
+                continue
+            summ = module.summary(f.state)
+            ended = summ.winner is not None or (
+                summ.reason is not None and not module.in_play(f.state)
+            )
+            if not ended:
+                continue
+            n = t.games.index(game)
+            first = t.firsts[n]
+            second = t.second if first == t.first else t.first
+            winner = None
+            if summ.winner is not None:
+                winner = first if summ.winner == module.players[0] else second
+            reason = module.reason_text(summ.reason) or str(summ.reason or "the game ended")
+            head = f"{f.last_seq}:{f.last_hash}"
+            number = n + 1
+            try:
+                out += self._result(
+                    st.event,
+                    r.number,
+                    t.table,
+                    number,
+                    winner,
+                    reason,
+                    "referee",
+                    "system",
+                    head=head,
+                    key=f"result:{r.number}:{t.table}:{number}",
+                )
+            except Stale:
+                continue
+        return out
+
+    def confirm(self, event: str, player: str, key: str | None = None) -> Record:
+        """``player`` confirms the result of his table's latest referee-reported game (T8)."""
+
+        def build(w: S.Work) -> list[_Draft]:
+            t, res = _own_result(w, player)
+            body = {"round": _latest_number(w), "table": t.table, "number": res.number}
+            return [
+                (player, "confirm", body, key or f"confirm:{body['round']}:{t.table}:{res.number}")
+            ]
+
+        return self._write(event, build, idempotent=True)[0]
+
+    def dispute(self, event: str, player: str, note: str, key: str | None = None) -> Record:
+        """``player`` disputes his table's latest result: it waits for the judge (T8)."""
+
+        def build(w: S.Work) -> list[_Draft]:
+            t, res = _own_result(w, player)
+            body = {
+                "round": _latest_number(w),
+                "table": t.table,
+                "number": res.number,
+                "note": note,
+            }
+            return [(player, "dispute", body, key)]
+
+        return self._write(event, build, idempotent=True)[0]
+
+    def enter_result(
+        self,
+        event: str,
+        round: int,
+        table: int,
+        number: int,
+        winner: str | None,
+        reason: str,
+        by: str = "judge",
+        key: str | None = None,
+    ) -> list[Record]:
+        """The judge enters a game's result from the match slip (T8): ``winner`` a player id
+        of the table, or None for a draw."""
+        _staff(by)
+        return self._result(event, round, table, number, winner, reason, "slip", by, key=key)
+
+    def correct(
+        self,
+        event: str,
+        round: int,
+        table: int,
+        number: int,
+        winner: str | None,
+        reason: str,
+        by: str = "judge",
+    ) -> Record:
+        """The judge corrects or settles a game's result (a dispute included), naming why
+        (T8). The result is final at once."""
+        if by != "judge":
+            raise Refused("by: the judge corrects a result (T8)", "T8")
+
+        def build(w: S.Work) -> list[_Draft]:
+            body: dict[str, Any] = {
+                "round": round,
+                "table": table,
+                "number": number,
+                "winner": winner,
+                "reason": reason,
+            }
+            return [(by, "correct", body, None)]
+
+        return self._write(event, build)[0]
+
+    def time_result(self, event: str, round: int, table: int, by: str = "judge") -> list[Record]:
+        """At time, after the extra turns (T6): the judge records the game still open at
+        ``table`` as a draw; the match ends on the games played. Refused before the table's
+        deadline (its extensions included)."""
+        _staff(by)
+        st = self.get(event)
+        r = next((x for x in st.rounds if x.number == round), None)
+        if r is None:
+            raise Refused(f"round: no round {round} (T6)", "T6")
+        t = _table_in(r, table)
+        if t.deadline is not None:
+            now = parse_utc(self.referee.ledger.clock.now())
+            if now < parse_utc(t.deadline):
+                raise Refused(
+                    f"time: table {table}'s time is up at {t.deadline}, not yet (T6)", "T6"
+                )
+        number = len(t.results) + 1
+        return self._result(
+            event,
+            round,
+            table,
+            number,
+            None,
+            "a draw at time, after the extra turns (T6)",
+            "time",
+            by,
+            ends_match=True,
+        )
+
+    def penalty(
+        self, event: str, player: str, infraction: str, penalty: str, reason: str, by: str = "judge"
+    ) -> list[Record]:
+        """A penalty (T11). A game loss ends his game being played as a loss, a match loss his
+        match, a disqualification drops him (his match being played is lost too)."""
+        if by != "judge":
+            raise Refused("by: the judge records penalties (T11)", "T11")
+
+        def build(w: S.Work) -> list[_Draft]:
+            body = {
+                "player": player,
+                "infraction": infraction,
+                "penalty": penalty,
+                "reason": reason,
+            }
+            drafts: list[_Draft] = [(by, "penalty", body, None)]
+            if penalty in ("game loss", "match loss", "disqualification") and w.rounds:
+                r = w.rounds[-1]
+                t = next((x for x in r.tables if player in x.players_), None)
+                s = w.settings
+                assert s is not None
+                if t is not None and r.started_at is not None and not S.match_over(s, t):
+                    other = t.second if player == t.first else t.first
+                    res: dict[str, Any] = {
+                        "round": r.number,
+                        "table": t.table,
+                        "number": len(t.results) + 1,
+                        "winner": other,
+                        "reason": f"{penalty} for {player} (T11): {reason}",
+                        "source": "penalty",
+                        "ends_match": penalty != "game loss",
+                    }
+                    after = S.WTable(t.table, t.first, t.second, results=[*t.results])
+                    after.results.append(
+                        S.WResult(0, other, "", "penalty", by, None, "", res["ends_match"])
+                    )
+                    if not S.match_over(s, after):
+                        res["next_game"] = S.game_id(s.event, r.number, t.table, len(t.results) + 2)
+                    drafts.append((by, "result", res, None))
+            return drafts
+
+        recs = self._write(event, build)
+        self._make_next_games(event)
+        return recs
+
+    def top_cut(self, event: str, by: str = "organiser") -> S.Cut:
+        """Pairs the top cut's first round from the final standings (T10) and records it. (Its
+        games are not made by the service yet: docs/events.md.)"""
+        _staff(by)
+
+        def build(w: S.Work) -> list[_Draft]:
+            s = w.settings
+            assert s is not None
+            if s.top_cut == 0:
+                raise Refused("cut: this event has no top cut (T10)", "T10")
+            from referee.event.standings import top_cut as cut_of
+
+            try:
+                cut = cut_of(S.standings_of(w), s.top_cut)  # type: ignore[arg-type]
+            except ValueError as e:
+                raise Refused(str(e), "T10") from None
+            pairings = [[c.higher_seed, c.higher, c.lower_seed, c.lower] for c in cut]
+            return [(by, "cut", {"size": s.top_cut, "pairings": pairings}, None)]
+
+        self._write(event, build)
+        cut = self.get(event).cut
+        assert cut is not None
+        return cut
+
+    def export(self, event: str) -> str:
+        """The event's export file (T12): :mod:`referee.event.export`, docs/events.md."""
+        return export_event(self.referee, self.get(event))
+
+    def listen(self) -> None:
+        """Syncs an event's results whenever one of its games records something (the ledger's
+        bell). Optional: the pages call :meth:`sync` themselves."""
+
+        def heard(game: str) -> None:
+            if is_event_log(game) or "-r" not in game:
+                return
+            eid = game.rsplit("-r", 1)[0]
+            if self._store.head(store_id(eid)) is None:
+                return
+            with contextlib.suppress(ServiceError):
+                self.sync(eid)
+
+        self.referee.bell.listen(heard)
+
+    # ---- inside ------------------------------------------------------------------------------
+
+    def _lock(self, sid: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(sid, threading.Lock())
+
+    def _secrets(self, eid: str) -> dict[str, str]:
+        try:
+            out: dict[str, str] = self._store.secrets(store_id(eid))
+            return out
+        except StoreError as e:
+            raise Unavailable(str(e)) from None
+
+    def _work(self, eid: str) -> S.Work:
+        """The event's working state, verified: chain, signatures, fold; cached by head; a
+        head behind the one the journal noted is a rolled-back log."""
+        sid = store_id(eid)
+        try:
+            head = self._store.head(sid)
+        except StoreError as e:
+            raise Unavailable(str(e)) from None
+        if head is None:
+            raise NotFound(f"no event {eid!r}")
+        anchor = self.referee.reader.anchors.journal.get(sid)
+        if anchor is not None and (
+            anchor.seq > head[0] or (anchor.seq == head[0] and anchor.hash != head[1])
+        ):
+            raise Unavailable(
+                f"event {eid!r}: its log ends at record {head[0]}, before the head {anchor.seq} "
+                "this server wrote: the database was rolled back (T12)"
+            )
+        hit = self._cache.get(sid)
+        if hit is not None and hit[0] == head:
+            return hit[1]
+        try:
+            entries = self._store.entries(sid)
+        except StoreError as e:
+            raise Unavailable(str(e)) from None
+        check = verify_event_log(eid, self.referee.signer.public_b64, entries)
+        if not check.ok or check.work is None:
+            raise Unavailable(f"event {eid!r}: record {check.bad_seq}: {check.problem} (T12)")
+        w = check.work
+        self._cache[sid] = ((w.seq, w.hash), w)
+        return w
+
+    def _seal(self, sid: str, seq: int, prev: str, d: _Draft) -> Record:
+        seat, kind, body, key = d
+        led = self.referee.ledger
+        r = Record(
+            sid,
+            seq,
+            led.clock.now(),
+            seat,
+            kind,
+            body,
+            (),
+            key,
+            prev,
+            "",
+            led.token() + led.token(),
+        )
+        return r.sealed_with(led.signer.sign)
+
+    def _append(
+        self, sid: str, recs: list[Record], secrets: Mapping[str, str] | None = None
+    ) -> None:
+        try:
+            self._store.append(recs, secrets)
+        except StoreError:
+            raise
+        self.referee.ledger._anchor(sid, recs[-1], self.referee.signer.fingerprint)
+
+    def _write(
+        self,
+        event: str,
+        build: Callable[[S.Work], list[_Draft]],
+        secrets: Callable[[list[Record]], Mapping[str, str]] | None = None,
+        idempotent: bool = False,
+    ) -> list[Record]:
+        """Builds records on the event's state, checks each with the fold on a copy, seals and
+        appends them in one transaction; again on the new head when another writer appended
+        first. Raises Refused (nothing written), NotFound, Unavailable; an idempotency key used
+        before returns the record that holds it (``idempotent``) or raises Stale."""
+        eid = _event_id(event)
+        sid = store_id(eid)
+        with self._lock(sid):
+            for _ in range(5):
+                w = self._work(eid)
+                drafts = build(w)
+                probe = w.copy()
+                recs: list[Record] = []
+                seq, prev = w.seq, w.hash
+                for d in drafts:
+                    seq += 1
+                    r = self._seal(sid, seq, prev, d)
+                    S.step(probe, r.seat, r.kind, r.body, r.time)
+                    probe.seq, probe.hash = r.seq, r.hash
+                    recs.append(r)
+                    prev = r.hash
+                try:
+                    self._append(sid, recs, secrets(recs) if secrets else None)
+                except Conflict as e:
+                    if e.existing is not None:
+                        if idempotent:
+                            return [e.existing]
+                        raise Stale(
+                            f"already recorded as record {e.existing.seq} (same key)",
+                            e.existing.seq,
+                        ) from None
+                    continue
+                except StoreError as e:
+                    raise Unavailable(str(e)) from None
+                self._cache[sid] = ((probe.seq, probe.hash), probe)
+                return recs
+        raise Stale("the event kept changing under this request; reload and try again")
+
+    def _one(self, event: str, seat: str, kind: str, body: dict[str, Any]) -> Record:
+        return self._write(event, lambda w: [(seat, kind, body, None)])[0]
+
+    def _pair_body(self, w: S.Work, number: int, reason: str | None) -> dict[str, Any]:
+        s = w.settings
+        assert s is not None
+        probe = w.copy()
+        body: dict[str, Any] = {"round": number, "seed": s.seed}
+        if reason is not None:
+            if probe.rounds and probe.rounds[-1].number == number:
+                if probe.rounds[-1].started_at is not None:
+                    raise Refused(f"repair: round {number} has started (T4)", "T4")
+                probe.rounds.pop()
+            body["reason"] = reason
+        elif number == 1 and s.rounds is None:
+            rounds = S.usual_rounds(len(S.active_in(probe, 1)))
+            body["rounds"] = rounds
+            probe.settings = replace(s, rounds=rounds)
+        if number > 1 and reason is None and probe.rounds:
+            last = probe.rounds[-1]
+            if not all(S.match_of(s, t) is not None for t in last.tables):
+                raise Refused(
+                    f"pair: round {last.number} is unfinished; pair the next one when every "
+                    "result of it is final (T8)",
+                    "T8",
+                )
+        pairing = S.compute_pairing(probe, number)
+        body["tables"] = [
+            {"table": t.number, "first": t.first, "second": t.second} for t in pairing.tables
+        ]
+        body["bye"] = pairing.bye
+        return body
+
+    def _make_game(self, s: S.Settings, gid: str, first: str, second: str) -> None:
+        """Creates (or finds, after a crash) the game ``gid`` and keeps its join codes."""
+        sid = store_id(s.event)
+        module = game_named(s.game)
+        kept = self._store.secrets(sid)
+        names = {p.id: p.name for p in self._players(s.event)}
+        if not self.referee.reader.exists(gid):
+            created = self.referee.create_game(
+                name=s.game,
+                options=dict(s.options),
+                players={module.players[0]: names[first], module.players[1]: names[second]},
+                game=gid,
+            )
+            codes = created.codes
+        else:
+            codes = {}
+            for seat in module.players:
+                if f"code:{gid}:{seat}" not in kept:
+                    codes[seat] = self.referee.reissue(gid, "judge", seat)
+        for seat, code in codes.items():
+            self._store.put_secret(sid, f"code:{gid}:{seat}", code)
+
+    def _players(self, eid: str) -> list[S.WPlayer]:
+        return list(self._work(eid).players.values())
+
+    def _make_next_games(self, event: str) -> None:
+        """Makes the next game of each best-of-three table whose result asked for one."""
+        st = self.get(event)
+        r = st.round
+        if r is None or r.started_at is None:
+            return
+        for t in r.tables:
+            if t.current_game is not None and not self.referee.reader.exists(t.current_game):
+                n = t.games.index(t.current_game)
+                first = t.firsts[n]
+                second = t.second if first == t.first else t.first
+                self._make_game(st.settings, t.current_game, first, second)
+
+    def _result(
+        self,
+        event: str,
+        round: int,
+        table: int,
+        number: int,
+        winner: str | None,
+        reason: str,
+        source: str,
+        by: str,
+        *,
+        head: str | None = None,
+        key: str | None = None,
+        ends_match: bool = False,
+    ) -> list[Record]:
+        def build(w: S.Work) -> list[_Draft]:
+            s = w.settings
+            assert s is not None
+            body: dict[str, Any] = {
+                "round": round,
+                "table": table,
+                "number": number,
+                "winner": winner,
+                "reason": reason,
+                "source": source,
+            }
+            if head is not None:
+                body["head"] = head
+            if ends_match:
+                body["ends_match"] = True
+            r = next((x for x in w.rounds if x.number == round), None)
+            t = next((x for x in r.tables if x.table == table), None) if r else None
+            if t is not None and s.games_per_match > 1:
+                after = S.WTable(t.table, t.first, t.second, results=[*t.results])
+                after.results.append(
+                    S.WResult(number, winner, reason, source, by, head, "", ends_match)
+                )
+                after.results[-1].ends_match = ends_match or source == "time"
+                if not S.match_over(s, after):
+                    body["next_game"] = S.game_id(s.event, round, table, number + 1)
+            return [(by, "result", body, key)]
+
+        recs = self._write(event, build, idempotent=key is not None)
+        self._make_next_games(event)
+        return recs
+
+    def _table_now(self, event: str, table: int) -> S.Table:
+        r = self.get(event).round
+        assert r is not None
+        return _table_in(r, table)
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+
+def _event_id(event: Any) -> str:
+    if not isinstance(event, str) or not S.EVENT_ID.match(event):
+        raise Refused("event: an event id is 1-40 letters, digits, '-' or '_'", "T12")
+    return event
+
+
+def _who(by: Any) -> None:
+    if by in S.WRITERS or (isinstance(by, str) and S.PLAYER_ID.match(by)):
+        return
+    raise Refused("by: organiser, judge, system or a player id", "T12")
+
+
+def _staff(by: Any) -> None:
+    if by not in ("organiser", "judge"):
+        raise Forbidden("by: only the organiser or the judge may do this")
+
+
+def _latest_number(w: S.Work) -> int:
+    if not w.rounds:
+        raise Refused("no round is paired yet (T4)", "T4")
+    return w.rounds[-1].number
+
+
+def _table_in(r: S.Round, table: int) -> S.Table:
+    for t in r.tables:
+        if t.table == table:
+            return t
+    raise Refused(f"table: round {r.number} has no table {str(table)[:10]} (T8)", "T8")
+
+
+def _own_result(w: S.Work, player: str) -> tuple[S.WTable, S.WResult]:
+    if player not in w.players:
+        raise Refused(f"player: no player {str(player)[:20]!r} in this event (T8)", "T8")
+    if not w.rounds:
+        raise Refused("no round is paired yet (T8)", "T8")
+    r = w.rounds[-1]
+    t = next((x for x in r.tables if player in x.players_), None)
+    if t is None or not t.results:
+        raise Refused(
+            f"{player} has no result to confirm or dispute in round {r.number} (T8)", "T8"
+        )
+    return t, t.results[-1]
+
+
+def _check_options(module: AnyGame, opts: dict[str, Any]) -> None:
+    """The game's options, checked by the game's own setup (no game is made)."""
+    try:
+        module.setup(dict(opts), {})
+    except Illegal as e:
+        raise Refused(f"options: {e.reason}", e.rule) from None
+    except Malformed as e:
+        raise Refused(f"options: {e.reason}") from None
+    except ServiceError:
+        raise
+    except Exception as e:  # a game's own rule error
+        reason = getattr(e, "reason", None) or str(e)
+        raise Refused(f"options: {reason}") from None
+
+
+def _match_in_game(module: AnyGame, opts: Mapping[str, Any]) -> str | None:
+    """The format the game's own rules fix for these options (its ``match_format``), when
+    the game itself plays the whole match in one log; else None."""
+    ask = getattr(module, "match_format", None)
+    if ask is None:
+        return None
+    got = ask(opts)
+    return got if got in S.FORMATS else None
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

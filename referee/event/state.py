@@ -1,0 +1,1106 @@
+"""An event's state, folded from its own signed log (TOURNAMENT.md T1-T14; docs/events.md).
+
+Pure: no clock, no store, no referee. :func:`step` applies one record (its kind, who wrote it,
+its body and time) to the state or raises :class:`~referee.errors.Refused` naming the rule; the
+service checks every new record with the same :func:`step` before it writes it (nothing is
+half-written on a refusal), and a log is folded with it again when it is read or verified, so
+the log and the state can never disagree.
+
+A ``pair`` record must hold exactly the pairing the pairing function computes from the state
+before it (the players active in the round, their standings, who met whom, byes and sides)
+and the event's seed (T4, T12): a pairing edited in the log does not fold. A ``swap`` (two
+players exchanged before the round starts, with a reason) is the only hand-made change.
+
+The state is a tree of frozen dataclasses (:class:`EventState`); :func:`step` builds the next
+one from a mutable working copy (:class:`Work`), which the fold keeps between records.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Literal
+
+from referee.errors import Refused
+from referee.event import pairing as pairing_mod
+from referee.event import standings as st
+from referee.store import parse_utc
+
+FORMATS = ("bo1", "bo3")  # T1
+TOP_CUTS = (0, 4, 8)  # T10
+INFRACTIONS = (  # T11
+    "procedural error",
+    "tardiness",
+    "looking at extra cards",
+    "drawing extra cards",
+    "marked cards",
+    "communication",
+    "unsporting conduct",
+)
+PENALTIES = ("warning", "game loss", "match loss", "disqualification")  # T11
+SOURCES = ("referee", "slip", "time", "penalty")  # T6, T8, T11
+WRITERS = ("organiser", "judge", "system")  # and a player id, for his own records
+DEFAULT_ROUND_MINUTES = 50  # T6
+MAX_ROUND_MINUTES = 240
+MAX_EXTENSION = 60  # T7
+MAX_PLAYERS = 512
+EVENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # game-id shaped, short enough for its games'
+PLAYER_ID = re.compile(r"^p[1-9][0-9]{0,3}$")
+
+Phase = Literal["registration", "paired", "playing", "finished"]
+
+# Project ruling (docs/events.md): the usual number of Swiss rounds for the number of players,
+# after the table Magic events use; 2 players play 1 round, 3-4 players 2.
+ROUNDS_TABLE: tuple[tuple[int, int], ...] = (
+    (2, 1),
+    (4, 2),
+    (8, 3),
+    (16, 4),
+    (32, 5),
+    (64, 6),
+    (128, 7),
+    (226, 8),
+    (409, 9),
+)
+
+
+def usual_rounds(players: int) -> int:
+    """The usual number of Swiss rounds for ``players`` (project ruling, docs/events.md)."""
+    for most, rounds in ROUNDS_TABLE:
+        if players <= most:
+            return rounds
+    return 10
+
+
+# ---- the state ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the ``event`` record fixed (T1, T4, T6, T10). ``rounds`` is None until round 1 is
+    paired when it was not given (then the usual count, :func:`usual_rounds`).
+    ``match_in_game``: the game's own rules play the whole match in one game (its module says
+    so for the options, e.g. a best of three kept by the game itself): then a match is one game
+    of the referee."""
+
+    event: str
+    name: str
+    game: str
+    options: Mapping[str, Any]
+    format: str
+    rounds: int | None
+    round_minutes: int
+    top_cut: int
+    seed: str
+    self_register: bool
+    match_in_game: bool = False
+
+    @property
+    def games_per_match(self) -> int:
+        """Most games of the referee a match can take (T1)."""
+        return 3 if self.format == "bo3" and not self.match_in_game else 1
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """One penalty (T11): seen by the judge, the organiser and the penalised player only (T13)."""
+
+    player: str
+    infraction: str
+    penalty: str
+    reason: str
+    judge: str
+    round: int
+    time: str
+
+
+@dataclass(frozen=True)
+class Player:
+    """A registered player (T9). ``entered_round`` > 1: a late entry; ``dropped_after_round``:
+    the last round he is in (None while he plays on)."""
+
+    id: str
+    name: str
+    by: str
+    checked_in: bool
+    entered_round: int
+    dropped_after_round: int | None
+    drop_reason: str | None
+    penalties: tuple[Penalty, ...]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One game's result (T8). ``winner``: a player id, or None for a draw. ``final``: counts
+    for the standings (a referee-reported result once both players confirmed or the judge
+    settled it; any other source at once; never while disputed)."""
+
+    number: int
+    winner: str | None
+    reason: str
+    source: str
+    by: str
+    head: str | None
+    confirmed: tuple[str, ...]
+    disputed: tuple[str, ...]  # notes of open disputes
+    corrected: tuple[str, ...]  # "who: why" of each correction (T8)
+    final: bool
+    ends_match: bool
+    time: str
+
+
+@dataclass(frozen=True)
+class Extension:
+    minutes: int
+    reason: str
+    by: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """One match of a round. ``games``: the referee's game ids, in order (a best of three adds
+    one when the previous game's result is in, T1); ``firsts``: the player in the first seat
+    of each game (sides swap after each game of a best of three)."""
+
+    table: int
+    first: str
+    second: str
+    games: tuple[str, ...]
+    firsts: tuple[str, ...]
+    results: tuple[Result, ...]
+    extensions: tuple[Extension, ...]
+    deadline: str | None  # ISO UTC: start + round time + extensions (T6, T7)
+    match: st.Match | None  # the final match result, once every game of it is final
+
+    @property
+    def players(self) -> tuple[str, str]:
+        return (self.first, self.second)
+
+    @property
+    def current_game(self) -> str | None:
+        """The game being played: the last one made, while it has no result."""
+        if self.games and len(self.results) < len(self.games):
+            return self.games[-1]
+        return None
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    tables: tuple[Table, ...]
+    bye: str | None
+    started_at: str | None
+    pair_reasons: tuple[str, ...]  # reasons of re-pairs and swaps, in order
+
+    @property
+    def finished(self) -> bool:
+        return self.started_at is not None and all(t.match is not None for t in self.tables)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The top cut's first round (T10), paired from the standings after the last Swiss round."""
+
+    size: int
+    pairings: tuple[st.CutPairing, ...]
+
+
+@dataclass(frozen=True)
+class EventState:
+    """Everything the event's log says. The public and player views are cut from it
+    (:mod:`referee.event.views`); this one is the judge's and the organiser's."""
+
+    settings: Settings
+    players: tuple[Player, ...]
+    rounds: tuple[Round, ...]
+    phase: Phase
+    standings: tuple[st.Standing, ...]
+    sides: Mapping[str, tuple[int, int]]  # player -> (games as the first seat, as the second)
+    cut: Cut | None
+    head: tuple[int, str] | None = None
+
+    @property
+    def event(self) -> str:
+        return self.settings.event
+
+    @property
+    def round(self) -> Round | None:
+        """The latest paired round (None before round 1 is paired)."""
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def over(self) -> bool:
+        """Every Swiss round is played and final."""
+        r = self.round
+        return (
+            r is not None
+            and self.settings.rounds is not None
+            and r.number == self.settings.rounds
+            and r.finished
+        )
+
+    def player(self, pid: str) -> Player:
+        for p in self.players:
+            if p.id == pid:
+                return p
+        raise Refused(f"player: no player {pid[:20]!r} in event {self.event!r}", "T9")
+
+    def table_of(self, pid: str, round_number: int | None = None) -> Table | None:
+        """The table of ``pid`` in the round (default: the latest), or None (bye, not paired)."""
+        rounds = [r for r in self.rounds if round_number is None or r.number == round_number]
+        if not rounds:
+            return None
+        for t in rounds[-1].tables:
+            if pid in t.players:
+                return t
+        return None
+
+
+# ---- the working copy ----------------------------------------------------------------------
+
+
+@dataclass
+class WResult:
+    number: int
+    winner: str | None
+    reason: str
+    source: str
+    by: str
+    head: str | None
+    time: str
+    ends_match: bool = False
+    confirmed: list[str] = field(default_factory=list)
+    disputed: list[str] = field(default_factory=list)
+    corrected: list[str] = field(default_factory=list)
+    settled: bool = False
+
+
+@dataclass
+class WTable:
+    table: int
+    first: str
+    second: str
+    games: list[str] = field(default_factory=list)
+    firsts: list[str] = field(default_factory=list)
+    results: list[WResult] = field(default_factory=list)
+    extensions: list[Extension] = field(default_factory=list)
+
+    @property
+    def players_(self) -> tuple[str, str]:
+        return (self.first, self.second)
+
+
+@dataclass
+class WRound:
+    number: int
+    tables: list[WTable]
+    bye: str | None
+    started_at: str | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class WPlayer:
+    id: str
+    name: str
+    by: str
+    entered_round: int
+    checked_in: bool = False
+    dropped_after_round: int | None = None
+    drop_reason: str | None = None
+    penalties: list[Penalty] = field(default_factory=list)
+
+
+@dataclass
+class Work:
+    """The mutable state the fold keeps between records (:func:`step` works on a copy)."""
+
+    settings: Settings | None = None
+    players: dict[str, WPlayer] = field(default_factory=dict)
+    rounds: list[WRound] = field(default_factory=list)
+    cut: Cut | None = None
+    seq: int = -1
+    hash: str = ""
+
+    def copy(self) -> Work:
+        return copy.deepcopy(self)
+
+
+# ---- results and matches -------------------------------------------------------------------
+
+
+def result_final(r: WResult) -> bool:
+    """T8: a referee-reported result is final once both players confirmed it or the judge
+    settled it; the slip's, the time's and a penalty's at once; a disputed one waits."""
+    if r.disputed:
+        return False
+    if r.settled or r.source != "referee":
+        return True
+    return len(set(r.confirmed)) >= 2
+
+
+def match_of(s: Settings, t: WTable) -> st.Match | None:
+    """The match result once it is decided and every game of it is final (T1, T6)."""
+    if not t.results or any(not result_final(r) for r in t.results):
+        return None
+    wins = {t.first: 0, t.second: 0}
+    draws = 0
+    for r in t.results:
+        if r.winner is None:
+            draws += 1
+        else:
+            wins[r.winner] += 1
+    need = 2 if s.format == "bo3" and not s.match_in_game else 1
+    done = (
+        t.results[-1].ends_match
+        or max(wins.values()) >= need
+        or len(t.results) >= s.games_per_match
+    )
+    if not done:
+        return None
+    if s.match_in_game and s.format == "bo3":
+        # the game itself played the match: its winner takes it two games to none (project
+        # ruling, docs/events.md: the game counts are the game's own, not read here)
+        wins = {p: (2 if w else 0) for p, w in wins.items()}
+    return st.Match(t.first, t.second, wins[t.first], wins[t.second], draws)
+
+
+def match_over(s: Settings, t: WTable) -> bool:
+    """Whether the match needs no more game (its results may still wait to be final)."""
+    if not t.results:
+        return False
+    wins = [sum(1 for r in t.results if r.winner == p) for p in (t.first, t.second)]
+    need = 2 if s.format == "bo3" and not s.match_in_game else 1
+    return t.results[-1].ends_match or max(wins) >= need or len(t.results) >= s.games_per_match
+
+
+# ---- standings and pairing input -----------------------------------------------------------
+
+
+def final_rounds(w: Work) -> list[WRound]:
+    """The rounds played to the end, every match final (what the standings count)."""
+    out = []
+    for r in w.rounds:
+        if r.started_at is None:
+            break
+        s = w.settings
+        assert s is not None
+        if not all(match_of(s, t) is not None for t in r.tables):
+            break
+        out.append(r)
+    return out
+
+
+def standings_of(w: Work) -> tuple[st.Standing, ...]:
+    """T3 standings after the final rounds (:func:`referee.event.standings.compute_standings`)."""
+    s = w.settings
+    if s is None or not w.players:
+        return ()
+    done = final_rounds(w)
+    n = len(done)
+    entrants = [
+        st.Entrant(
+            p.id,
+            p.entered_round,
+            None if p.dropped_after_round is None else min(p.dropped_after_round, n),
+        )
+        for p in w.players.values()
+        if p.entered_round <= n + 1
+    ]
+    rounds: list[list[st.Pairing]] = []
+    for r in done:
+        ms: list[st.Pairing] = []
+        for t in r.tables:
+            m = match_of(s, t)
+            assert m is not None
+            ms.append(m)
+        if r.bye is not None:
+            ms.append(st.Bye(r.bye))
+        rounds.append(ms)
+    return st.compute_standings(entrants, rounds, s.seed)
+
+
+def side_counts(w: Work) -> dict[str, tuple[int, int]]:
+    """T5: each player's games as the first seat and as the second, from the games made."""
+    out = {p: (0, 0) for p in w.players}
+    for r in w.rounds:
+        for t in r.tables:
+            for first in t.firsts:
+                second = t.second if first == t.first else t.first
+                a, b = out.get(first, (0, 0))
+                out[first] = (a + 1, b)
+                a, b = out.get(second, (0, 0))
+                out[second] = (a, b + 1)
+    return out
+
+
+def active_in(w: Work, round_number: int) -> list[WPlayer]:
+    return [
+        p
+        for p in w.players.values()
+        if p.entered_round <= round_number
+        and (p.dropped_after_round is None or p.dropped_after_round >= round_number)
+    ]
+
+
+def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
+    """The pairing of ``round_number`` from the state before it (T4, T5).
+
+    The one place that builds the pairing function's input: when ``next_round`` lands in
+    :mod:`referee.event.pairing` (branch ``pairfast``), this becomes a call to it."""
+    s = w.settings
+    assert s is not None
+    players = active_in(w, round_number)
+    if len(players) < 2:
+        raise Refused(
+            f"round {round_number}: {len(players)} player(s) to pair; a round needs two (T4)",
+            "T4",
+        )
+    order = {x.player: x.rank for x in standings_of(w)}
+    players.sort(key=lambda p: (order.get(p.id, 10**6), int(p.id[1:])))
+    points = {x.player: x.match_points for x in standings_of(w)}
+    met: dict[str, set[str]] = {p.id: set() for p in players}
+    byes: set[str] = set()
+    for r in w.rounds:
+        if r.number >= round_number:
+            break
+        if r.bye:
+            byes.add(r.bye)
+        for t in r.tables:
+            met.setdefault(t.first, set()).add(t.second)
+            met.setdefault(t.second, set()).add(t.first)
+    sides = side_counts(w)
+    entrants = [
+        pairing_mod.Entrant(
+            p.id,
+            points.get(p.id, 0),
+            frozenset(met.get(p.id, set())),
+            p.id in byes,
+            sides.get(p.id, (0, 0))[0],
+            sides.get(p.id, (0, 0))[1],
+        )
+        for p in players
+    ]
+    return pairing_mod.pair_round(entrants, round_number, s.seed)
+
+
+# ---- the step ------------------------------------------------------------------------------
+
+
+def _need(body: Mapping[str, Any], key: str, typ: type | tuple[type, ...], rule: str) -> Any:
+    v = body.get(key)
+    if not isinstance(v, typ) or (isinstance(v, bool) and typ is int):
+        raise Refused(f"{key}: missing or of the wrong type ({rule})", rule)
+    return v
+
+
+def _reason(body: Mapping[str, Any], rule: str, what: str) -> str:
+    v = body.get("reason")
+    if not isinstance(v, str) or not v.strip():
+        raise Refused(f"reason: {what} needs a reason ({rule})", rule)
+    if len(v) > 500:
+        raise Refused("reason: at most 500 characters", rule)
+    return v.strip()
+
+
+def _staff(seat: str, kind: str, rule: str) -> None:
+    if seat not in ("organiser", "judge"):
+        raise Refused(f"{kind}: only the organiser or the judge may record this ({rule})", rule)
+
+
+def _round(w: Work, number: Any) -> WRound:
+    for r in w.rounds:
+        if r.number == number:
+            return r
+    raise Refused(f"round: no round {str(number)[:10]} has been paired (T4)", "T4")
+
+
+def _table(r: WRound, number: Any) -> WTable:
+    for t in r.tables:
+        if t.table == number:
+            return t
+    raise Refused(f"table: round {r.number} has no table {str(number)[:10]} (T8)", "T8")
+
+
+def _player(w: Work, pid: Any, what: str = "player") -> WPlayer:
+    if not isinstance(pid, str) or pid not in w.players:
+        raise Refused(f"{what}: no player {str(pid)[:20]!r} in this event (T9)", "T9")
+    return w.players[pid]
+
+
+def _latest(w: Work) -> WRound | None:
+    return w.rounds[-1] if w.rounds else None
+
+
+def _check_name(w: Work, raw: Any, skip: str | None = None) -> str:
+    if not isinstance(raw, str) or not 1 <= len(raw.strip()) <= 40:
+        raise Refused("name: a player's name is 1-40 characters (T9)", "T9")
+    name: str = raw.strip()
+    if any(ch in name for ch in "\n\r\t\x00") or not name.isprintable():
+        raise Refused("name: printable characters only, on one line (T9)", "T9")
+    for p in w.players.values():
+        if p.id != skip and p.name.casefold() == name.casefold():
+            raise Refused(f"name: {name!r} is registered already as {p.id} (T9)", "T9")
+    return name
+
+
+def step(w: Work, seat: str, kind: str, body: Mapping[str, Any], time: str) -> None:
+    """Applies one record to ``w`` (in place), or raises Refused naming the rule; on a refusal
+    ``w`` may be half-changed: callers step a copy (:meth:`Work.copy`)."""
+    if kind == "event":
+        if w.settings is not None:
+            raise Refused("event: the event record is the first record only (T12)", "T12")
+        _event(w, seat, body)
+        return
+    if w.settings is None:
+        raise Refused("the event's log starts with its event record (T12)", "T12")
+    handler = _HANDLERS.get(kind)
+    if handler is None:
+        raise Refused(f"kind: {kind[:20]!r} is not a record of an event (T12)", "T12")
+    handler(w, seat, body, time)
+
+
+def _event(w: Work, seat: str, b: Mapping[str, Any]) -> None:
+    if seat != "organiser":
+        raise Refused("event: the organiser creates an event", "T12")
+    ev = _need(b, "event", str, "T12")
+    if not EVENT_ID.match(ev):
+        raise Refused("event: an event id is 1-40 letters, digits, '-' or '_'", "T12")
+    fmt = b.get("format")
+    if fmt not in FORMATS:
+        raise Refused(f"format: {str(fmt)[:10]!r} is not bo1 or bo3 (T1)", "T1")
+    rounds = b.get("rounds")
+    if rounds is not None and (type(rounds) is not int or not 1 <= rounds <= 20):
+        raise Refused("rounds: 1-20 Swiss rounds, or none for the usual count (T4)", "T4")
+    minutes = b.get("round_minutes")
+    if type(minutes) is not int or not 10 <= minutes <= MAX_ROUND_MINUTES:
+        raise Refused(f"round_minutes: 10-{MAX_ROUND_MINUTES} minutes (T6)", "T6")
+    cut = b.get("top_cut")
+    if cut not in TOP_CUTS or type(cut) is not int:
+        raise Refused("top_cut: 0 (none), 4 or 8 (T10)", "T10")
+    seed = _need(b, "seed", str, "T4")
+    if not re.fullmatch(r"[0-9a-f]{8,64}", seed):
+        raise Refused("seed: 8-64 hex digits (T4)", "T4")
+    name = _need(b, "name", str, "T12")
+    if not 1 <= len(name.strip()) <= 80:
+        raise Refused("name: an event's name is 1-80 characters", "T12")
+    options = b.get("options")
+    if not isinstance(options, Mapping):
+        raise Refused("options: the game's options are an object", "T12")
+    w.settings = Settings(
+        event=ev,
+        name=name.strip(),
+        game=_need(b, "game", str, "T12"),
+        options=dict(options),
+        format=fmt,
+        rounds=rounds,
+        round_minutes=minutes,
+        top_cut=cut,
+        seed=seed,
+        self_register=bool(b.get("self_register", False)),
+        match_in_game=bool(b.get("match_in_game", False)),
+    )
+
+
+def _register(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    s = w.settings
+    assert s is not None
+    pid = _need(b, "player", str, "T9")
+    if pid != f"p{len(w.players) + 1}":
+        raise Refused(f"player: the next player is p{len(w.players) + 1}, not {pid[:10]!r}", "T9")
+    by = b.get("by")
+    if by == "self":
+        if not s.self_register:
+            raise Refused("register: this event takes registrations by the organiser only", "T9")
+    elif by != "organiser" or seat not in ("organiser", "judge"):
+        raise Refused("by: organiser or self (T9)", "T9")
+    if len(w.players) >= MAX_PLAYERS:
+        raise Refused(f"register: an event holds at most {MAX_PLAYERS} players", "T9")
+    if w.cut is not None or (_latest(w) is not None and s.rounds is not None and _over(w)):
+        raise Refused("register: the Swiss rounds are over (T9)", "T9")
+    name = _check_name(w, b.get("name"))
+    latest = _latest(w)
+    entered = latest.number + 1 if latest is not None else 1
+    if b.get("entered_round") != entered:
+        raise Refused(f"entered_round: a player registered now enters round {entered} (T9)", "T9")
+    w.players[pid] = WPlayer(pid, name, str(by), entered)
+
+
+def _over(w: Work) -> bool:
+    s = w.settings
+    r = _latest(w)
+    return (
+        s is not None
+        and r is not None
+        and s.rounds is not None
+        and r.number >= s.rounds
+        and len(final_rounds(w)) >= s.rounds
+    )
+
+
+def _checkin(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    p = _player(w, b.get("player"))
+    if seat not in ("organiser", "judge", p.id):
+        raise Refused("checkin: a player checks in himself, or the organiser does (T9)", "T9")
+    if p.dropped_after_round is not None:
+        raise Refused(f"checkin: {p.id} has dropped (T9)", "T9")
+    if p.checked_in:
+        raise Refused(f"checkin: {p.id} is checked in already (T9)", "T9")
+    p.checked_in = True
+
+
+def _drop(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    p = _player(w, b.get("player"))
+    if seat not in ("organiser", "judge", "system", p.id):
+        raise Refused("drop: a player drops himself, or the organiser or judge drops him", "T9")
+    if p.dropped_after_round is not None:
+        raise Refused(f"drop: {p.id} has dropped already (T9)", "T9")
+    latest = _latest(w)
+    after = latest.number if latest is not None else 0
+    after = max(after, p.entered_round - 1)
+    if b.get("after_round") != after:
+        raise Refused(f"after_round: a player dropping now is in no round after {after} (T9)")
+    why = b.get("reason")
+    p.dropped_after_round = after
+    p.drop_reason = why if isinstance(why, str) and why.strip() else None
+
+
+def _pair(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    s = w.settings
+    assert s is not None
+    _staff(seat, "pair", "T4")
+    number = _need(b, "round", int, "T4")
+    latest = _latest(w)
+    if w.cut is not None:
+        raise Refused("pair: the Swiss rounds are over; the top cut is paired (T10)", "T10")
+    if latest is not None and latest.number == number:
+        if latest.started_at is not None:
+            raise Refused(f"pair: round {number} has started; it cannot be re-paired (T4)", "T4")
+        why = _reason(b, "T4", "a re-pair")
+        w.rounds.pop()
+        reasons = [*latest.reasons, f"re-paired: {why}"]
+    else:
+        want = latest.number + 1 if latest is not None else 1
+        if number != want:
+            raise Refused(f"round: the next round to pair is {want}, not {number} (T4)", "T4")
+        if latest is not None and not all(match_of(s, t) is not None for t in latest.tables):
+            raise Refused(
+                f"pair: round {latest.number} is unfinished; pair the next one when every "
+                "result of it is final (T8)",
+                "T8",
+            )
+        if latest is not None and latest.started_at is None:
+            raise Refused(f"pair: round {latest.number} has not started (T4)", "T4")
+        rounds = s.rounds
+        if rounds is None:
+            rounds = usual_rounds(len(active_in(w, 1)))
+            if b.get("rounds") != rounds:
+                raise Refused(f"rounds: the usual count for this event is {rounds} (T4)", "T4")
+            w.settings = s = _with_rounds(s, rounds)
+        if number > rounds:
+            raise Refused(f"pair: the event has {rounds} Swiss rounds (T4)", "T4")
+        reasons = []
+    if b.get("seed") != s.seed:
+        raise Refused("seed: a pairing names the event's seed (T4, T12)", "T12")
+    want_pairing = compute_pairing(w, number)
+    got = [(t.get("table"), t.get("first"), t.get("second")) for t in _tables(b)]
+    expected = [(t.number, t.first, t.second) for t in want_pairing.tables]
+    if got != expected or b.get("bye") != want_pairing.bye:
+        raise Refused(
+            f"pair: round {number}'s pairing is not the one computed from the records and the "
+            "seed (T4, T12)",
+            "T12",
+        )
+    w.rounds.append(
+        WRound(number, [WTable(n, a, c) for n, a, c in expected], want_pairing.bye, None, reasons)
+    )
+
+
+def _with_rounds(s: Settings, rounds: int) -> Settings:
+    from dataclasses import replace
+
+    return replace(s, rounds=rounds)
+
+
+def _tables(b: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    ts = b.get("tables")
+    if not isinstance(ts, list) or not all(isinstance(t, Mapping) for t in ts):
+        raise Refused("tables: a list of {table, first, second} (T4)", "T4")
+    return ts
+
+
+def _swap(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    _staff(seat, "swap", "T4")
+    r = _round(w, b.get("round"))
+    if r.started_at is not None:
+        raise Refused(f"swap: round {r.number} has started (T4)", "T4")
+    why = _reason(b, "T4", "a swap")
+    a, c = _player(w, b.get("a"), "a").id, _player(w, b.get("b"), "b").id
+    if a == c:
+        raise Refused("swap: two different players (T4)", "T4")
+    where = {}
+    for t in r.tables:
+        for p in (t.first, t.second):
+            where[p] = t
+    if r.bye is not None:
+        where[r.bye] = None  # type: ignore[assignment]
+    for p in (a, c):
+        if p not in where:
+            raise Refused(f"swap: {p} is not in round {r.number} (T4)", "T4")
+    ta, tc = where[a], where[c]
+    if ta is tc:
+        raise Refused("swap: the two players already play each other (T4)", "T4")
+
+    def put(t: WTable | None, old: str, new: str) -> None:
+        if t is None:
+            r.bye = new
+        elif t.first == old:
+            t.first = new
+        else:
+            t.second = new
+
+    put(ta, a, c)
+    put(tc, c, a)
+    r.reasons.append(f"swapped {a} and {c}: {why}")
+
+
+def _start(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    s = w.settings
+    assert s is not None
+    _staff(seat, "start", "T6")
+    r = _round(w, b.get("round"))
+    if r is not _latest(w):
+        raise Refused(f"start: round {r.number} is not the latest round (T4)", "T4")
+    if r.started_at is not None:
+        raise Refused(f"start: round {r.number} has started already (T6)", "T6")
+    games = b.get("games")
+    want = {t.table: game_id(s.event, r.number, t.table, 1) for t in r.tables}
+    if not isinstance(games, Mapping) or {int(k): v for k, v in games.items()} != want:
+        raise Refused("games: one game per table, named <event>-r<round>t<table> (T14)", "T14")
+    r.started_at = time
+    for t in r.tables:
+        t.games.append(want[t.table])
+        t.firsts.append(t.first)
+
+
+def game_id(event: str, round_number: int, table: int, number: int) -> str:
+    """The id of a match's game (T14): ``<event>-r<round>t<table>``, then ``g2``, ``g3``."""
+    base = f"{event}-r{round_number}t{table}"
+    return base if number == 1 else f"{base}g{number}"
+
+
+def _playing(w: Work, b: Mapping[str, Any]) -> tuple[WRound, WTable]:
+    r = _round(w, b.get("round"))
+    if r.started_at is None:
+        raise Refused(f"round {r.number} has not started (T6)", "T6")
+    return r, _table(r, b.get("table"))
+
+
+def _extend(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    if seat != "judge" and seat != "organiser":
+        raise Refused("extend: the judge gives a table extra minutes (T7)", "T7")
+    _r, t = _playing(w, b)
+    minutes = b.get("minutes")
+    if type(minutes) is not int or not 1 <= minutes <= MAX_EXTENSION:
+        raise Refused(f"minutes: an extension is 1-{MAX_EXTENSION} minutes (T7)", "T7")
+    if match_over(_settings(w), t):
+        raise Refused(f"extend: table {t.table}'s match is over (T7)", "T7")
+    t.extensions.append(Extension(minutes, _reason(b, "T7", "an extension"), seat))
+
+
+def _settings(w: Work) -> Settings:
+    assert w.settings is not None
+    return w.settings
+
+
+def _winner(t: WTable, b: Mapping[str, Any]) -> str | None:
+    win = b.get("winner")
+    if win is not None and win not in t.players_:
+        raise Refused(
+            f"winner: {str(win)[:20]!r} does not play at table {t.table}; a player id or none "
+            "for a draw (T8)",
+            "T8",
+        )
+    return None if win is None else str(win)
+
+
+def _result(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    s = _settings(w)
+    r, t = _playing(w, b)
+    source = b.get("source")
+    if source not in SOURCES:
+        raise Refused(f"source: {str(source)[:10]!r} is not referee, slip, time or penalty", "T8")
+    if source == "referee" and seat != "system":
+        raise Refused("source: a result from the referee is written by the system (T8)", "T8")
+    if source in ("slip", "time") and seat not in ("judge", "organiser"):
+        raise Refused("result: the judge enters the slip's result (T8)", "T8")
+    number = b.get("number")
+    if match_over(s, t):
+        raise Refused(f"result: table {t.table}'s match is over; correct a result instead (T8)")
+    if number != len(t.results) + 1:
+        if isinstance(number, int) and 1 <= number <= len(t.results):
+            raise Refused(
+                f"result: game {number} of table {t.table} has a result; a change is a "
+                "correction (T8)",
+                "T8",
+            )
+        raise Refused(
+            f"number: the game with no result at table {t.table} is game {len(t.results) + 1} (T8)",
+            "T8",
+        )
+    if number > len(t.games) and not s.match_in_game:
+        raise Refused(f"result: game {number} of table {t.table} was not made (T1)", "T1")
+    head = b.get("head")
+    if source == "referee" and not isinstance(head, str):
+        raise Refused("head: a result from the referee names the game's final head (T8)", "T8")
+    reason = b.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise Refused("reason: a result says why the game ended (T8)", "T8")
+    t.results.append(
+        WResult(
+            number,
+            _winner(t, b),
+            reason.strip()[:500],
+            str(source),
+            seat,
+            head if isinstance(head, str) else None,
+            time,
+            ends_match=bool(b.get("ends_match", False)) or source == "time",
+        )
+    )
+    _next_game(s, r, t, b)
+
+
+def _next_game(s: Settings, r: WRound, t: WTable, b: Mapping[str, Any]) -> None:
+    """T1: in a best of three the next game is made when a result is in; sides swap."""
+    nxt = b.get("next_game")
+    if match_over(s, t) or s.games_per_match == 1:
+        if nxt is not None:
+            raise Refused("next_game: the match needs no further game (T1)", "T1")
+        return
+    want = game_id(s.event, r.number, t.table, len(t.results) + 1)
+    if nxt != want:
+        raise Refused(f"next_game: the next game of table {t.table} is {want} (T1)", "T1")
+    t.games.append(want)
+    prev = t.firsts[-1]
+    t.firsts.append(t.second if prev == t.first else t.first)
+
+
+def _found(w: Work, b: Mapping[str, Any]) -> tuple[WRound, WTable, WResult]:
+    r, t = _playing(w, b)
+    number = b.get("number")
+    for res in t.results:
+        if res.number == number:
+            return r, t, res
+    raise Refused(f"number: table {t.table} has no result for game {str(number)[:5]} (T8)", "T8")
+
+
+def _confirm(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    _r, t, res = _found(w, b)
+    if seat not in t.players_:
+        raise Refused(f"confirm: {seat} does not play at table {t.table} (T8)", "T8")
+    if seat in res.confirmed:
+        raise Refused(f"confirm: {seat} confirmed this result already (T8)", "T8")
+    res.confirmed.append(seat)
+
+
+def _dispute(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    _r, t, res = _found(w, b)
+    if seat not in t.players_:
+        raise Refused(f"dispute: {seat} does not play at table {t.table} (T8)", "T8")
+    note = b.get("note")
+    if not isinstance(note, str) or not note.strip():
+        raise Refused("note: a dispute says what is wrong (T8)", "T8")
+    if res.settled and result_final(res):
+        raise Refused("dispute: the judge settled this result (T8)", "T8")
+    res.disputed.append(f"{seat}: {note.strip()[:500]}")
+
+
+def _correct(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    if seat != "judge":
+        raise Refused("correct: the judge corrects or settles a result (T8)", "T8")
+    s = _settings(w)
+    r, t, res = _found(w, b)
+    why = _reason(b, "T8", "a correction")
+    if res.number != len(t.results) and res.winner != _winner(t, b):
+        raise Refused(
+            f"correct: game {res.number} has a later game after it; correct the latest game "
+            "only (T8)",
+            "T8",
+        )
+    res.winner = _winner(t, b)
+    res.disputed.clear()
+    res.settled = True
+    res.corrected.append(f"{seat}: {why}")
+    if "ends_match" in b:
+        res.ends_match = bool(b["ends_match"])
+    if len(t.games) > len(t.results) and match_over(s, t):
+        raise Refused("correct: a later game of this match was made already (T1)", "T1")
+    if b.get("next_game") is not None:
+        _next_game(s, r, t, b)
+
+
+def _penalty(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    if seat != "judge":
+        raise Refused("penalty: the judge records penalties (T11)", "T11")
+    p = _player(w, b.get("player"))
+    infraction, penalty = b.get("infraction"), b.get("penalty")
+    if infraction not in INFRACTIONS:
+        raise Refused(f"infraction: one of {', '.join(INFRACTIONS)} (T11)", "T11")
+    if penalty not in PENALTIES:
+        raise Refused(f"penalty: one of {', '.join(PENALTIES)} (T11)", "T11")
+    why = _reason(b, "T11", "a penalty")
+    latest = _latest(w)
+    p.penalties.append(
+        Penalty(
+            p.id, str(infraction), str(penalty), why, seat, latest.number if latest else 0, time
+        )
+    )
+    if penalty == "disqualification" and p.dropped_after_round is None:
+        p.dropped_after_round = max(latest.number if latest else 0, p.entered_round - 1)
+        p.drop_reason = "disqualified (T11)"
+
+
+def _cut(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    s = _settings(w)
+    _staff(seat, "cut", "T10")
+    if s.top_cut == 0:
+        raise Refused("cut: this event has no top cut (T10)", "T10")
+    if w.cut is not None:
+        raise Refused("cut: the top cut is paired already (T10)", "T10")
+    if not _over(w):
+        raise Refused("cut: the Swiss rounds are not over (T10)", "T10")
+    try:
+        want = st.top_cut(standings_of(w), s.top_cut)  # type: ignore[arg-type]
+    except ValueError as e:
+        raise Refused(str(e), "T10") from None
+    got = b.get("pairings")
+    if got != [[c.higher_seed, c.higher, c.lower_seed, c.lower] for c in want]:
+        raise Refused("pairings: the top cut is the one the standings give (T10)", "T10")
+    w.cut = Cut(s.top_cut, want)
+
+
+_HANDLERS = {
+    "register": _register,
+    "checkin": _checkin,
+    "drop": _drop,
+    "pair": _pair,
+    "swap": _swap,
+    "start": _start,
+    "extend": _extend,
+    "result": _result,
+    "confirm": _confirm,
+    "dispute": _dispute,
+    "correct": _correct,
+    "penalty": _penalty,
+    "cut": _cut,
+}
+KINDS = frozenset({"event", *_HANDLERS})
+
+
+# ---- freezing ------------------------------------------------------------------------------
+
+
+def _deadline(s: Settings, r: WRound, t: WTable) -> str | None:
+    if r.started_at is None:
+        return None
+    extra = sum(e.minutes for e in t.extensions)
+    end = parse_utc(r.started_at) + timedelta(minutes=s.round_minutes + extra)
+    return end.isoformat(timespec="seconds")
+
+
+def freeze(w: Work) -> EventState:
+    """The frozen state of a working copy."""
+    s = _settings(w)
+    rounds = tuple(
+        Round(
+            r.number,
+            tuple(
+                Table(
+                    t.table,
+                    t.first,
+                    t.second,
+                    tuple(t.games),
+                    tuple(t.firsts),
+                    tuple(
+                        Result(
+                            x.number,
+                            x.winner,
+                            x.reason,
+                            x.source,
+                            x.by,
+                            x.head,
+                            tuple(x.confirmed),
+                            tuple(x.disputed),
+                            tuple(x.corrected),
+                            result_final(x),
+                            x.ends_match,
+                            x.time,
+                        )
+                        for x in t.results
+                    ),
+                    tuple(t.extensions),
+                    _deadline(s, r, t),
+                    match_of(s, t) if r.started_at is not None else None,
+                )
+                for t in r.tables
+            ),
+            r.bye,
+            r.started_at,
+            tuple(r.reasons),
+        )
+        for r in w.rounds
+    )
+    latest = rounds[-1] if rounds else None
+    phase: Phase
+    if latest is None:
+        phase = "registration"
+    elif latest.started_at is None:
+        phase = "paired"
+    elif latest.finished:
+        phase = "finished"
+    else:
+        phase = "playing"
+    return EventState(
+        settings=s,
+        players=tuple(
+            Player(
+                p.id,
+                p.name,
+                p.by,
+                p.checked_in,
+                p.entered_round,
+                p.dropped_after_round,
+                p.drop_reason,
+                tuple(p.penalties),
+            )
+            for p in w.players.values()
+        ),
+        rounds=rounds,
+        phase=phase,
+        standings=standings_of(w),
+        sides=side_counts(w),
+        cut=w.cut,
+        head=(w.seq, w.hash) if w.seq >= 0 else None,
+    )
+
+
+def fold(records: Sequence[Any]) -> EventState:
+    """The state after ``records`` (each with ``seat``, ``kind``, ``body``, ``time``). Raises
+    Refused naming the first record that does not apply."""
+    return freeze(fold_work(records))
+
+
+def fold_work(records: Sequence[Any]) -> Work:
+    """The working state after ``records`` (:func:`fold` before it is frozen)."""
+    w = Work()
+    for r in records:
+        try:
+            step(w, r.seat, r.kind, r.body, r.time)
+        except Refused as e:
+            raise Refused(f"record {r.seq}: {e.message}", e.rule) from None
+        w.seq, w.hash = r.seq, r.hash
+    return w
