@@ -170,7 +170,7 @@ class Events:
             module = game_named(game)
         except Malformed as e:
             raise Refused(e.reason, "T12") from None
-        opts = dict(options or {}) if isinstance(options, Mapping) else None
+        opts = {} if options is None else dict(options) if isinstance(options, Mapping) else None
         if opts is None:
             raise Refused("options: the game's options are an object", "T12")
         _check_options(module, opts)
@@ -521,7 +521,8 @@ class Events:
                         "table": t.table,
                         "number": len(t.results) + 1,
                         "winner": other,
-                        "reason": f"{penalty} for {player} (T11): {reason}",
+                        # the penalty itself is for the judge, the organiser and him (T13)
+                        "reason": "ended by the judge (T11)",
                         "source": "penalty",
                         "ends_match": penalty != "game loss",
                     }
@@ -670,6 +671,14 @@ class Events:
             for _ in range(5):
                 w = self._work(eid)
                 drafts = build(w)
+                seat, _kind, _body, key = drafts[0]
+                if idempotent and key is not None:
+                    try:
+                        done = self._store.by_key(sid, seat, key)
+                    except StoreError as e:
+                        raise Unavailable(str(e)) from None
+                    if done is not None:  # a double tap: the record it made already
+                        return [done]
                 probe = w.copy()
                 recs: list[Record] = []
                 seq, prev = w.seq, w.hash
@@ -717,6 +726,8 @@ class Events:
             probe.settings = replace(s, rounds=rounds)
         if number > 1 and reason is None and probe.rounds:
             last = probe.rounds[-1]
+            if last.started_at is None:
+                raise Refused(f"pair: round {last.number} has not started (T4)", "T4")
             if not all(S.match_of(s, t) is not None for t in last.tables):
                 raise Refused(
                     f"pair: round {last.number} is unfinished; pair the next one when every "

@@ -45,7 +45,8 @@ def _table(t: Table, names: dict[str, str], sides: dict[str, tuple[int, int]]) -
                 "number": r.number,
                 "winner": r.winner,
                 "reason": r.reason,
-                "source": r.source,
+                # a penalty's result shows as the judge's: the penalty is not public (T13)
+                "source": "judge" if r.source == "penalty" else r.source,
                 "head": r.head,
                 "final": r.final,
                 "confirmed": list(r.confirmed),
