@@ -153,7 +153,7 @@ def test_a_game_loss_penalty_ends_his_game_as_a_loss_and_shows_to_him_only() -> 
         for text in (public, other):
             assert "sleeves marked" not in text and "marked cards" not in text
             assert "penalty" not in text and "game loss" not in text
-        assert own["me"]["penalties"][0]["reason"] == "sleeves marked"
+        assert own.me.penalties[0].reason == "sleeves marked"
 
 
 def test_a_disqualification_drops_the_player() -> None:
@@ -262,7 +262,8 @@ def test_a_seat_link_reaches_his_own_seat_only() -> None:
         assert a is not None and b is not None and a.game == b.game and a.seat != b.seat
         assert ev.referee.seat_for_code(a.game, a.code) == a.seat
         assert a.code not in str(ev.public(eid)) and a.code not in str(ev.player(eid, "p2"))
-        assert ev.player(eid, "p1")["me"]["seat_link"]["code"] == a.code
+        own = ev.player(eid, "p1").me.seat_link
+        assert own is not None and own.code == a.code
 
 
 def test_a_players_code_opens_his_page_only() -> None:

@@ -35,7 +35,13 @@ from referee.event import state as S
 from referee.event.export import export_event
 from referee.event.log import PREFIX, is_event_log, store_id, verify_event_log
 from referee.event.standings import Standing
-from referee.event.views import player_view, public_view
+from referee.event.views import (
+    PlayerEvent,
+    PublicEvent,
+    SeatLinkRow,
+    player_view,
+    public_view,
+)
 from referee.game import AnyGame, Illegal, Malformed
 from referee.games import game_named
 from referee.log import GENESIS, Record
@@ -93,19 +99,16 @@ class Events:
         """The event as its log says (verified, cached by head). Raises NotFound."""
         return S.freeze(self._work(_event_id(event)))
 
-    def public(self, event: str) -> dict[str, Any]:
+    def public(self, event: str) -> PublicEvent:
         """The event as anyone may see it (T13, :func:`referee.event.views.public_view`)."""
         return public_view(self.get(event))
 
-    def player(self, event: str, player: str) -> dict[str, Any]:
+    def player(self, event: str, player: str) -> PlayerEvent:
         """The event as ``player`` sees it: the public view, his own table, record, penalties
         and seat link (T13, :func:`referee.event.views.player_view`)."""
-        out = player_view(self.get(event), player)
         link = self.seat_link(event, player)
-        out["me"]["seat_link"] = (
-            None if link is None else {"game": link.game, "seat": link.seat, "code": link.code}
-        )
-        return out
+        row = None if link is None else SeatLinkRow(game=link.game, seat=link.seat, code=link.code)
+        return player_view(self.get(event), player, row)
 
     def standings(self, event: str) -> tuple[Standing, ...]:
         """T3 standings after the final rounds, best first, each tiebreaker's value included."""
