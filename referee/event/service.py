@@ -23,6 +23,7 @@ player's personal code (its hash: ``player:<id>``) and each game's join codes
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets as _secrets
 import threading
 from collections.abc import Callable, Mapping
@@ -30,6 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from referee.anchors import AnchorError
 from referee.errors import Forbidden, NotFound, Refused, ServiceError, Stale, Unavailable
 from referee.event import state as S
 from referee.event.export import export_event
@@ -50,6 +52,8 @@ from referee.store import Conflict, StoreError, parse_utc
 from referee.tables import code_hash
 
 __all__ = ["Events", "Registration", "SeatLink"]
+
+_log = logging.getLogger(__name__)
 
 _Draft = tuple[str, str, dict[str, Any], str | None]  # seat, kind, body, idempotency key
 
@@ -651,11 +655,17 @@ class Events:
     def _append(
         self, sid: str, recs: list[Record], secrets: Mapping[str, str] | None = None
     ) -> None:
+        """Appends (raises Conflict, StoreError) and notes the new head in the heads journal
+        (:mod:`referee.anchors`), so a rolled-back event log is found like a game's. A journal
+        that cannot be written is logged: the records are stored already."""
+        self._store.append(recs, secrets)
+        last = recs[-1]
         try:
-            self._store.append(recs, secrets)
-        except StoreError:
-            raise
-        self.referee.ledger._anchor(sid, recs[-1], self.referee.signer.fingerprint)
+            self.referee.reader.anchors.journal.note(
+                sid, last.seq, last.hash, self.referee.signer.fingerprint
+            )
+        except AnchorError as e:
+            _log.error("%s", e)
 
     def _write(
         self,

@@ -835,7 +835,7 @@ def _result(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
         raise Refused(f"source: {str(source)[:10]!r} is not referee, slip, time or penalty", "T8")
     if source == "referee" and seat != "system":
         raise Refused("source: a result from the referee is written by the system (T8)", "T8")
-    if source in ("slip", "time") and seat not in ("judge", "organiser"):
+    if source in ("slip", "time", "penalty") and seat not in ("judge", "organiser"):
         raise Refused("result: the judge enters the slip's result (T8)", "T8")
     number = b.get("number")
     if match_over(s, t):

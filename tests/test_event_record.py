@@ -1,0 +1,126 @@
+"""The event's record (T12) beyond a plain Swiss: the top cut (T10), a game whose own rules play
+the whole match (T1), a rolled-back event log, the ledger's bell, and each kind's writer."""
+
+from __future__ import annotations
+
+import pytest
+from event_helpers import new_event, play_out, tiny_events
+from service_helpers import SIGNER, tokens
+from test_minotaur_privacy import DECKS
+
+from referee.errors import Refused, ServiceError
+from referee.event.log import store_id
+from referee.event.service import Events
+from referee.event.state import Work, step
+from referee.ledger import FixedClock
+from referee.service import Referee
+from referee.store import MemoryStore
+
+
+def slips(ev: Events, eid: str) -> None:
+    """Pairs, starts and ends a round by slips, the first player of each table winning."""
+    ev.pair_next(eid)
+    r = ev.start_round(eid)
+    for t in r.tables:
+        ev.enter_result(eid, r.number, t.table, 1, t.first, "slip")
+
+
+def test_the_top_cut_pairs_the_best_four_once_the_swiss_rounds_are_over() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 8, top_cut=4)
+        slips(ev, eid)
+        with pytest.raises(Refused, match="T10"):
+            ev.top_cut(eid)
+        slips(ev, eid)
+        slips(ev, eid)
+        cut = ev.top_cut(eid)
+        top = [s.player for s in ev.standings(eid)[:4]]
+        assert [(c.higher, c.lower) for c in cut.pairings] == [
+            (top[0], top[3]),
+            (top[1], top[2]),
+        ]
+        with pytest.raises(Refused, match="already"):
+            ev.top_cut(eid)
+        with pytest.raises(Refused, match="T10"):
+            ev.pair_next(eid)
+
+
+def test_a_game_that_plays_the_match_itself_fixes_the_format_and_is_one_game_a_match() -> None:
+    ev = Events(Referee(MemoryStore(), FixedClock(), tokens(1), SIGNER))
+    eid = ev.create(
+        name="Labyrinth Open",
+        game="minotaur",
+        options={"deck_list": DECKS, "profile": "advanced"},
+    )
+    s = ev.get(eid).settings
+    assert s.format == "bo3" and s.match_in_game and s.games_per_match == 1
+    with pytest.raises(Refused, match="T1"):
+        ev.create(
+            name="x",
+            game="minotaur",
+            options={"deck_list": DECKS, "profile": "advanced"},
+            format="bo1",
+        )
+    for name in ("Ariadne", "Theseus"):
+        ev.register(eid, name)
+    ev.pair_next(eid)
+    r = ev.start_round(eid)
+    t = r.tables[0]
+    ev.enter_result(eid, 1, t.table, 1, t.second, "the match slip")
+    m = ev.get(eid).rounds[0].tables[0].match
+    assert m is not None and (m.first_wins, m.second_wins) == (0, 2)
+
+
+def test_a_bad_option_of_the_game_is_refused_by_the_games_own_setup() -> None:
+    ev = Events(Referee(MemoryStore(), FixedClock(), tokens(1), SIGNER))
+    with pytest.raises(Refused, match="options"):
+        ev.create(name="x", game="minotaur", options={"profile": "basic"})  # no deck list
+    assert ev.events() == []
+
+
+def test_an_event_log_rolled_back_behind_the_journal_is_not_served() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 4)
+        old = ev.referee.store.records(store_id(eid))[:-1]
+        store = MemoryStore()
+        store.append(old)
+        copy = Events(
+            Referee(store, FixedClock(), tokens(2), SIGNER, anchors=ev.referee.reader.anchors)
+        )
+        with pytest.raises(ServiceError, match="rolled back"):
+            copy.get(eid)
+
+
+def test_listening_to_the_bell_records_a_result_as_soon_as_the_game_ends() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.listen()
+        ev.pair_next(eid)
+        ev.start_round(eid)
+        link = ev.seat_link(eid, "p1")
+        assert link is not None
+        play_out(ev.referee, link.game, link.seat)
+        (res,) = ev.get(eid).rounds[0].tables[0].results
+        assert res.source == "referee" and res.winner == "p1"
+
+
+def test_each_record_names_who_may_write_it() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.pair_next(eid)
+        ev.start_round(eid)
+        w: Work = ev._work(eid).copy()
+        for seat, kind, body in [
+            ("p1", "pair", {"round": 2}),
+            ("p1", "extend", {"round": 1, "table": 1, "minutes": 5, "reason": "x"}),
+            ("judge", "result", {"round": 1, "table": 1, "number": 1, "source": "referee"}),
+            ("p1", "result", {"round": 1, "table": 1, "number": 1, "source": "slip"}),
+            ("organiser", "correct", {"round": 1, "table": 1, "number": 1}),
+            ("organiser", "penalty", {"player": "p1"}),
+            ("p2", "checkin", {"player": "p1"}),
+            ("p2", "drop", {"player": "p1", "after_round": 1}),
+            ("organiser", "event", {}),
+            ("judge", "shuffle", {}),
+        ]:
+            with pytest.raises(Refused):
+                step(w.copy(), seat, kind, body, "2026-01-01T00:00:00+00:00")
