@@ -3,6 +3,8 @@ the whole match (T1), a rolled-back event log, the ledger's bell, and each kind'
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from event_helpers import new_event, play_out, tiny_events
 from service_helpers import SIGNER, tokens
@@ -110,7 +112,7 @@ def test_each_record_names_who_may_write_it() -> None:
         ev.pair_next(eid)
         ev.start_round(eid)
         w: Work = ev._work(eid).copy()
-        for seat, kind, body in [
+        cases: list[tuple[str, str, dict[str, Any]]] = [
             ("p1", "pair", {"round": 2}),
             ("p1", "extend", {"round": 1, "table": 1, "minutes": 5, "reason": "x"}),
             ("judge", "result", {"round": 1, "table": 1, "number": 1, "source": "referee"}),
@@ -121,6 +123,7 @@ def test_each_record_names_who_may_write_it() -> None:
             ("p2", "drop", {"player": "p1", "after_round": 1}),
             ("organiser", "event", {}),
             ("judge", "shuffle", {}),
-        ]:
+        ]
+        for seat, kind, body in cases:
             with pytest.raises(Refused):
                 step(w.copy(), seat, kind, body, "2026-01-01T00:00:00+00:00")
