@@ -473,3 +473,53 @@ def test_the_seed_is_recorded_and_round_one_is_drawn_from_it() -> None:
         b = new_event(ev, 8, event="b")
         assert ev.get(a).settings.seed == SEED
         assert ev.pair_next(a).tables == ev.pair_next(b).tables
+
+
+def test_a_whole_event_with_a_drop_a_late_entry_a_dispute_a_penalty_and_an_extension() -> None:
+    """Issue 34's event: 8 players, 3 rounds, everything a judge meets, to final standings."""
+    with tiny_events() as ev:
+        eid = new_event(ev, 8)
+        # round 1: an extension at table 1, a penalty (game loss) at table 2, a dispute at 3
+        r = ev.pair_next(eid)
+        ev.start_round(eid)
+        late = ev.register(eid, "Latecomer")  # T9: enters round 2, a loss for round 1
+        t1, t2, t3, t4 = r.tables
+        ev.extend(eid, t1.table, 3, "a ruling took time", by="judge")
+        ev.penalty(eid, t2.first, "drawing extra cards", "game loss", "drew two", by="judge")
+        for t in (t1, t3, t4):
+            link = ev.seat_link(eid, t.first)
+            assert link is not None
+            play_out(ev.referee, link.game, link.seat)
+        ev.sync(eid)
+        for t in (t1, t4):
+            ev.confirm(eid, t.first)
+            ev.confirm(eid, t.second)
+        ev.confirm(eid, t3.first)
+        ev.dispute(eid, t3.second, "he played a card twice")
+        assert ev.get(eid).phase == "playing"
+        ev.correct(eid, 1, t3.table, 1, t3.first, "the replay shows no card played twice")
+        st = ev.get(eid)
+        assert st.phase == "finished"
+        assert st.rounds[0].tables[0].extensions[0].minutes == 3
+        assert st.rounds[0].tables[1].match is not None
+        assert st.rounds[0].tables[1].match.second_wins == 1  # the penalty's game loss
+        # round 2: 9 players, a bye; one player drops after it
+        r2 = ev.pair_next(eid)
+        assert late.player in {p for t in r2.tables for p in t.players} | {r2.bye}
+        ev.start_round(eid)
+        finish_round(ev, eid)
+        dropper = r2.tables[-1].second
+        ev.drop(eid, dropper, "train home", by=dropper)
+        # round 3: the dropped player is not paired
+        r3 = ev.pair_next(eid)
+        assert dropper not in {p for t in r3.tables for p in t.players} | {r3.bye}
+        ev.start_round(eid)
+        finish_round(ev, eid)
+        st = ev.get(eid)
+        assert st.over and len(st.standings) == 9
+        assert next(s for s in st.standings if s.player == dropper).dropped
+        assert str(next(s for s in st.standings if s.player == late.player).record).endswith("-0")
+        # the penalty stays the judge's, the organiser's and the penalised player's (T13)
+        public = str(ev.public(eid))
+        assert "drew two" not in public and "drawing extra cards" not in public
+        assert ev.player(eid, t2.first).me.penalties[0].reason == "drew two"

@@ -613,6 +613,7 @@ def test_every_cli_command_answers_bad_input_without_a_traceback(
         "table",
         "deckcheck",
         "camera-check",
+        "event",
     ],
 )
 def test_every_command_has_help(command: str) -> None:
@@ -623,7 +624,12 @@ def test_every_command_has_help(command: str) -> None:
 
 
 def test_read_only_commands_never_create_a_database(tmp_path: Path) -> None:
-    for argv in (["export", "g", "--db", "typo"], ["games", "--db", "typo"]):
+    for argv in (
+        ["export", "g", "--db", "typo"],
+        ["games", "--db", "typo"],
+        ["event", "list", "--db", "typo"],
+        ["event", "export", "e", "--db", "typo"],
+    ):
         old = Path.cwd()
         os.chdir(tmp_path)
         try:
