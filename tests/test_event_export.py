@@ -109,6 +109,32 @@ def test_a_result_edited_without_resigning_is_refused_at_its_record(exported: st
     assert not v.ok and f"event record {rec['seq']}" in v.problem and "edited" in v.problem
 
 
+def test_a_referee_result_whose_winner_is_not_the_games_is_refused_even_resigned() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.pair_next(eid)
+        ev.start_round(eid)
+        link = ev.seat_link(eid, "p1")
+        assert link is not None
+        play_out(ev.referee, link.game, link.seat)
+        ev.sync(eid)
+        rows = lines(ev.export(eid))
+        assert verify_event_export(text_of(rows)).ok
+        refused_with_another_winner(rows)
+
+
+def refused_with_another_winner(rows: list[dict[str, Any]]) -> None:
+    rec = next(r for r in event_records(rows) if r["kind"] == "result")
+    assert rec["body"]["source"] == "referee"
+    tables = next(r for r in event_records(rows) if r["kind"] == "pair")["body"]["tables"]
+    table = next(t for t in tables if t["table"] == rec["body"]["table"])
+    loser = table["second"] if rec["body"]["winner"] == table["first"] else table["first"]
+    rec["body"]["winner"] = loser
+    v = verify_event_export(text_of(resealed(rows, SIGNER)))
+    assert not v.ok and "the event's result names the" in v.problem
+    assert "the game's winner is the" in v.problem
+
+
 def test_a_pairing_edited_even_with_the_servers_key_is_refused_by_the_recomputation(
     exported: str,
 ) -> None:

@@ -185,15 +185,15 @@ def verify_event_export(text: str) -> EventVerification:
     for g in order:
         if g not in named:
             return _bad(f"game {g} is not a game of the event", **kw)
-    heads = {
-        g: r.head
-        for rnd in state.rounds
-        for t in rnd.tables
-        for g, r in zip(t.games, t.results, strict=False)
-        if r.head
-    }
+    reported: dict[str, tuple[str, str | None]] = {}  # game -> (head, winner's seat)
+    for rnd in state.rounds:
+        for t in rnd.tables:
+            for g, first, r in zip(t.games, t.firsts, t.results, strict=False):
+                if r.head and r.source == "referee" and not r.corrected:
+                    seat = None if r.winner is None else 0 if r.winner == first else 1
+                    reported[g] = (r.head, None if seat is None else str(seat))
     for g in named:
-        problem = _check_game(g, games[g], str(fp), heads.get(g))
+        problem = _check_game(g, games[g], str(fp), reported.get(g))
         if problem:
             return _bad(f"game {g}: {problem}", **kw)
     if standings is None:
@@ -226,8 +226,12 @@ def _show(row: Any) -> str:
     return json.dumps(row, sort_keys=True)[:200]
 
 
-def _check_game(game: str, text: str, fingerprint: str, head: str | None) -> str:
-    """What is wrong with one game's log in the export ("" when nothing)."""
+def _check_game(
+    game: str, text: str, fingerprint: str, reported: tuple[str, str | None] | None
+) -> str:
+    """What is wrong with one game's log in the export ("" when nothing). ``reported``: the
+    final head and the winner (the index of his seat, None for a draw) of the event's result
+    reported by the referee for this game (T8), when it has one."""
     from referee.fold import fold
     from referee.games import game_of
     from referee.views import cutter
@@ -247,13 +251,32 @@ def _check_game(game: str, text: str, fingerprint: str, head: str | None) -> str
     v = verify(h, recs, may_cut=cutter(module), key=fingerprint)
     if not v.ok:
         return v.message()
+    if reported is None:
+        try:
+            fold(recs, verified=False)
+        except Exception as e:
+            return f"its records do not replay under the game's rules ({type(e).__name__}: {e})"
+        return ""
+    head, winner = reported
+    seq_text, _, hash_ = head.partition(":")
+    if not seq_text.isdigit():
+        return f"its result names the head {head[:80]!r}, which is not SEQ:HASH"
+    upto = [r for r in recs if r.seq <= int(seq_text)]
+    if not upto or upto[-1].seq != int(seq_text) or upto[-1].hash != hash_:
+        return f"its log does not hold the final head {head} its result names"
     try:
-        fold(recs, verified=False)
+        f = fold(upto, verified=False)
     except Exception as e:
         return f"its records do not replay under the game's rules ({type(e).__name__}: {e})"
-    if head is not None:
-        seq_text, _, hash_ = head.partition(":")
-        ok = seq_text.isdigit() and any(r.seq == int(seq_text) and r.hash == hash_ for r in recs)
-        if not ok:
-            return f"its log does not hold the final head {head} its result names"
+    won = module.summary(f.state).winner
+    seat = None if won is None else str(module.players.index(won))
+    if seat != winner:
+        return (
+            f"the event's result names the {_seat_words(winner)} as the winner, but at its head "
+            f"{head} the game's winner is the {_seat_words(seat)}"
+        )
     return ""
+
+
+def _seat_words(seat: str | None) -> str:
+    return {"0": "first seat", "1": "second seat"}.get(str(seat), "nobody (a draw)")

@@ -77,8 +77,11 @@ def verify_event_log(event: str, public_key: str, records: Sequence[Entry]) -> L
         work = fold_work(recs)
     except Refused as e:
         seq = None
-        if e.message.startswith("record "):
-            head = e.message.split(":", 1)[0].removeprefix("record ")
-            seq = int(head) if head.isdigit() else None
-        return LogCheck(False, len(records), e.message, seq)
+        problem = e.message
+        if problem.startswith("record "):
+            head, _, rest = problem.partition(": ")
+            number = head.removeprefix("record ")
+            if number.isdigit():
+                seq, problem = int(number), rest
+        return LogCheck(False, len(records), problem, seq)
     return LogCheck(True, len(records), "", None, freeze(work), work)
