@@ -523,3 +523,20 @@ def test_a_whole_event_with_a_drop_a_late_entry_a_dispute_a_penalty_and_an_exten
         public = str(ev.public(eid))
         assert "drew two" not in public and "drawing extra cards" not in public
         assert ev.player(eid, t2.first).me.penalties[0].reason == "drew two"
+
+
+def test_a_correction_that_reopens_a_best_of_three_makes_its_next_game() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2, format="bo3")
+        ev.pair_next(eid)
+        t = ev.start_round(eid).tables[0]
+        ev.enter_result(eid, 1, t.table, 1, t.first, "slip")
+        ev.enter_result(eid, 1, t.table, 2, t.first, "slip")
+        assert ev.get(eid).rounds[0].tables[0].match is not None
+        ev.correct(eid, 1, t.table, 2, t.second, "the slip was filled in wrong")
+        t = ev.get(eid).rounds[0].tables[0]
+        assert t.match is None and t.current_game == f"{eid}-r1t1g3"
+        assert ev.referee.game_info(f"{eid}-r1t1g3").module == "tiny"
+        ev.enter_result(eid, 1, t.table, 3, t.second, "slip")
+        t = ev.get(eid).rounds[0].tables[0]
+        assert t.match is not None and (t.match.first_wins, t.match.second_wins) == (1, 2)

@@ -467,9 +467,20 @@ class Events:
                 "winner": winner,
                 "reason": reason,
             }
+            s = w.settings
+            assert s is not None
+            probe = w.copy()
+            S.step(probe, by, "correct", body, "2000-01-01T00:00:00+00:00")
+            r = next(x for x in probe.rounds if x.number == round)
+            t = next(x for x in r.tables if x.table == table)
+            if len(t.games) == len(t.results) and not S.match_over(s, t):
+                # a best of three the correction reopened: its next game (T1)
+                body["next_game"] = S.game_id(s.event, round, table, len(t.results) + 1)
             return [(by, "correct", body, None)]
 
-        return self._write(event, build)[0]
+        recs = self._write(event, build)
+        self._make_next_games(event)
+        return recs[0]
 
     def time_result(self, event: str, round: int, table: int, by: str = "judge") -> list[Record]:
         """At time, after the extra turns (T6): the judge records the game still open at
