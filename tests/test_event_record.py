@@ -127,3 +127,24 @@ def test_each_record_names_who_may_write_it() -> None:
         for seat, kind, body in cases:
             with pytest.raises(Refused):
                 step(w.copy(), seat, kind, body, "2026-01-01T00:00:00+00:00")
+
+
+def test_a_writer_that_finds_another_process_appended_first_builds_again_on_the_new_head() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        store = ev.referee.store
+        other = Events(Referee(store, FixedClock(), tokens(3), SIGNER))
+        real = store.append
+        raced: list[bool] = []
+
+        def racing_append(records: Any, secrets: Any = None) -> None:
+            if not raced and records[0].game == store_id(eid):
+                raced.append(True)
+                other.register(eid, "Quick")  # the other process appends first
+            real(records, secrets)
+
+        store.append = racing_append  # type: ignore[method-assign]
+        slow = ev.register(eid, "Slow")
+        names = {p.id: p.name for p in ev.get(eid).players}
+        assert names == {"p1": "Player 1", "p2": "Player 2", "p3": "Quick", "p4": "Slow"}
+        assert slow.player == "p4"
