@@ -48,7 +48,7 @@ from referee.game import AnyGame, Illegal, Malformed
 from referee.games import game_named
 from referee.log import GENESIS, Record
 from referee.service import Referee
-from referee.store import Conflict, StoreError, parse_utc
+from referee.store import Conflict, Store, StoreError, parse_utc
 from referee.tables import code_hash
 
 __all__ = ["Events", "Registration", "SeatLink"]
@@ -88,7 +88,7 @@ class Events:
     # ---- reading -----------------------------------------------------------------------------
 
     @property
-    def _store(self) -> Any:
+    def _store(self) -> Store:
         return self.referee.store
 
     def events(self) -> list[str]:

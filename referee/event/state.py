@@ -394,11 +394,12 @@ def final_rounds(w: Work) -> list[WRound]:
     return out
 
 
-def standings_of(w: Work) -> tuple[st.Standing, ...]:
-    """T3 standings after the final rounds (:func:`referee.event.standings.compute_standings`)."""
+def standings_input(w: Work) -> tuple[list[st.Entrant], list[list[st.Pairing]]]:
+    """What the standings are computed from (T3, T9): the players present in the final rounds
+    or entering the next one (a drop after a round not final yet counts from the last final
+    one), and the final rounds' matches and byes."""
     s = w.settings
-    if s is None or not w.players:
-        return ()
+    assert s is not None
     done = final_rounds(w)
     n = len(done)
     entrants = [
@@ -420,6 +421,15 @@ def standings_of(w: Work) -> tuple[st.Standing, ...]:
         if r.bye is not None:
             ms.append(st.Bye(r.bye))
         rounds.append(ms)
+    return entrants, rounds
+
+
+def standings_of(w: Work) -> tuple[st.Standing, ...]:
+    """T3 standings after the final rounds (:func:`referee.event.standings.compute_standings`)."""
+    s = w.settings
+    if s is None or not w.players:
+        return ()
+    entrants, rounds = standings_input(w)
     return st.compute_standings(entrants, rounds, s.seed)
 
 
@@ -447,44 +457,57 @@ def active_in(w: Work, round_number: int) -> list[WPlayer]:
 
 
 def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
-    """The pairing of ``round_number`` from the state before it (T4, T5).
-
-    The one place that builds the pairing function's input: when ``next_round`` lands in
-    :mod:`referee.event.pairing` (branch ``pairfast``), this becomes a call to it."""
+    """The pairing of ``round_number`` from the state before it (T4, T5, T9): the standings'
+    input (:func:`standings_input`) and the side counts, paired by :func:`_next_round`.
+    Raises Refused when the round has fewer than two players."""
     s = w.settings
     assert s is not None
-    players = active_in(w, round_number)
-    if len(players) < 2:
-        raise Refused(
-            f"round {round_number}: {len(players)} player(s) to pair; a round needs two (T4)",
-            "T4",
-        )
-    order = {x.player: x.rank for x in standings_of(w)}
-    players.sort(key=lambda p: (order.get(p.id, 10**6), int(p.id[1:])))
-    points = {x.player: x.match_points for x in standings_of(w)}
-    met: dict[str, set[str]] = {p.id: set() for p in players}
+    entrants, rounds = standings_input(w)
+    if len(rounds) != round_number - 1:
+        raise Refused(f"round {round_number}: the rounds before it are not final (T8)", "T8")
+    try:
+        return _next_round(entrants, rounds, side_counts(w), round_number, s.seed)
+    except ValueError as e:
+        raise Refused(f"round {round_number}: {e}", "T4") from None
+
+
+def _next_round(
+    entrants: Sequence[st.Entrant],
+    rounds: Sequence[Sequence[st.Pairing]],
+    sides: Mapping[str, tuple[int, int]],
+    round_number: int,
+    seed: str,
+) -> pairing_mod.Pairing:
+    """The players of the round best first (T3), as the pairing sees them, paired.
+
+    A stand-in, with its signature, for ``next_round`` of the branch ``pairfast``
+    (``referee/event/swiss.py``): once that is on main this function is that call."""
+    standings = st.compute_standings(
+        [e for e in entrants if e.entered_round <= round_number], rounds, seed
+    )
+    active = {e.player for e in entrants if e.is_active_in(round_number)}
+    met: dict[str, set[str]] = {e.player: set() for e in entrants}
     byes: set[str] = set()
-    for r in w.rounds:
-        if r.number >= round_number:
-            break
-        if r.bye:
-            byes.add(r.bye)
-        for t in r.tables:
-            met.setdefault(t.first, set()).add(t.second)
-            met.setdefault(t.second, set()).add(t.first)
-    sides = side_counts(w)
-    entrants = [
+    for pairings in rounds:
+        for x in pairings:
+            if isinstance(x, st.Bye):
+                byes.add(x.player)
+            else:
+                met[x.first].add(x.second)
+                met[x.second].add(x.first)
+    players = [
         pairing_mod.Entrant(
-            p.id,
-            points.get(p.id, 0),
-            frozenset(met.get(p.id, set())),
-            p.id in byes,
-            sides.get(p.id, (0, 0))[0],
-            sides.get(p.id, (0, 0))[1],
+            x.player,
+            x.match_points,
+            frozenset(met[x.player]),
+            x.player in byes,
+            sides.get(x.player, (0, 0))[0],
+            sides.get(x.player, (0, 0))[1],
         )
-        for p in players
+        for x in standings
+        if x.player in active
     ]
-    return pairing_mod.pair_round(entrants, round_number, s.seed)
+    return pairing_mod.pair_round(players, round_number, seed)
 
 
 # ---- the step ------------------------------------------------------------------------------
