@@ -113,6 +113,8 @@ def test_a_disputed_result_waits_for_the_judge_who_settles_it_naming_why() -> No
         ev.dispute(eid, t.second, "he drew an extra card")
         ev.confirm(eid, t.second)  # a confirmation does not end a dispute
         assert ev.get(eid).rounds[0].tables[0].match is None
+        ((_, waiting),) = ev.get(eid).waiting()
+        assert waiting.disputed == (f"{t.second}: he drew an extra card",)
         with pytest.raises(Refused, match="T8"):
             ev.pair_next(eid)
         ev.correct(eid, 1, t.table, 1, t.second, "extra card seen on the replay", by="judge")

@@ -248,6 +248,15 @@ class EventState:
                 return p
         raise Refused(f"player: no player {pid[:20]!r} in event {self.event!r}", "T9")
 
+    def waiting(self) -> tuple[tuple[Table, Result], ...]:
+        """The latest round's results that do not count yet (T8), for the organiser's console:
+        a referee-reported one waiting for a confirmation, or a disputed one waiting for the
+        judge (``result.disputed`` holds the notes)."""
+        r = self.round
+        if r is None:
+            return ()
+        return tuple((t, x) for t in r.tables for x in t.results if not x.final)
+
     def table_of(self, pid: str, round_number: int | None = None) -> Table | None:
         """The table of ``pid`` in the round (default: the latest), or None (bye, not paired)."""
         rounds = [r for r in self.rounds if round_number is None or r.number == round_number]
