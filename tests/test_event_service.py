@@ -214,7 +214,7 @@ def test_a_late_entry_enters_the_next_round_with_a_loss_for_each_missed_round() 
         assert late.player in {p for t in r2.tables for p in t.players} | {r2.bye}
 
 
-def test_a_repair_before_the_round_starts_takes_a_late_entry_in_and_names_its_reason() -> None:
+def test_a_drop_and_an_entry_before_the_round_starts_wait_for_a_repair_naming_its_reason() -> None:
     with tiny_events() as ev:
         eid = new_event(ev, 4)
         ev.pair_next(eid)
@@ -222,11 +222,21 @@ def test_a_repair_before_the_round_starts_takes_a_late_entry_in_and_names_its_re
         finish_round(ev, eid)
         ev.pair_next(eid)
         ev.drop(eid, "p4", "ill")
-        # dropped after the latest paired round (2): he is in round 2 still
+        late = ev.register(eid, "Latecomer")
+        assert ev.get(eid).player("p4").dropped_after_round == 1
+        assert ev.get(eid).player(late.player).entered_round == 2  # T9: the round not started
+        with pytest.raises(Refused, match=r"p4 dropped; p5 registered\): re-pair"):
+            ev.start_round(eid)
         with pytest.raises(Refused, match="reason"):
             ev.repair(eid, "")
-        r = ev.repair(eid, "pairing checked again")
-        assert r.pair_reasons == ("re-paired: pairing checked again",)
+        r = ev.repair(eid, "p4 dropped, p5 came late")
+        assert r.pair_reasons == ("re-paired: p4 dropped, p5 came late",)
+        seated = {p for t in r.tables for p in t.players} | {r.bye}
+        assert "p4" not in seated and late.player in seated
+        ev.start_round(eid)
+        finish_round(ev, eid)
+        row = next(s for s in ev.standings(eid) if s.player == late.player)
+        assert row.record.losses >= 1  # his missed round 1 (T9)
 
 
 def test_a_swap_exchanges_two_players_before_the_start_with_its_reason() -> None:

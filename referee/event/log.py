@@ -44,9 +44,13 @@ class LogCheck:
     work: Work | None = None
 
 
-def verify_event_log(event: str, public_key: str, records: Sequence[Entry]) -> LogCheck:
+def verify_event_log(
+    event: str, public_key: str, records: Sequence[Entry], *, check_pairings: bool = True
+) -> LogCheck:
     """Checks an event's log: numbering, chain and hashes (:func:`referee.log.chain_fault`),
-    each record's kind and signature by ``public_key`` (base64), then its fold."""
+    each record's kind and signature by ``public_key`` (base64), then its fold, which
+    recomputes every pairing unless ``check_pairings`` is False (the server reading the log
+    it wrote and signed itself: :attr:`referee.event.state.Work.check_pairings`)."""
     sid = store_id(event)
     if not records:
         return LogCheck(False, 0, "the event's log has no records", 0)
@@ -74,7 +78,7 @@ def verify_event_log(event: str, public_key: str, records: Sequence[Entry]) -> L
             )
         recs.append(r)
     try:
-        work = fold_work(recs)
+        work = fold_work(recs, check_pairings)
     except Refused as e:
         seq = None
         problem = e.message
