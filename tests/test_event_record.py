@@ -11,6 +11,7 @@ from service_helpers import SIGNER, tokens
 from test_minotaur_privacy import DECKS
 
 from referee.errors import Refused, ServiceError
+from referee.event.export import verify_event_export
 from referee.event.log import store_id
 from referee.event.service import Events
 from referee.event.state import Work, step
@@ -27,7 +28,7 @@ def slips(ev: Events, eid: str) -> None:
         ev.enter_result(eid, r.number, t.table, 1, t.first, "slip")
 
 
-def test_the_top_cut_pairs_the_best_four_once_the_swiss_rounds_are_over() -> None:
+def test_the_top_cut_pairs_the_best_four_then_the_winners_to_a_champion() -> None:
     with tiny_events() as ev:
         eid = new_event(ev, 8, top_cut=4)
         slips(ev, eid)
@@ -41,10 +42,30 @@ def test_the_top_cut_pairs_the_best_four_once_the_swiss_rounds_are_over() -> Non
             (top[0], top[3]),
             (top[1], top[2]),
         ]
-        with pytest.raises(Refused, match="already"):
-            ev.top_cut(eid)
+        with pytest.raises(Refused, match="not started"):
+            ev.pair_cut(eid)
         with pytest.raises(Refused, match="T10"):
             ev.pair_next(eid)
+        semi = ev.start_round(eid)
+        assert semi.cut and semi.number == 4
+        assert [s.player for s in ev.standings(eid)[:4]] == top  # the cut is not in them
+        ev.enter_result(eid, 4, 1, 1, semi.tables[0].second, "slip")
+        ev.enter_result(eid, 4, 2, 1, None, "slip")
+        with pytest.raises(Refused, match="drawn"):
+            ev.pair_cut(eid)
+        ev.correct(eid, 4, 2, 1, semi.tables[1].first, "won the extra turns on the replay")
+        final = ev.pair_cut(eid)
+        assert [(t.first, t.second) for t in final.tables] == [
+            (semi.tables[0].second, semi.tables[1].first)
+        ]
+        ev.start_round(eid)
+        assert ev.get(eid).champion is None
+        ev.enter_result(eid, 5, 1, 1, semi.tables[1].first, "slip")
+        assert ev.get(eid).champion == semi.tables[1].first
+        assert ev.public(eid).champion == semi.tables[1].first
+        with pytest.raises(Refused, match="final is played"):
+            ev.pair_cut(eid)
+        assert verify_event_export(ev.export(eid)).ok
 
 
 def test_a_game_that_plays_the_match_itself_fixes_the_format_and_is_one_game_a_match() -> None:

@@ -559,28 +559,36 @@ class Events:
         return recs
 
     def top_cut(self, event: str, by: str = "organiser") -> S.Cut:
-        """Pairs the top cut's first round from the final standings (T10) and records it. (Its
-        games are not made by the service yet: docs/events.md.)"""
-        _staff(by)
-
-        def build(w: S.Work) -> list[_Draft]:
-            s = w.settings
-            assert s is not None
-            if s.top_cut == 0:
-                raise Refused("cut: this event has no top cut (T10)", "T10")
-            from referee.event.standings import top_cut as cut_of
-
-            try:
-                cut = cut_of(S.standings_of(w), s.top_cut)  # type: ignore[arg-type]
-            except ValueError as e:
-                raise Refused(str(e), "T10") from None
-            pairings = [[c.higher_seed, c.higher, c.lower_seed, c.lower] for c in cut]
-            return [(by, "cut", {"size": s.top_cut, "pairings": pairings}, None)]
-
-        self._write(event, build)
+        """Pairs the top cut's first round from the final standings (T10), the higher seed in
+        the first seat, and records it (``cut``); start it with :meth:`start_round`. Refused
+        before the Swiss rounds are over or when the event has no top cut."""
+        self.pair_cut(event, by)
         cut = self.get(event).cut
         assert cut is not None
         return cut
+
+    def pair_cut(self, event: str, by: str = "organiser") -> S.Round:
+        """Pairs the top cut's next round (T10): its first from the standings, each later one
+        from the winners of the one before (a drawn match is settled by the judge first,
+        :meth:`correct`). Start it with :meth:`start_round`; the final's winner is
+        ``EventState.champion``."""
+        _staff(by)
+
+        def build(w: S.Work) -> list[_Draft]:
+            tables = S.cut_tables(w)
+            s = w.settings
+            assert s is not None
+            body = {
+                "round": w.rounds[-1].number + 1 if w.rounds else 1,
+                "size": s.top_cut,
+                "tables": [{"table": n, "first": a, "second": b} for n, a, b in tables],
+            }
+            return [(by, "cut", body, None)]
+
+        self._write(event, build)
+        r = self.get(event).round
+        assert r is not None
+        return r
 
     def export(self, event: str) -> str:
         """The event's export file (T12): :mod:`referee.event.export`, docs/events.md."""
@@ -737,6 +745,8 @@ class Events:
     def _pair_body(self, w: S.Work, number: int, reason: str | None) -> dict[str, Any]:
         s = w.settings
         assert s is not None
+        if w.cut is not None:
+            raise Refused("pair: the Swiss rounds are over; the top cut is paired (T10)", "T10")
         probe = w.copy()
         body: dict[str, Any] = {"round": number, "seed": s.seed}
         if reason is not None:

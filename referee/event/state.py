@@ -194,6 +194,7 @@ class Round:
     bye: str | None
     started_at: str | None
     pair_reasons: tuple[str, ...]  # reasons of re-pairs and swaps, in order
+    cut: bool = False  # a round of the top cut (T10): single elimination, not in the standings
 
     @property
     def finished(self) -> bool:
@@ -233,14 +234,17 @@ class EventState:
 
     @property
     def over(self) -> bool:
-        """Every Swiss round is played and final."""
+        """Every Swiss round is played and final (a top cut may follow, T10)."""
+        n = self.settings.rounds
+        return n is not None and any(r.number == n and r.finished for r in self.rounds)
+
+    @property
+    def champion(self) -> str | None:
+        """The winner of the top cut's final (T10), once it is final; else None."""
         r = self.round
-        return (
-            r is not None
-            and self.settings.rounds is not None
-            and r.number == self.settings.rounds
-            and r.finished
-        )
+        if r is None or not r.cut or len(r.tables) != 1 or not r.finished:
+            return None
+        return _match_winner(r.tables[0].match)
 
     def player(self, pid: str) -> Player:
         for p in self.players:
@@ -309,6 +313,7 @@ class WRound:
     bye: str | None
     started_at: str | None = None
     reasons: list[str] = field(default_factory=list)
+    cut: bool = False
 
 
 @dataclass
@@ -393,11 +398,17 @@ def match_over(s: Settings, t: WTable) -> bool:
 # ---- standings and pairing input -----------------------------------------------------------
 
 
+def _match_winner(m: st.Match | None) -> str | None:
+    if m is None or m.first_wins == m.second_wins:
+        return None
+    return m.first if m.first_wins > m.second_wins else m.second
+
+
 def final_rounds(w: Work) -> list[WRound]:
-    """The rounds played to the end, every match final (what the standings count)."""
+    """The Swiss rounds played to the end, every match final (what the standings count)."""
     out = []
     for r in w.rounds:
-        if r.started_at is None:
+        if r.cut or r.started_at is None:
             break
         s = w.settings
         assert s is not None
@@ -827,7 +838,7 @@ def _start(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
         raise Refused(f"start: round {r.number} has started already (T6)", "T6")
     seated = {p for t in r.tables for p in (t.first, t.second)} | ({r.bye} if r.bye else set())
     active = {p.id for p in active_in(w, r.number)}
-    if seated != active:
+    if not r.cut and seated != active:
         out, new = sorted(seated - active), sorted(active - seated)
         what = "; ".join(
             x
@@ -1030,23 +1041,57 @@ def _penalty(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
         p.drop_reason = "disqualified (T11)"
 
 
+def cut_tables(w: Work) -> list[tuple[int, str, str]]:
+    """The next round of the top cut (T10), as (table, first, second): its first round from the
+    standings after the Swiss rounds (:func:`referee.event.standings.top_cut`, the higher seed in
+    the first seat), each later one from the winners of the one before, in bracket order.
+    Raises Refused when it cannot be paired now."""
+    s = _settings(w)
+    if s.top_cut == 0:
+        raise Refused("cut: this event has no top cut (T10)", "T10")
+    if w.cut is None:
+        if not _over(w):
+            raise Refused("cut: the Swiss rounds are not over (T10)", "T10")
+        try:
+            first = st.top_cut(standings_of(w), s.top_cut)  # type: ignore[arg-type]
+        except ValueError as e:
+            raise Refused(str(e), "T10") from None
+        return [(i, c.higher, c.lower) for i, c in enumerate(first, start=1)]
+    last = w.rounds[-1]
+    if last.started_at is None:
+        raise Refused(f"cut: round {last.number} has not started (T10)", "T10")
+    winners = []
+    for t in last.tables:
+        m = match_of(s, t)
+        if m is None:
+            raise Refused(f"cut: table {t.table}'s match is not final (T8)", "T8")
+        won = _match_winner(m)
+        if won is None:
+            raise Refused(
+                f"cut: table {t.table}'s match is drawn; in single elimination the judge "
+                "settles who goes on (correct) (T10)",
+                "T10",
+            )
+        winners.append(won)
+    if len(winners) < 2:
+        raise Refused("cut: the top cut's final is played (T10)", "T10")
+    return [(i // 2 + 1, winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
+
+
 def _cut(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     s = _settings(w)
     _staff(seat, "cut", "T10")
-    if s.top_cut == 0:
-        raise Refused("cut: this event has no top cut (T10)", "T10")
-    if w.cut is not None:
-        raise Refused("cut: the top cut is paired already (T10)", "T10")
-    if not _over(w):
-        raise Refused("cut: the Swiss rounds are not over (T10)", "T10")
-    try:
-        want = st.top_cut(standings_of(w), s.top_cut)  # type: ignore[arg-type]
-    except ValueError as e:
-        raise Refused(str(e), "T10") from None
-    got = b.get("pairings")
-    if got != [[c.higher_seed, c.higher, c.lower_seed, c.lower] for c in want]:
-        raise Refused("pairings: the top cut is the one the standings give (T10)", "T10")
-    w.cut = Cut(s.top_cut, want)
+    want = cut_tables(w)
+    got = [(t.get("table"), t.get("first"), t.get("second")) for t in _tables(b)]
+    if got != want:
+        raise Refused("tables: the top cut's round is the one the results give (T10)", "T10")
+    number = w.rounds[-1].number + 1
+    if b.get("round") != number:
+        raise Refused(f"round: the top cut's next round is round {number} (T10)", "T10")
+    if w.cut is None:
+        pairings = st.top_cut(standings_of(w), s.top_cut)  # type: ignore[arg-type]
+        w.cut = Cut(s.top_cut, pairings)
+    w.rounds.append(WRound(number, [WTable(n, a, c) for n, a, c in want], None, cut=True))
 
 
 _HANDLERS = {
@@ -1117,6 +1162,7 @@ def freeze(w: Work) -> EventState:
             r.bye,
             r.started_at,
             tuple(r.reasons),
+            r.cut,
         )
         for r in w.rounds
     )

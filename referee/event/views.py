@@ -82,6 +82,7 @@ class RoundRow(msgspec.Struct, frozen=True, kw_only=True):
     bye: str | None
     tables: list[TableRow]
     changes: list[str]  # re-pairs and swaps, with their reasons
+    cut: bool  # a round of the top cut (T10)
 
 
 class PlayerRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -119,6 +120,7 @@ class PublicEvent(msgspec.Struct, frozen=True, kw_only=True):
     pairings: list[RoundRow]
     standings: list[StandingRow]
     cut: list[CutRow] | None
+    champion: str | None  # the top cut's winner (T10)
 
 
 class PenaltyRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -216,6 +218,7 @@ def _round(r: Round, names: dict[str, str], sides: dict[str, tuple[int, int]]) -
         bye=r.bye,
         tables=[_table(t, names, sides) for t in r.tables],
         changes=list(r.pair_reasons),
+        cut=r.cut,
     )
 
 
@@ -261,6 +264,7 @@ def public_view(state: EventState) -> PublicEvent:
             )
             for c in state.cut.pairings
         ],
+        champion=state.champion,
     )
 
 
