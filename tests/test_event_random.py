@@ -56,6 +56,7 @@ def random_call(ev: Events, eid: str, rng: random.Random) -> Callable[[], Any]:
         lambda: ev.time_result(eid, r, t),
         lambda: ev.sync(eid),
         lambda: ev.top_cut(eid),
+        lambda: ev.pair_cut(eid),
     ]
     game = table.current_game if table is not None and st.phase == "playing" else None
     if game is not None and rng.random() < 0.3:
