@@ -552,3 +552,15 @@ def test_a_correction_that_reopens_a_best_of_three_makes_its_next_game() -> None
         ev.enter_result(eid, 1, t.table, 3, t.second, "slip")
         t = ev.get(eid).rounds[0].tables[0]
         assert t.match is not None and (t.match.first_wins, t.match.second_wins) == (1, 2)
+
+
+def test_a_player_registers_himself_only_where_the_event_allows_it() -> None:
+    with tiny_events() as ev:
+        closed = new_event(ev, 0, event="closed")
+        with pytest.raises(Refused, match="organiser only"):
+            ev.register(closed, "Ann", by="self")
+        open_ = new_event(ev, 0, event="open", self_register=True)
+        me = ev.register(open_, "Ann", by="self")
+        rec = ev.referee.store.records(store_id(open_))[-1]
+        assert rec.seat == me.player and rec.body["by"] == "self"
+        assert ev.player_for_code(open_, me.code) == me.player

@@ -234,7 +234,8 @@ class Events:
                 "by": "self" if by == "self" else "organiser",
                 "entered_round": S.next_round_in(w),
             }
-            return [("organiser" if by != "judge" else "judge", "register", body, None)]
+            seat = pid if by == "self" else "judge" if by == "judge" else "organiser"
+            return [(seat, "register", body, None)]
 
         recs = self._write(
             event, build, lambda recs: {f"player:{recs[0].body['player']}": code_hash(code)}

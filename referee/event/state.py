@@ -662,6 +662,8 @@ def _register(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     if by == "self":
         if not s.self_register:
             raise Refused("register: this event takes registrations by the organiser only", "T9")
+        if seat != pid:
+            raise Refused("register: a player registering himself writes as himself", "T9")
     elif by != "organiser" or seat not in ("organiser", "judge"):
         raise Refused("by: organiser or self (T9)", "T9")
     if len(w.players) >= MAX_PLAYERS:
