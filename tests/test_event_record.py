@@ -169,3 +169,19 @@ def test_a_writer_that_finds_another_process_appended_first_builds_again_on_the_
         names = {p.id: p.name for p in ev.get(eid).players}
         assert names == {"p1": "Player 1", "p2": "Player 2", "p3": "Quick", "p4": "Slow"}
         assert slow.player == "p4"
+
+
+def test_a_page_waiting_on_the_event_wakes_when_a_record_is_written() -> None:
+    import threading
+
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        seq = ev.get(eid).head
+        assert seq is not None
+        got: list[int] = []
+        waiter = threading.Thread(target=lambda: got.append(ev.wait(eid, seq[0], 10)))
+        waiter.start()
+        ev.pair_next(eid)
+        waiter.join(10)
+        assert got == [seq[0] + 1]
+        assert ev.wait(eid, seq[0] + 1, 0) == seq[0] + 1  # nothing new: at once

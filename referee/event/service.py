@@ -214,6 +214,7 @@ class Events:
             if self._store.head(sid) is not None:
                 raise Refused(f"event {eid!r} exists already", "T12")
             self._append(sid, [self._seal(sid, 0, GENESIS, ("organiser", "event", body, None))])
+        self.referee.bell.ring(sid)
         return eid
 
     def register(self, event: str, name: str, by: str = "organiser") -> Registration:
@@ -595,6 +596,18 @@ class Events:
         """The event's export file (T12): :mod:`referee.event.export`, docs/events.md."""
         return export_event(self.referee, self.get(event))
 
+    def wait(self, event: str, seq: int, timeout: float) -> int:
+        """Blocks until the event's log passes record ``seq`` or ``timeout`` seconds pass (a
+        page's live update, as :meth:`Referee.wait` for a game); returns its last record's
+        number (-1: no such event)."""
+        sid = store_id(_event_id(event))
+
+        def last() -> int:
+            head = self._store.head(sid)
+            return -1 if head is None else head[0]
+
+        return self.referee.bell.wait(sid, seq, max(0.0, min(float(timeout), 60.0)), last)
+
     def listen(self) -> None:
         """Syncs an event's results whenever one of its games records something (the ledger's
         bell). Optional: the pages call :meth:`sync` themselves."""
@@ -737,6 +750,7 @@ class Events:
                 except StoreError as e:
                     raise Unavailable(str(e)) from None
                 self._cache[sid] = ((probe.seq, probe.hash), probe)
+                self.referee.bell.ring(sid)  # whoever waits on the event (:meth:`wait`)
                 return recs
         raise Stale("the event kept changing under this request; reload and try again")
 
