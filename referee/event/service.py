@@ -77,7 +77,9 @@ class SeatLink:
 
 
 class Events:
-    """Events over one referee: create, register, pair, start, results, standings, export."""
+    """Events over one referee: create, register, pair, start, results, standings, export.
+    Make one per :class:`Referee` (it holds the events' locks and their cached folds); several
+    processes over one database are safe (the store refuses a stale append)."""
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
