@@ -167,20 +167,14 @@ def printable_text(text: str) -> str:
     for ch in text:
         if _is_latin1(ch):
             out.append(ch)
-        elif ch in _SPELLING:
-            out.append(_SPELLING[ch])
         elif not ch.isprintable():
             out.append(" ")
         else:
             bare = "".join(
                 c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)
             )
-            if bare and all(_is_latin1(c) for c in bare):
-                out.append(bare)
-            elif bare and all(_is_latin1(c) or c in _SPELLING for c in bare):
-                out.append("".join(c if _is_latin1(c) else _SPELLING[c] for c in bare))
-            else:
-                out.append("?")
+            spelled = all(_is_latin1(c) or c in _SPELLING for c in bare)
+            out.append("".join(_SPELLING.get(c, c) for c in bare) if bare and spelled else "?")
     return "".join(out)
 
 
