@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -30,6 +30,7 @@ from fpdf import FPDF
 from printables.sheets import (
     PAGE_MARGIN,
     PAPER_MM,
+    check_link,
     clipped,
     draw_cells,
     fitted_size,
@@ -509,7 +510,7 @@ def check_slips(slips: Sequence[MatchSlip]) -> None:
         for seat in (s.first, s.second):
             _check_name(f"table {s.table}'s player", seat.player)
             _check_name(f"table {s.table}'s side", seat.side)
-            link_modules(seat.join_url)  # raises for a blank or too long link
+            check_link(seat.join_url)
         if s.first.player == s.second.player:
             raise ValueError(f"table {s.table}: {s.first.player!r} cannot play himself")
 
@@ -529,6 +530,7 @@ def match_slips_pdf(
         raise ValueError(f"per_page {per_page}: slips print 2 or 3 to a page")
     w, h = PAPER_MM[paper]
     pdf = paper_pdf(paper, False, f"{printable_text(slips[0].event)}: match slips", printed, MAKER)
+    codes = {u: link_modules(u) for s in slips for u in (s.first.join_url, s.second.join_url)}
     slip_h = (h - 2 * PAGE_MARGIN) / per_page
     for page in range(math.ceil(len(slips) / per_page)):
         pdf.add_page()
@@ -537,7 +539,7 @@ def match_slips_pdf(
             top = PAGE_MARGIN + i * slip_h
             if i:
                 _cut_line(pdf, top, w)
-            _slip(pdf, slip, top, slip_h, w - 2 * PAGE_MARGIN)
+            _slip(pdf, slip, codes, top, slip_h, w - 2 * PAGE_MARGIN)
     return bytes(pdf.output())
 
 
@@ -553,7 +555,14 @@ def _cut_line(pdf: FPDF, y: float, w: float) -> None:
     pdf.set_draw_color(0, 0, 0)
 
 
-def _slip(pdf: FPDF, slip: MatchSlip, top: float, slip_h: float, width: float) -> None:
+def _slip(
+    pdf: FPDF,
+    slip: MatchSlip,
+    codes: Mapping[str, Sequence[Sequence[bool]]],
+    top: float,
+    slip_h: float,
+    width: float,
+) -> None:
     x0 = PAGE_MARGIN
     y = top + 8
     table = f"Table {slip.table}"
@@ -569,7 +578,7 @@ def _slip(pdf: FPDF, slip: MatchSlip, top: float, slip_h: float, width: float) -
     pdf.set_text_color(0, 0, 0)
     col = (width - 8) / 3  # the two seats on the sides, the result between them
     for k, seat in enumerate((slip.first, slip.second)):
-        _seat_block(pdf, seat, x0 + k * 2 * (col + 4), y + 8, col)
+        _seat_block(pdf, seat, codes[seat.join_url], x0 + k * 2 * (col + 4), y + 8, col)
     _result_block(pdf, slip, x0 + col + 4, y + 8, col)
     sig_y = top + slip_h - 7
     for k, seat in enumerate((slip.first, slip.second)):
@@ -583,13 +592,14 @@ def _slip(pdf: FPDF, slip: MatchSlip, top: float, slip_h: float, width: float) -
         text_at(pdf, sx + 20, sig_y + 3.2, label, 8)
 
 
-def _seat_block(pdf: FPDF, seat: SlipSeat, x: float, y: float, width: float) -> None:
+def _seat_block(
+    pdf: FPDF, seat: SlipSeat, cells: Sequence[Sequence[bool]], x: float, y: float, width: float
+) -> None:
     name = printable_text(seat.player)
     fitted_size(pdf, name, width, 14, 9, "B")
     pdf.text(x, y + 4, clipped(pdf, name, width))
     pdf.set_font("Helvetica", "", 10)
     pdf.text(x, y + 9, clipped(pdf, f"plays {printable_text(seat.side)}", width))
-    cells = link_modules(seat.join_url)
     module = QR_MM / len(cells)
     draw_cells(pdf, cells, x + (width - QR_MM) / 2, y + 12 + 4 * module, module)
 

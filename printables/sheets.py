@@ -77,12 +77,17 @@ def qr_modules(payload: str) -> list[list[bool]]:
     return modules
 
 
-def link_modules(url: str) -> list[list[bool]]:
-    """The square of modules (True = dark) of a QR code for a link, without quiet zone: level M,
-    the smallest version that holds it. Raises ValueError for an empty link or one longer than
-    a QR code a phone reads from paper comfortably (500 characters)."""
+def check_link(url: str) -> None:
+    """Raises ValueError for an empty link or one longer than a QR code a phone reads from paper
+    comfortably (500 characters)."""
     if not url or len(url) > 500:
         raise ValueError(f"link {url[:60]!r}: a QR link must be 1 to 500 characters")
+
+
+def link_modules(url: str) -> list[list[bool]]:
+    """The square of modules (True = dark) of a QR code for a link, without quiet zone: level M,
+    the smallest version that holds it. Raises ValueError as :func:`check_link` does."""
+    check_link(url)
     qr = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, box_size=1, border=0)
     qr.add_data(url.encode("utf-8"))
     qr.make(fit=True)
