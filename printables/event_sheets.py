@@ -360,7 +360,7 @@ def pairings_by_name_pdf(sheet: PairingsSheet, paper: str = "a4") -> bytes:
             (
                 printable_text(b.player),
                 "bye",
-                "(none: a match won, T2)",
+                "(bye: counts as a win)",
                 "-",
                 _counts(sides, b),
                 b.points,
@@ -416,7 +416,7 @@ def pairings_by_table_pdf(sheet: PairingsSheet, paper: str = "a4") -> bytes:
     if sheet.bye is not None:
         b = sheet.bye
         rows.append(
-            (("bye", printable_text(b.player), str(b.points), "(a match won, T2)", ""), False)
+            (("bye", printable_text(b.player), str(b.points), "(bye: counts as a win)", ""), False)
         )
     return _table_pdf(
         f"{printable_text(sheet.event)}: round {sheet.round}, pairings by table",

@@ -187,7 +187,7 @@ def test_by_table_every_table_shows_both_seats_with_their_points_and_the_bye() -
     for t in s.tables:
         first, second = printable_text(t.first.player), printable_text(t.second.player)
         assert f"{t.number} {first} {t.first.points} {second} {t.second.points}" in rows
-    assert "bye Player 004 4 (a match won, T2)" in rows
+    assert "bye Player 004 4 (bye: counts as a win)" in rows
 
 
 def test_by_table_tables_are_in_order() -> None:
@@ -384,3 +384,21 @@ def test_a_slip_without_a_link_or_twice_for_a_table_is_refused() -> None:
 def test_empty_standings_are_refused() -> None:
     with pytest.raises(ValueError, match="no rows, nothing to print"):
         standings_pdf(replace(standings(3), rows=()))
+
+
+@pytest.mark.parametrize(("paper", "size"), [("a4", (210.0, 297.0)), ("letter", (215.9, 279.4))])
+def test_sheets_are_portrait_on_the_paper_asked(paper: str, size: tuple[float, float]) -> None:
+    mm_per_pt = 25.4 / 72
+    for pdf in (
+        pairings_by_name_pdf(sheet(9), paper=paper),
+        standings_pdf(standings(9), paper=paper),
+        match_slips_pdf(slips(2), PRINTED, paper=paper),
+    ):
+        for page in pdfium.PdfDocument(pdf):
+            w, h = page.get_size()
+            assert (w * mm_per_pt, h * mm_per_pt) == pytest.approx(size, abs=0.1)
+
+
+def test_an_unknown_paper_is_refused() -> None:
+    with pytest.raises(ValueError, match="paper 'a3': must be one of a4, letter"):
+        pairings_by_table_pdf(sheet(4), paper="a3")
