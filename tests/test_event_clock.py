@@ -219,3 +219,23 @@ def test_a_table_s_time_left_is_the_round_s_plus_its_extensions(
     assert tc.seconds_left == c.base_seconds_left + 60 * sum(extensions)
     assert tc.seconds_left == minutes * 60 + 60 * sum(extensions) - elapsed
     assert (tc.phase is Phase.TIME) == (elapsed >= 0 and tc.seconds_left <= 0)
+
+
+@given(
+    st.lists(
+        st.tuples(st.lists(st.integers(1, 60), max_size=3), st.booleans()), min_size=1, max_size=6
+    ),
+    st.integers(-10 * 60, 200 * 60),
+)
+def test_the_round_s_clock_is_its_longest_table_still_playing(
+    tables: list[tuple[list[int], bool]], elapsed: int
+) -> None:
+    states = tuple(
+        TableState(n, tuple(Extension(m, "a ruling") for m in ext), done)
+        for n, (ext, done) in enumerate(tables, start=1)
+    )
+    c = clock(START + timedelta(seconds=elapsed), states)
+    playing = [t.seconds_left for t in c.tables if t.phase is not Phase.FINISHED]
+    assert c.seconds_left == max(playing, default=c.base_seconds_left)
+    assert c.seconds_left >= c.base_seconds_left or not playing
+    assert (c.phase is Phase.FINISHED) == (not playing)
