@@ -77,6 +77,23 @@ def qr_modules(payload: str) -> list[list[bool]]:
     return modules
 
 
+def check_link(url: str) -> None:
+    """Raises ValueError for an empty link or one longer than a QR code a phone reads from paper
+    comfortably (500 characters)."""
+    if not url or len(url) > 500:
+        raise ValueError(f"link {url[:60]!r}: a QR link must be 1 to 500 characters")
+
+
+def link_modules(url: str) -> list[list[bool]]:
+    """The square of modules (True = dark) of a QR code for a link, without quiet zone: level M,
+    the smallest version that holds it. Raises ValueError as :func:`check_link` does."""
+    check_link(url)
+    qr = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, box_size=1, border=0)
+    qr.add_data(url.encode("utf-8"))
+    qr.make(fit=True)
+    return [[bool(v) for v in row] for row in qr.modules]
+
+
 def aruco_cells(marker_id: int) -> list[list[bool]]:
     """The 6 x 6 cells (True = dark) of a DICT_4X4_50 marker, black border included."""
     d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
@@ -89,15 +106,22 @@ def aruco_cells(marker_id: int) -> list[list[bool]]:
 
 def new_pdf(kit: Printed, landscape: bool, title: str) -> FPDF:
     """A PDF of ``kit``'s paper, dated when the kit was made, asking viewers not to scale."""
-    paper = kit.options.paper
+    # The kit's creation time, so the same kit.json always prints the same PDFs.
+    created = datetime.fromisoformat(kit.created.replace("Z", "+00:00"))
+    return paper_pdf(kit.options.paper, landscape, title, created, "referee kit")
+
+
+def paper_pdf(paper: str, landscape: bool, title: str, created: datetime, maker: str) -> FPDF:
+    """A PDF of ``paper`` ("a4" or "letter") in millimetres, no margins and no automatic page
+    breaks, dated ``created`` (so the same input prints the same bytes), made by the referee's
+    ``maker`` ("referee kit"), asking viewers not to scale when printing."""
     w, h = PAPER_MM[paper]
     pdf = FPDF(orientation="L" if landscape else "P", unit="mm", format=(w, h))
     pdf.set_auto_page_break(False)
     pdf.set_margins(0, 0, 0)
     pdf.set_title(title)
-    pdf.set_creator("card game referee (referee kit)")
-    # The kit's creation time, so the same kit.json always prints the same PDFs.
-    pdf.set_creation_date(datetime.fromisoformat(kit.created.replace("Z", "+00:00")))
+    pdf.set_creator(f"card game referee ({maker})")
+    pdf.set_creation_date(created)
     pdf.viewer_preferences = ViewerPreferences(print_scaling="None")
     return pdf
 
@@ -126,6 +150,27 @@ def cut_marks(pdf: FPDF, x: float, y: float, w: float, h: float) -> None:
         for cy, sy in ((y, -1), (y + h, 1)):
             pdf.line(cx + sx * gap, cy, cx + sx * (gap + CUT_MARK), cy)
             pdf.line(cx, cy + sy * gap, cx, cy + sy * (gap + CUT_MARK))
+
+
+def fitted_size(
+    pdf: FPDF, text: str, width: float, size: float, smallest: float, style: str = ""
+) -> float:
+    """The font size, ``size`` pt down to ``smallest`` in quarter points, at which ``text``
+    fits ``width`` mm in Helvetica of ``style``; the font is left set at that size."""
+    pdf.set_font("Helvetica", style, size)
+    while pdf.get_string_width(text) > width and size > smallest:
+        size -= 0.25
+        pdf.set_font("Helvetica", style, size)
+    return size
+
+
+def clipped(pdf: FPDF, text: str, width: float) -> str:
+    """``text`` in the current font, cut short with ".." to fit ``width`` mm."""
+    if pdf.get_string_width(text) <= width:
+        return text
+    while text and pdf.get_string_width(text + "..") > width:
+        text = text[:-1]
+    return text.rstrip() + ".."
 
 
 def text_at(pdf: FPDF, x: float, y: float, text: str, size: float, style: str = "") -> None:

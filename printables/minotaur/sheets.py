@@ -14,9 +14,11 @@ from printables.sheets import (
     QR_MODULES,
     TRIM,
     back_pages,
+    clipped,
     cut_marks,
     draw_cells,
     face_sticker_size,
+    fitted_size,
     grid_layout,
     header,
     new_pdf,
@@ -93,25 +95,6 @@ def _scarab_badge(pdf: FPDF, right: float, base: float, size: float) -> float:
     return left
 
 
-def _label_size(pdf: FPDF, text: str, width: float) -> float:
-    """The font size, 6 pt down to 4 pt, at which ``text`` fits ``width`` mm in bold."""
-    size = 6.0
-    pdf.set_font("Helvetica", "B", size)
-    while pdf.get_string_width(text) > width and size > 4:
-        size -= 0.25
-        pdf.set_font("Helvetica", "B", size)
-    return size
-
-
-def _clipped(pdf: FPDF, text: str, width: float) -> str:
-    """``text`` in the current font, cut short with ".." to fit ``width`` mm."""
-    if pdf.get_string_width(text) <= width:
-        return text
-    while text and pdf.get_string_width(text + "..") > width:
-        text = text[:-1]
-    return text.rstrip() + ".."
-
-
 def minotaur_faces_pdf(kit: MinotaurKit, path: Path) -> None:
     """Writes the face stickers of a Minotaur Lords kit, each deck on its own page(s), each
     sticker with its code, the card's name, its deck letter and serial, and the Scarab mark
@@ -143,7 +126,9 @@ def minotaur_faces_pdf(kit: MinotaurKit, path: Path) -> None:
             draw_cells(pdf, qr_modules(p.payload), p.x + TRIM + quiet, p.y + TRIM + quiet, module)
             r, g, b = ML_DECK_RGB[deck]
             mark = f"{SCARAB_MARK}  " if p.scarab else ""
-            size = _label_size(pdf, f"{p.name}  {mark}{p.serial}", p.w - 2 * TRIM - 1.0)
+            size = fitted_size(
+                pdf, f"{p.name}  {mark}{p.serial}", p.w - 2 * TRIM - 1.0, 6.0, 4.0, "B"
+            )
             base = p.y + p.h - TRIM - 0.9
             right = p.x + p.w - TRIM - 0.3
             pdf.set_font("Helvetica", "", size)
@@ -156,7 +141,7 @@ def minotaur_faces_pdf(kit: MinotaurKit, path: Path) -> None:
             pdf.set_text_color(r, g, b)
             pdf.set_font("Helvetica", "B", size)
             left = p.x + TRIM + 0.3
-            pdf.text(left, base, _clipped(pdf, p.name, end - 0.8 - left))
+            pdf.text(left, base, clipped(pdf, p.name, end - 0.8 - left))
             pdf.set_text_color(0, 0, 0)
     pdf.output(str(path))
 
