@@ -273,6 +273,8 @@ def test_a_seat_link_reaches_his_own_seat_only() -> None:
         b = ev.seat_link(eid, "p2")
         assert a is not None and b is not None and a.game == b.game and a.seat != b.seat
         assert ev.referee.seat_for_code(a.game, a.code) == a.seat
+        kept = ev.referee.store.secrets(store_id(eid))
+        assert a.code not in str(kept) and b.code not in str(kept)  # a stolen database
         assert a.code not in str(ev.public(eid)) and a.code not in str(ev.player(eid, "p2"))
         own = ev.player(eid, "p1").me.seat_link
         assert own is not None and own.code == a.code

@@ -17,12 +17,14 @@ player id (``p1``...) for his own check-in, drop, confirmation or dispute.
 
 Secrets stay out of the log (T13), in the store's secrets of the event's store id: each
 player's personal code (its hash: ``player:<id>``) and each game's join codes
-(``code:<game>:<seat>``: the player reaches only his own, :meth:`Events.seat_link`).
+(``code:<game>:<seat>``, encrypted with a pad made from the server's signing key, which is not
+in the database: the player reaches only his own, :meth:`Events.seat_link`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import secrets as _secrets
 import threading
@@ -143,7 +145,8 @@ class Events:
         first = t.firsts[t.games.index(game)]
         module = game_named(st.settings.game)
         seat = module.players[0] if first == player else module.players[1]
-        code = self._secrets(st.event).get(f"code:{game}:{seat}")
+        stored = self._secrets(st.event).get(f"code:{game}:{seat}")
+        code = self._open_code(game, seat, stored) if stored else None
         return SeatLink(game, seat, code) if code else None
 
     def deadline(self, event: str, table: int) -> str | None:
@@ -813,7 +816,32 @@ class Events:
                 if f"code:{gid}:{seat}" not in kept:
                     codes[seat] = self.referee.reissue(gid, "judge", seat)
         for seat, code in codes.items():
-            self._store.put_secret(sid, f"code:{gid}:{seat}", code)
+            self._store.put_secret(sid, f"code:{gid}:{seat}", self._seal_code(gid, seat, code))
+
+    def _pad(self, game: str, seat: str, nonce: str) -> bytes:
+        """A one-time pad only this server can make: a hash of its (deterministic, Ed25519)
+        signature over the game, the seat and a fresh nonce."""
+        label = hashlib.sha256(f"event-join-code/{game}/{seat}/{nonce}".encode()).hexdigest()
+        return hashlib.sha512(self.referee.signer.sign(label).encode()).digest()
+
+    def _seal_code(self, game: str, seat: str, code: str) -> str:
+        """A join code as the event keeps it (T13): encrypted with a pad made from the server's
+        key, which is not in the database, so a stolen database opens no seat."""
+        raw = code.encode()
+        nonce = _secrets.token_hex(8)
+        pad = self._pad(game, seat, nonce)
+        if len(raw) > len(pad):
+            raise Refused("a join code longer than the event can keep")
+        return nonce + ":" + bytes(a ^ b for a, b in zip(raw, pad, strict=False)).hex()
+
+    def _open_code(self, game: str, seat: str, stored: str) -> str | None:
+        nonce, _, data = stored.partition(":")
+        try:
+            raw = bytes.fromhex(data)
+            pad = self._pad(game, seat, nonce)
+            return bytes(a ^ b for a, b in zip(raw, pad, strict=False)).decode()
+        except ValueError:
+            return None
 
     def _players(self, eid: str) -> list[S.WPlayer]:
         return list(self._work(eid).players.values())
