@@ -288,6 +288,9 @@ def test_a_players_code_opens_his_page_only() -> None:
         assert ev.player_for_code(eid, a.code) == a.player
         assert ev.player_for_code(eid, b.code) == b.player
         assert ev.player_for_code(eid, "nonsense") is None
+        again = ev.new_player_code(eid, a.player)
+        assert ev.player_for_code(eid, again) == a.player
+        assert ev.player_for_code(eid, a.code) is None  # the lost phone's code opens nothing
 
 
 def test_a_start_after_a_crash_midway_reuses_the_games_made_and_reissues_their_seats() -> None:
