@@ -569,3 +569,22 @@ def test_a_player_registers_himself_only_where_the_event_allows_it() -> None:
         rec = ev.referee.store.records(store_id(open_))[-1]
         assert rec.seat == me.player and rec.body["by"] == "self"
         assert ev.player_for_code(open_, me.code) == me.player
+
+
+def test_in_a_best_of_three_a_player_confirms_every_game_the_referee_reported() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2, format="bo3")
+        ev.pair_next(eid)
+        t = ev.start_round(eid).tables[0]
+        for _ in range(2):  # the first player wins two games, one confirmation late
+            link = ev.seat_link(eid, t.first)
+            assert link is not None
+            play_out(ev.referee, link.game, link.seat)
+            ev.sync(eid)
+        assert ev.get(eid).rounds[0].tables[0].match is None
+        a = ev.confirm(eid, t.first)
+        b = ev.confirm(eid, t.second)
+        assert ev.confirm(eid, t.second) == b  # a double tap
+        t2 = ev.get(eid).rounds[0].tables[0]
+        assert all(r.final for r in t2.results) and a.seq < b.seq
+        assert t2.match is not None and t2.match.first_wins == 2

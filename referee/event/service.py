@@ -418,21 +418,47 @@ class Events:
                     head=head,
                     key=f"result:{r.number}:{t.table}:{number}",
                 )
-            except Stale:
+            except (Stale, Refused):  # written meanwhile (a slip, a penalty): nothing to add
                 continue
         return out
 
     def confirm(self, event: str, player: str, key: str | None = None) -> Record:
-        """``player`` confirms the result of his table's latest referee-reported game (T8)."""
+        """``player`` confirms the results the referee reported at his table that he has not
+        confirmed yet (T8: each game of a best of three); returns his confirmation of the
+        latest. A double tap (the same ``key``, or nothing left to confirm) writes nothing and
+        returns the same record."""
+        eid = _event_id(event)
+        sid = store_id(eid)
+
+        def latest_key(w: S.Work) -> str:
+            t, latest = _own_result(w, player)
+            return f"confirm:{_latest_number(w)}:{t.table}:{latest.number}"
 
         def build(w: S.Work) -> list[_Draft]:
-            t, res = _own_result(w, player)
-            body = {"round": _latest_number(w), "table": t.table, "number": res.number}
-            return [
-                (player, "confirm", body, key or f"confirm:{body['round']}:{t.table}:{res.number}")
+            t, _latest = _own_result(w, player)
+            number = _latest_number(w)
+            todo = [
+                x
+                for x in t.results
+                if x.source == "referee" and player not in x.confirmed and not x.settled
             ]
+            if not todo:
+                if self._store.by_key(sid, player, latest_key(w)) is not None:
+                    return []
+                raise Refused(f"confirm: {player} has no result to confirm (T8)", "T8")
+            out: list[_Draft] = []
+            for i, x in enumerate(todo):
+                body = {"round": number, "table": t.table, "number": x.number}
+                own = f"confirm:{number}:{t.table}:{x.number}"
+                # the caller's key on the first: a double tap with it finds the first record
+                out.append((player, "confirm", body, key if key and i == 0 else own))
+            return out
 
-        return self._write(event, build, idempotent=True)[0]
+        recs = self._write(eid, build, idempotent=True)
+        done = self._store.by_key(sid, player, latest_key(self._work(eid)))
+        if done is None:  # the latest was confirmed under the caller's key
+            return recs[-1]
+        return done
 
     def dispute(self, event: str, player: str, note: str, key: str | None = None) -> Record:
         """``player`` disputes his table's latest result: it waits for the judge (T8)."""
@@ -736,6 +762,8 @@ class Events:
             for _ in range(5):
                 w = self._work(eid)
                 drafts = build(w)
+                if not drafts:  # nothing to write (a double tap found its record)
+                    return []
                 seat, _kind, _body, key = drafts[0]
                 if idempotent and key is not None:
                     try:
