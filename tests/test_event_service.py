@@ -273,6 +273,8 @@ def test_a_seat_link_reaches_his_own_seat_only() -> None:
         b = ev.seat_link(eid, "p2")
         assert a is not None and b is not None and a.game == b.game and a.seat != b.seat
         assert ev.referee.seat_for_code(a.game, a.code) == a.seat
+        kept = ev.referee.store.secrets(store_id(eid))
+        assert a.code not in str(kept) and b.code not in str(kept)  # a stolen database
         assert a.code not in str(ev.public(eid)) and a.code not in str(ev.player(eid, "p2"))
         own = ev.player(eid, "p1").me.seat_link
         assert own is not None and own.code == a.code
@@ -286,6 +288,9 @@ def test_a_players_code_opens_his_page_only() -> None:
         assert ev.player_for_code(eid, a.code) == a.player
         assert ev.player_for_code(eid, b.code) == b.player
         assert ev.player_for_code(eid, "nonsense") is None
+        again = ev.new_player_code(eid, a.player)
+        assert ev.player_for_code(eid, again) == a.player
+        assert ev.player_for_code(eid, a.code) is None  # the lost phone's code opens nothing
 
 
 def test_a_start_after_a_crash_midway_reuses_the_games_made_and_reissues_their_seats() -> None:
@@ -564,3 +569,22 @@ def test_a_player_registers_himself_only_where_the_event_allows_it() -> None:
         rec = ev.referee.store.records(store_id(open_))[-1]
         assert rec.seat == me.player and rec.body["by"] == "self"
         assert ev.player_for_code(open_, me.code) == me.player
+
+
+def test_in_a_best_of_three_a_player_confirms_every_game_the_referee_reported() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2, format="bo3")
+        ev.pair_next(eid)
+        t = ev.start_round(eid).tables[0]
+        for _ in range(2):  # the first player wins two games, one confirmation late
+            link = ev.seat_link(eid, t.first)
+            assert link is not None
+            play_out(ev.referee, link.game, link.seat)
+            ev.sync(eid)
+        assert ev.get(eid).rounds[0].tables[0].match is None
+        a = ev.confirm(eid, t.first)
+        b = ev.confirm(eid, t.second)
+        assert ev.confirm(eid, t.second) == b  # a double tap
+        t2 = ev.get(eid).rounds[0].tables[0]
+        assert all(r.final for r in t2.results) and a.seq < b.seq
+        assert t2.match is not None and t2.match.first_wins == 2
