@@ -1,12 +1,12 @@
 """Swiss pairings for one round of an event (TOURNAMENT.md T4, T5), by maximum-weight matching.
 
-The caller computes the standings (T3) and hands over the active players best first; this module
-takes that order as given (:func:`next_round` derives it from an event's records). Round one is a
-random pairing drawn from the event's seed. Later rounds are one maximum-weight perfect matching
-(``networkx.max_weight_matching``, ``maxcardinality``) of the players, never a greedy loop (T4;
-issue 34 item 2). Each pair's weight is one integer encoding, in strict priority (each level's
-unit exceeds the largest possible total of all lower levels, so no amount of lower-level gain can
-buy a higher-level loss):
+The caller hands over the active players best first (the standings, T3) and this module takes
+that order as given; ``referee.event.swiss.next_round`` derives it from the event's records.
+Round one is a random pairing drawn from the event's seed. Later rounds are one maximum-weight
+perfect matching (``networkx.max_weight_matching``, ``maxcardinality``) of the players, never a
+greedy loop (T4; issue 34 item 2). Each pair's weight is one integer encoding, in strict
+priority (each level's unit exceeds the largest possible total of all lower levels, so no amount
+of lower-level gain can buy a higher-level loss):
 
 1. no rematch (two players meet again only if no pairing of the whole round avoids it);
 2. the bye to the lowest-ranked player who has not had one (odd rounds, see below);
@@ -86,7 +86,7 @@ class Pairable:
 
 Entrant = Pairable
 """The former name of :class:`Pairable`, kept for callers (the standings' ``Entrant`` is the
-registered player; :func:`next_round` builds these from an event's records)."""
+registered player; :func:`referee.event.swiss.next_round` builds these from the records)."""
 
 
 @dataclass(frozen=True)
