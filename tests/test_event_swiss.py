@@ -24,7 +24,7 @@ from test_event_pairing import (
 
 from referee.event.pairing import Pairable, Pairing, Table, pair_round
 from referee.event.simulate import Pairer, Simulation, simulate
-from referee.event.standings import Bye, Entrant, Match, compute_standings
+from referee.event.standings import Bye, Entrant, Match, Round, compute_standings
 from referee.event.swiss import next_round, pairables
 
 # --- next_round: the players from the records ---------------------------------------------
@@ -42,7 +42,7 @@ def test_the_players_come_best_first_in_the_standings_order() -> None:
 
 def test_opponents_met_and_byes_come_from_the_rounds() -> None:
     entrants = [Entrant(p) for p in "abc"]
-    rounds = [[Match("a", "b", 1, 0), Bye("c")]]
+    rounds: list[Round] = [[Match("a", "b", 1, 0), Bye("c")]]
     field = {p.player: p for p in pairables(entrants, rounds, {}, 2, "s")}
     assert field["a"].met == {"b"} and field["b"].met == {"a"} and field["c"].met == set()
     assert field["c"].had_bye and not field["a"].had_bye
@@ -63,7 +63,7 @@ def test_side_counts_come_from_the_sides_given() -> None:
 
 def test_a_player_who_dropped_is_not_paired_after_the_round_he_dropped_in() -> None:
     entrants = [Entrant("a", dropped_after_round=1), *(Entrant(p) for p in "bcde")]
-    rounds = [[Match("a", "b", 1, 0), Match("c", "d", 1, 0), Bye("e")]]
+    rounds: list[Round] = [[Match("a", "b", 1, 0), Match("c", "d", 1, 0), Bye("e")]]
     pairing = next_round(entrants, rounds, {}, 2, "s")
     assert pairing.players() == {"b", "c", "d", "e"} and pairing.bye is None
 

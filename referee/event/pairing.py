@@ -185,7 +185,8 @@ def _matched_pairs(
     weights = _Weights(entrants, draw_key)
     bounds = _Bounds(weights)
     matched = _certified(weights, bounds, sparse=True)
-    if matched is None:
+    if matched is None and _fewest_crossings(weights, bounds) == len(bounds.designated):
+        # every group can pair within itself, so the dense subgraph may seat everyone
         matched = _certified(weights, bounds, sparse=False)
     if matched is None:
         matched = _match(weights.all_edges())
@@ -388,6 +389,25 @@ def _certified(weights: _Weights, bounds: _Bounds, sparse: bool) -> set[tuple[st
         if same_side != bounds.same_side:
             return None
     return matching
+
+
+def _fewest_crossings(weights: _Weights, bounds: _Bounds) -> int:
+    """A lower bound on the pairs across score groups of any rematch-free matching giving the bye
+    to ``bounds.bye``: each group's players left over by its largest rematch-free pairing within
+    itself must each be paired outside it. Above half the odd groups, some group cannot pair
+    within itself and the dense subgraph cannot seat everyone: it is not tried."""
+    left_over = 0
+    for ranks in bounds.members.values():
+        graph: nx.Graph[int] = nx.Graph()
+        graph.add_nodes_from(ranks)
+        graph.add_edges_from(
+            (i, j) for x, i in enumerate(ranks) for j in ranks[x + 1 :] if not weights.met(i, j)
+        )
+        matched = len(nx.maximal_matching(graph))
+        if 2 * matched < len(ranks) - 1:  # a greedy one may fall short: ask for the largest
+            matched = len(nx.max_weight_matching(graph, maxcardinality=True))
+        left_over += len(ranks) - 2 * matched
+    return (left_over + 1) // 2
 
 
 def _seat(number: int, a: Pairable, b: Pairable, rng: random.Random) -> Table:
