@@ -184,7 +184,8 @@ def _matched_pairs(
     """
     weights = _Weights(entrants, draw_key)
     bounds = _Bounds(weights)
-    matched = _certified(weights, bounds, sparse=True)
+    large = any(len(ranks) > SPARSE_GROUP for ranks in bounds.members.values())
+    matched = _certified(weights, bounds, sparse=True) if large else None
     if matched is None and _fewest_crossings(weights, bounds) == len(bounds.designated):
         # every group can pair within itself, so the dense subgraph may seat everyone
         matched = _certified(weights, bounds, sparse=False)
@@ -338,6 +339,10 @@ SPARSE_PARTNERS = 6
 """In the sparse graph, each player's edges to random players of his group owing the other
 side (or none), and as many to any player of his group."""
 
+SPARSE_GROUP = 4 * SPARSE_PARTNERS
+"""Groups larger than this are thinned in the sparse graph (smaller ones keep every pair; with
+none larger, the sparse graph would be the dense one and is not tried)."""
+
 
 def _certified(weights: _Weights, bounds: _Bounds, sparse: bool) -> set[tuple[str, str]] | None:
     """The best matching of a subgraph, if it is provably best in the whole graph; else None.
@@ -349,14 +354,14 @@ def _certified(weights: _Weights, bounds: _Bounds, sparse: bool) -> set[tuple[st
     risers', and each odd group needs one). The whole graph's best matching meets them whenever
     one does, so it lies in the subgraph: the subgraph's best, if it seats everyone, is the
     whole graph's best. The sparse subgraph keeps, within each group of more than
-    ``4 * SPARSE_PARTNERS``, only edges to a few partners drawn from the seed; its best matching
+    ``SPARSE_GROUP``, only edges to a few partners drawn from the seed; its best matching
     is kept if it also meets the side bound, so it is best on every level but the random
     draw's, which then ranges over the seed's partners (still at random from the seed).
     """
     edges: list[Edge] = [] if bounds.bye is None else [weights.bye(bounds.bye)]
     pick = random.Random(weights.draw_key + b"/partners")
     for ranks in bounds.members.values():
-        if sparse and len(ranks) > 4 * SPARSE_PARTNERS:
+        if sparse and len(ranks) > SPARSE_GROUP:
             chosen: set[tuple[int, int]] = set()
             for i in ranks:
                 others = [j for j in ranks if j != i and not weights.met(i, j)]
