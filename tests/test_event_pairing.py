@@ -15,7 +15,18 @@ from dataclasses import dataclass, replace
 import networkx as nx
 import pytest
 
-from referee.event.pairing import BYE, Entrant, Pairing, Table, _match, _Weights, pair_round
+from referee.event.pairing import (
+    BYE,
+    Entrant,
+    Pairing,
+    Table,
+    _Bounds,
+    _left_over,
+    _match,
+    _Weights,
+    pair_round,
+)
+from referee.event.simulate import simulate
 
 Pairer = Callable[[Sequence[Entrant], int, str], Pairing]
 
@@ -488,3 +499,20 @@ def test_a_large_group_with_one_side_balanced_pairing_gets_it() -> None:
     for k in range(3):
         tables = pair_round(field, 2, f"seed-{k}").tables
         assert {(t.first, t.second) for t in tables} == set(zip(firsts, seconds, strict=True))
+
+
+def test_rounds_with_a_group_that_cannot_pair_within_itself_get_the_whole_graphs_best() -> None:
+    # Draws make small score groups of players who have met: such a group is stuck (its
+    # players must all be paired outside it), and the pairing takes its own subgraph for it.
+    stuck_rounds = 0
+    for seed in ("stuck-1", "stuck-2", "stuck-3"):
+        sim = simulate(90, 6, seed, drops=2, late=2)
+        for number, (field, pairing) in enumerate(zip(sim.fields, sim.pairings, strict=True), 1):
+            if number == 1:
+                continue
+            weights = _Weights(field, b"check")
+            stuck_rounds += any(n > 1 for n in _left_over(weights, _Bounds(weights)).values())
+            ours = [*pairs_of(pairing), *([(BYE, pairing.bye)] if pairing.bye else [])]
+            whole = _match(weights.all_edges())
+            assert cost_above_the_draw(weights, ours) == cost_above_the_draw(weights, whole)
+    assert stuck_rounds >= 3

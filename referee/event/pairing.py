@@ -18,7 +18,7 @@ of lower-level gain can buy a higher-level loss):
    rules) and the best matching is all but surely unique: a replay does not rest on how a
    networkx version breaks ties (T12).
 
-**Three graphs, smallest first.** Matching every pair of 256 players takes seconds, so the
+**Smaller graphs first.** Matching every pair of 256 players takes seconds, so the
 matching is first sought in subgraphs that a best matching of the whole graph provably lies in
 whenever the subgraph's own best meets a set of lower bounds (``_Bounds``): no rematch, the bye
 to the lowest-ranked eligible player, half the odd score groups' count of pairs across groups,
@@ -28,9 +28,12 @@ subgraph holds the rematch-free pairs within each group and those joining each d
 lower group's top to the group above; the *sparse* one keeps, within each large group, only a
 few partners per player drawn from the seed. A sparse best that meets every bound is best on
 every level but the random draw's (which is then a draw among the seed's partners); a dense
-best that meets them down to the risers is the whole graph's best; otherwise (rematches or a
-bye forced up, groups that cannot pair within themselves) the whole graph is matched. Each
-graph is matched one connected part at a time.
+best that meets them down to the risers is the whole graph's best. A group that cannot pair
+within itself (its largest rematch-free pairing leaves two or more over, as two players of a
+small group who have met) takes the dense graph's place with bounds of its own drawn from a
+small matching of the left-over players across groups (``_with_stuck_groups``). Otherwise
+(rematches or a bye forced up, a bound not met) the whole graph is matched. Each graph is
+matched one connected part at a time.
 
 **The bye as a dummy vertex.** With an odd number of players a vertex ``BYE`` joins the graph,
 linked to every player who has not had a bye (to everyone if all have); the link's weight grows
@@ -179,16 +182,20 @@ def _matched_pairs(
 ) -> tuple[list[tuple[str, str]], str | None]:
     """Later rounds (T4, T5): one maximum-weight perfect matching, the bye a dummy vertex.
 
-    Tried in three graphs, smallest first (see the module's docstring); the first whose best
-    matching is certified to be best on every level the rules ask for is kept.
+    Tried in smaller graphs first (see the module's docstring); the first whose best matching
+    is certified to be best on every level the rules ask for is kept.
     """
     weights = _Weights(entrants, draw_key)
     bounds = _Bounds(weights)
     large = any(len(ranks) > SPARSE_GROUP for ranks in bounds.members.values())
     matched = _certified(weights, bounds, sparse=True) if large else None
-    if matched is None and _fewest_crossings(weights, bounds) == len(bounds.designated):
-        # every group can pair within itself, so the dense subgraph may seat everyone
-        matched = _certified(weights, bounds, sparse=False)
+    if matched is None:
+        left_over = _left_over(weights, bounds)
+        if all(count <= 1 for count in left_over.values()):
+            # every group can pair within itself, so the dense subgraph may seat everyone
+            matched = _certified(weights, bounds, sparse=False)
+        else:
+            matched = _with_stuck_groups(weights, bounds, left_over)
     if matched is None:
         matched = _match(weights.all_edges())
     bye: str | None = None
@@ -239,7 +246,8 @@ class _Weights:
         return int.from_bytes(digest, "big") % DRAW_RANGE
 
     def pair(self, i: int, j: int) -> Edge:
-        """The edge between the players ranked ``i`` < ``j``."""
+        """The edge between the players ranked ``i`` and ``j``."""
+        i, j = min(i, j), max(i, j)
         a, b = self.entrants[i], self.entrants[j]
         cost = self.draw(i, j)
         if b.player in a.met or a.player in b.met:
@@ -396,13 +404,13 @@ def _certified(weights: _Weights, bounds: _Bounds, sparse: bool) -> set[tuple[st
     return matching
 
 
-def _fewest_crossings(weights: _Weights, bounds: _Bounds) -> int:
-    """A lower bound on the pairs across score groups of any rematch-free matching giving the bye
-    to ``bounds.bye``: each group's players left over by its largest rematch-free pairing within
-    itself must each be paired outside it. Above half the odd groups, some group cannot pair
-    within itself and the dense subgraph cannot seat everyone: it is not tried."""
-    left_over = 0
-    for ranks in bounds.members.values():
+def _left_over(weights: _Weights, bounds: _Bounds) -> dict[int, int]:
+    """For each score group (the bye out), how many of its players its largest rematch-free
+    pairing within itself leaves over: each of them must be paired outside the group. More
+    than one (a *stuck* group, say two players who have met) and the dense subgraph cannot
+    seat everyone."""
+    left_over: dict[int, int] = {}
+    for g, ranks in bounds.members.items():
         graph: nx.Graph[int] = nx.Graph()
         graph.add_nodes_from(ranks)
         graph.add_edges_from(
@@ -411,8 +419,72 @@ def _fewest_crossings(weights: _Weights, bounds: _Bounds) -> int:
         matched = len(nx.maximal_matching(graph))
         if 2 * matched < len(ranks) - 1:  # a greedy one may fall short: ask for the largest
             matched = len(nx.max_weight_matching(graph, maxcardinality=True))
-        left_over += len(ranks) - 2 * matched
-    return (left_over + 1) // 2
+        left_over[g] = len(ranks) - 2 * matched
+    return left_over
+
+
+def _with_stuck_groups(
+    weights: _Weights, bounds: _Bounds, left_over: dict[int, int]
+) -> set[tuple[str, str]] | None:
+    """The whole graph's best matching when some group is stuck, or None.
+
+    Each group's left-over players are *slots* (the group's best-ranked players, as many as it
+    leaves over). A small networkx matching of the slots across groups gives lower bounds on
+    the steps and on the risers' ranks of any matching with the fewest pairs across groups
+    (half the slots): a slot in the lower group of a pair counts its rank. The subgraph holds
+    the bye's edge to the lowest-ranked eligible player, every rematch-free pair within a group,
+    and the rematch-free pairs from any player of a group with slots to a slot player of a
+    group with slots below it, at most ``steps - pairs across + 1`` groups apart. A matching
+    meeting all those bounds pairs across only such pairs (its risers are slot players, else
+    the slots' bound would be lower still), so if the subgraph's best seats everyone and meets
+    them, it is the whole graph's best.
+    """
+    slots = [(g, k) for g in sorted(left_over) for k in range(left_over[g])]
+    if len(slots) % 2:
+        return None
+    top = {g: bounds.members[g][: left_over[g]] for g in left_over}
+    rank_unit = weights.n * len(slots) + 1  # above every total of the risers' ranks
+    ceiling = rank_unit * (weights.groups + 1)
+    aux: nx.Graph[tuple[int, int]] = nx.Graph()
+    for x, (g, k) in enumerate(slots):
+        for h, m in slots[x + 1 :]:
+            if g != h:  # g above h
+                aux.add_edge((g, k), (h, m), weight=ceiling - (h - g) * rank_unit - top[h][m])
+    joins = nx.max_weight_matching(aux, maxcardinality=True)
+    if 2 * len(joins) != len(slots):
+        return None
+    crossings = len(joins)
+    steps = sum(abs(a[0] - b[0]) for a, b in joins)
+    risers = sum(top[max(a, b)[0]][max(a, b)[1]] for a, b in joins)
+    reach = steps - crossings + 1
+    group = weights.group
+    edges: list[Edge] = [] if bounds.bye is None else [weights.bye(bounds.bye)]
+    for ranks in bounds.members.values():
+        for x, i in enumerate(ranks):
+            edges.extend(weights.pair(i, j) for j in ranks[x + 1 :] if not weights.met(i, j))
+    for g in left_over:
+        for h in left_over:
+            if left_over[g] and left_over[h] and 0 < h - g <= reach:
+                edges.extend(
+                    weights.pair(i, j)
+                    for i in bounds.members[g]
+                    for j in top[h]
+                    if not weights.met(i, j)
+                )
+    matching = _match(edges)
+    if 2 * len(matching) != weights.n + (bounds.bye is not None):
+        return None
+    rank = {e.player: i for i, e in enumerate(weights.entrants)}
+    across = [
+        (rank[a], rank[b])
+        for a, b in matching
+        if BYE not in (a, b) and group[rank[a]] != group[rank[b]]
+    ]
+    got_steps = sum(abs(group[i] - group[j]) for i, j in across)
+    got_risers = sum(max(i, j, key=lambda r: group[r]) for i, j in across)
+    if (len(across), got_steps, got_risers) != (crossings, steps, risers):
+        return None
+    return matching
 
 
 def _seat(number: int, a: Pairable, b: Pairable, rng: random.Random) -> Table:
