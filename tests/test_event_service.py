@@ -588,3 +588,28 @@ def test_in_a_best_of_three_a_player_confirms_every_game_the_referee_reported() 
         t2 = ev.get(eid).rounds[0].tables[0]
         assert all(r.final for r in t2.results) and a.seq < b.seq
         assert t2.match is not None and t2.match.first_wins == 2
+
+
+def test_once_the_roll_is_taken_round_one_waits_for_every_player_to_check_in_or_drop() -> None:
+    """Project ruling (T9): a no-show is dropped before round one, never paired against an
+    empty chair; the refusal names him, and writes nothing."""
+    with tiny_events() as ev:
+        eid = new_event(ev, 0)
+        players = [ev.register(eid, f"Player {i}").player for i in range(1, 7)]
+        for p in players[:5]:
+            ev.check_in(eid, p)
+        before = ev.get(eid).head
+        with pytest.raises(Refused, match=r"not checked in: Player 6 \(p6\).*\(T9\)"):
+            ev.pair_next(eid)
+        assert ev.get(eid).head == before
+        ev.drop(eid, players[5], "did not come")
+        seated = {p for t in ev.pair_next(eid).tables for p in (t.first, t.second)}
+        assert seated == set(players[:5]) - {ev.get(eid).rounds[0].bye}
+
+
+def test_an_event_where_nobody_checked_in_pairs_every_registered_player() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 0)
+        players = {ev.register(eid, f"Player {i}").player for i in range(1, 5)}
+        seated = {p for t in ev.pair_next(eid).tables for p in (t.first, t.second)}
+        assert seated == players

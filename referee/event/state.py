@@ -27,6 +27,7 @@ from typing import Any, Literal
 from referee.errors import Refused
 from referee.event import pairing as pairing_mod
 from referee.event import standings as st
+from referee.event import swiss
 from referee.store import parse_utc
 
 FORMATS = ("bo1", "bo3")  # T1
@@ -482,7 +483,8 @@ def active_in(w: Work, round_number: int) -> list[WPlayer]:
 
 def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
     """The pairing of ``round_number`` from the state before it (T4, T5, T9): the standings'
-    input (:func:`standings_input`) and the side counts, paired by :func:`_next_round`.
+    input (:func:`standings_input`) and the side counts, paired by
+    :func:`referee.event.swiss.next_round`.
     Raises Refused when the round has fewer than two players."""
     s = w.settings
     assert s is not None
@@ -490,48 +492,11 @@ def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
     if len(rounds) != round_number - 1:
         raise Refused(f"round {round_number}: the rounds before it are not final (T8)", "T8")
     try:
-        return _next_round(entrants, rounds, side_counts(w), round_number, s.seed)
+        known = {e.player for e in entrants}
+        sides = {p: c for p, c in side_counts(w).items() if p in known}
+        return swiss.next_round(entrants, rounds, sides, round_number, s.seed)
     except ValueError as e:
         raise Refused(f"round {round_number}: {e}", "T4") from None
-
-
-def _next_round(
-    entrants: Sequence[st.Entrant],
-    rounds: Sequence[Sequence[st.Pairing]],
-    sides: Mapping[str, tuple[int, int]],
-    round_number: int,
-    seed: str,
-) -> pairing_mod.Pairing:
-    """The players of the round best first (T3), as the pairing sees them, paired.
-
-    A stand-in, with its signature, for ``next_round`` of the branch ``pairfast``
-    (``referee/event/swiss.py``): once that is on main this function is that call."""
-    standings = st.compute_standings(
-        [e for e in entrants if e.entered_round <= round_number], rounds, seed
-    )
-    active = {e.player for e in entrants if e.is_active_in(round_number)}
-    met: dict[str, set[str]] = {e.player: set() for e in entrants}
-    byes: set[str] = set()
-    for pairings in rounds:
-        for x in pairings:
-            if isinstance(x, st.Bye):
-                byes.add(x.player)
-            else:
-                met[x.first].add(x.second)
-                met[x.second].add(x.first)
-    players = [
-        pairing_mod.Entrant(
-            x.player,
-            x.match_points,
-            frozenset(met[x.player]),
-            x.player in byes,
-            sides.get(x.player, (0, 0))[0],
-            sides.get(x.player, (0, 0))[1],
-        )
-        for x in standings
-        if x.player in active
-    ]
-    return pairing_mod.pair_round(players, round_number, seed)
 
 
 # ---- the step ------------------------------------------------------------------------------
@@ -724,6 +689,23 @@ def _drop(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     p.drop_reason = why if isinstance(why, str) and why.strip() else None
 
 
+def _check_in_done(w: Work) -> None:
+    """Project ruling (T9): once the organiser takes the roll (someone has checked in), round
+    one is paired only when every player still in has checked in: a player who did not come is
+    dropped first (a no-show), so nobody is paired against an empty chair. An event where
+    nobody checked in pairs everyone registered."""
+    present = [p for p in active_in(w, 1) if p.entered_round <= 1]
+    missing = [p for p in present if not p.checked_in]
+    if missing and len(missing) < len(present):
+        names = ", ".join(f"{p.name} ({p.id})" for p in missing[:5])
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise Refused(
+            f"pair: not checked in: {names}{more}; check them in or drop them before round 1 "
+            "is paired (T9)",
+            "T9",
+        )
+
+
 def _pair(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     s = w.settings
     assert s is not None
@@ -750,6 +732,8 @@ def _pair(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
             )
         if latest is not None and latest.started_at is None:
             raise Refused(f"pair: round {latest.number} has not started (T4)", "T4")
+        if number == 1:
+            _check_in_done(w)
         rounds = s.rounds
         if rounds is None:
             rounds = usual_rounds(len(active_in(w, 1)))
