@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from event_helpers import SEED, new_event, play_out, tiny_events
+from event_helpers import HIGH, LOW, SEED, first_seat, new_event, play_out, tiny_events
 from service_helpers import make_referee
 
 from referee.errors import Forbidden, NotFound, Refused, ServiceError
@@ -613,3 +613,70 @@ def test_an_event_where_nobody_checked_in_pairs_every_registered_player() -> Non
         players = {ev.register(eid, f"Player {i}").player for i in range(1, 5)}
         seated = {p for t in ev.pair_next(eid).tables for p in (t.first, t.second)}
         assert seated == players
+
+
+def test_past_time_the_referee_counts_the_turns_ended_and_writes_no_draw_early() -> None:
+    """T6 counted in the game's own record: after the deadline, every time the turn passes to
+    the other seat a turn has ended. Tiny Duel's leader alternates by round, so one player
+    plays twice running at each round's end: five plays pass the turn three times, and the
+    game ends (with a winner) before the five turns of T6 are over: no draw is written."""
+    from games.tiny.game import TINY
+
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.pair_next(eid)
+        game = ev.start_round(eid).tables[0].current_game
+        assert game is not None
+        hands = {s: list(HIGH if s == TINY.players[0] else LOW) for s in TINY.players}
+        for seat in TINY.players:
+            ev.referee.submit(game, seat, {"do": "deal", "by": seat, "cards": hands[seat]})
+        assert ev.extra_turns(eid, 1) is None  # before the deadline nothing is counted
+        ev.referee.ledger.clock.advance(51 * 60)  # type: ignore[attr-defined]
+        left = []
+        for _ in range(6):
+            x = ev.extra_turns(eid, 1)
+            assert x is not None and x.game == game and x.at_time == TINY.players[0]
+            left.append(x.left)
+            assert ev.sync(eid) == []
+            seat = ev.referee.folded(game).state.player
+            ev.referee.submit(game, seat, {"do": "play", "card": hands[seat].pop(0)})
+        assert left == [5, 4, 4, 3, 3, 2]
+        (rec,) = ev.sync(eid)  # the game ended: the referee's result, not a draw
+        assert rec.body["source"] == "referee" and rec.body["winner"] is not None
+
+
+def test_a_game_won_during_the_extra_turns_is_a_win_not_a_draw() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.pair_next(eid)
+        game = ev.start_round(eid).tables[0].current_game
+        assert game is not None
+        ev.referee.ledger.clock.advance(60 * 60)  # type: ignore[attr-defined]
+        play_out(ev.referee, game, first_seat())
+        (rec,) = ev.sync(eid)
+        assert rec.body["source"] == "referee" and rec.body["winner"] is not None
+
+
+def test_once_the_extra_turns_are_played_the_referee_records_the_draw_with_the_games_head(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """T6: a game still open once five turns ended after time is a draw, written by the
+    referee itself (source time, the game's head), once. The count itself is tested on
+    alternating turns in test_event_clock (Tiny Duel's rounds do not alternate)."""
+    from referee.event.service import ExtraTurns
+
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.pair_next(eid)
+        game = ev.start_round(eid).tables[0].current_game
+        assert game is not None
+        ev.referee.ledger.clock.advance(51 * 60)  # type: ignore[attr-defined]
+        monkeypatch.setattr(ev, "_counted", lambda g, d: ExtraTurns(g, "east", 4, 1))
+        assert ev.sync(eid) == []
+        monkeypatch.setattr(ev, "_counted", lambda g, d: ExtraTurns(g, "east", 5, 0))
+        (rec,) = ev.sync(eid)
+        f = ev.referee.folded(game)
+        assert rec.seat == "system" and rec.body["source"] == "time"
+        assert rec.body["winner"] is None and rec.body["head"] == f"{f.last_seq}:{f.last_hash}"
+        assert ev.get(eid).rounds[0].tables[0].match is not None
+        assert ev.sync(eid) == []

@@ -36,6 +36,7 @@ from typing import Any
 from referee.anchors import AnchorError
 from referee.errors import Forbidden, NotFound, Refused, ServiceError, Stale, Unavailable
 from referee.event import state as S
+from referee.event.clock import EXTRA_TURNS, extra_turns_left, turns_ended
 from referee.event.export import export_event
 from referee.event.log import PREFIX, is_event_log, store_id, verify_event_log
 from referee.event.standings import Standing
@@ -70,6 +71,23 @@ class Registration:
 
 
 @dataclass(frozen=True)
+class ExtraTurns:
+    """A table past its deadline (T6), counted in its game's record: ``at_time`` the seat whose
+    turn it was at the deadline; ``ended`` how many turns have ended since (a turn ends when
+    the turn passes to the other seat); ``left`` how many are still to end (the turn at time,
+    then two each: :func:`referee.event.clock.extra_turns_left`); ``done`` once none is left."""
+
+    game: str
+    at_time: str
+    ended: int
+    left: int
+
+    @property
+    def done(self) -> bool:
+        return self.left == 0
+
+
+@dataclass(frozen=True)
 class SeatLink:
     """A player's current game and its join code: for that player only (T13)."""
 
@@ -88,6 +106,7 @@ class Events:
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._cache: dict[str, tuple[tuple[int, str], S.Work]] = {}
+        self._turns: dict[tuple[str, str], tuple[int, ExtraTurns | None]] = {}
 
     # ---- reading -----------------------------------------------------------------------------
 
@@ -395,6 +414,7 @@ class Events:
                 summ.reason is not None and not module.in_play(f.state)
             )
             if not ended:
+                out += self._draw_at_time(st.event, r.number, t, f"{f.last_seq}:{f.last_hash}")
                 continue
             n = t.games.index(game)
             first = t.firsts[n]
@@ -420,6 +440,76 @@ class Events:
                 )
             except (Stale, Refused):  # written meanwhile (a slip, a penalty): nothing to add
                 continue
+        return out
+
+    def _draw_at_time(self, event: str, round: int, t: S.Table, head: str) -> list[Record]:
+        """The draw the referee records by itself once a table's extra turns are played and
+        its game has no winner (T6), naming the game's head; nothing before."""
+        game = t.current_game
+        if t.deadline is None or game is None:
+            return []
+        if parse_utc(self.referee.ledger.clock.now()) < parse_utc(t.deadline):
+            return []
+        x = self._counted(game, t.deadline)
+        if x is None or not x.done:
+            return []
+        number = t.games.index(game) + 1
+        try:
+            return self._result(
+                event,
+                round,
+                t.table,
+                number,
+                None,
+                f"a draw at time: the turn at time and {EXTRA_TURNS} more each were played (T6)",
+                "time",
+                "system",
+                head=head,
+                key=f"time:{round}:{t.table}:{number}",
+                ends_match=True,
+            )
+        except (Stale, Refused):  # written meanwhile
+            return []
+
+    def extra_turns(self, event: str, table: int) -> ExtraTurns | None:
+        """The extra turns at ``table`` of the round being played (T6), counted from its
+        game's record: None before the table's deadline (its extensions included, T7), when its
+        match has its result, or when the game's record cannot be read."""
+        st = self.get(event)
+        r = st.round
+        if r is None or r.started_at is None:
+            return None
+        t = _table_in(r, table)
+        if t.deadline is None or t.match is not None or t.current_game is None:
+            return None
+        if parse_utc(self.referee.ledger.clock.now()) < parse_utc(t.deadline):
+            return None
+        return self._counted(t.current_game, t.deadline)
+
+    def _counted(self, game: str, deadline: str) -> ExtraTurns | None:
+        """The turns ended in ``game`` since ``deadline`` (cached by the game's head)."""
+        try:
+            head = self.referee.head(game)
+        except ServiceError:
+            return None
+        seq = int(head["seq"])
+        with self._guard:
+            hit = self._turns.get((game, deadline))
+        if hit is not None and hit[0] == seq:
+            return hit[1]
+        try:
+            steps = self.referee.replay(game, "judge")
+        except ServiceError:
+            return None
+        turns = [
+            (parse_utc(str(s["record"]["time"])), str(s["view"].turn["player"]))
+            for s in steps
+            if s["view"].turn and isinstance(s["view"].turn.get("player"), str)
+        ]
+        at_time, ended = turns_ended(turns, parse_utc(deadline))
+        out = None if at_time is None else ExtraTurns(game, at_time, ended, extra_turns_left(ended))
+        with self._guard:
+            self._turns[(game, deadline)] = (seq, out)
         return out
 
     def confirm(self, event: str, player: str, key: str | None = None) -> Record:

@@ -898,7 +898,10 @@ def _result(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
         raise Refused(f"source: {str(source)[:10]!r} is not referee, slip, time or penalty", "T8")
     if source == "referee" and seat != "system":
         raise Refused("source: a result from the referee is written by the system (T8)", "T8")
-    if source in ("slip", "time", "penalty") and seat not in ("judge", "organiser"):
+    if source == "time" and seat == "system":
+        if not isinstance(b.get("head"), str):
+            raise Refused("head: a draw the referee counted at time names the game's head (T6)")
+    elif source in ("slip", "time", "penalty") and seat not in ("judge", "organiser"):
         raise Refused("result: the judge enters the slip's result (T8)", "T8")
     number = b.get("number")
     if match_over(s, t):
