@@ -345,6 +345,21 @@ class Events:
         assert r is not None
         return r
 
+    def choose_side(self, event: str, table: int, seat: str, by: str = "organiser") -> S.Round:
+        """T10: the higher seed of ``table`` in the top cut's round not yet started chooses the
+        ``"first"`` or ``"second"`` seat (``by``: himself, or the organiser for him)."""
+
+        def build(w: S.Work) -> list[_Draft]:
+            if not w.rounds:
+                raise Refused("side: no round is paired yet (T10)", "T10")
+            body = {"round": w.rounds[-1].number, "table": table, "seat": seat}
+            return [(by, "side", body, None)]
+
+        self._write(event, build)
+        r = self.get(event).round
+        assert r is not None
+        return r
+
     def start_round(self, event: str, by: str = "organiser") -> S.Round:
         """Starts the latest paired round: creates each table's game (T14), ids
         ``<event>-r<round>t<table>``, the players' names in the seats, the join codes kept as

@@ -194,7 +194,7 @@ class Round:
     tables: tuple[Table, ...]
     bye: str | None
     started_at: str | None
-    pair_reasons: tuple[str, ...]  # reasons of re-pairs and swaps, in order
+    pair_reasons: tuple[str, ...]  # reasons of re-pairs and swaps, the sides chosen (T10)
     cut: bool = False  # a round of the top cut (T10): single elimination, not in the standings
 
     @property
@@ -301,6 +301,7 @@ class WTable:
     firsts: list[str] = field(default_factory=list)
     results: list[WResult] = field(default_factory=list)
     extensions: list[Extension] = field(default_factory=list)
+    side_chosen: bool = False  # T10: the higher seed of a top cut's table chose his side
 
     @property
     def players_(self) -> tuple[str, str]:
@@ -1033,7 +1034,9 @@ def _penalty(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
 def cut_tables(w: Work) -> list[tuple[int, str, str]]:
     """The next round of the top cut (T10), as (table, first, second): its first round from the
     standings after the Swiss rounds (:func:`referee.event.standings.top_cut`, the higher seed in
-    the first seat), each later one from the winners of the one before, in bracket order.
+    the first seat), each later one from the winners of the one before, in bracket order, the
+    higher seed (of the standings after the Swiss rounds) again in the first seat until he
+    chooses his side (:func:`_side`).
     Raises Refused when it cannot be paired now."""
     s = _settings(w)
     if s.top_cut == 0:
@@ -1064,7 +1067,13 @@ def cut_tables(w: Work) -> list[tuple[int, str, str]]:
         winners.append(won)
     if len(winners) < 2:
         raise Refused("cut: the top cut's final is played (T10)", "T10")
-    return [(i // 2 + 1, winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
+    seed = {c.higher: c.higher_seed for c in w.cut.pairings}
+    seed.update({c.lower: c.lower_seed for c in w.cut.pairings})
+    out = []
+    for i in range(0, len(winners), 2):
+        a, b = sorted(winners[i : i + 2], key=lambda p: seed[p])  # the higher seed first
+        out.append((i // 2 + 1, a, b))
+    return out
 
 
 def _cut(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
@@ -1083,6 +1092,34 @@ def _cut(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     w.rounds.append(WRound(number, [WTable(n, a, c) for n, a, c in want], None, cut=True))
 
 
+def _side(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    """T10: at a table of the top cut the higher seed chooses his side before the round
+    starts (he is the first seat until he chooses): himself, or the organiser for him."""
+    r = _round(w, b.get("round"))
+    if not r.cut:
+        raise Refused(
+            f"side: round {r.number} is a Swiss round; its sides are the pairing's (T5)", "T5"
+        )
+    if r.started_at is not None:
+        raise Refused(f"side: round {r.number} has started (T10)", "T10")
+    number = b.get("table")
+    t = next((x for x in r.tables if x.table == number), None)
+    if t is None:
+        raise Refused(f"table: round {r.number} has no table {str(number)[:10]} (T10)", "T10")
+    if t.side_chosen:
+        raise Refused(f"side: the higher seed of table {t.table} has chosen already (T10)", "T10")
+    higher = t.first
+    if seat not in ("organiser", "judge", higher):
+        raise Refused(f"side: the higher seed of table {t.table} chooses his side (T10)", "T10")
+    choice = b.get("seat")
+    if choice not in ("first", "second"):
+        raise Refused("seat: the side chosen is the first or the second seat (T10)", "T10")
+    if choice == "second":
+        t.first, t.second = t.second, t.first
+    t.side_chosen = True
+    r.reasons.append(f"table {t.table}: {higher}, the higher seed, chose the {choice} seat")
+
+
 _HANDLERS = {
     "register": _register,
     "checkin": _checkin,
@@ -1097,6 +1134,7 @@ _HANDLERS = {
     "correct": _correct,
     "penalty": _penalty,
     "cut": _cut,
+    "side": _side,
 }
 KINDS = frozenset({"event", *_HANDLERS})
 
