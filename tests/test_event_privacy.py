@@ -17,6 +17,7 @@ import random
 from typing import Any
 
 import msgspec
+import pytest
 from privacy_property import ServiceDriver, no_reply_depends_on_hidden, no_seat_sees_hidden
 from service_helpers import make_referee
 
@@ -115,7 +116,5 @@ class LeakyEventDriver(EventDriver):
 
 
 def test_the_property_catches_an_event_view_that_leaks() -> None:
-    import pytest
-
     with pytest.raises(AssertionError, match="differ"):
         no_reply_depends_on_hidden(LeakyEventDriver.new, 2)
