@@ -22,6 +22,7 @@ from typing import Any
 
 from flask import Flask
 
+import web.event_api  # noqa: F401  (the events' API routes join the API's blueprint)
 from referee.games import GAMES
 from referee.words import head_text, needs_words, plural
 from web import api, auth, errors, home, judge, limits, live, replay, seat, witness
