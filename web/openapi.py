@@ -274,8 +274,8 @@ def _path_parameters(path: str) -> list[dict[str, Any]]:
             schema = {"type": "string", "pattern": r"^p[1-9][0-9]{0,3}$"}
             text = "a player's id in the event (p1, p2...)"
         elif name in ("number", "table"):
-            schema = {"type": "integer", "minimum": 0}
-            text = f"the {'round' if name == 'number' else 'table'}'s number"
+            schema = {"type": "string", "pattern": r"^[0-9]{1,9}$"}
+            text = f"the {'round' if name == 'number' else 'table'}'s number (digits; else 404)"
         out.append(
             {"name": name, "in": "path", "required": True, "schema": schema, "description": text}
         )
