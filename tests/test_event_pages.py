@@ -210,7 +210,7 @@ def test_a_player_registers_himself_and_his_phone_keeps_his_page(app: Flask) -> 
     c = app.test_client()
     page = c.get(f"/e/{eid}/register").get_data(as_text=True)
     r = c.post(f"/e/{eid}/register", data={"csrf": csrf_of(page), "name": "Zed"})
-    assert r.status_code == 201
+    assert r.status_code == 201 and r.mimetype == "text/html"
     html = r.get_data(as_text=True)
     assert f"/e/{eid}/p/" in html and "late-entry" not in html
     assert "Zed" in c.get(f"/e/{eid}").get_data(as_text=True).split('id="mine-h">')[1][:20]

@@ -341,6 +341,6 @@ def register(event: str) -> Response | tuple[str, int, dict[str, str]]:
         missed=max(0, p.entered_round - 1),
     )
     body, status, headers = _no_store(page, 201)
-    resp = Response(body, status, headers)
+    resp = Response(body, status, headers, mimetype="text/html")
     set_player_cookie(resp, event, reg.code)
     return resp
