@@ -112,7 +112,7 @@ def test_a_player_reaches_his_game_from_his_link_and_confirms_his_result(venue: 
     shot(d, "5-confirmed")
     (res,) = venue.ev.get(eid).table_of("p1").results  # type: ignore[union-attr]
     assert res.confirmed == ("p1",)
-    logs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+    logs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]  # type: ignore[no-untyped-call]
     assert logs == [], logs
 
 
