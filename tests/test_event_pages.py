@@ -247,5 +247,10 @@ def test_an_events_game_page_shows_the_tables_clock_with_its_extension(app: Flas
 
 def test_a_game_no_event_made_shows_no_clock(app: Flask) -> None:
     created, _ = new_game(app)
-    html = app.test_client().get(f"/g/{created.game}").get_data(as_text=True)
-    assert "event-game" not in html and "event-clock" not in html
+    ref = referee_of(app)  # nor one whose id only looks like an event's game
+    lookalike = ref.create_game(game="nocup-r1t1").game
+    for game in (created.game, lookalike):
+        r = app.test_client().get(f"/g/{game}")
+        assert r.status_code == 200
+        html = r.get_data(as_text=True)
+        assert "event-game" not in html and "event-clock" not in html
