@@ -359,3 +359,34 @@ def test_a_new_personal_code_shuts_the_old_one_out(app: Flask) -> None:
     assert r.status_code == 200 and r.json is not None
     assert c.get(f"/api/v1/events/{eid}/me", headers=bearer(codes["p1"])).status_code == 401
     assert me(c, eid, r.json["code"])["me"]["player"] == "p1"
+
+
+def test_the_higher_seed_of_a_top_cut_table_chooses_his_side_and_nobody_else(app: Flask) -> None:
+    """T10 through the API: the lower seed is refused (403), the higher seed chooses once."""
+    c = app.test_client()
+    eid = create(c, top_cut=4, rounds=1)
+    codes = {}
+    for i in range(1, 5):
+        reg = register(c, eid, f"Player {i}")
+        codes[reg["player"]] = reg["code"]
+    assert c.post(f"/api/v1/events/{eid}/rounds", headers=ORG).status_code == 201
+    assert c.post(f"/api/v1/events/{eid}/rounds/1/start", headers=ORG).status_code == 200
+    rnd = c.get(f"/api/v1/events/{eid}").json["pairings"][0]  # type: ignore[index]
+    for t in rnd["tables"]:
+        body = {"winner": t["first"], "reason": "slip"}
+        r = c.post(f"/api/v1/events/{eid}/tables/{t['table']}/result", json=body, headers=ORG)
+        assert r.status_code == 200, r.data
+    assert c.post(f"/api/v1/events/{eid}/rounds", headers=ORG).status_code == 201  # the cut
+    cut = c.get(f"/api/v1/events/{eid}").json["pairings"][-1]["tables"][0]  # type: ignore[index]
+    higher, lower = cut["first"], cut["second"]
+    side = f"/api/v1/events/{eid}/tables/1/side"
+    before = records(app, eid)
+    assert c.post(side, json={"seat": "second"}, headers=bearer(codes[lower])).status_code == 403
+    assert c.post(side, json={"seat": "up"}, headers=bearer(codes[higher])).status_code == 422
+    assert records(app, eid) == before
+    r = c.post(side, json={"seat": "second"}, headers=bearer(codes[higher]))
+    assert r.status_code == 200, r.data
+    now = r.json["pairings"][-1]["tables"][0]  # type: ignore[index]
+    assert (now["first"], now["second"]) == (lower, higher)
+    again = c.post(side, json={"seat": "first"}, headers=ORG)
+    assert again.status_code == 422 and "T10" in again.get_data(as_text=True)

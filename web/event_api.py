@@ -135,6 +135,10 @@ class CorrectSchema(_Strict):
     )
 
 
+class SideSchema(_Strict):
+    seat = fields.String(required=True, validate=validate.OneOf(("first", "second")))
+
+
 class DisputeSchema(_Strict):
     note = fields.String(required=True, validate=validate.Length(min=1, max=500))
 
@@ -606,6 +610,32 @@ def event_start(event: str, number: int) -> Response:
 
 
 # ---- tables of the latest round ------------------------------------------------------------
+
+
+@route(
+    "/events/<event>/tables/<int:table>/side",
+    "POST",
+    "Choose a top cut table's side before the round starts (its higher seed, or the "
+    "organiser for him, T10)",
+    body=SideSchema,
+    response="PublicEvent",
+    errors=(400, 401, 403, 404, 413, 415, 422, 503),
+    access="event player",
+    headers=("X-CSRF-Token",),
+    tags=EVENTS,
+)
+def event_side(event: str, table: int) -> Response:
+    """The higher seed sits first until he chooses; once per table (T10)."""
+    _known(event)
+    ev = get_events()
+    r = _latest(ev, event)
+    t = next((x for x in r.tables if x.table == table), None)
+    if t is None:
+        raise Refused(f"table: round {r.number} has no table {table} (T10)", "T10")
+    by = _organiser_or(event, t.first)
+    body = load_json(SideSchema)
+    ev.choose_side(event, table, body["seat"], by=by)
+    return _public(event)
 
 
 @route(
