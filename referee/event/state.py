@@ -175,6 +175,7 @@ class Table:
     extensions: tuple[Extension, ...]
     deadline: str | None  # ISO UTC: start + round time + extensions (T6, T7)
     match: st.Match | None  # the final match result, once every game of it is final
+    side_chosen: bool = False  # a top cut's table: its higher seed chose his side (T10)
 
     @property
     def players(self) -> tuple[str, str]:
@@ -1183,6 +1184,7 @@ def freeze(w: Work) -> EventState:
                     tuple(t.extensions),
                     _deadline(s, r, t),
                     match_of(s, t) if r.started_at is not None else None,
+                    t.side_chosen,
                 )
                 for t in r.tables
             ),
