@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime
 import io
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from flask import (
@@ -124,9 +124,7 @@ def events_list() -> str:
             rows.append({"event": eid, "name": eid, "phase": refusal(e), "players": 0})
             continue
         s = st.settings
-        rows.append(
-            {"event": eid, "name": s.name, "phase": st.phase, "players": len(st.players)}
-        )
+        rows.append({"event": eid, "name": s.name, "phase": st.phase, "players": len(st.players)})
     return render_template(
         "events.html",
         rows=rows,
@@ -377,13 +375,10 @@ def screen(event: str) -> str:
     standings after the last finished round. The public view only (T13)."""
     eid = event_or_404(event)
     ev = get_events()
-    try:
+    with suppress(ServiceError):  # the public page shows what is written, come what may
         ev.sync(eid)
-    except ServiceError:
-        pass
     st = ev.get(eid)
     pub = public_view(st)
-    now = _now()
     r = pub.pairings[-1] if pub.pairings else None
     by_name: list[dict[str, Any]] = []
     if r is not None:
@@ -456,9 +451,7 @@ def pairings_sheet(st: S.EventState, printed: datetime.datetime) -> sheets.Pairi
     )
 
 
-def match_slips(
-    ev: Events, st: S.EventState, base: str, printed: datetime.datetime
-) -> list[sheets.MatchSlip]:
+def match_slips(ev: Events, st: S.EventState, base: str) -> list[sheets.MatchSlip]:
     """A slip per table of the round being played, each seat with its own join link (the
     game's join codes: the organiser's to hand out, T13). Before the round starts there are
     no games, so no links: a slip needs the round started."""
@@ -534,7 +527,7 @@ def pdf(event: str, sheet: str) -> Response:
         elif sheet == "by-table":
             data = sheets.pairings_by_table_pdf(pairings_sheet(st, printed))
         elif sheet == "slips":
-            data = sheets.match_slips_pdf(match_slips(ev, st, base, printed), printed)
+            data = sheets.match_slips_pdf(match_slips(ev, st, base), printed)
         else:
             data = sheets.standings_pdf(standings_sheet(st, printed))
     except (ValueError, ServiceError) as e:
