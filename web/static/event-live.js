@@ -6,14 +6,18 @@
   "use strict";
   var body = document.body, url = body.getAttribute("data-wait-url");
   var seq = parseInt(body.getAttribute("data-event-seq") || "-1", 10);
-  var console_ = body.getAttribute("data-live") === "console";
-  var dirty = false;
+  var console_ = body.getAttribute("data-event-live") === "console";
+  var dirty = false, leaving = false;
   document.addEventListener("input", function () { dirty = true; });
+  // a form sent is the page's own move: its answer is the next page, never a reload over it
+  document.addEventListener("submit", function () { leaving = true; });
+  window.addEventListener("pagehide", function () { leaving = true; });
   function busy() {
     var a = document.activeElement;
     return dirty || (a && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName));
   }
   function moved() {
+    if (leaving) { return; }
     if (console_ && busy()) {
       var note = document.getElementById("live-note");
       if (note) { note.textContent = "The event moved: reload to see it."; note.hidden = false; }
