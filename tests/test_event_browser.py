@@ -31,7 +31,6 @@ from selenium.common.exceptions import (  # noqa: E402
 )
 from selenium.webdriver import Chrome  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from referee.event.export import verify_event_export  # noqa: E402
