@@ -209,7 +209,7 @@ def _seconds_left(deadline: str | None, now: datetime.datetime) -> int | None:
 
 def _result_text(res: S.Result, names: Mapping[str, str]) -> str:
     who = "a draw" if res.winner is None else f"{names.get(res.winner, res.winner)} wins"
-    return f"game {res.number}: {who} ({res.reason}, {res.source})"
+    return f"game {res.number}: {who} ({res.reason.rstrip('.')}; by {res.source})"
 
 
 @bp.get("/events/<event>")
