@@ -26,8 +26,11 @@ from schemathesis.transport.wsgi import WSGI_TRANSPORT
 from service_helpers import Table
 from web_helpers import JUDGE_CODE, make_app, new_game, referee_of, token_of
 
-# tournament: the tournament judge's code; stranger: a Bearer code that opens no seat
-SEATS = ("hera", "zeus", "judge", "tournament", "public", "stranger")
+from web.events import get_events
+
+# tournament: the tournament judge's code (the organiser of events); stranger: a Bearer code
+# that opens no seat; entrant: a player's personal code at the caller's event (issue 34)
+SEATS = ("hera", "zeus", "judge", "tournament", "public", "stranger", "entrant")
 WRONG_CODE = "not-a-join-code-of-this-server-0123"
 EXAMPLES = 12  # per operation and seat, in each generating phase
 
@@ -49,14 +52,39 @@ def caller(seat: str) -> Caller:
     table.setup()
     ref = referee_of(app)
     tokens = {s: ref.claim(table.game, c).token for s, c in table.codes.items()}
-    code = {**tokens, "judge": JUDGE_CODE, "tournament": JUDGE_CODE, "stranger": WRONG_CODE}.get(
-        seat
-    )
+    event, entrant = event_playing(app)
+    code = {
+        **tokens,
+        "judge": JUDGE_CODE,
+        "tournament": JUDGE_CODE,
+        "stranger": WRONG_CODE,
+        "entrant": entrant,
+    }.get(seat)
     headers = {"Authorization": f"Bearer {code}"} if code else {}
-    parameters = {"path.game": table.game}
+    parameters = {
+        "path.game": table.game,
+        "path.event": event,
+        "path.player": "p1",
+        "path.number": "1",
+        "path.table": "1",
+    }
     if seat == "judge":  # a reissue of the judge's own link would lock this run out at once
         parameters["path.seat"] = "zeus"
     return Caller(app, table.game, headers, parameters)
+
+
+def event_playing(app: Flask) -> tuple[str, str]:
+    """An event (issue 34) of four players, round 1 started; its id and p1's personal code."""
+    with app.app_context():
+        ev = get_events()
+        eid = ev.create(name="Contract Cup", game="hera-zeus", seed="0123456789abcdef")
+        code = ""
+        for i in range(1, 5):
+            reg = ev.register(eid, f"Player {i}")
+            code = code or reg.code
+        ev.pair_next(eid)
+        ev.start_round(eid)
+    return eid, code
 
 
 def config_for(c: Caller) -> SchemathesisConfig:
@@ -146,9 +174,21 @@ REACHED = {
     "hera": {"GET /games/{game}/log", "POST /games/{game}/actions", "POST /games/{game}/calls"},
     "zeus": {"GET /games/{game}", "GET /games/{game}/export", "POST /games/{game}/calls"},
     "judge": {"GET /tables", "POST /games/{game}/undo", "POST /games/{game}/ruling"},
-    "tournament": {"GET /tables", "GET /games/{game}/export", "POST /games/{game}/undo"},
-    "public": {"GET /games/{game}", "GET /games/{game}/stream", "GET /games/{game}/log"},
-    "stranger": {"GET /session", "POST /games"},
+    "tournament": {
+        "GET /tables",
+        "GET /games/{game}/export",
+        "POST /games/{game}/undo",
+        "GET /events/{event}/export",
+        "POST /events/{event}/players",
+    },
+    "public": {
+        "GET /games/{game}",
+        "GET /games/{game}/stream",
+        "GET /games/{game}/log",
+        "GET /events/{event}",
+    },
+    "stranger": {"GET /session", "POST /games", "GET /events"},
+    "entrant": {"GET /events/{event}", "GET /events/{event}/me"},
 }
 
 
@@ -421,12 +461,21 @@ def test_the_event_stream_has_a_schema(app: Flask) -> None:
 
 def test_security_schemes_and_who_may_call_each_operation(app: Flask) -> None:
     doc = document(app)
-    assert set(doc["components"]["securitySchemes"]) == {"bearer", "seatCookie", "judgeCookie"}
+    assert set(doc["components"]["securitySchemes"]) == {
+        "bearer",
+        "seatCookie",
+        "judgeCookie",
+        "eventCookie",  # an event player's (issue 34)
+    }
     assert doc["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
     assert {} in operation(doc, "get", "/games/{game}")["security"]  # the public reads
     for path in ("undo", "amend", "resolve", "ruling", "actions", "answer", "observations"):
         assert {} not in operation(doc, "post", f"/games/{{game}}/{path}")["security"]
     assert operation(doc, "post", "/games")["security"] == []
+    organiser = operation(doc, "post", "/events/{event}/rounds")["security"]
+    assert organiser == [{"bearer": []}, {"judgeCookie": []}]  # the organiser alone (issue 34)
+    assert {} not in operation(doc, "get", "/events/{event}/me")["security"]
+    assert {} in operation(doc, "get", "/events/{event}")["security"]
     for method, ops in ((m, o) for p in doc["paths"].values() for m, o in p.items()):
         assert "security" in ops, method
         if {"bearer": []} in ops["security"]:

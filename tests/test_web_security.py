@@ -17,6 +17,7 @@ from web_helpers import Browser, make_app, new_game, referee_of, take_seat
 
 from referee import service
 from referee.store import MemoryStore
+from web.events import get_events
 from web.middleware import loggable_path
 
 
@@ -34,8 +35,18 @@ def post_rules(app: Flask) -> list[str]:
     return sorted(out)
 
 
-def fill(rule: str, game: str) -> str:
-    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: {"game": game}.get(m.group(1), "zeus"), rule)
+def fill(rule: str, game: str, event: str = "zeus") -> str:
+    values = {"game": game, "event": event, "number": "1", "table": "1", "player": "p1"}
+    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values.get(m.group(1), "zeus"), rule)
+
+
+def an_event(app: Flask) -> str:
+    """An event of this app (issue 34), with a player: its routes reach their CSRF check."""
+    with app.app_context():
+        ev = get_events()
+        eid = ev.create(name="Cup", game="hera-zeus")
+        ev.register(eid, "Ann")
+    return eid
 
 
 # ---- the seats' secrets --------------------------------------------------------------------
@@ -121,6 +132,7 @@ def test_the_access_log_never_holds_a_join_code(
         ("/join/g1/SECRET", "/join/g1/…"),
         ("/join/g1/SECRET/extra", "/join/g1/…/extra"),
         ("/judge/join/SECRET", "/judge/join/…"),
+        ("/e/cup/p/SECRET", "/e/cup/p/…"),  # an event player's personal link (issue 34)
         ("/g/g1", "/g/g1"),
         ("/api/v1/games/g1/actions", "/api/v1/games/g1/actions"),
     ],
@@ -151,11 +163,12 @@ def test_a_server_error_is_logged_without_the_code(
 
 def test_every_state_changing_route_refuses_a_request_without_the_token(app: Flask) -> None:
     created, b = new_game(app)
+    event = an_event(app)
     rules = post_rules(app)
     assert len(rules) >= 12, rules
     n = len(referee_of(app).log(created.game, "judge"))
     for rule in rules:
-        path = fill(rule, created.game)
+        path = fill(rule, created.game, event)
         for seat in ("hera", "zeus", "judge"):
             r = b[seat].client.post(path, json={"action": "end"})
             assert r.status_code == 403, (rule, seat, r.status_code)

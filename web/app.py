@@ -22,6 +22,8 @@ from typing import Any
 
 from flask import Flask
 
+import web.event_api  # its routes join the API's blueprint (issue 34)
+import web.player_event
 from referee.games import GAMES
 from referee.words import head_text, needs_words, plural
 from web import api, auth, errors, event_pages, home, judge, limits, live, replay, seat, witness
@@ -63,6 +65,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(event_pages.bp)
     app.register_blueprint(replay.bp)
     app.register_blueprint(witness.bp)
+    app.register_blueprint(web.player_event.bp)  # the player's event page (issue 34)
     install(app, PAGE_MODULES)  # each game's pages (and its own blueprints)
 
     app.context_processor(page_globals)

@@ -37,7 +37,8 @@ access_log = logging.getLogger("referee.access")
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-_JOIN_RE = re.compile(r"^(/join/[^/?#]+/|/judge/join/)[^/?#]+")
+# a seat's join link, the judge's, an event player's personal link (issue 34)
+_JOIN_RE = re.compile(r"^(/join/[^/?#]+/|/judge/join/|/e/[^/?#]+/p/)[^/?#]+")
 
 
 def loggable_path(path: str) -> str:

@@ -30,7 +30,7 @@ from referee.games import GAMES
 from referee.models import Receipt, Ruling, SeatView, TableRow
 from web import schemas
 
-Access = Literal["none", "any", "seat", "player", "judge"]
+Access = Literal["none", "any", "seat", "player", "judge", "organiser", "event player", "event any"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,10 @@ class RouteDoc:
     """One endpoint as the document states it.
 
     ``access``: who may call it — "none" (no seat involved), "any" (every seat, the public
-    too), "seat" (a player or the judge), "player" (a player seat of the game), "judge".
+    too), "seat" (a player or the judge), "player" (a player seat of the game), "judge"; of an
+    event (issue 34, :mod:`web.event_api`): "organiser" (the tournament judge), "event player"
+    (a player of the event by his personal code, or the organiser where the summary says so),
+    "event any" (anyone; the public without a credential).
     ``errors``: every other status it answers with. ``headers``: request headers it reads;
     ``etag``: the success response carries the game's ``ETag``; ``replies``: the success
     headers besides it."""
@@ -74,6 +77,13 @@ _SEAT_TEXT: dict[Access, str] = {
     "seat": "A player or the judge (the public is refused with 403).",
     "player": f"{PLAYER_TITLES} (the judge and the public are refused with 403).",
     "judge": "The judge of this game or the tournament judge (anyone else: 403).",
+    "organiser": "The organiser of events: the tournament judge, his code as Bearer or his "
+    "cookie (anyone else: 403).",
+    "event player": "A player of this event: his personal code as Bearer, or the cookie "
+    "hze_{event} his personal link sets; the organiser too where the summary says so (anyone "
+    "else: 403).",
+    "event any": "Anyone; a player (his personal code) or the organiser by their credential; "
+    "without one you are the public.",
 }
 
 _STATUS_TEXT = {
@@ -194,6 +204,13 @@ SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
         "name": "hzjudge",
         "description": "the tournament judge's cookie (/judge/join/{code}); judge of every table",
     },
+    "eventCookie": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "hze_{event}",
+        "description": "an event player's cookie, set by his personal link /e/{event}/p/{code} "
+        "(HttpOnly, SameSite=Strict); a POST with it needs X-CSRF-Token",
+    },
 }
 
 _CREDENTIALS: list[dict[str, list[str]]] = [
@@ -203,9 +220,22 @@ _CREDENTIALS: list[dict[str, list[str]]] = [
 ]
 
 
+_EVENT_CREDENTIALS: list[dict[str, list[str]]] = [
+    {"bearer": []},
+    {"eventCookie": []},
+    {"judgeCookie": []},
+]
+
+
 def _security(access: Access) -> list[dict[str, list[str]]]:
     if access == "none":
         return []
+    if access == "organiser":
+        return [{"bearer": []}, {"judgeCookie": []}]
+    if access == "event player":
+        return list(_EVENT_CREDENTIALS)
+    if access == "event any":
+        return [{}, *_EVENT_CREDENTIALS]
     if access == "any":
         return [{}, *_CREDENTIALS]  # without a credential: the public seat
     return list(_CREDENTIALS)
@@ -237,6 +267,15 @@ def _path_parameters(path: str) -> list[dict[str, Any]]:
         elif name == "seat":
             schema = {"type": "string", "enum": [*schemas.PLAYERS, "judge"]}
             text = "the seat (another name is 404)"
+        elif name == "event":
+            schema = {"type": "string", "pattern": r"^[A-Za-z0-9_-]{1,40}$"}
+            text = "the event's id (another form is 404)"
+        elif name == "player":
+            schema = {"type": "string", "pattern": r"^p[1-9][0-9]{0,3}$"}
+            text = "a player's id in the event (p1, p2...)"
+        elif name in ("number", "table"):
+            schema = {"type": "string", "pattern": r"^[0-9]{1,9}$"}
+            text = f"the {'round' if name == 'number' else 'table'}'s number (digits; else 404)"
         out.append(
             {"name": name, "in": "path", "required": True, "schema": schema, "description": text}
         )
@@ -469,12 +508,42 @@ def typed_components() -> dict[str, dict[str, Any]]:
         "properties": {"tables": {"type": "array", "items": tops[-1]}},
         "required": ["tables"],
     }
+    out.update(event_components())
     (receipt,), whole = msgspec.json.schema_components([Receipt], ref_template=REF + "{name}")
     shape = dict(whole[receipt["$ref"].removeprefix(REF)])
     shape["properties"] = {**shape["properties"], "view": {"$ref": REF + "View"}}
     shape["properties"].update(RECEIPT_WEB)
     out["Receipt"] = shape
     return {k: _openapi30(v) for k, v in out.items()}
+
+
+def _event_name(name: str) -> str:
+    """An event view's part in the document: ``Event...`` (the games' parts have the same
+    class names: TableRow)."""
+    return name if name.endswith("Event") else "Event" + name
+
+
+def _renamed(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_renamed(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _renamed(v) for k, v in node.items()}
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith(REF):
+        out["$ref"] = REF + _event_name(ref.removeprefix(REF))
+    return out
+
+
+def event_components() -> dict[str, dict[str, Any]]:
+    """The schemas of an event's public view (``PublicEvent``) and a player's
+    (``PlayerEvent``), generated from their types (:mod:`referee.event.views`, T13)."""
+    from referee.event.views import PlayerEvent, PublicEvent
+
+    _, parts = msgspec.json.schema_components(
+        [PublicEvent, PlayerEvent], ref_template=REF + "{name}"
+    )
+    return {_event_name(k): _renamed(v) for k, v in parts.items()}
 
 
 def document() -> dict[str, Any]:

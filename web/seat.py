@@ -27,6 +27,7 @@ from referee.service import NeedsInput, ServiceError, fill_input
 from web.acting import back, forget_own_question, own_question, submit
 from web.auth import recovery_words
 from web.desk import judge_context
+from web.events import event_of_game
 from web.games import PageModule, page_for, page_of, seat_title, seats
 from web.present import describe_record, said
 from web.request import (
@@ -82,6 +83,7 @@ def page_context(game: str, seat: str) -> dict[str, Any]:
         **shell_context(pm),
         **pm.common_context(view),
         **seats_context(game, seat),
+        "at_event": event_of_game(game),  # a game an event made: its round clock (T6, T7)
     }
     if seat in pm.players:
         ctx.update(
