@@ -51,20 +51,21 @@ class Hall:
     ev: Events
     organiser: Chrome
     screen: Chrome
+    phones: list[Chrome]
 
 
 @pytest.fixture
 def hall() -> Iterator[Hall]:
     ref = make_referee()
     config = {"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False, "JUDGE_CODE": JUDGE_CODE}
-    profiles = [new_profile("event-organiser"), new_profile("event-screen")]
+    profiles = [new_profile(f"event-{who}") for who in ("organiser", "screen", "ph1", "ph2")]
     drivers: list[Chrome] = []
     with registered(TINY):
         try:
             app = create_app(config)
             with serving(app) as url:
-                organiser, screen = (chrome(p) for p in profiles)
-                drivers += [organiser, screen]
+                organiser, screen, *phones = (chrome(p) for p in profiles)  # phones: 360x740
+                drivers += [organiser, screen, *phones]
                 organiser.set_window_size(1280, 800)
                 screen.set_window_size(1920, 1080)
                 organiser.get(f"{url}/judge/join/{JUDGE_CODE}")
@@ -72,7 +73,7 @@ def hall() -> Iterator[Hall]:
                     from web.events import get_events
 
                     ev = get_events()
-                yield Hall(url, ref, ev, organiser, screen)
+                yield Hall(url, ref, ev, organiser, screen, phones)
         finally:
             for d in drivers:
                 d.quit()
@@ -111,6 +112,9 @@ def submit(d: Chrome, form_css: str, **fields: str) -> None:
         el = form.find_element(By.NAME, name)
         if el.tag_name == "select":
             Select(el).select_by_value(value)
+        elif el.get_attribute("type") == "checkbox":
+            if el.is_selected() != (value == "on"):
+                el.click()
         elif el.get_attribute("type") == "hidden":
             d.execute_script("arguments[0].value = arguments[1]", el, value)
         else:
@@ -138,36 +142,80 @@ def click(d: Chrome, css: str) -> None:
     no_error(d)
 
 
-def finish_round(h: Hall, eid: str, slip_tables: set[int], dispute_table: int | None) -> None:
-    """The round's results: each table not in ``slip_tables`` played to its end in the
-    referee (the first seat wins), both players confirming (the service stands for their
-    phones); the ``dispute_table``'s second player disputes instead and the judge settles it
-    on the console; the slips are typed on the console."""
+def current(h: Hall, eid: str) -> None:
+    """Waits until the console shows the event's last record (its live reload done), so that
+    no reload comes between the test's look at a form and its typing."""
     o = h.organiser
-    r = h.ev.get(eid).round
-    assert r is not None
-    for t in r.tables:
-        if t.table in slip_tables:
-            continue
-        play_out(h.ref, t.games[0], TINY.players[0])
-    h.ev.sync(eid)
-    for t in r.tables:
-        if t.table in slip_tables:
-            continue
-        if t.table == dispute_table:
-            h.ev.dispute(eid, t.second, "I won the last trick")
-            continue
-        for p in t.players:
-            h.ev.confirm(eid, p)
+
+    def shows_head() -> bool:
+        head = h.ev.get(eid).head
+        seq = o.find_element(By.TAG_NAME, "body").get_attribute("data-event-seq")
+        ready = o.execute_script("return document.readyState") == "complete"
+        return ready and head is not None and seq == str(head[0])
+
+    until(o, shows_head, "the console showing the event's last record")
+
+
+def on_phone(h: Hall, eid: str, d: Chrome, what: str, note: str = "") -> None:
+    """The player of phone ``d`` confirms (or disputes, with ``note``) his table's result on
+    his event page; it shows the result by itself (its live update)."""
+    d.get(f"{h.url}/e/{eid}")
+    until(d, lambda: d.find_elements(By.ID, "confirm-result"), "the result on the phone")
+    if what == "dispute":
+        d.find_element(By.ID, "dispute-note").send_keys(note)
+        d.find_element(By.ID, "dispute-result").click()
+        until(d, lambda: d.find_elements(By.ID, "result-disputed"), "the dispute taken")
+    else:
+        d.find_element(By.ID, "confirm-result").click()
+        until(d, lambda: not d.find_elements(By.ID, "confirm-result"), "the confirmation taken")
+
+
+def finish_round(
+    h: Hall,
+    eid: str,
+    slip_tables: set[int],
+    phones: dict[str, Chrome],
+    disputer: str | None = None,
+) -> None:
+    """The round's results: each table not in ``slip_tables`` played to its end in the
+    referee (the first seat wins); the console shows it by itself (its live update); both
+    players confirm, on their phones for the players in ``phones`` (the service stands for the
+    others' phones); ``disputer`` disputes on his phone instead and the judge settles it on the
+    console; the slips are typed on the console."""
+    o = h.organiser
     o.get(f"{h.url}/events/{eid}")
     loaded(o)
-    if dispute_table is not None:
-        t = next(x for x in r.tables if x.table == dispute_table)
+    r = h.ev.get(eid).round
+    assert r is not None
+    played = [t for t in r.tables if t.table not in slip_tables]
+    for t in played:
+        play_out(h.ref, t.games[0], TINY.players[0])
+
+    def shown() -> bool:  # the console moved by itself: no table of the referee still playing
+        states = [
+            o.find_element(By.ID, f"table-{t.table}").get_attribute("data-state") for t in played
+        ]
+        return all(x in ("waiting", "final") for x in states)
+
+    until(o, shown, "the referee's results on the console without a reload")
+    disputed = None
+    for t in played:
+        for p in t.players:
+            if p == disputer:
+                on_phone(h, eid, phones[p], "dispute", "I won the last trick")
+                disputed = t
+            elif p in phones and disputer not in t.players:
+                on_phone(h, eid, phones[p], "confirm")
+            elif disputer not in t.players:
+                h.ev.confirm(eid, p)
+    if disputed is not None:
         until(o, lambda: "I won the last trick" in o.page_source, "the dispute on the console")
-        submit(o, f"#settle-{dispute_table}-1", winner=t.first, reason="the log shows it")
+        current(h, eid)
+        submit(o, f"#settle-{disputed.table}-1", winner=disputed.first, reason="the log shows it")
         no_error(o)
     for number in sorted(slip_tables):
         t = next(x for x in r.tables if x.table == number)
+        current(h, eid)
         o.execute_script(f"document.querySelector('#slip-{number}').closest('details').open = true")
         submit(o, f"#slip-{number}", winner=t.second)
         no_error(o)
@@ -183,18 +231,34 @@ def test_a_whole_event_from_registration_to_the_final_standings(hall: Hall) -> N
     o.get(f"{h.url}/judge")
     click(o, "#events-link a")
     o.execute_script("document.querySelector('#new-event-tiny').closest('details').open = true")
-    submit(o, "#new-event-tiny", name="Friday Duel", rounds="3")
+    submit(o, "#new-event-tiny", name="Friday Duel", rounds="3", self_register="on")
     no_error(o)
     eid = o.current_url.rsplit("/", 1)[-1]
     s = h.ev.get(eid).settings
     assert (s.name, s.rounds, s.format, s.round_minutes) == ("Friday Duel", 3, "bo1", 50)
     # registration by name, each link shown once; check-in
     links = []
-    for name in NAMES:
+    for name in NAMES[:7]:
         submit(o, "#register-form", name=name)
         no_error(o)
-        links.append(o.find_element(By.CSS_SELECTOR, "#new-links a").get_attribute("href"))
-    assert all(f"/e/{eid}/p/" in str(u) for u in links)
+        links.append(str(o.find_element(By.CSS_SELECTOR, "#new-links a").get_attribute("href")))
+    assert all(f"/e/{eid}/p/" in u for u in links)
+    # the eighth registers himself from the venue's QR code (its link, on the console)
+    venue = str(o.find_element(By.CSS_SELECTOR, "#self-register a").get_attribute("href"))
+    ph1, ph2 = h.phones
+    ph2.get(venue)
+    ph2.find_element(By.ID, "name").send_keys(NAMES[7])
+    ph2.find_element(By.ID, "register-me").click()
+    until(ph2, lambda: ph2.find_elements(By.ID, "personal-link"), "his personal link")
+    ph2.find_element(By.ID, "to-my-page").click()
+    until(ph2, lambda: ph2.find_elements(By.ID, "mine-h"), "his event page")
+    # the first player opens the link the organiser handed him
+    ph1.get(links[0])
+    ph1.find_element(By.ID, "take-player").click()
+    until(ph1, lambda: ph1.find_elements(By.ID, "mine-h"), "Ada's event page")
+    o.get(f"{h.url}/events/{eid}")
+    loaded(o)
+    assert h.ev.get(eid).player("p8").by == "self"
     for i in range(1, 9):
         click(o, f"#player-p{i} form button")
     assert all(p.checked_in for p in h.ev.get(eid).players)
@@ -203,6 +267,12 @@ def test_a_whole_event_from_registration_to_the_final_standings(hall: Hall) -> N
     click(o, "#pair-next")
     click(o, "#start-round")
     until(o, lambda: o.find_elements(By.CSS_SELECTOR, ".event-clock"), "the round clock")
+    d = h.screen  # the projector, from the start of round 1: pairings by table and by name
+    d.get(f"{h.url}/events/{eid}/screen")
+    loaded(d)
+    until(d, lambda: "pairings by table" in d.page_source, "the pairings on the projector")
+    assert "Standings" not in d.page_source
+    d.save_screenshot(str(shots / "projector-pairings-1920x1080.png"))
     o.execute_script("document.querySelector('#extend-2').closest('details').open = true")
     submit(o, "#extend-2", minutes="5", reason="a long ruling")
     no_error(o)
@@ -218,8 +288,13 @@ def test_a_whole_event_from_registration_to_the_final_standings(hall: Hall) -> N
     )
     no_error(o)
     assert "warning for tardiness (round 1): late by 4 minutes" in o.page_source
-    finish_round(h, eid, slip_tables={2}, dispute_table=3)
+    phones = {"p1": ph1, "p8": ph2}
+    st1 = h.ev.get(eid)
+    mine = {st1.table_of(p).table for p in phones}  # type: ignore[union-attr]
+    slip = max({1, 2, 3, 4} - mine)
+    finish_round(h, eid, slip_tables={slip}, phones=phones, disputer="p1")
     o.save_screenshot(str(shots / "console-round1-1280x800.png"))
+    until(d, lambda: "Standings" in d.page_source, "the standings on the projector, by itself")
     # a drop after round 1
     dropper = h.ev.get(eid).round.tables[3].second  # type: ignore[union-attr]
     submit(o, f"#player-{dropper} form.inline", reason="train to catch")
@@ -231,7 +306,7 @@ def test_a_whole_event_from_registration_to_the_final_standings(hall: Hall) -> N
         click(o, "#start-round")
         r = h.ev.get(eid).round
         assert r is not None and r.number == number and r.bye is not None
-        finish_round(h, eid, slip_tables={1}, dispute_table=None)
+        finish_round(h, eid, slip_tables={1}, phones={})
     st = h.ev.get(eid)
     assert st.over and len(st.rounds) == 3
     # the final standings on the console, then on the projector (public: no penalty)
@@ -241,7 +316,6 @@ def test_a_whole_event_from_registration_to_the_final_standings(hall: Hall) -> N
     assert len(rows) == 8 and "(dropped)" in o.find_element(By.ID, "standings").text
     assert axe_violations(o) == []
     o.save_screenshot(str(shots / "console-final-1280x800.png"))
-    d = h.screen
     d.get(f"{h.url}/events/{eid}/screen")
     loaded(d)
     assert "late by 4 minutes" not in d.page_source and "tardiness" not in d.page_source

@@ -247,9 +247,7 @@ def console(event: str) -> str:
             }
         )
     base = request.host_url.rstrip("/")
-    self_url = base + url_for("event_pages.console", event=eid).replace(
-        f"/events/{eid}", f"/e/{eid}/register"
-    )
+    self_url = base + url_for("eventplayer.register_page", event=eid)
     new_links = [
         {**x, "qr": qr_svg(x["url"])}
         for x in session.pop(REGISTERED, [])
@@ -275,8 +273,14 @@ def console(event: str) -> str:
         penalties=S.PENALTIES,
         seq=-1 if head is None else head[0],
         active=[p for p in st.players if p.dropped_after_round is None],
+        standings=st.standings if _finished_rounds(st) else (),
         now=now,
     )
+
+
+def _finished_rounds(st: S.EventState) -> int:
+    """How many Swiss rounds are finished: the standings are shown after the first."""
+    return sum(1 for r in st.rounds if r.finished and not r.cut)
 
 
 def _player_arg(st: S.EventState, f: Mapping[str, str], name: str) -> str:
@@ -299,7 +303,8 @@ def act(event: str, what: str) -> Response:
         st = ev.get(eid)
         if what == "register":
             reg = ev.register(eid, _text(f, "name", 40))
-            url = request.host_url.rstrip("/") + f"/e/{eid}/p/{reg.code}"
+            path = url_for("eventplayer.personal_link", event=eid, code=reg.code)
+            url = request.host_url.rstrip("/") + path
             shown = [x for x in session.get(REGISTERED, []) if isinstance(x, dict)]
             name = ev.get(eid).player(reg.player).name
             session[REGISTERED] = [*shown, {"event": eid, "name": name, "url": url}][-8:]
@@ -407,6 +412,7 @@ def screen(event: str) -> str:
         clock=clock_of(st),
         sides=_seat_titles(pub.game),
         seq=-1 if st.head is None else st.head[0],
+        standings=pub.standings if _finished_rounds(st) else [],
     )
 
 
@@ -488,6 +494,8 @@ def standings_sheet(st: S.EventState, printed: datetime.datetime) -> sheets.Stan
     """The standings after the last finished round, with each tiebreaker (T3)."""
     names = _names(st)
     done = [r.number for r in st.rounds if r.finished and not r.cut]
+    if not done:
+        raise ValueError("standings: no round is finished yet (T3)")
     rows = tuple(
         sheets.StandingLine(
             s.rank,
