@@ -272,6 +272,7 @@ def test_a_whole_event_from_registration_to_the_final_standings(hall: Hall) -> N
     loaded(d)
     until(d, lambda: "pairings by table" in d.page_source, "the pairings on the projector")
     assert "Standings" not in d.page_source
+    until(d, lambda: d.execute_script("return document.getAnimations().length === 0"), "no fade")
     d.save_screenshot(str(shots / "projector-pairings-1920x1080.png"))
     o.execute_script("document.querySelector('#extend-2').closest('details').open = true")
     submit(o, "#extend-2", minutes="5", reason="a long ruling")
