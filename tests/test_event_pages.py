@@ -322,3 +322,32 @@ def test_the_wait_answers_the_events_last_record(app: Flask) -> None:
     r = Browser(app).get(f"/events/{eid}/wait?seq=-1")
     assert r.get_json() == {"seq": last}
     assert Browser(app).get("/events/no-such/wait?seq=0").status_code == 404
+
+
+def test_the_standings_sheet_prints_once_a_round_is_finished(app: Flask) -> None:
+    eid = playing(app, players=4)
+    ev = events(app)
+    o = Organiser(app)
+    page = html.unescape(
+        o.b.get(f"/events/{eid}/pdf/standings", follow_redirects=True).get_data(as_text=True)
+    )
+    assert "Refused: standings: no round is finished yet (T3)" in page
+    for t in ev.get(eid).round.tables:  # type: ignore[union-attr]
+        ev.enter_result(eid, 1, t.table, 1, t.first, "slip")
+    r = o.b.get(f"/events/{eid}/pdf/standings")
+    assert (r.status_code, r.mimetype) == (200, "application/pdf")
+
+
+def test_a_long_pairing_is_paged_on_the_projector_a_page_at_a_time(app: Flask) -> None:
+    """30 players: 15 tables by table (two pages of 12), 30 names (three pages); the pages
+    take turns (event-live.js)."""
+    eid = playing(app, players=30)
+    screen = Browser(app).get(f"/events/{eid}/screen").get_data(as_text=True)
+    labels = re.findall(r'<section class="page" data-page aria-label="([^"]+)"', screen)
+    assert labels == [
+        "Pairings by table, page 1 of 2",
+        "Pairings by table, page 2 of 2",
+        "Pairings by name, page 1 of 3",
+        "Pairings by name, page 2 of 3",
+        "Pairings by name, page 3 of 3",
+    ]
