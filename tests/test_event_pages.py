@@ -351,3 +351,13 @@ def test_a_long_pairing_is_paged_on_the_projector_a_page_at_a_time(app: Flask) -
         "Pairings by name, page 2 of 3",
         "Pairings by name, page 3 of 3",
     ]
+
+
+def test_a_judge_call_at_a_table_of_the_round_shows_on_the_console(app: Flask) -> None:
+    eid = playing(app, players=4)
+    t = events(app).get(eid).round.tables[1]  # type: ignore[union-attr]
+    referee_of(app).call_judge(t.games[0], TINY.players[0], "a card fell on the floor")
+    console = Organiser(app).page(f"/events/{eid}")
+    row = console[console.index('id="table-2"') : console.index('id="table-2"') + 2500]
+    assert "calls the judge: a card fell on the floor" in row
+    assert f'href="/judge?table={t.games[0]}"' in row
