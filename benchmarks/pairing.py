@@ -1,12 +1,15 @@
-"""Swiss pairing speed (T4, T5): time per round of a simulated 7-round event.
+"""Swiss pairing speed and quality (T4, T5) over simulated events (referee/event/simulate.py).
 
-    .venv/bin/python benchmarks/pairing.py [--players 64 256] [--rounds 7] [--seed N]
+    .venv/bin/python benchmarks/pairing.py [--players 64 256] [--rounds 7] [--events 50]
+        [--seed S]
 
-For each field size, plays a simulated event (random results from the seed, standings by match
-points then a random tiebreak) and prints the mean and maximum milliseconds ``pair_round`` took
-per round, the rematches in its pairings, and the rematches that pairing each round's standings
-in order (1-2, 3-4, ...) would have made: those are the rematches avoided. Nothing here asserts:
-the numbers depend on the machine (tests never time anything).
+For each field size, one simulated event of ``--rounds`` rounds; then a batch of ``--events``
+simulated events of 8 to 64 players, 3 to 7 rounds, with drops and late entries. Each line
+gives events, rounds paired, rematches made, rematches avoided (those pairing each round's
+standings in order, 1-2, 3-4, ..., would have made, less those made), byes, and the mean and
+maximum milliseconds ``pair_round`` took per pairing (rounds 2 on: round one is a shuffle).
+The pairer is timed here, wrapped around ``pair_round``; the simulation itself stays pure.
+Nothing here asserts: the numbers depend on the machine (tests never time anything).
 """
 
 from __future__ import annotations
@@ -16,65 +19,69 @@ import random
 import statistics
 import sys
 import time
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.event.pairing import Entrant, pair_round
+from referee.event.pairing import Pairable, Pairing, pair_round
+from referee.event.simulate import Simulation, simulate
 
 
-def rematch_count(entrants: dict[str, Entrant], pairs: list[tuple[str, str]]) -> int:
-    return sum(1 for a, b in pairs if b in entrants[a].met)
+class TimedPairer:
+    """``pair_round``, keeping the milliseconds of each later round's pairing."""
 
+    def __init__(self) -> None:
+        self.ms: list[float] = []
 
-def run(players: int, rounds: int, seed: int) -> None:
-    rng = random.Random(seed)
-    state = {f"p{i}": Entrant(player=f"p{i}", points=0) for i in range(players)}
-    tiebreak = {p: rng.random() for p in state}
-    times: list[float] = []
-    ours = naive = 0
-    for round_number in range(1, rounds + 1):
-        standings = sorted(state.values(), key=lambda e: (-e.points, tiebreak[e.player]))
+    def __call__(self, field: Sequence[Pairable], number: int, seed: str) -> Pairing:
         start = time.perf_counter()
-        pairing = pair_round(standings, round_number, f"bench-{seed}")
-        times.append((time.perf_counter() - start) * 1000)
-        pairs = [(t.first, t.second) for t in pairing.tables]
-        ours += rematch_count(state, pairs)
-        in_order = [e.player for e in standings]
-        naive += rematch_count(
-            state, [(in_order[i], in_order[i + 1]) for i in range(0, len(in_order) - 1, 2)]
-        )
-        for a_id, b_id in pairs:
-            a, b = state[a_id], state[b_id]
-            pa, pb = rng.choice([(3, 0), (0, 3), (3, 0), (0, 3), (1, 1)])
-            state[a_id] = replace(
-                a, points=a.points + pa, met=a.met | {b_id}, first_games=a.first_games + 1
-            )
-            state[b_id] = replace(
-                b, points=b.points + pb, met=b.met | {a_id}, second_games=b.second_games + 1
-            )
-        if pairing.bye is not None:
-            e = state[pairing.bye]
-            state[e.player] = replace(e, points=e.points + 3, had_bye=True)
-    later = times[1:]
+        pairing = pair_round(field, number, seed)
+        if number > 1:
+            self.ms.append((time.perf_counter() - start) * 1000)
+        return pairing
+
+
+def report(label: str, sims: list[Simulation], ms: list[float]) -> None:
+    rounds = sum(s.rounds_paired for s in sims)
+    made = sum(s.rematches for s in sims)
+    avoided = sum(s.rematches_avoided for s in sims)
+    byes = sum(s.byes for s in sims)
     print(
-        f"{players:4d} players, {rounds} rounds: "
-        f"mean {statistics.fmean(times):8.1f} ms/round, max {max(times):8.1f} ms "
-        f"(rounds 2+: mean {statistics.fmean(later):8.1f} ms); "
-        f"rematches {ours}, in-order pairing would make {naive} "
-        f"(avoided {naive - ours})"
+        f"{label:>22}: {len(sims):3d} events, {rounds:4d} rounds, rematches made {made}, "
+        f"avoided {avoided}, byes {byes}; pairing mean {statistics.fmean(ms):7.1f} ms, "
+        f"max {max(ms):7.1f} ms"
     )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--players", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--seed", type=int, default=34)
+    parser.add_argument("--events", type=int, default=50)
+    parser.add_argument("--seed", default="34")
     args = parser.parse_args()
     for players in args.players:
-        run(players, args.rounds, args.seed)
+        timer = TimedPairer()
+        sim = simulate(players, args.rounds, f"bench-{args.seed}-{players}", pairer=timer)
+        report(f"{players} players", [sim], timer.ms)
+    if args.events:
+        rng = random.Random(f"bench-{args.seed}")
+        timer = TimedPairer()
+        sims = []
+        for k in range(args.events):
+            players = rng.randint(8, 64)
+            sims.append(
+                simulate(
+                    players,
+                    rng.randint(3, 7),
+                    f"bench-{args.seed}-batch-{k}",
+                    drops=rng.randint(0, 3),
+                    late=rng.randint(0, 3),
+                    pairer=timer,
+                )
+            )
+        report("8-64 players, batch", sims, timer.ms)
 
 
 if __name__ == "__main__":

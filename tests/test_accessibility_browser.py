@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 from browser_helpers import axe_violations, chrome, new_profile, require_browser, serving, take_seat
+from flask import Flask
 from service_helpers import make_referee
 from test_service import set_up
 
@@ -25,6 +26,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from referee.service import Referee  # noqa: E402
 from web.app import create_app  # noqa: E402
+from web.events import get_events  # noqa: E402
 
 JUDGE_CODE = "tournament-judge-code-0123456789"
 
@@ -37,6 +39,7 @@ class Table:
     hera: Chrome
     judge: Chrome
     links: dict[str, str]  # join links: Hera's (taken), a free seat's, a taken one's unjudged
+    event: dict[str, str]  # an event's pages (issue 34): its id, a player's link, its game...
 
     def pages(self) -> dict[str, tuple[Chrome, str]]:
         g = f"{self.url}/g/{self.game}"
@@ -50,6 +53,12 @@ class Table:
             "a join link's page": (self.judge, self.links["free"]),
             "a held seat's page": (self.judge, self.links["hera"]),
             "a held seat's page without a judge": (self.judge, self.links["taken"]),
+            # an event (issue 34): Hera's phone holds its first player's page and seat
+            "a player's event page": (self.hera, f"{self.url}/e/{self.event['id']}"),
+            "an event's public page": (self.judge, f"{self.url}/e/{self.event['id']}"),
+            "a personal link's page": (self.judge, self.event["link"]),
+            "self-registration": (self.judge, f"{self.url}/e/{self.event['open']}/register"),
+            "a seat at an event's game": (self.hera, f"{self.url}/g/{self.event['game']}"),
         }
 
 
@@ -60,7 +69,8 @@ def table() -> Iterator[Table]:
     profiles = [new_profile("a11y-hera"), new_profile("a11y-judge")]
     hera, judge = (chrome(p) for p in profiles)
     try:
-        with serving(create_app(config)) as url:
+        app = create_app(config)
+        with serving(app) as url:
             created = ref.create_game(profile="rio-grande", starting="hera")
             g = created.game
             set_up(ref, g)
@@ -73,12 +83,38 @@ def table() -> Iterator[Table]:
                 "free": f"{url}/join/{other.game}/{other.codes['hera']}",
                 "taken": f"{url}/join/{other.game}/{other.codes['zeus']}",
             }
-            yield Table(url, ref, g, hera, judge, links)
+            yield Table(url, ref, g, hera, judge, links, an_event(app, url, hera))
     finally:
         for d in (hera, judge):
             d.quit()
         for p in profiles:
             shutil.rmtree(p, ignore_errors=True)
+
+
+def an_event(app: Flask, url: str, phone: Chrome) -> dict[str, str]:
+    """An event playing round 1 (issue 34): ``phone`` holds its first player's page and his
+    seat at his game (set up); its second player's personal link; an event taking
+    self-registration."""
+    with app.app_context():
+        ev = get_events()
+    eid = ev.create(
+        name="Tuesday Cup",
+        game="hera-zeus",
+        options={"profile": "rio-grande", "starting": "hera"},
+        seed="0123456789abcdef",
+    )
+    regs = [ev.register(eid, name) for name in ("Ann Example", "Bob", "Cleo", "Dmitri")]
+    ev.pair_next(eid)
+    ev.start_round(eid)
+    phone.get(f"{url}/e/{eid}/p/{regs[0].code}")
+    phone.find_element(By.ID, "take-player").click()
+    WebDriverWait(phone, 30).until(lambda d: d.current_url.endswith(f"/e/{eid}"))
+    open_ = ev.create(name="Open Cup", game="hera-zeus", self_register=True)
+    link = ev.seat_link(eid, "p1")
+    assert link is not None
+    set_up(ev.referee, link.game)
+    take_seat(phone, f"{url}/join/{link.game}/{link.code}")  # his seat at his game
+    return {"id": eid, "link": f"{url}/e/{eid}/p/{regs[1].code}", "open": open_, "game": link.game}
 
 
 def settled(d: Chrome, url: str) -> None:

@@ -346,3 +346,16 @@ def test_the_document_states_every_event_route(app: Flask) -> None:
         "PublicEvent" in doc["components"]["schemas"]
         and "PlayerEvent" in doc["components"]["schemas"]
     )
+
+
+def test_a_new_personal_code_shuts_the_old_one_out(app: Flask) -> None:
+    eid, codes = playing(app, 2)
+    c = app.test_client()
+    assert (
+        c.post(f"/api/v1/events/{eid}/players/p1/code", headers=bearer(codes["p1"])).status_code
+        == 403
+    )
+    r = c.post(f"/api/v1/events/{eid}/players/p1/code", headers=ORG)
+    assert r.status_code == 200 and r.json is not None
+    assert c.get(f"/api/v1/events/{eid}/me", headers=bearer(codes["p1"])).status_code == 401
+    assert me(c, eid, r.json["code"])["me"]["player"] == "p1"

@@ -19,8 +19,10 @@ from referee.event.clock import (
     Phase,
     RoundClock,
     TableState,
+    extra_turns_left,
     remaining_text,
     round_clock,
+    turns_ended,
 )
 
 START = datetime(2026, 11, 28, 14, 0, tzinfo=UTC)
@@ -239,3 +241,35 @@ def test_the_round_s_clock_is_its_longest_table_still_playing(
     assert c.seconds_left == max(playing, default=c.base_seconds_left)
     assert c.seconds_left >= c.base_seconds_left or not playing
     assert (c.phase is Phase.FINISHED) == (not playing)
+
+
+def _turns(start: datetime, players: str) -> list[tuple[datetime, str]]:
+    """One record a minute from ``start``, each leaving the turn to the seat its letter names."""
+    return [
+        (start + timedelta(minutes=i), {"a": "first", "b": "second"}[p])
+        for i, p in enumerate(players)
+    ]
+
+
+def test_at_time_the_turn_being_played_ends_then_two_turns_each_before_the_draw() -> None:
+    """T6: five turns end after the deadline (the one at time, then two each), counted as
+    the turn passes from one seat to the other."""
+    deadline = START + timedelta(minutes=50)
+    # several records per turn (a turn of several actions); time is called during b's turn
+    turns = _turns(START + timedelta(minutes=45), "aabbbb" + "aab" + "bba" + "ba")
+    at_time, ended = turns_ended(turns, deadline)
+    assert at_time == "second" and ended == 5
+    assert extra_turns_left(ended) == 0
+    assert [extra_turns_left(n) for n in range(7)] == [5, 4, 3, 2, 1, 0, 0]
+
+
+def test_records_before_the_deadline_never_count_as_extra_turns() -> None:
+    deadline = START + timedelta(minutes=50)
+    at_time, ended = turns_ended(_turns(START, "abababab"), deadline)
+    assert (at_time, ended) == ("second", 0)
+
+
+def test_a_game_whose_first_record_after_time_counts_from_that_turn() -> None:
+    deadline = START
+    at_time, ended = turns_ended(_turns(START + timedelta(minutes=1), "aab"), deadline)
+    assert (at_time, ended) == ("first", 1)

@@ -112,7 +112,7 @@ def test_a_player_reaches_his_game_from_his_link_and_confirms_his_result(venue: 
     shot(d, "5-confirmed")
     (res,) = venue.ev.get(eid).table_of("p1").results  # type: ignore[union-attr]
     assert res.confirmed == ("p1",)
-    logs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+    logs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]  # type: ignore[no-untyped-call]
     assert logs == [], logs
 
 
@@ -131,3 +131,22 @@ def test_the_public_page_and_self_registration_at_360_px(venue: Venue) -> None:
     d.find_element(By.ID, "to-my-page").click()
     WebDriverWait(d, 30).until(lambda drv: drv.find_elements(By.ID, "mine-h"))
     assert d.find_element(By.ID, "mine-h").text == "Zed"
+
+
+def test_the_clock_speaks_only_at_a_minute_mark(venue: Venue) -> None:
+    """The widget counts from the server's deadline and now: 61 s left says nothing at first,
+    then "1 minute left" once the minute mark is crossed (its aria-live region)."""
+    d = venue.phone
+    d.get(f"{venue.url}/e/{venue.event}")
+    WebDriverWait(d, 30).until(lambda drv: drv.find_elements(By.ID, "event-clock"))
+    d.execute_script(
+        "var c = document.getElementById('event-clock');"
+        "c.setAttribute('data-now', '2030-01-01T00:00:00.000+00:00');"
+        "c.setAttribute('data-deadline', '2030-01-01T00:01:01+00:00');"
+    )
+    say = d.find_element(By.CSS_SELECTOR, "#event-clock .event-clock-say")
+    left = d.find_element(By.CSS_SELECTOR, "#event-clock .event-clock-left")
+    WebDriverWait(d, 5).until(lambda _: left.text in ("1:01", "1:00"))
+    assert say.text == "" and say.get_attribute("aria-live") == "polite"
+    WebDriverWait(d, 6).until(lambda _: left.text == "0:59")
+    assert say.get_attribute("textContent") == "1 minute left"

@@ -247,5 +247,27 @@ def test_an_events_game_page_shows_the_tables_clock_with_its_extension(app: Flas
 
 def test_a_game_no_event_made_shows_no_clock(app: Flask) -> None:
     created, _ = new_game(app)
-    html = app.test_client().get(f"/g/{created.game}").get_data(as_text=True)
-    assert "event-game" not in html and "event-clock" not in html
+    ref = referee_of(app)  # nor one whose id only looks like an event's game
+    lookalike = ref.create_game(game="nocup-r1t1").game
+    for game in (created.game, lookalike):
+        r = app.test_client().get(f"/g/{game}")
+        assert r.status_code == 200
+        html = r.get_data(as_text=True)
+        assert "event-game" not in html and "event-clock" not in html
+
+
+def test_the_live_poll_finds_a_game_that_ended_where_the_bell_was_not_heard(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Events, "listen", lambda self: None)  # another process's game, say
+    eid, _ = event(app, 2)
+    ev = events(app)
+    link = ev.seat_link(eid, "p1")
+    assert link is not None
+    c = app.test_client()
+    was = c.get(f"/e/{eid}/head").json["seq"]  # type: ignore[index]
+    play_out(referee_of(app), link.game, link.seat)
+    monkeypatch.setattr("web.events.sync_now.__defaults__", (0.0,))
+    assert c.get(f"/e/{eid}/head").json["seq"] > was  # type: ignore[index]
+    (res,) = ev.get(eid).rounds[0].tables[0].results
+    assert res.source == "referee" and res.winner == "p1"

@@ -57,6 +57,9 @@ def random_call(ev: Events, eid: str, rng: random.Random) -> Callable[[], Any]:
         lambda: ev.sync(eid),
         lambda: ev.top_cut(eid),
         lambda: ev.pair_cut(eid),
+        lambda: ev.choose_side(
+            eid, t, rng.choice(["first", "second", "hera"]), rng.choice(["organiser", p])
+        ),
     ]
     game = table.current_game if table is not None and st.phase == "playing" else None
     if game is not None and rng.random() < 0.3:

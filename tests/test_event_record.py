@@ -55,8 +55,9 @@ def test_the_top_cut_pairs_the_best_four_then_the_winners_to_a_champion() -> Non
             ev.pair_cut(eid)
         ev.correct(eid, 4, 2, 1, semi.tables[1].first, "won the extra turns on the replay")
         final = ev.pair_cut(eid)
+        # seed 4 beat seed 1, seed 2 beat seed 3: seed 2 is the higher seed of the final
         assert [(t.first, t.second) for t in final.tables] == [
-            (semi.tables[0].second, semi.tables[1].first)
+            (semi.tables[1].first, semi.tables[0].second)
         ]
         ev.start_round(eid)
         assert ev.get(eid).champion is None
@@ -185,3 +186,37 @@ def test_a_page_waiting_on_the_event_wakes_when_a_record_is_written() -> None:
         waiter.join(10)
         assert got == [seq[0] + 1]
         assert ev.wait(eid, seq[0] + 1, 0) == seq[0] + 1  # nothing new: at once
+
+
+def test_the_higher_seed_of_a_top_cut_table_chooses_his_side_before_it_starts() -> None:
+    """T10: the higher seed chooses his side (himself, or the organiser for him), once, before
+    the round starts; nobody else chooses; a Swiss round's sides are the pairing's (T5)."""
+    with tiny_events() as ev:
+        eid = new_event(ev, 8, top_cut=4)
+        ev.pair_next(eid)
+        with pytest.raises(Refused, match="T5"):
+            ev.choose_side(eid, 1, "second")
+        r = ev.start_round(eid)
+        for t in r.tables:
+            ev.enter_result(eid, r.number, t.table, 1, t.first, "slip")
+        slips(ev, eid)
+        slips(ev, eid)
+        cut = ev.pair_cut(eid)
+        higher, lower = cut.tables[0].first, cut.tables[0].second
+        with pytest.raises(Refused, match="higher seed"):
+            ev.choose_side(eid, 1, "second", by=lower)
+        with pytest.raises(Refused, match="first or the second"):
+            ev.choose_side(eid, 1, "hera", by=higher)
+        r = ev.choose_side(eid, 1, "second", by=higher)
+        assert (r.tables[0].first, r.tables[0].second) == (lower, higher)
+        assert any("chose the second seat" in why for why in r.pair_reasons)
+        with pytest.raises(Refused, match="chosen already"):
+            ev.choose_side(eid, 1, "first", by=higher)
+        ev.choose_side(eid, 2, "first")  # the organiser for the higher seed of table 2
+        started = ev.start_round(eid)
+        game = started.tables[0].current_game
+        assert game is not None
+        assert ev.referee.game_info(game).players[0] == ev.seat_link(eid, lower).seat  # type: ignore[union-attr]
+        with pytest.raises(Refused, match="has started"):
+            ev.choose_side(eid, 2, "second")
+        assert verify_event_export(ev.export(eid)).ok

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from event_helpers import SEED, new_event, play_out, tiny_events
+from event_helpers import HIGH, LOW, SEED, first_seat, new_event, play_out, tiny_events
 from service_helpers import make_referee
 
 from referee.errors import Forbidden, NotFound, Refused, ServiceError
@@ -273,6 +273,8 @@ def test_a_seat_link_reaches_his_own_seat_only() -> None:
         b = ev.seat_link(eid, "p2")
         assert a is not None and b is not None and a.game == b.game and a.seat != b.seat
         assert ev.referee.seat_for_code(a.game, a.code) == a.seat
+        kept = ev.referee.store.secrets(store_id(eid))
+        assert a.code not in str(kept) and b.code not in str(kept)  # a stolen database
         assert a.code not in str(ev.public(eid)) and a.code not in str(ev.player(eid, "p2"))
         own = ev.player(eid, "p1").me.seat_link
         assert own is not None and own.code == a.code
@@ -286,6 +288,9 @@ def test_a_players_code_opens_his_page_only() -> None:
         assert ev.player_for_code(eid, a.code) == a.player
         assert ev.player_for_code(eid, b.code) == b.player
         assert ev.player_for_code(eid, "nonsense") is None
+        again = ev.new_player_code(eid, a.player)
+        assert ev.player_for_code(eid, again) == a.player
+        assert ev.player_for_code(eid, a.code) is None  # the lost phone's code opens nothing
 
 
 def test_a_start_after_a_crash_midway_reuses_the_games_made_and_reissues_their_seats() -> None:
@@ -564,3 +569,114 @@ def test_a_player_registers_himself_only_where_the_event_allows_it() -> None:
         rec = ev.referee.store.records(store_id(open_))[-1]
         assert rec.seat == me.player and rec.body["by"] == "self"
         assert ev.player_for_code(open_, me.code) == me.player
+
+
+def test_in_a_best_of_three_a_player_confirms_every_game_the_referee_reported() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2, format="bo3")
+        ev.pair_next(eid)
+        t = ev.start_round(eid).tables[0]
+        for _ in range(2):  # the first player wins two games, one confirmation late
+            link = ev.seat_link(eid, t.first)
+            assert link is not None
+            play_out(ev.referee, link.game, link.seat)
+            ev.sync(eid)
+        assert ev.get(eid).rounds[0].tables[0].match is None
+        a = ev.confirm(eid, t.first)
+        b = ev.confirm(eid, t.second)
+        assert ev.confirm(eid, t.second) == b  # a double tap
+        t2 = ev.get(eid).rounds[0].tables[0]
+        assert all(r.final for r in t2.results) and a.seq < b.seq
+        assert t2.match is not None and t2.match.first_wins == 2
+
+
+def test_once_the_roll_is_taken_round_one_waits_for_every_player_to_check_in_or_drop() -> None:
+    """Project ruling (T9): a no-show is dropped before round one, never paired against an
+    empty chair; the refusal names him, and writes nothing."""
+    with tiny_events() as ev:
+        eid = new_event(ev, 0)
+        players = [ev.register(eid, f"Player {i}").player for i in range(1, 7)]
+        for p in players[:5]:
+            ev.check_in(eid, p)
+        before = ev.get(eid).head
+        with pytest.raises(Refused, match=r"not checked in: Player 6 \(p6\).*\(T9\)"):
+            ev.pair_next(eid)
+        assert ev.get(eid).head == before
+        ev.drop(eid, players[5], "did not come")
+        seated = {p for t in ev.pair_next(eid).tables for p in (t.first, t.second)}
+        assert seated == set(players[:5]) - {ev.get(eid).rounds[0].bye}
+
+
+def test_an_event_where_nobody_checked_in_pairs_every_registered_player() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 0)
+        players = {ev.register(eid, f"Player {i}").player for i in range(1, 5)}
+        seated = {p for t in ev.pair_next(eid).tables for p in (t.first, t.second)}
+        assert seated == players
+
+
+def test_past_time_the_referee_counts_the_turns_ended_and_writes_no_draw_early() -> None:
+    """T6 counted in the game's own record: after the deadline, every time the turn passes to
+    the other seat a turn has ended. Tiny Duel's leader alternates by round, so one player
+    plays twice running at each round's end: five plays pass the turn three times, and the
+    game ends (with a winner) before the five turns of T6 are over: no draw is written."""
+    from games.tiny.game import TINY
+
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.pair_next(eid)
+        game = ev.start_round(eid).tables[0].current_game
+        assert game is not None
+        hands = {s: list(HIGH if s == TINY.players[0] else LOW) for s in TINY.players}
+        for seat in TINY.players:
+            ev.referee.submit(game, seat, {"do": "deal", "by": seat, "cards": hands[seat]})
+        assert ev.extra_turns(eid, 1) is None  # before the deadline nothing is counted
+        ev.referee.ledger.clock.advance(51 * 60)  # type: ignore[attr-defined]
+        left = []
+        for _ in range(6):
+            x = ev.extra_turns(eid, 1)
+            assert x is not None and x.game == game and x.at_time == TINY.players[0]
+            left.append(x.left)
+            assert ev.sync(eid) == []
+            seat = ev.referee.folded(game).state.player
+            ev.referee.submit(game, seat, {"do": "play", "card": hands[seat].pop(0)})
+        assert left == [5, 4, 4, 3, 3, 2]
+        (rec,) = ev.sync(eid)  # the game ended: the referee's result, not a draw
+        assert rec.body["source"] == "referee" and rec.body["winner"] is not None
+
+
+def test_a_game_won_during_the_extra_turns_is_a_win_not_a_draw() -> None:
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.pair_next(eid)
+        game = ev.start_round(eid).tables[0].current_game
+        assert game is not None
+        ev.referee.ledger.clock.advance(60 * 60)  # type: ignore[attr-defined]
+        play_out(ev.referee, game, first_seat())
+        (rec,) = ev.sync(eid)
+        assert rec.body["source"] == "referee" and rec.body["winner"] is not None
+
+
+def test_once_the_extra_turns_are_played_the_referee_records_the_draw_with_the_games_head(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """T6: a game still open once five turns ended after time is a draw, written by the
+    referee itself (source time, the game's head), once. The count itself is tested on
+    alternating turns in test_event_clock (Tiny Duel's rounds do not alternate)."""
+    from referee.event.service import ExtraTurns
+
+    with tiny_events() as ev:
+        eid = new_event(ev, 2)
+        ev.pair_next(eid)
+        game = ev.start_round(eid).tables[0].current_game
+        assert game is not None
+        ev.referee.ledger.clock.advance(51 * 60)  # type: ignore[attr-defined]
+        monkeypatch.setattr(ev, "_counted", lambda g, d: ExtraTurns(g, "east", 4, 1))
+        assert ev.sync(eid) == []
+        monkeypatch.setattr(ev, "_counted", lambda g, d: ExtraTurns(g, "east", 5, 0))
+        (rec,) = ev.sync(eid)
+        f = ev.referee.folded(game)
+        assert rec.seat == "system" and rec.body["source"] == "time"
+        assert rec.body["winner"] is None and rec.body["head"] == f"{f.last_seq}:{f.last_hash}"
+        assert ev.get(eid).rounds[0].tables[0].match is not None
+        assert ev.sync(eid) == []

@@ -153,6 +153,10 @@ def _schema(cls: type[Schema]) -> Schema:
     return s
 
 
+# what the events' API (web.event_api) shares: the body's loading and the schemas' instances
+load_json = _load
+schema_instance = _schema
+
 WATCHERS.append(_SCHEMAS.clear)  # a game registered or gone: its create body (web.schemas)
 
 

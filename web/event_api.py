@@ -31,7 +31,7 @@ from marshmallow import Schema, fields, validate
 from referee.errors import Forbidden, NotFound, Refused, ServiceError
 from referee.event import state as S
 from referee.event.service import Events
-from web.api import _load, _schema, route
+from web.api import load_json, route, schema_instance
 from web.errors import BadBearer
 from web.events import event_or_404, get_events, is_organiser, player_of
 from web.request import bearer, check_csrf, csrf_token
@@ -72,7 +72,7 @@ class EventCreateSchema(_Strict):
     round_minutes = fields.Integer(
         load_default=S.DEFAULT_ROUND_MINUTES,
         strict=True,
-        validate=validate.Range(min=1, max=S.MAX_ROUND_MINUTES),
+        validate=validate.Range(min=10, max=S.MAX_ROUND_MINUTES),
     )
     top_cut = fields.Integer(load_default=0, strict=True, validate=validate.OneOf(S.TOP_CUTS))
     self_register = fields.Boolean(load_default=False)
@@ -274,7 +274,7 @@ def _known(event: str) -> str:
 
 
 def _json(schema: type[Schema], data: Any, status: int = 200) -> Response:
-    resp = jsonify(_schema(schema).dump(data))
+    resp = jsonify(schema_instance(schema).dump(data))
     resp.status_code = status
     return resp
 
@@ -335,7 +335,7 @@ def event_create() -> Response:
         check_csrf("")
         raise Forbidden("only the organiser (the tournament judge) creates events")
     check_csrf("")
-    body = _load(EventCreateSchema)
+    body = load_json(EventCreateSchema)
     eid = get_events().create(**body)
     resp = _public(eid, 201)
     resp.headers["Location"] = f"/api/v1/events/{eid}"
@@ -433,7 +433,7 @@ def event_register(event: str) -> Response:
     by = "organiser" if who == "organiser" else "self"
     if by == "self" and not ev.get(event).settings.self_register:
         raise Refused("this event takes no self-registration: the organiser registers (T9)", "T9")
-    body = _load(NameSchema)
+    body = load_json(NameSchema)
     reg = ev.register(event, body["name"], by=by)
     p = ev.get(event).player(reg.player)
     out = {
@@ -444,6 +444,33 @@ def event_register(event: str) -> Response:
         "link": f"/e/{event}/p/{reg.code}",
     }
     return _json(RegisteredSchema, out, 201)
+
+
+@route(
+    "/events/<event>/players/<player>/code",
+    "POST",
+    "A new personal code for a player who lost his phone (the organiser)",
+    response=RegisteredSchema,
+    errors=(401, 403, 404, 422, 503),
+    access="organiser",
+    headers=("X-CSRF-Token",),
+    tags=EVENTS,
+)
+def event_new_code(event: str, player: str) -> Response:
+    """The old code opens nothing any more; the answer holds the new one, once."""
+    _known(event)
+    _organiser(event)
+    ev = get_events()
+    code = ev.new_player_code(event, player)
+    p = ev.get(event).player(player)
+    out = {
+        "player": player,
+        "name": p.name,
+        "entered_round": p.entered_round,
+        "code": code,
+        "link": f"/e/{event}/p/{code}",
+    }
+    return _json(RegisteredSchema, out)
 
 
 @route(
@@ -481,7 +508,7 @@ def event_drop(event: str, player: str) -> Response:
     opponents (T9)."""
     _known(event)
     by = _organiser_or(event, player)
-    body = _load(DropSchema, required=False)
+    body = load_json(DropSchema, required=False)
     get_events().drop(event, player, body.get("reason", ""), by=by)
     return _public(event)
 
@@ -528,7 +555,7 @@ def event_repair(event: str, number: int) -> Response:
     """After a drop or a late entry; refused once the round started."""
     _known(event)
     _organiser(event)
-    body = _load(ReasonSchema)
+    body = load_json(ReasonSchema)
     ev = get_events()
     _round_is_latest(ev, event, number)
     ev.repair(event, body["reason"])
@@ -550,7 +577,7 @@ def event_swap(event: str, number: int) -> Response:
     """Refused once the round started."""
     _known(event)
     _organiser(event)
-    body = _load(SwapSchema)
+    body = load_json(SwapSchema)
     ev = get_events()
     _round_is_latest(ev, event, number)
     ev.swap(event, body["a"], body["b"], body["reason"])
@@ -597,7 +624,7 @@ def event_result(event: str, table: int) -> Response:
     (T8)."""
     _known(event)
     _organiser(event)
-    body = _load(ResultSchema)
+    body = load_json(ResultSchema)
     ev = get_events()
     r = _latest(ev, event)
     t = next((x for x in r.tables if x.table == table), None)
@@ -641,7 +668,7 @@ def event_dispute(event: str, table: int) -> Response:
     """The note is for the judge (never in the public view, T13)."""
     _known(event)
     who = _player_at_table(event, table)
-    body = _load(DisputeSchema)
+    body = load_json(DisputeSchema)
     get_events().dispute(event, who, body["note"])
     return _public(event)
 
@@ -661,7 +688,7 @@ def event_correct(event: str, table: int) -> Response:
     """Final at once; ends a dispute. The record says the judge corrected it and why."""
     _known(event)
     _organiser(event)
-    body = _load(CorrectSchema)
+    body = load_json(CorrectSchema)
     ev = get_events()
     r = _latest(ev, event)
     ev.correct(event, r.number, table, body["number"], body["winner"], body["reason"])
@@ -683,7 +710,7 @@ def event_extend(event: str, table: int) -> Response:
     """While the match is on; the table's deadline moves (every clock shows it)."""
     _known(event)
     _organiser(event)
-    body = _load(ExtendSchema)
+    body = load_json(ExtendSchema)
     get_events().extend(event, table, body["minutes"], body["reason"])
     return _public(event)
 
@@ -726,6 +753,6 @@ def event_penalty(event: str) -> Response:
     is the public view, where it shows as the judge's result."""
     _known(event)
     _organiser(event)
-    body = _load(PenaltySchema)
+    body = load_json(PenaltySchema)
     get_events().penalty(event, body["player"], body["infraction"], body["penalty"], body["reason"])
     return _public(event, 201)

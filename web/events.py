@@ -12,8 +12,10 @@ server's tournament judge (:func:`web.request.is_tournament_judge`).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -41,6 +43,7 @@ __all__ = [
     "player_code",
     "player_of",
     "set_player_cookie",
+    "sync_now",
 ]
 
 EVENT_COOKIE_PREFIX = "hze_"
@@ -67,6 +70,26 @@ def get_events() -> Events:
             ev.listen()
             ext["events"] = ev
     return ev
+
+
+SYNC_EVERY = 5.0  # seconds: the live poll records the games' results at most this often
+_synced: dict[tuple[int, str], float] = {}
+
+
+def sync_now(event: str, every: float = SYNC_EVERY) -> None:
+    """Records the results the event's games reached (:meth:`Events.sync`, T8), at most once
+    every ``every`` seconds per event however many pages ask (the pages' live poll: a game
+    that ended in another process, or in a request the bell's listener could not see, is
+    found within that time). A failure is not the reader's: it is tried again later."""
+    ev = get_events()
+    key = (id(ev), event)
+    now = time.monotonic()
+    with _guard:
+        if now - _synced.get(key, -every) < every:
+            return
+        _synced[key] = now
+    with contextlib.suppress(ServiceError):
+        ev.sync(event)
 
 
 def event_or_404(event: str) -> str:

@@ -12,8 +12,9 @@ game's own join link, :meth:`Events.seat_link`: for him alone, T13), his record 
 "confirm" or "dispute" when his table's referee-reported result waits (T8), his own penalties
 (T11, T13), a drop button (with a confirmation), and the standings. Without it, the public view
 (pairings, standings, clock). The page follows the event: ``/e/<event>/head`` answers the
-event log's last record number (cheap: the store's head), the page's script asks every few
-seconds and reloads its live part when it moved, keeping a half-typed note.
+event log's last record number (cheap: the store's head; the games' results are recorded at
+most every few seconds per event, :func:`web.events.sync_now`), the page's script asks every
+few seconds and reloads its live part when it moved, keeping a half-typed note.
 
 Self-registration from a QR code at the venue: ``/e/<event>/register`` (a name), refused with
 the rule when the event does not take it or its registration is closed (T9); a late entry is
@@ -40,6 +41,7 @@ from web.events import (
     get_events,
     player_of,
     set_player_cookie,
+    sync_now,
 )
 from web.request import check_csrf, csrf_token, get_referee, refusal
 
@@ -210,6 +212,7 @@ def event_page(event: str) -> tuple[str, int, dict[str, str]]:
 def event_head(event: str) -> Response:
     """The event log's last record number: the page reloads its live part when it moves."""
     event_or_404(event)
+    sync_now(event)
     head = get_referee().store.head(store_id(event))
     resp = jsonify({"seq": -1 if head is None else head[0]})
     resp.headers["Cache-Control"] = "no-store"

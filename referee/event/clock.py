@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -183,3 +183,29 @@ def remaining_text(seconds: int) -> str:
     sign = "-" if seconds < 0 else ""
     m, s = divmod(abs(seconds), 60)
     return f"{sign}{m}:{s:02d}"
+
+
+def turns_ended(
+    turns: Iterable[tuple[datetime, str]], deadline: datetime
+) -> tuple[str | None, int]:
+    """T6 counted in a game's record: ``turns`` is, record by record in order, when it was
+    written and whose turn it was after it. Returns the seat whose turn it was at
+    ``deadline`` (the last record written by then; the first one after it when none was) and
+    how many turns have ended since: a turn ends when the turn passes to the other seat, as
+    it does in the games the referee runs, whose players take turns."""
+    at_time: str | None = None
+    current: str | None = None
+    ended = 0
+    for when, player in turns:
+        if at_time is None or when <= deadline:
+            at_time = current = player
+        elif player != current:
+            ended += 1
+            current = player
+    return at_time, ended
+
+
+def extra_turns_left(ended: int) -> int:
+    """Turns still to end at a table past its time (T6): the turn at time, then
+    :data:`EXTRA_TURNS` each; 0 once they are played."""
+    return max(0, 1 + 2 * EXTRA_TURNS - ended)

@@ -17,12 +17,14 @@ player id (``p1``...) for his own check-in, drop, confirmation or dispute.
 
 Secrets stay out of the log (T13), in the store's secrets of the event's store id: each
 player's personal code (its hash: ``player:<id>``) and each game's join codes
-(``code:<game>:<seat>``: the player reaches only his own, :meth:`Events.seat_link`).
+(``code:<game>:<seat>``, encrypted with a pad made from the server's signing key, which is not
+in the database: the player reaches only his own, :meth:`Events.seat_link`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import secrets as _secrets
 import threading
@@ -34,6 +36,7 @@ from typing import Any
 from referee.anchors import AnchorError
 from referee.errors import Forbidden, NotFound, Refused, ServiceError, Stale, Unavailable
 from referee.event import state as S
+from referee.event.clock import EXTRA_TURNS, extra_turns_left, turns_ended
 from referee.event.export import export_event
 from referee.event.log import PREFIX, is_event_log, store_id, verify_event_log
 from referee.event.standings import Standing
@@ -68,6 +71,23 @@ class Registration:
 
 
 @dataclass(frozen=True)
+class ExtraTurns:
+    """A table past its deadline (T6), counted in its game's record: ``at_time`` the seat whose
+    turn it was at the deadline; ``ended`` how many turns have ended since (a turn ends when
+    the turn passes to the other seat); ``left`` how many are still to end (the turn at time,
+    then two each: :func:`referee.event.clock.extra_turns_left`); ``done`` once none is left."""
+
+    game: str
+    at_time: str
+    ended: int
+    left: int
+
+    @property
+    def done(self) -> bool:
+        return self.left == 0
+
+
+@dataclass(frozen=True)
 class SeatLink:
     """A player's current game and its join code: for that player only (T13)."""
 
@@ -86,6 +106,7 @@ class Events:
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._cache: dict[str, tuple[tuple[int, str], S.Work]] = {}
+        self._turns: dict[tuple[str, str], tuple[int, ExtraTurns | None]] = {}
 
     # ---- reading -----------------------------------------------------------------------------
 
@@ -143,7 +164,8 @@ class Events:
         first = t.firsts[t.games.index(game)]
         module = game_named(st.settings.game)
         seat = module.players[0] if first == player else module.players[1]
-        code = self._secrets(st.event).get(f"code:{game}:{seat}")
+        stored = self._secrets(st.event).get(f"code:{game}:{seat}")
+        code = self._open_code(game, seat, stored) if stored else None
         return SeatLink(game, seat, code) if code else None
 
     def deadline(self, event: str, table: int) -> str | None:
@@ -245,6 +267,19 @@ class Events:
         )
         return Registration(str(recs[0].body["player"]), code)
 
+    def new_player_code(self, event: str, player: str, by: str = "organiser") -> str:
+        """A new personal code for ``player`` (a lost phone); his old one opens nothing more.
+        Organiser or judge only; nothing is recorded in the log (no code ever is)."""
+        _staff(by)
+        st = self.get(event)
+        st.player(player)
+        code = self.referee.ledger.token()
+        try:
+            self._store.put_secret(store_id(st.event), f"player:{player}", code_hash(code))
+        except StoreError as e:
+            raise Unavailable(str(e)) from None
+        return code
+
     def check_in(self, event: str, player: str, by: str = "organiser") -> Record:
         """Checks ``player`` in (by himself, his id as ``by``, or the organiser)."""
         _who(by)
@@ -304,6 +339,21 @@ class Events:
                 raise Refused("swap: no round is paired yet (T4)", "T4")
             body = {"round": w.rounds[-1].number, "a": a, "b": b, "reason": reason}
             return [(by, "swap", body, None)]
+
+        self._write(event, build)
+        r = self.get(event).round
+        assert r is not None
+        return r
+
+    def choose_side(self, event: str, table: int, seat: str, by: str = "organiser") -> S.Round:
+        """T10: the higher seed of ``table`` in the top cut's round not yet started chooses the
+        ``"first"`` or ``"second"`` seat (``by``: himself, or the organiser for him)."""
+
+        def build(w: S.Work) -> list[_Draft]:
+            if not w.rounds:
+                raise Refused("side: no round is paired yet (T10)", "T10")
+            body = {"round": w.rounds[-1].number, "table": table, "seat": seat}
+            return [(by, "side", body, None)]
 
         self._write(event, build)
         r = self.get(event).round
@@ -379,6 +429,7 @@ class Events:
                 summ.reason is not None and not module.in_play(f.state)
             )
             if not ended:
+                out += self._draw_at_time(st.event, r.number, t, f"{f.last_seq}:{f.last_hash}")
                 continue
             n = t.games.index(game)
             first = t.firsts[n]
@@ -402,21 +453,117 @@ class Events:
                     head=head,
                     key=f"result:{r.number}:{t.table}:{number}",
                 )
-            except Stale:
+            except (Stale, Refused):  # written meanwhile (a slip, a penalty): nothing to add
                 continue
         return out
 
+    def _draw_at_time(self, event: str, round: int, t: S.Table, head: str) -> list[Record]:
+        """The draw the referee records by itself once a table's extra turns are played and
+        its game has no winner (T6), naming the game's head; nothing before."""
+        game = t.current_game
+        if t.deadline is None or game is None:
+            return []
+        if parse_utc(self.referee.ledger.clock.now()) < parse_utc(t.deadline):
+            return []
+        x = self._counted(game, t.deadline)
+        if x is None or not x.done:
+            return []
+        number = t.games.index(game) + 1
+        try:
+            return self._result(
+                event,
+                round,
+                t.table,
+                number,
+                None,
+                f"a draw at time: the turn at time and {EXTRA_TURNS} more each were played (T6)",
+                "time",
+                "system",
+                head=head,
+                key=f"time:{round}:{t.table}:{number}",
+                ends_match=True,
+            )
+        except (Stale, Refused):  # written meanwhile
+            return []
+
+    def extra_turns(self, event: str, table: int) -> ExtraTurns | None:
+        """The extra turns at ``table`` of the round being played (T6), counted from its
+        game's record: None before the table's deadline (its extensions included, T7), when its
+        match has its result, or when the game's record cannot be read."""
+        st = self.get(event)
+        r = st.round
+        if r is None or r.started_at is None:
+            return None
+        t = _table_in(r, table)
+        if t.deadline is None or t.match is not None or t.current_game is None:
+            return None
+        if parse_utc(self.referee.ledger.clock.now()) < parse_utc(t.deadline):
+            return None
+        return self._counted(t.current_game, t.deadline)
+
+    def _counted(self, game: str, deadline: str) -> ExtraTurns | None:
+        """The turns ended in ``game`` since ``deadline`` (cached by the game's head)."""
+        try:
+            head = self.referee.head(game)
+        except ServiceError:
+            return None
+        seq = int(head["seq"])
+        with self._guard:
+            hit = self._turns.get((game, deadline))
+        if hit is not None and hit[0] == seq:
+            return hit[1]
+        try:
+            steps = self.referee.replay(game, "judge")
+        except ServiceError:
+            return None
+        turns = [
+            (parse_utc(str(s["record"]["time"])), str(s["view"].turn["player"]))
+            for s in steps
+            if s["view"].turn and isinstance(s["view"].turn.get("player"), str)
+        ]
+        at_time, ended = turns_ended(turns, parse_utc(deadline))
+        out = None if at_time is None else ExtraTurns(game, at_time, ended, extra_turns_left(ended))
+        with self._guard:
+            self._turns[(game, deadline)] = (seq, out)
+        return out
+
     def confirm(self, event: str, player: str, key: str | None = None) -> Record:
-        """``player`` confirms the result of his table's latest referee-reported game (T8)."""
+        """``player`` confirms the results the referee reported at his table that he has not
+        confirmed yet (T8: each game of a best of three); returns his confirmation of the
+        latest. A double tap (the same ``key``, or nothing left to confirm) writes nothing and
+        returns the same record."""
+        eid = _event_id(event)
+        sid = store_id(eid)
+
+        def latest_key(w: S.Work) -> str:
+            t, latest = _own_result(w, player)
+            return f"confirm:{_latest_number(w)}:{t.table}:{latest.number}"
 
         def build(w: S.Work) -> list[_Draft]:
-            t, res = _own_result(w, player)
-            body = {"round": _latest_number(w), "table": t.table, "number": res.number}
-            return [
-                (player, "confirm", body, key or f"confirm:{body['round']}:{t.table}:{res.number}")
+            t, _latest = _own_result(w, player)
+            number = _latest_number(w)
+            todo = [
+                x
+                for x in t.results
+                if x.source == "referee" and player not in x.confirmed and not x.settled
             ]
+            if not todo:
+                if self._store.by_key(sid, player, latest_key(w)) is not None:
+                    return []
+                raise Refused(f"confirm: {player} has no result to confirm (T8)", "T8")
+            out: list[_Draft] = []
+            for i, x in enumerate(todo):
+                body = {"round": number, "table": t.table, "number": x.number}
+                own = f"confirm:{number}:{t.table}:{x.number}"
+                # the caller's key on the first: a double tap with it finds the first record
+                out.append((player, "confirm", body, key if key and i == 0 else own))
+            return out
 
-        return self._write(event, build, idempotent=True)[0]
+        recs = self._write(eid, build, idempotent=True)
+        done = self._store.by_key(sid, player, latest_key(self._work(eid)))
+        if done is None:  # the latest was confirmed under the caller's key
+            return recs[-1]
+        return done
 
     def dispute(self, event: str, player: str, note: str, key: str | None = None) -> Record:
         """``player`` disputes his table's latest result: it waits for the judge (T8)."""
@@ -720,6 +867,8 @@ class Events:
             for _ in range(5):
                 w = self._work(eid)
                 drafts = build(w)
+                if not drafts:  # nothing to write (a double tap found its record)
+                    return []
                 seat, _kind, _body, key = drafts[0]
                 if idempotent and key is not None:
                     try:
@@ -813,7 +962,32 @@ class Events:
                 if f"code:{gid}:{seat}" not in kept:
                     codes[seat] = self.referee.reissue(gid, "judge", seat)
         for seat, code in codes.items():
-            self._store.put_secret(sid, f"code:{gid}:{seat}", code)
+            self._store.put_secret(sid, f"code:{gid}:{seat}", self._seal_code(gid, seat, code))
+
+    def _pad(self, game: str, seat: str, nonce: str) -> bytes:
+        """A one-time pad only this server can make: a hash of its (deterministic, Ed25519)
+        signature over the game, the seat and a fresh nonce."""
+        label = hashlib.sha256(f"event-join-code/{game}/{seat}/{nonce}".encode()).hexdigest()
+        return hashlib.sha512(self.referee.signer.sign(label).encode()).digest()
+
+    def _seal_code(self, game: str, seat: str, code: str) -> str:
+        """A join code as the event keeps it (T13): encrypted with a pad made from the server's
+        key, which is not in the database, so a stolen database opens no seat."""
+        raw = code.encode()
+        nonce = _secrets.token_hex(8)
+        pad = self._pad(game, seat, nonce)
+        if len(raw) > len(pad):
+            raise Refused("a join code longer than the event can keep")
+        return nonce + ":" + bytes(a ^ b for a, b in zip(raw, pad, strict=False)).hex()
+
+    def _open_code(self, game: str, seat: str, stored: str) -> str | None:
+        nonce, _, data = stored.partition(":")
+        try:
+            raw = bytes.fromhex(data)
+            pad = self._pad(game, seat, nonce)
+            return bytes(a ^ b for a, b in zip(raw, pad, strict=False)).decode()
+        except ValueError:
+            return None
 
     def _players(self, eid: str) -> list[S.WPlayer]:
         return list(self._work(eid).players.values())

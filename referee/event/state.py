@@ -27,6 +27,7 @@ from typing import Any, Literal
 from referee.errors import Refused
 from referee.event import pairing as pairing_mod
 from referee.event import standings as st
+from referee.event import swiss
 from referee.store import parse_utc
 
 FORMATS = ("bo1", "bo3")  # T1
@@ -44,7 +45,7 @@ PENALTIES = ("warning", "game loss", "match loss", "disqualification")  # T11
 SOURCES = ("referee", "slip", "time", "penalty")  # T6, T8, T11
 WRITERS = ("organiser", "judge", "system")  # and a player id, for his own records
 DEFAULT_ROUND_MINUTES = 50  # T6
-MAX_ROUND_MINUTES = 240
+MAX_ROUND_MINUTES = 180  # as the round clock (referee/event/clock, branch evprint)
 MAX_EXTENSION = 60  # T7
 MAX_PLAYERS = 512
 EVENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # game-id shaped, short enough for its games'
@@ -193,7 +194,7 @@ class Round:
     tables: tuple[Table, ...]
     bye: str | None
     started_at: str | None
-    pair_reasons: tuple[str, ...]  # reasons of re-pairs and swaps, in order
+    pair_reasons: tuple[str, ...]  # reasons of re-pairs and swaps, the sides chosen (T10)
     cut: bool = False  # a round of the top cut (T10): single elimination, not in the standings
 
     @property
@@ -300,6 +301,7 @@ class WTable:
     firsts: list[str] = field(default_factory=list)
     results: list[WResult] = field(default_factory=list)
     extensions: list[Extension] = field(default_factory=list)
+    side_chosen: bool = False  # T10: the higher seed of a top cut's table chose his side
 
     @property
     def players_(self) -> tuple[str, str]:
@@ -482,7 +484,8 @@ def active_in(w: Work, round_number: int) -> list[WPlayer]:
 
 def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
     """The pairing of ``round_number`` from the state before it (T4, T5, T9): the standings'
-    input (:func:`standings_input`) and the side counts, paired by :func:`_next_round`.
+    input (:func:`standings_input`) and the side counts, paired by
+    :func:`referee.event.swiss.next_round`.
     Raises Refused when the round has fewer than two players."""
     s = w.settings
     assert s is not None
@@ -490,48 +493,11 @@ def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
     if len(rounds) != round_number - 1:
         raise Refused(f"round {round_number}: the rounds before it are not final (T8)", "T8")
     try:
-        return _next_round(entrants, rounds, side_counts(w), round_number, s.seed)
+        known = {e.player for e in entrants}
+        sides = {p: c for p, c in side_counts(w).items() if p in known}
+        return swiss.next_round(entrants, rounds, sides, round_number, s.seed)
     except ValueError as e:
         raise Refused(f"round {round_number}: {e}", "T4") from None
-
-
-def _next_round(
-    entrants: Sequence[st.Entrant],
-    rounds: Sequence[Sequence[st.Pairing]],
-    sides: Mapping[str, tuple[int, int]],
-    round_number: int,
-    seed: str,
-) -> pairing_mod.Pairing:
-    """The players of the round best first (T3), as the pairing sees them, paired.
-
-    A stand-in, with its signature, for ``next_round`` of the branch ``pairfast``
-    (``referee/event/swiss.py``): once that is on main this function is that call."""
-    standings = st.compute_standings(
-        [e for e in entrants if e.entered_round <= round_number], rounds, seed
-    )
-    active = {e.player for e in entrants if e.is_active_in(round_number)}
-    met: dict[str, set[str]] = {e.player: set() for e in entrants}
-    byes: set[str] = set()
-    for pairings in rounds:
-        for x in pairings:
-            if isinstance(x, st.Bye):
-                byes.add(x.player)
-            else:
-                met[x.first].add(x.second)
-                met[x.second].add(x.first)
-    players = [
-        pairing_mod.Entrant(
-            x.player,
-            x.match_points,
-            frozenset(met[x.player]),
-            x.player in byes,
-            sides.get(x.player, (0, 0))[0],
-            sides.get(x.player, (0, 0))[1],
-        )
-        for x in standings
-        if x.player in active
-    ]
-    return pairing_mod.pair_round(players, round_number, seed)
 
 
 # ---- the step ------------------------------------------------------------------------------
@@ -724,6 +690,23 @@ def _drop(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     p.drop_reason = why if isinstance(why, str) and why.strip() else None
 
 
+def _check_in_done(w: Work) -> None:
+    """Project ruling (T9): once the organiser takes the roll (someone has checked in), round
+    one is paired only when every player still in has checked in: a player who did not come is
+    dropped first (a no-show), so nobody is paired against an empty chair. An event where
+    nobody checked in pairs everyone registered."""
+    present = [p for p in active_in(w, 1) if p.entered_round <= 1]
+    missing = [p for p in present if not p.checked_in]
+    if missing and len(missing) < len(present):
+        names = ", ".join(f"{p.name} ({p.id})" for p in missing[:5])
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise Refused(
+            f"pair: not checked in: {names}{more}; check them in or drop them before round 1 "
+            "is paired (T9)",
+            "T9",
+        )
+
+
 def _pair(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     s = w.settings
     assert s is not None
@@ -750,6 +733,8 @@ def _pair(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
             )
         if latest is not None and latest.started_at is None:
             raise Refused(f"pair: round {latest.number} has not started (T4)", "T4")
+        if number == 1:
+            _check_in_done(w)
         rounds = s.rounds
         if rounds is None:
             rounds = usual_rounds(len(active_in(w, 1)))
@@ -914,7 +899,10 @@ def _result(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
         raise Refused(f"source: {str(source)[:10]!r} is not referee, slip, time or penalty", "T8")
     if source == "referee" and seat != "system":
         raise Refused("source: a result from the referee is written by the system (T8)", "T8")
-    if source in ("slip", "time", "penalty") and seat not in ("judge", "organiser"):
+    if source == "time" and seat == "system":
+        if not isinstance(b.get("head"), str):
+            raise Refused("head: a draw the referee counted at time names the game's head (T6)")
+    elif source in ("slip", "time", "penalty") and seat not in ("judge", "organiser"):
         raise Refused("result: the judge enters the slip's result (T8)", "T8")
     number = b.get("number")
     if match_over(s, t):
@@ -1046,7 +1034,9 @@ def _penalty(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
 def cut_tables(w: Work) -> list[tuple[int, str, str]]:
     """The next round of the top cut (T10), as (table, first, second): its first round from the
     standings after the Swiss rounds (:func:`referee.event.standings.top_cut`, the higher seed in
-    the first seat), each later one from the winners of the one before, in bracket order.
+    the first seat), each later one from the winners of the one before, in bracket order, the
+    higher seed (of the standings after the Swiss rounds) again in the first seat until he
+    chooses his side (:func:`_side`).
     Raises Refused when it cannot be paired now."""
     s = _settings(w)
     if s.top_cut == 0:
@@ -1077,7 +1067,13 @@ def cut_tables(w: Work) -> list[tuple[int, str, str]]:
         winners.append(won)
     if len(winners) < 2:
         raise Refused("cut: the top cut's final is played (T10)", "T10")
-    return [(i // 2 + 1, winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
+    seed = {c.higher: c.higher_seed for c in w.cut.pairings}
+    seed.update({c.lower: c.lower_seed for c in w.cut.pairings})
+    out = []
+    for i in range(0, len(winners), 2):
+        a, b = sorted(winners[i : i + 2], key=lambda p: seed[p])  # the higher seed first
+        out.append((i // 2 + 1, a, b))
+    return out
 
 
 def _cut(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
@@ -1096,6 +1092,34 @@ def _cut(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     w.rounds.append(WRound(number, [WTable(n, a, c) for n, a, c in want], None, cut=True))
 
 
+def _side(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
+    """T10: at a table of the top cut the higher seed chooses his side before the round
+    starts (he is the first seat until he chooses): himself, or the organiser for him."""
+    r = _round(w, b.get("round"))
+    if not r.cut:
+        raise Refused(
+            f"side: round {r.number} is a Swiss round; its sides are the pairing's (T5)", "T5"
+        )
+    if r.started_at is not None:
+        raise Refused(f"side: round {r.number} has started (T10)", "T10")
+    number = b.get("table")
+    t = next((x for x in r.tables if x.table == number), None)
+    if t is None:
+        raise Refused(f"table: round {r.number} has no table {str(number)[:10]} (T10)", "T10")
+    if t.side_chosen:
+        raise Refused(f"side: the higher seed of table {t.table} has chosen already (T10)", "T10")
+    higher = t.first
+    if seat not in ("organiser", "judge", higher):
+        raise Refused(f"side: the higher seed of table {t.table} chooses his side (T10)", "T10")
+    choice = b.get("seat")
+    if choice not in ("first", "second"):
+        raise Refused("seat: the side chosen is the first or the second seat (T10)", "T10")
+    if choice == "second":
+        t.first, t.second = t.second, t.first
+    t.side_chosen = True
+    r.reasons.append(f"table {t.table}: {higher}, the higher seed, chose the {choice} seat")
+
+
 _HANDLERS = {
     "register": _register,
     "checkin": _checkin,
@@ -1110,6 +1134,7 @@ _HANDLERS = {
     "correct": _correct,
     "penalty": _penalty,
     "cut": _cut,
+    "side": _side,
 }
 KINDS = frozenset({"event", *_HANDLERS})
 

@@ -38,7 +38,7 @@
       el.classList.toggle("at-time", left <= 0);
       var mins = left <= 0 ? 0 : Math.ceil(left / 60);
       var say = el.querySelector(".event-clock-say");
-      if (say && el._hzLastMin !== null && mins !== el._hzLastMin && (left % 60 === 0 || left <= 0)) {
+      if (say && el._hzLastMin !== null && mins !== el._hzLastMin) {  // a minute mark crossed, or time
         say.textContent = left <= 0 ? "Time. The round's time is up." :
           mins + (mins === 1 ? " minute" : " minutes") + " left";
       }
