@@ -46,7 +46,7 @@ from referee.event.service import Events
 from referee.event.views import public_view
 from referee.games import GAMES
 from referee.store import parse_utc
-from web.events import clock_of, event_or_404, get_events
+from web.events import clock_of, event_or_404, get_events, sync_now
 from web.games import served
 from web.links import join_path
 from web.present import qr_svg
@@ -424,6 +424,7 @@ def wait(event: str) -> Response:
     raw = request.args.get("seq", "-1")
     seq = int(raw) if raw.lstrip("-").isdigit() and len(raw) < 10 else -1
     ceiling = float(current_app.config.get("EVENT_WAIT_SECONDS", WAIT_SECONDS))
+    sync_now(eid)  # a game that ended unheard by the bell is recorded (throttled per event)
     return jsonify({"seq": get_events().wait(eid, seq, ceiling)})
 
 
