@@ -361,3 +361,38 @@ def test_a_judge_call_at_a_table_of_the_round_shows_on_the_console(app: Flask) -
     row = console[console.index('id="table-2"') : console.index('id="table-2"') + 2500]
     assert "calls the judge: a card fell on the floor" in row
     assert f'href="/judge?table={t.games[0]}"' in row
+
+
+def test_at_time_the_console_offers_the_draw_and_records_it(app: Flask) -> None:
+    """T6: past a table's deadline its state is "time" and the judge records the open game as
+    a draw; before it, the console offers no such button."""
+    eid = playing(app, players=2)
+    o = Organiser(app)
+    assert 'data-state="playing"' in o.page(f"/events/{eid}")
+    assert "Draw at time" not in o.page(f"/events/{eid}")
+    referee_of(app).ledger.clock.advance(51 * 60)  # type: ignore[attr-defined]
+    assert 'data-state="time"' in o.page(f"/events/{eid}")
+    page = o.do(eid, "time", round="1", table="1")
+    (res,) = events(app).get(eid).round.tables[0].results  # type: ignore[union-attr]
+    assert (res.winner, res.source) == (None, "time") and 'data-state="final"' in page
+
+
+def test_a_re_pair_before_the_start_and_the_top_cut_from_the_console(app: Flask) -> None:
+    eid = new_event(app, players=4, rounds=2, top_cut=4)
+    ev = events(app)
+    o = Organiser(app)
+    o.do(eid, "pair")
+    page = o.do(eid, "repair", reason="a player came late")
+    assert "a player came late" in page and log(app, eid)[-1].body["reason"] == "a player came late"
+    for _ in range(2):
+        if ev.get(eid).round.started_at is None:  # type: ignore[union-attr]
+            o.do(eid, "start")
+        for t in ev.get(eid).round.tables:  # type: ignore[union-attr]
+            ev.enter_result(eid, ev.get(eid).round.number, t.table, 1, t.first, "slip")  # type: ignore[union-attr]
+        if not ev.get(eid).over:
+            o.do(eid, "pair")
+    assert 'id="pair-cut"' in o.page(f"/events/{eid}")
+    page = o.do(eid, "cut")
+    cut = ev.get(eid).cut
+    assert cut is not None and cut.size == 4 and 'id="cut-list"' in page
+    assert [(c.higher_seed, c.lower_seed) for c in cut.pairings] == [(1, 4), (2, 3)]  # T10
