@@ -396,3 +396,27 @@ def test_a_re_pair_before_the_start_and_the_top_cut_from_the_console(app: Flask)
     cut = ev.get(eid).cut
     assert cut is not None and cut.size == 4 and 'id="cut-list"' in page
     assert [(c.higher_seed, c.lower_seed) for c in cut.pairings] == [(1, 4), (2, 3)]  # T10
+
+
+def test_the_new_event_form_takes_the_games_own_options(app: Flask) -> None:
+    """The game's fields are its new-game form's (web/home.py): a profile chosen there is the
+    event's option (checked by the game's own setup when the event is created)."""
+    o = Organiser(app)
+    page = o.page("/events")
+    form = page[page.index('id="new-event-hera-zeus"') :]
+    form = form[: form.index("</form>")]
+    profiles = re.findall(r'name="profile" value="([^"]+)"', form)
+    assert len(profiles) > 1
+    data = {"csrf": o.csrf, "game": "hera-zeus", "name": "Hera Open", "profile": profiles[-1]}
+    r = o.b.client.post("/events", data=data)
+    assert r.status_code == 303, r.headers
+    eid = r.headers["Location"].rsplit("/", 1)[-1]
+    assert events(app).get(eid).settings.options["profile"] == profiles[-1]
+
+
+def test_a_late_entry_is_noted_on_the_console(app: Flask) -> None:
+    """T9: registered once round 1 has started, he enters round 2 with a loss for round 1."""
+    eid = playing(app, players=4)
+    page = Organiser(app).do(eid, "register", name="Late Larry")
+    row = page[page.index("Late Larry <small") :][:400]
+    assert "late entry: from round 2, a loss for each round missed" in row
