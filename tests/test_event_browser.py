@@ -332,6 +332,11 @@ def test_a_whole_event_from_registration_to_the_final_standings(hall: Hall) -> N
     assert axe_violations(d) == []
     d.save_screenshot(str(shots / "projector-standings-1920x1080.png"))
     # the export verifies offline (T12)
-    checked = verify_event_export(h.ev.export(eid))
+    exported = h.ev.export(eid)
+    checked = verify_event_export(exported)
     assert checked.ok, checked.problem
+    winner = h.ev.get(eid).rounds[0].tables[0].results[0].winner
+    loser = next(p for p in h.ev.get(eid).rounds[0].tables[0].players if p != winner)
+    doctored = exported.replace(f'"winner": "{winner}"', f'"winner": "{loser}"', 1)
+    assert doctored != exported and not verify_event_export(doctored).ok
     print(f"the whole event took {time.monotonic() - began:.1f} s")
