@@ -396,6 +396,11 @@ def test_a_re_pair_before_the_start_and_the_top_cut_from_the_console(app: Flask)
     cut = ev.get(eid).cut
     assert cut is not None and cut.size == 4 and 'id="cut-list"' in page
     assert [(c.higher_seed, c.lower_seed) for c in cut.pairings] == [(1, 4), (2, 3)]  # T10
+    assert 'id="cut-sides"' in page  # the higher seed chooses his side before the start
+    page = o.do(eid, "side", table="1", seat="second")
+    assert "Table 1: the higher seed's side is recorded (T10)." in page, page[-4000:]
+    first = ev.get(eid).round.tables[0].first  # type: ignore[union-attr]
+    assert first == cut.pairings[0].lower  # the higher seed took the second seat
 
 
 def test_the_new_event_form_takes_the_games_own_options(app: Flask) -> None:
@@ -420,3 +425,16 @@ def test_a_late_entry_is_noted_on_the_console(app: Flask) -> None:
     page = Organiser(app).do(eid, "register", name="Late Larry")
     row = page[page.index("Late Larry <small") :][:400]
     assert "late entry: from round 2, a loss for each round missed" in row
+
+
+def test_a_new_link_for_a_lost_phone_is_shown_once_and_the_old_one_opens_nothing(
+    app: Flask,
+) -> None:
+    eid = new_event(app, players=0)
+    ev = events(app)
+    old = ev.register(eid, "Ann")
+    page = Organiser(app).do(eid, "newcode", player=old.player)
+    link = re.search(rf"/e/{eid}/p/([A-Za-z0-9_-]+)", page)
+    assert link is not None and "A new link for Ann; the old one opens nothing now." in page
+    assert ev.player_for_code(eid, link.group(1)) == old.player
+    assert ev.player_for_code(eid, old.code) is None

@@ -292,9 +292,9 @@ def _player_arg(st: S.EventState, f: Mapping[str, str], name: str) -> str:
 @bp.post("/events/<event>/do/<what>")
 @csrf_protected
 def act(event: str, what: str) -> Response:
-    """One of the console's forms (``what``): register, checkin, drop, pair, repair, swap,
-    start, extend, time, result, correct, penalty, cut, pair_cut. A refusal is flashed with
-    its rule and writes nothing."""
+    """One of the console's forms (``what``): register, newcode, checkin, drop, pair, repair,
+    swap, start, side, extend, time, result, correct, penalty, cut, pair_cut. A refusal is
+    flashed with its rule and writes nothing."""
     organiser()
     eid = event_or_404(event)
     ev = get_events()
@@ -303,12 +303,17 @@ def act(event: str, what: str) -> Response:
         st = ev.get(eid)
         if what == "register":
             reg = ev.register(eid, _text(f, "name", 40))
-            path = url_for("eventplayer.personal_link", event=eid, code=reg.code)
-            url = request.host_url.rstrip("/") + path
-            shown = [x for x in session.get(REGISTERED, []) if isinstance(x, dict)]
             name = ev.get(eid).player(reg.player).name
-            session[REGISTERED] = [*shown, {"event": eid, "name": name, "url": url}][-8:]
+            _show_link_once(eid, name, reg.code)
             flash(f"{name} registered ({reg.player}): hand him his link below.", "ok")
+        elif what == "newcode":  # a lost phone: a new link, the old one opens nothing more
+            pid = _player_arg(st, f, "player")
+            _show_link_once(eid, st.player(pid).name, ev.new_player_code(eid, pid))
+            flash(f"A new link for {st.player(pid).name}; the old one opens nothing now.", "ok")
+        elif what == "side":  # T10: the higher seed's choice of side in the cut
+            table = _int(f, "table")
+            ev.choose_side(eid, table, f.get("seat", ""))
+            flash(f"Table {table}: the higher seed's side is recorded (T10).", "ok")
         elif what == "checkin":
             ev.check_in(eid, _player_arg(st, f, "player"))
             flash(f"{st.player(f['player']).name} checked in.", "ok")
@@ -362,9 +367,18 @@ def act(event: str, what: str) -> Response:
     return redirect(url_for("event_pages.console", event=eid) + _anchor(what), 303)
 
 
+def _show_link_once(eid: str, name: str, code: str) -> None:
+    """Keeps a player's personal link for the console's next page only (the service keeps its
+    hash, never the code)."""
+    url = request.host_url.rstrip("/") + url_for("eventplayer.personal_link", event=eid, code=code)
+    shown = [x for x in session.get(REGISTERED, []) if isinstance(x, dict)]
+    session[REGISTERED] = [*shown, {"event": eid, "name": name, "url": url}][-8:]
+
+
 def _anchor(what: str) -> str:
     return {
         "register": "#registration",
+        "newcode": "#registration",
         "checkin": "#registration",
         "drop": "#registration",
         "penalty": "#penalties",
