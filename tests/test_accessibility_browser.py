@@ -239,3 +239,39 @@ def test_a_live_update_keeps_the_focus_and_a_half_typed_note(table: Table) -> No
         lambda _: "draws" in (d.find_element(By.ID, "announce").get_attribute("textContent") or "")
     )
     assert d.find_element(By.ID, "announce").get_attribute("aria-live") == "polite"
+
+
+def test_axe_core_finds_no_violation_on_the_organisers_pages_and_the_projector(
+    table: Table,
+) -> None:
+    """Issue 34: the events list and the organiser's console on a laptop (1280 x 800), the
+    projector page at 1920 x 1080, with an event of four players whose round 1 is playing;
+    each with one h1 and the console's controls at least 44 px."""
+    from referee.event.service import Events
+
+    ev = Events(table.ref)
+    eid = ev.create(name="A11y Cup", game="hera-zeus", options={}, rounds=2, self_register=True)
+    for name in ("Ann", "Bob", "Cid", "Dee"):
+        ev.check_in(eid, ev.register(eid, name).player)
+    ev.pair_next(eid)
+    ev.start_round(eid)
+    d = table.judge
+    pages = {
+        "the events list": ((1280, 800), f"{table.url}/events"),
+        "the organiser's console": ((1280, 800), f"{table.url}/events/{eid}"),
+        "the projector page": ((1920, 1080), f"{table.url}/events/{eid}/screen"),
+    }
+    try:
+        for name, (size, url) in pages.items():
+            d.set_window_size(*size)
+            settled(d, url)
+            d.execute_script("document.querySelectorAll('details').forEach(x => x.open = true)")
+            WebDriverWait(d, 30).until(
+                lambda _: d.execute_script("return document.getAnimations().length === 0")
+            )
+            assert axe_violations(d) == [], name
+            assert len(d.find_elements(By.TAG_NAME, "h1")) == 1, name
+            if name != "the projector page":
+                assert d.execute_script(SMALL_TARGETS) == [], name
+    finally:
+        d.set_window_size(360, 740)

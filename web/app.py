@@ -26,7 +26,7 @@ import web.event_api  # its routes join the API's blueprint (issue 34)
 import web.player_event
 from referee.games import GAMES
 from referee.words import head_text, needs_words, plural
-from web import api, auth, errors, home, judge, limits, live, replay, seat, witness
+from web import api, auth, errors, event_pages, home, judge, limits, live, replay, seat, witness
 from web.games import install
 from web.games.installed import PAGE_MODULES
 from web.middleware import AccessLog, security_headers
@@ -62,6 +62,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(home.bp)
     app.register_blueprint(seat.bp)
     app.register_blueprint(judge.bp)
+    app.register_blueprint(event_pages.bp)
     app.register_blueprint(replay.bp)
     app.register_blueprint(witness.bp)
     app.register_blueprint(web.player_event.bp)  # the player's event page (issue 34)

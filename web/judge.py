@@ -239,6 +239,7 @@ def tables() -> str:
         "seat": "judge",
         "head": desk.get("head"),
         "chosen": chosen if desk else None,
+        "events_link": judge,  # the organiser's events (issue 34)
     }
     return render_template("tables.html", **{**desk, **hall})
 
