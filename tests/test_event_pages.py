@@ -371,7 +371,10 @@ def test_at_time_the_console_offers_the_draw_and_records_it(app: Flask) -> None:
     assert 'data-state="playing"' in o.page(f"/events/{eid}")
     assert "Draw at time" not in o.page(f"/events/{eid}")
     referee_of(app).ledger.clock.advance(51 * 60)  # type: ignore[attr-defined]
-    assert 'data-state="time"' in o.page(f"/events/{eid}")
+    at_time = o.page(f"/events/{eid}")
+    assert 'data-state="time"' in at_time
+    # the referee counts the turns still to end in the game's own record (T6)
+    assert "5 turns to end before a draw" in at_time
     page = o.do(eid, "time", round="1", table="1")
     (res,) = events(app).get(eid).round.tables[0].results  # type: ignore[union-attr]
     assert (res.winner, res.source) == (None, "time") and 'data-state="final"' in page

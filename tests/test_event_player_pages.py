@@ -271,3 +271,24 @@ def test_the_live_poll_finds_a_game_that_ended_where_the_bell_was_not_heard(
     assert c.get(f"/e/{eid}/head").json["seq"] > was  # type: ignore[index]
     (res,) = ev.get(eid).rounds[0].tables[0].results
     assert res.source == "referee" and res.winner == "p1"
+
+
+def test_the_higher_seed_chooses_his_side_of_a_top_cut_table_on_his_page(app: Flask) -> None:
+    """T10: only the higher seed is offered the choice, before the start, once."""
+    eid, regs = event(app, 4, rounds=1, top_cut=4)
+    ev = events(app)
+    for t in ev.get(eid).rounds[0].tables:
+        ev.enter_result(eid, 1, t.table, 1, t.first, "slip")
+    ev.pair_cut(eid)
+    t = ev.get(eid).rounds[-1].tables[0]
+    code = {r.player: r.code for r in regs}
+    lower = as_player(app, eid, code[t.second])
+    assert 'id="choose-side"' not in lower.get(f"/e/{eid}").get_data(as_text=True)
+    higher = as_player(app, eid, code[t.first])
+    html = higher.get(f"/e/{eid}").get_data(as_text=True)
+    assert 'id="choose-side"' in html and "higher seed" in html
+    r = higher.post(f"/e/{eid}/side", data={"csrf": csrf_of(html), "seat": "second"})
+    assert r.status_code == 303
+    now = ev.get(eid).rounds[-1].tables[0]
+    assert (now.first, now.second, now.side_chosen) == (t.second, t.first, True)
+    assert 'id="choose-side"' not in higher.get(f"/e/{eid}").get_data(as_text=True)

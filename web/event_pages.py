@@ -244,6 +244,7 @@ def console(event: str) -> str:
                 "left": None
                 if t.deadline is None or t.match is not None
                 else remaining_text(_seconds_left(t.deadline, now) or 0),
+                "extra": ev.extra_turns(eid, t.table) if r is not None and r.started_at else None,
             }
         )
     base = request.host_url.rstrip("/")

@@ -172,6 +172,14 @@ def _mine(st: EventState, who: str) -> dict[str, Any]:
         "points": None if row is None else row.match_points,
         "waiting": waiting,
         "table": t,
+        # T10: the higher seed of a top cut's table (its first seat) chooses his side before
+        # the round starts
+        "choose_side": t is not None
+        and st.round is not None
+        and st.round.cut
+        and st.round.started_at is None
+        and not t.side_chosen
+        and t.first == who,
     }
 
 
@@ -247,6 +255,12 @@ def _act(event: str, what: str) -> Response:
                 raise Refused("drop: tick the box to confirm you leave the event (T9)", "T9")
             ev.drop(event, who, "the player dropped himself", by=who)
             flash("You dropped from the event. Your results keep counting (T9).", "ok")
+        elif what == "side":
+            t = ev.get(event).table_of(who)
+            if t is None:
+                raise Refused("side: you play at no table of this round (T10)", "T10")
+            ev.choose_side(event, t.table, request.form.get("seat", ""), by=who)
+            flash("Your choice of side is recorded.", "ok")
         elif what == "checkin":
             ev.check_in(event, who, by=who)
             flash("You are checked in.", "ok")
@@ -268,6 +282,11 @@ def dispute(event: str) -> Response:
 @bp.post("/e/<event>/drop")
 def drop(event: str) -> Response:
     return _act(event, "drop")
+
+
+@bp.post("/e/<event>/side")
+def side(event: str) -> Response:
+    return _act(event, "side")
 
 
 @bp.post("/e/<event>/checkin")
