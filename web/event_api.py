@@ -627,6 +627,10 @@ def event_start(event: str, number: int) -> Response:
 def event_side(event: str, table: int) -> Response:
     """The higher seed sits first until he chooses; once per table (T10)."""
     _known(event)
+    if asker(event) == "public":
+        _csrf(event)
+        raise Forbidden("only the table's higher seed or the organiser chooses its side (T10)")
+    _csrf(event)  # before anything is read of the event
     ev = get_events()
     r = _latest(ev, event)
     t = next((x for x in r.tables if x.table == table), None)
