@@ -320,8 +320,30 @@ def test_the_wait_answers_the_events_last_record(app: Flask) -> None:
     eid = new_event(app, players=2)
     last = log(app, eid)[-1].seq
     r = Browser(app).get(f"/events/{eid}/wait?seq=-1")
-    assert r.get_json() == {"seq": last}
+    assert r.get_json() == {"seq": last, "next_ms": 3000}
     assert Browser(app).get("/events/no-such/wait?seq=0").status_code == 404
+
+
+def test_the_publics_wait_never_holds_a_worker_thread(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The projector is public: its poll is answered at once, even on the current record, and
+    says when to ask again; only the organiser's console waits on the server (issue 33: the
+    public must never be able to hold the server's threads)."""
+    eid = new_event(app, players=2)
+    last = log(app, eid)[-1].seq
+    waited: list[float] = []
+    real = events(app).wait
+
+    def spy(event: str, seq: int, timeout: float) -> int:
+        waited.append(timeout)
+        return real(event, seq, 0)
+
+    monkeypatch.setattr(events(app), "wait", spy)
+    r = Browser(app).get(f"/events/{eid}/wait?seq={last}")
+    assert r.get_json() == {"seq": last, "next_ms": 3000} and waited == []
+    r = Organiser(app).b.get(f"/events/{eid}/wait?seq={last}")
+    assert r.get_json() == {"seq": last, "next_ms": 0} and waited == [25.0]
 
 
 def test_the_standings_sheet_prints_once_a_round_is_finished(app: Flask) -> None:

@@ -56,7 +56,8 @@ from web.tables import alerts
 bp = Blueprint("event_pages", __name__)
 
 REGISTERED = "hz_event_registered"  # the session key of new players' links, shown once
-WAIT_SECONDS = 25.0  # a long-poll's ceiling
+WAIT_SECONDS = 25.0  # the organiser's long-poll's ceiling
+POLL_MS = 3000  # the public's pages ask again this often (they never wait on the server)
 
 
 def organiser() -> None:
@@ -433,14 +434,20 @@ def screen(event: str) -> str:
 
 @bp.get("/events/<event>/wait")
 def wait(event: str) -> Response:
-    """A page's live update: waits (at most 25 s, the ``SSE_SECONDS`` ceiling in tests) for
-    the event's log to pass ``seq`` and answers its last record's number, as JSON."""
+    """A page's live update, as JSON: the event log's last record number and ``next_ms``, when
+    to ask again. The organiser's console waits (at most 25 s, ``EVENT_WAIT_SECONDS``) for the
+    log to pass ``seq``; anyone else (the projector is public) is answered at once and asks
+    again in :data:`POLL_MS`: a waiting request holds one of the server's worker threads, and
+    the public must never be able to hold them all (issue 33)."""
     eid = event_or_404(event)
     raw = request.args.get("seq", "-1")
     seq = int(raw) if raw.lstrip("-").isdigit() and len(raw) < 10 else -1
-    ceiling = float(current_app.config.get("EVENT_WAIT_SECONDS", WAIT_SECONDS))
     sync_now(eid)  # a game that ended unheard by the bell is recorded (throttled per event)
-    return jsonify({"seq": get_events().wait(eid, seq, ceiling)})
+    if is_tournament_judge():
+        ceiling = float(current_app.config.get("EVENT_WAIT_SECONDS", WAIT_SECONDS))
+        return jsonify({"seq": get_events().wait(eid, seq, ceiling), "next_ms": 0})
+    head = get_events().get(eid).head
+    return jsonify({"seq": -1 if head is None else head[0], "next_ms": POLL_MS})
 
 
 # ---- printed sheets and the export ----------------------------------------------------------

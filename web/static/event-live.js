@@ -1,6 +1,6 @@
-// The event pages' live update (issue 34): long-polls the event's wait URL (the server answers
-// when the event's log passes data-event-seq, or after its ceiling) and reloads the page when
-// it moved; the console waits while a form field is in use and says so instead. The
+// The event pages' live update (issue 34): polls the event's wait URL (the organiser's console
+// waits there until the event's log passes data-event-seq; the public's projector is answered
+// at once and asks again when the answer's next_ms says) and reloads the page when it moved; the console waits while a form field is in use and says so instead. The
 // projector's pages (section[data-page]) rotate every 15 s, one at a time.
 (function () {
   "use strict";
@@ -32,7 +32,7 @@
         .then(function (r) { return r.ok ? r.json() : null; })
         .then(function (b) {
           if (b && typeof b.seq === "number" && b.seq > seq) { seq = b.seq; moved(); return; }
-          poll(b ? 0 : 5000);
+          poll(b ? (typeof b.next_ms === "number" ? b.next_ms : 3000) : 5000);
         })
         .catch(function () { poll(5000); });
     }, delay);
