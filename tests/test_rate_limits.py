@@ -141,3 +141,34 @@ def test_serve_sets_the_rates_and_names_a_flag_it_cannot_read() -> None:
         serve.limits_config(serve_args("--address-rate", "lots"))
     with pytest.raises(ValueError, match="'0 per second'"):
         rate("0 per second")
+
+
+def test_players_at_an_event_behind_one_venue_address_each_have_their_own_rate() -> None:
+    """A venue's phones share its router's address: each player's personal code (checked) is
+    his own bucket, as a seat's device is; a made-up code counts as the address."""
+    from referee.event.service import Events
+    from web.events import get_events
+
+    app = make_app(RATE_ADDRESS="4 per minute", RATE_SEAT="6 per minute")
+    with app.app_context():
+        ev: Events = get_events()
+    eid = ev.create(name="Club night", game="hera-zeus")
+    codes = [ev.register(eid, f"Player {i}").code for i in range(1, 4)]
+    phones = []
+    for code in codes:
+        b = Browser(app)
+        b.client.environ_base["REMOTE_ADDR"] = "10.9.0.7"  # the venue's one address
+        phones.append((b, code))
+    for _ in range(5):  # 15 requests from one address, 5 per player: within each one's rate
+        for b, code in phones:
+            r = b.get(f"/api/v1/events/{eid}/me", headers={"Authorization": f"Bearer {code}"})
+            assert r.status_code == 200, r.data
+    b, code = phones[0]
+    b.get(f"/api/v1/events/{eid}/me", headers={"Authorization": f"Bearer {code}"})
+    r = b.get(f"/api/v1/events/{eid}/me", headers={"Authorization": f"Bearer {code}"})
+    assert r.status_code == 429  # his seventh: his own rate is spent, not the venue's
+    onlooker = Browser(app)
+    onlooker.client.environ_base["REMOTE_ADDR"] = "10.9.0.7"
+    for _ in range(4):
+        assert onlooker.get(f"/api/v1/events/{eid}").status_code == 200
+    assert_refused_for_rate(onlooker.get(f"/api/v1/events/{eid}"), "without a seat")

@@ -52,7 +52,9 @@ from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 
+from referee.event.state import EVENT_ID
 from web.errors import Busy, TooManyRequests, service_error_response
+from web.events import player_code, player_of
 from web.request import get_referee, is_game_id, is_tournament_judge, seat_of, seat_token
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -86,12 +88,21 @@ def _view_in(names: set[str]) -> bool:
 def who() -> str:
     """Who asks, for the rates: ``seat <game> <seat>`` for a request carrying the token of a
     seat's device at the game in its URL (a cookie or Bearer token; checked, so a made-up
-    token counts as its address), else ``address <ip>``."""
-    game = (request.view_args or {}).get("game")
+    token counts as its address), ``seat event <event> <player>`` for a player's personal code
+    at the event in its URL (checked the same way), else ``address <ip>``."""
+    args = request.view_args or {}
+    game = args.get("game")
     if isinstance(game, str) and is_game_id(game) and seat_token(game):
         seat = seat_of(game)  # the view asks the same, once per request (cached)
         if seat != "public":
             return f"seat {game} {seat}"
+    event = args.get("event")
+    if isinstance(event, str) and EVENT_ID.match(event) and player_code(event):
+        # a player at an event (his personal code checked): his own bucket, like a seat's,
+        # not his venue's shared address
+        player = player_of(event)
+        if player is not None:
+            return f"seat event {event} {player}"
     return _address()
 
 
