@@ -20,19 +20,28 @@ import random
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.anchors import AnchorError
 from referee.errors import ServiceError
-from referee.event.export import verify_event_export
-from referee.event.service import Events
 from referee.games import DEFAULT, GAMES
 from referee.keys import KeyFileError
 from referee.service import Referee, open_referee
 from referee.store import StoreError
 
+if TYPE_CHECKING:
+    from referee.event.service import Events
+
 DEFAULT_DB = "referee.sqlite3"
 MAX_EXPORT_BYTES = 2_000_000_000
+
+
+def _events(ref: Referee) -> Events:
+    """The events of ``ref``. The event modules (and networkx, which pairs) are imported here,
+    when an event command runs, not when any ``referee`` command starts (``referee rule``)."""
+    from referee.event.service import Events
+
+    return Events(ref)
 
 
 def _fail(message: str) -> int:
@@ -52,7 +61,7 @@ def cmd_event_list(args: argparse.Namespace) -> int:
     if isinstance(ref, str):
         return _fail(ref)
     try:
-        ev = Events(ref)
+        ev = _events(ref)
         for e in ev.events():
             st = ev.get(e)
             r = st.round.number if st.round else 0
@@ -69,7 +78,7 @@ def cmd_event_export(args: argparse.Namespace) -> int:
     if isinstance(ref, str):
         return _fail(ref)
     try:
-        text = Events(ref).export(args.event)
+        text = _events(ref).export(args.event)
     except ServiceError as e:
         return _fail(e.message)
     finally:
@@ -92,6 +101,8 @@ def cmd_event_verify(args: argparse.Namespace) -> int:
         return _fail(f"{args.file}: not UTF-8 text")
     except OSError as e:
         return _fail(f"{args.file}: cannot read: {e.strerror or e}")
+    from referee.event.export import verify_event_export  # see _events
+
     v = verify_event_export(text)
     print(f"{args.file}: {v.message()}")
     return 0 if v.ok else 1
@@ -101,7 +112,7 @@ def simulate(ref: Referee, players: int, rounds: int | None, seed: str, game: st
     """Runs a whole event on ``ref``: registration, check-in, each round paired and started,
     results from random match slips (a few draws), a drop after round 1; returns its id."""
     rng = random.Random(seed)
-    ev = Events(ref)
+    ev = _events(ref)
     eid = ev.create(
         name=f"Simulated event {seed}",
         game=game,
@@ -143,7 +154,7 @@ def cmd_event_simulate(args: argparse.Namespace) -> int:
         return _fail(ref)
     try:
         eid = simulate(ref, args.players, args.rounds, args.seed, args.game)
-        ev = Events(ref)
+        ev = _events(ref)
         st = ev.get(eid)
         names = {p.id: p.name for p in st.players}
         print(f"event {eid}: {len(st.players)} players, {len(st.rounds)} rounds")
