@@ -3,6 +3,7 @@ the whole match (T1), a rolled-back event log, the ledger's bell, and each kind'
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -220,3 +221,37 @@ def test_the_higher_seed_of_a_top_cut_table_chooses_his_side_before_it_starts() 
         with pytest.raises(Refused, match="has started"):
             ev.choose_side(eid, 2, "second")
         assert verify_event_export(ev.export(eid)).ok
+
+
+def _mutables(x: Any, path: str = "work") -> Iterator[tuple[str, Any]]:
+    """Every mutable object reachable from ``x`` (lists, dicts, dataclasses not frozen)."""
+    import dataclasses
+
+    if isinstance(x, list | dict | set):
+        yield path, x
+        items = x.items() if isinstance(x, dict) else enumerate(x)
+        for k, v in items:
+            yield from _mutables(v, f"{path}[{k!r}]")
+    elif dataclasses.is_dataclass(x) and not vars(type(x))["__dataclass_params__"].frozen:
+        yield path, x
+        for f in dataclasses.fields(x):
+            yield from _mutables(getattr(x, f.name), f"{path}.{f.name}")
+
+
+def test_a_copy_of_the_folds_state_shares_nothing_the_fold_changes() -> None:
+    """The service checks each new record on a copy (:meth:`Work.copy`): a copy that shared a
+    list or a mutable record with the state would let a refused record change it."""
+    with tiny_events() as ev:
+        eid = new_event(ev, 8, top_cut=4)
+        slips(ev, eid)
+        ev.pair_next(eid)
+        r = ev.start_round(eid)
+        ev.extend(eid, r.tables[0].table, 3, "a long ruling")
+        ev.penalty(eid, r.tables[1].first, "tardiness", "warning", "late")
+        ev.enter_result(eid, r.number, r.tables[0].table, 1, None, "slip")
+        w = ev._work(eid)
+        c = w.copy()
+        shared = {id(o): p for p, o in _mutables(w)}
+        twins = [(p, shared[id(o)]) for p, o in _mutables(c) if id(o) in shared]
+        assert twins == []
+        assert c == w  # the same state, equal field by field
