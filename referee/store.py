@@ -101,7 +101,8 @@ class GameHead:
         return self.created is not None and self.seq <= self.created
 
 
-def _created(value: object) -> int | None:
+def created_seq(value: object) -> int | None:
+    """The :data:`CREATED` secret as a seq; None when there is none or it is not a number."""
     try:
         return int(str(value)) if value is not None else None
     except ValueError:
@@ -159,7 +160,10 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
-def _check_batch(last: tuple[int, str] | None, records: Sequence[Record]) -> None:
+def check_batch(last: tuple[int, str] | None, records: Sequence[Record]) -> None:
+    """Checks that ``records`` continue the log whose head is ``last`` (None: a new log starts
+    at 0). Raises StoreError for an empty batch or one of several games, Conflict for a batch
+    that is not numbered from the next seq or does not chain to the head."""
     if not records:
         raise StoreError("nothing to append")
     game = records[0].game
@@ -187,7 +191,7 @@ class MemoryStore:
     def append(self, records: Sequence[Record], secrets: Mapping[str, str] | None = None) -> None:
         with self._lock:
             log = self._logs.get(records[0].game, []) if records else []
-            _check_batch((log[-1].seq, log[-1].hash) if log else None, records)
+            check_batch((log[-1].seq, log[-1].hash) if log else None, records)
             seen = {key_id(r): r for r in log if key_id(r) is not None}
             for r in records:
                 k = key_id(r)
@@ -232,7 +236,7 @@ class MemoryStore:
         with self._lock:
             out = [
                 GameHead(
-                    g, log[-1].seq, log[-1].hash, _created(self._secrets.get(g, {}).get(CREATED))
+                    g, log[-1].seq, log[-1].hash, created_seq(self._secrets.get(g, {}).get(CREATED))
                 )
                 for g, log in sorted(self._logs.items())
                 if log and not g.startswith(EVENT_PREFIX)
@@ -290,9 +294,10 @@ CREATE TABLE IF NOT EXISTS secrets (
 
 
 # The stored form's columns (see the module's docstring), added to a database made before them.
+# ``ROW``: the columns :func:`entry_of` reads back (the PostgreSQL store's too).
 # A row in the stored form has ``hashed`` and an empty ``line``; an older row has its JSON line.
 _STORED_COLUMNS = {"hashed": "BLOB", "opened": "BLOB", "nonce": "TEXT", "sig": "TEXT"}
-_ROW = "hash, line, hashed, opened, nonce, sig"
+ROW = "hash, line, hashed, opened, nonce, sig"
 _OLD_ROW = "hash, line, NULL, NULL, NULL, NULL"
 
 
@@ -319,7 +324,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         raise
 
 
-def _row_of(r: Record) -> tuple[object, ...]:
+def row_of(r: Record) -> tuple[object, ...]:
     """The row of a record: in the stored form where it has one, else as its JSON line."""
     form = stored_form(r)
     if form is None:
@@ -328,8 +333,8 @@ def _row_of(r: Record) -> tuple[object, ...]:
     return (r.game, r.seq, key_id(r), r.hash, "", data, opened, r.nonce, r.sig)
 
 
-def _entry_of(row: tuple[Any, ...]) -> Entry:
-    """A row read back (``_ROW``'s columns): its stored form, or its JSON line. Raises
+def entry_of(row: tuple[Any, ...]) -> Entry:
+    """A row read back (``ROW``'s columns): its stored form, or its JSON line. Raises
     ValueError or TypeError when it is neither. (A column of another type than was written
     fails the entry's hash check.)"""
     hash_, line, data, opened, nonce, sig = row
@@ -364,7 +369,7 @@ class _Job:
 
     def __init__(self, records: Sequence[Record], secrets: Mapping[str, str] | None) -> None:
         self.records = records
-        self.rows = [_row_of(r) for r in records]  # serialised before the writer's turn
+        self.rows = [row_of(r) for r in records]  # serialised before the writer's turn
         self.secrets = secrets
         self.done = False
         self.error: StoreError | None = None
@@ -429,7 +434,7 @@ class SQLiteStore:
                     tighten(f)
         try:
             # a read-only database made before the stored form has its JSON lines only
-            self._row = _ROW if _STORED_COLUMNS.keys() <= _columns(db) else _OLD_ROW
+            self._row = ROW if _STORED_COLUMNS.keys() <= _columns(db) else _OLD_ROW
         except sqlite3.Error as e:
             raise _fault(e, self.path) from None
 
@@ -545,7 +550,7 @@ class SQLiteStore:
         row = db.execute(
             "SELECT seq, hash FROM events WHERE game=? ORDER BY seq DESC LIMIT 1", (game,)
         ).fetchone()
-        _check_batch((row[0], row[1]) if row else None, records)
+        check_batch((row[0], row[1]) if row else None, records)
         for r, new in zip(records, rows, strict=True):
             k = new[2]
             if k is None:
@@ -579,9 +584,9 @@ class SQLiteStore:
         return StoreError(f"{self.path}: game {game!r} holds an unreadable record ({e})")
 
     def _record(self, game: str, row: tuple[Any, ...]) -> Record:
-        """The record of a row (``_ROW``'s columns). Raises StoreError when it is unreadable."""
+        """The record of a row (``ROW``'s columns). Raises StoreError when it is unreadable."""
         try:
-            return _entry_of(row).record()
+            return entry_of(row).record()
         except (ValueError, TypeError) as e:
             raise self._unreadable(game, e) from None
 
@@ -597,12 +602,12 @@ class SQLiteStore:
         out: list[Entry] = []
         add = out.append
         try:
-            for row in rows:  # the load's hot loop: _entry_of, inlined for the stored form
+            for row in rows:  # the load's hot loop: entry_of, inlined for the stored form
                 hash_, line, data, opened, nonce, sig = row
                 if data is not None and line == "":
                     add(stored_entry(data, opened, nonce, sig, hash_))
                 else:
-                    add(_entry_of(row))
+                    add(entry_of(row))
         except (ValueError, TypeError) as e:
             raise self._unreadable(game, e) from None
         return out
@@ -650,7 +655,7 @@ class SQLiteStore:
             + " ORDER BY e.game",
             (CREATED,),
         )
-        return [GameHead(str(g), int(q), str(h), _created(c)) for g, q, h, c in rows]
+        return [GameHead(str(g), int(q), str(h), created_seq(c)) for g, q, h, c in rows]
 
     _IDLE = (
         " FROM secrets s WHERE s.name = ? AND s.game NOT LIKE 'event.%' AND NOT EXISTS"
