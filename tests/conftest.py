@@ -10,9 +10,16 @@ true value, as ``.ci/run`` sets it), where they fail: in CI they always run.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # the PostgreSQL helpers are imported only by a test that asks for them
+    from pg_helpers import Cluster
+
+    from referee.store import Store
 
 # the property and helper modules assert too: their failures explain themselves like a test's
 pytest.register_assert_rewrite("privacy_property", "service_helpers", "web_helpers", "helpers")
@@ -62,3 +69,66 @@ def examples_dir() -> Path:
     """The ruling files shipped in ``docs/examples`` (part of the checkout: never skipped)."""
     assert EXAMPLES.is_dir(), f"no shipped examples at {EXAMPLES}"
     return EXAMPLES
+
+
+# ---- stores ------------------------------------------------------------------------------------
+
+STORE_KINDS = ("memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres))
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A throwaway PostgreSQL cluster for the whole run (``tests/pg_helpers.py``); skipped
+    where PostgreSQL cannot run, failed under CI."""
+    from pg_helpers import running_cluster
+
+    with running_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def pg_dsn(pg_cluster: Cluster) -> Iterator[str]:
+    """A new database of the cluster, upgraded to the referee's schema, dropped after."""
+    from referee.pgstore import upgrade
+
+    dsn = pg_cluster.new_database()
+    upgrade(dsn)
+    yield dsn
+    pg_cluster.drop_database(dsn)
+
+
+@pytest.fixture(params=STORE_KINDS)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """Each kind of store in turn: the store's contract holds for every one."""
+    kind: str = request.param
+    return kind
+
+
+@pytest.fixture
+def open_store(
+    store_kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[[], Store]]:
+    """Opens a store of ``store_kind`` over one place: each call a new store object on the same
+    data (a restart; the memory store has no other object: the same one), all closed after."""
+    from referee.store import MemoryStore, SQLiteStore
+
+    opened: list[Store] = []
+    memory = MemoryStore()
+    dsn = str(request.getfixturevalue("pg_dsn")) if store_kind == "postgres" else ""
+
+    def new() -> Store:
+        store: Store
+        if store_kind == "memory":
+            store = memory
+        elif store_kind == "sqlite":
+            store = SQLiteStore(tmp_path / "store.sqlite3")
+        else:
+            from referee.pgstore import PostgresStore
+
+            store = PostgresStore(dsn)
+        opened.append(store)
+        return store
+
+    yield new
+    for store in opened:
+        store.close()

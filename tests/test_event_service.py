@@ -4,6 +4,7 @@ extension, a drop, a late entry, refusals, the store's listings and a reload."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -437,9 +438,8 @@ def test_the_usual_number_of_rounds_follows_the_table_of_the_project_ruling() ->
 # ---- the store, the listing, a reload ------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["memory", "sqlite"])
-def test_the_stores_game_listings_never_list_an_event_log(kind: str, tmp_path: Path) -> None:
-    store: Store = MemoryStore() if kind == "memory" else SQLiteStore(tmp_path / "db.sqlite3")
+def test_the_stores_game_listings_never_list_an_event_log(open_store: Callable[[], Store]) -> None:
+    store = open_store()  # every kind of store (tests/conftest.py: store_kind)
     with tiny_events(store) as ev:
         eid = new_event(ev, 2)
         ev.pair_next(eid)

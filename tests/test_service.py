@@ -21,7 +21,7 @@ from referee.herazeus.game import hz_board, may_cut
 from referee.keys import Signer
 from referee.log import GENESIS, Record, export_text, is_sealed_marker, read_lines, verify
 from referee.service import Forbidden, NeedsInput, NotFound, Referee, Refused, Stale
-from referee.store import Conflict, MemoryStore, SQLiteStore, Store
+from referee.store import SQLiteStore
 from web.cli import main
 
 HERA_HAND = [
@@ -321,40 +321,7 @@ def test_a_repeated_key_is_refused_and_not_applied_twice(ref: Referee) -> None:
     assert hz_board(ref.view(g, "hera")).hera["hand"].count("Pythia") == 1
 
 
-@pytest.mark.parametrize(
-    "make", [MemoryStore, lambda: SQLiteStore(":memory:")], ids=["memory", "sqlite"]
-)
-def test_a_store_refuses_a_stale_seq_or_a_repeated_key(make: Any) -> None:
-    store: Store = make()
-
-    def rec(seq: int, prev: str, key: str | None = None, seat: str = "hera") -> Record:
-        r = Record("g", seq, "t", seat, "action", {}, (), key, prev, nonce=str(seq))
-        return r.sealed_with(SIGNER.sign)
-
-    r0 = rec(0, GENESIS)
-    store.append([r0])
-    r1 = rec(1, r0.hash, key="k")
-    store.append([r1])
-    with pytest.raises(Conflict):
-        store.append([rec(1, r0.hash)])  # a second record 1
-    with pytest.raises(Conflict):
-        store.append([rec(3, r1.hash)])  # a gap
-    with pytest.raises(Conflict):
-        store.append([rec(2, r0.hash)])  # not chained to the last record
-    with pytest.raises(Conflict) as info:
-        store.append([rec(2, r1.hash, key="k")])
-    assert info.value.existing == r1
-    r2 = rec(2, r1.hash)
-    with pytest.raises(Conflict):  # one call, one transaction: all its records or none
-        store.append([r2, rec(3, r2.hash, key="k")])
-    assert store.records("g") == [r0, r1]
-    assert store.by_key("g", "hera", "k") == r1
-    # idempotency keys are per seat: Zeus's "k" is another key than Hera's
-    r2z = rec(2, r1.hash, key="k", seat="zeus")
-    store.append([r2z])
-    assert store.by_key("g", "zeus", "k") == r2z and store.by_key("g", "hera", "k") == r1
-    assert store.head("g") == (2, r2z.hash)
-    store.close()
+# the store's own refusals (stale seq, repeated key) are tests/test_store_contract.py's
 
 
 def test_the_sqlite_store_writes_durably(tmp_path: Path) -> None:
