@@ -371,3 +371,16 @@ def test_a_notice_reads_back_and_nothing_else_does() -> None:
     for bad in ("", "12", '{"game": "g"}', '{"game": 1, "seq": 2}', '{"game": "g", "seq": true}'):
         with pytest.raises(ValueError):
             parse_notice(bad)
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("", "skipped"), ("true", "failed")])
+def test_without_postgresql_its_tests_skip_except_under_ci(
+    monkeypatch: pytest.MonkeyPatch, ci: str, outcome: str
+) -> None:
+    import pg_helpers
+
+    monkeypatch.setattr(pg_helpers, "find_bin", lambda: None)
+    monkeypatch.setenv("CI", ci)
+    kind = pytest.skip.Exception if outcome == "skipped" else pytest.fail.Exception
+    with pytest.raises(kind, match="apt-get install postgresql"):
+        pg_helpers.require_postgres()
