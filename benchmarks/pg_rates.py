@@ -6,11 +6,11 @@ this process's memory (limits' ``MemoryStorage``, what ``memory://`` gives).
 Each run acquires entries of ``"300 per minute"`` through limits' moving-window limiter for
 ``--seconds``, from each number of ``--threads`` (one storage shared by the threads, as a
 server's requests share it), once on a single key (one seat asking as fast as it can: every
-acquire waits for the one before on the key's lock) and once on a thousand keys (a hall's
-seats). Printed: acquires a second and the mean latency of one. Without ``--dsn`` it makes a
-throwaway cluster as the tests do (``tests/pg_helpers.py``: ``fsync=off``, a Unix socket), so
-the figures are the database's work and a round trip, not a disk's. Nothing asserts: the
-numbers depend on the machine.
+acquire waits for the one before on the key's lock; past the first 300, refusals, which write
+nothing) and once on a thousand keys (a hall's seats). Printed: acquires a second and the mean
+latency of one. Without ``--dsn`` it makes a throwaway cluster as the tests do
+(``tests/pg_helpers.py``: ``fsync=off``, a Unix socket), so the figures are the database's work
+and a round trip, not a disk's. Nothing asserts: the numbers depend on the machine.
 """
 
 from __future__ import annotations
