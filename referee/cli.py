@@ -15,6 +15,7 @@ which adds these with :func:`add_commands`, beside those of printables, vision a
                                              tournament events (:mod:`referee.event.cli`)
     referee db upgrade [--db DB]             bring a PostgreSQL database's schema up to date
     referee db copy SRC DST                  copy every game and event into another database
+    referee db verify [--db DB]              verify every game and event log (after a restore)
 
 Every command that opens a database takes ``--db`` (default ``$REFEREE_DB``, else
 ``referee.sqlite3``): a SQLite file or a ``postgresql://`` URI, whose key and journal live in

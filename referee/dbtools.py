@@ -108,7 +108,8 @@ def _trust_for(src: Place, dst: Place) -> None:
 
 
 def _verify_source(src: Referee, sid: str) -> None:
-    """Raises CopyError unless the source's log ``sid`` verifies."""
+    """Raises CopyError unless the log ``sid`` verifies as ``src``'s server reads it: for a
+    game also its head against the server's heads journal (a rolled-back game is held)."""
     from referee.event.log import PREFIX, is_event_log, verify_event_log  # only when copying
 
     if is_event_log(sid):
@@ -218,6 +219,25 @@ def _plan(src: Referee, dst: Store, ids: list[str]) -> tuple[CopyReport, list[st
     return report, todo
 
 
+def verify_db(db: str, state: str | None = None) -> tuple[int, list[str]]:
+    """Verifies every game and event log of ``db`` as its server reads them (chain, hashes,
+    signatures, the rules, and each head against the heads journal); returns how many logs
+    were read and one line per log that failed. Raises StoreError, KeyFileError or
+    AnchorError for a database or file that cannot be opened."""
+    ref = open_referee(db, readonly=True, state=state)
+    try:
+        ids = ref.store.games() + ref.store.event_logs()
+        bad = []
+        for sid in ids:
+            try:
+                _verify_source(ref, sid)
+            except CopyError as e:
+                bad.append(str(e).removesuffix("; nothing was copied"))
+        return len(ids), bad
+    finally:
+        ref.store.close()
+
+
 # ---- the commands --------------------------------------------------------------------------
 
 
@@ -255,10 +275,24 @@ def cmd_db_copy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_db_verify(args: argparse.Namespace) -> int:
+    from referee.anchors import AnchorError
+
+    try:
+        n, bad = verify_db(args.db, args.state)
+    except (StoreError, KeyFileError, AnchorError, ValueError) as e:
+        return _fail(str(e))
+    for line in bad:
+        print(f"FAILED {line}")
+    name = place_of(args.db, args.state).name
+    print(f"{name}: {n - len(bad)} of {n} logs verify")
+    return 1 if bad else 0
+
+
 def add_db_commands(sub: Any) -> None:
     """Adds ``db upgrade`` and ``db copy`` to the ``referee`` command's subparsers."""
     p = sub.add_parser("db", help="the database: upgrade its schema, copy it to another")
-    dsub = p.add_subparsers(dest="db_command", metavar="upgrade|copy")
+    dsub = p.add_subparsers(dest="db_command", metavar="upgrade|copy|verify")
     dsub.required = True
     q = dsub.add_parser(
         "upgrade",
@@ -278,3 +312,10 @@ def add_db_commands(sub: Any) -> None:
     q.add_argument("--to-state", metavar="DIR", help="DST's state folder (PostgreSQL)")
     q.add_argument("--quiet", action="store_true", help="print only the summary")
     q.set_defaults(func=cmd_db_copy)
+    q = dsub.add_parser(
+        "verify",
+        help="verify every game and event log of a database as its server reads them (after a "
+        "restore); exit status 1 when one fails",
+    )
+    add_db_options(q)
+    q.set_defaults(func=cmd_db_verify)

@@ -318,3 +318,17 @@ def test_serve_on_a_database_without_the_referee_tables_says_to_run_db_upgrade(
         pg_cluster.drop_database(dsn)
     assert done.returncode != 0
     assert "referee db upgrade" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_db_verify_reads_every_log_and_names_the_one_that_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    club = _club(tmp_path)
+    n = len(_logs(str(club)))
+    capsys.readouterr()
+    assert main(["db", "verify", "--db", str(club)]) == 0
+    assert f"{n} of {n} logs verify" in capsys.readouterr().out
+    game = _tamper(club)
+    assert main(["db", "verify", "--db", str(club)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAILED {game}" in out and f"{n - 1} of {n} logs verify" in out
