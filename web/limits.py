@@ -293,10 +293,10 @@ def install(app: Flask) -> Limiter:
 
 def _storage(app: Flask) -> dict[str, Any]:
     """Where the limiter counts: in the referee's PostgreSQL database when its store is a
-    :class:`PostgresStore` (one count for every process on it: :mod:`referee.pgrates`), else in
-    this process's memory."""
+    :class:`PostgresStore` that may write (one count for every process on it:
+    :mod:`referee.pgrates`), else in this process's memory."""
     ref = app.config.get("REFEREE")
-    if isinstance(ref, Referee) and isinstance(ref.store, PostgresStore):
+    if isinstance(ref, Referee) and isinstance(ref.store, PostgresStore) and not ref.store.readonly:
         return {"storage_uri": f"{pgrates.SCHEME}://", "storage_options": {"store": ref.store}}
     return {"storage_uri": "memory://"}
 
