@@ -10,9 +10,11 @@ other; a database fault makes a process count alone, never a 500.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import types
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -326,3 +328,29 @@ def test_a_database_fault_under_the_app_is_no_500(pg_app: Apps, pg_dsn: str) -> 
         conn.execute("ALTER TABLE rate_hits RENAME TO rate_hits_away")
     got = [b["hera"].get(f"/api/v1/games/{game}").status_code for _ in range(4)]
     assert got == [200, 200, 200, 429]  # counted in this process's memory meanwhile
+
+
+@pytest.mark.process
+def test_two_referee_serve_processes_on_one_database_count_a_seat_once(
+    tmp_path: Path, pg_dsn: str
+) -> None:
+    from test_serve import Server, get, join
+
+    state = ["--state", str(tmp_path / "league"), "--seat-rate", "5 per minute"]
+    a = Server(pg_dsn, *state, "--demo")  # type: ignore[arg-type]
+    b: Server | None = None
+    try:
+        b = Server(pg_dsn, *state)  # type: ignore[arg-type]
+        links = dict(re.findall(r"^(Hera|Zeus|Public)\s+(\S+)$", a.text, re.M))
+        game = links["Public"].rsplit("/", 1)[1]
+        hera = join(a.port, links["Hera"])
+        seen = [get(a.port, f"/api/v1/games/{game}", hera).status for _ in range(3)]
+        seen += [get(b.port, f"/api/v1/games/{game}", hera).status for _ in range(2)]
+        assert seen == [200] * 5
+        assert get(b.port, f"/api/v1/games/{game}", hera).status == 429
+        assert get(a.port, f"/api/v1/games/{game}", hera).status == 429
+    finally:
+        for s in (a, b):
+            if s is not None and s.proc.poll() is None:
+                s.proc.kill()
+                s.proc.wait(timeout=20)
