@@ -13,7 +13,8 @@ and its fixed window (``incr``/``get``), over the table ``rate_hits`` of
 oldest of them (or ``(now, 0)``).
 
 Across processes: an acquire is one call of the SQL function ``rate_acquire``, so one
-transaction, which first takes ``pg_advisory_xact_lock(hashtext(key))``: two processes hitting
+transaction, which first takes ``pg_advisory_xact_lock(1918989413, hashtext(key))`` (the
+two-number form, apart from the one-number locks such as the upgrade's): two processes hitting
 one key take turns, and only one of them can take the last slot (two keys whose hashes collide
 merely take turns too). The times are the database's clock (``clock_timestamp()``), one clock
 for every process whatever the hosts' clocks say; ``clock`` replaces it (the tests' fake

@@ -35,7 +35,9 @@ BEGIN
     IF amount > lim THEN
         RETURN FALSE;
     END IF;
-    PERFORM pg_advisory_xact_lock(hashtext(k));
+    -- the two-number form: its own key space, apart from the one-number locks (upgrade's);
+    -- 1918989413 is 'rate' in ASCII
+    PERFORM pg_advisory_xact_lock(1918989413, hashtext(k));
     t := COALESCE(at, extract(epoch FROM clock_timestamp()));
     SELECT COALESCE(array_agg(h ORDER BY h DESC), '{}') INTO kept
         FROM rate_hits r, unnest(r.hits) h WHERE r.key = k AND h >= t - expiry;
