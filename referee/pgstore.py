@@ -254,6 +254,9 @@ class PostgresStore:
             timeout=timeout,
             open=False,
             name="referee",
+            # a connection is checked before it is lent (one round trip): after the server
+            # restarts, the first call gets a new connection instead of failing on a dead one
+            check=ConnectionPool.check_connection,
         )
         try:
             self._pool.open(wait=True, timeout=timeout)
