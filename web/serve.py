@@ -219,11 +219,11 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def add_serve_command(sub: Any) -> None:
-    """Adds ``serve`` to the ``referee`` command's subparsers ``sub``."""
+def add_serve_command(sub: Any) -> argparse.ArgumentParser:
+    """Adds ``serve`` to the ``referee`` command's subparsers ``sub``; returns its parser."""
     from referee.games import DEFAULT, GAMES
 
-    p = sub.add_parser(
+    p: argparse.ArgumentParser = sub.add_parser(
         "serve",
         help="run the phone web app (prints its address and a QR code)",
         description="Run the web app on this machine for the players' phones.",
@@ -394,7 +394,19 @@ def add_serve_command(sub: Any) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no access log")
     p.add_argument("--no-qr", action="store_true", help="print the links without QR codes")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="server processes sharing the port, each with its own event loop and threads, "
+        "over the same database (default 1; Linux; web.workers)",
+    )
+    # a worker of `--workers N`: its supervisor's pid, and the journal's acceptance it made
+    p.add_argument("--worker-of", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--journal-accepted", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_serve)
+    return p
 
 
 # ---- addresses -----------------------------------------------------------------------------
@@ -637,6 +649,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.links import join_path
     from web.request import open_db
 
+    if args.workers != 1 and args.worker_of is None:
+        from web.workers import supervise
+
+        return supervise(args)
     one_blas_thread()  # frames are read side by side (FRAME_WORKERS): each on one thread
     fixed_mmap_threshold()  # freed bodies and photos go back to the system, not the arenas
     db = Path(args.db).resolve()
@@ -647,7 +663,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ref = open_db(str(db))
     except Exception as e:  # an unreadable file, a locked or corrupt database
         raise SystemExit(f"referee serve: cannot open the database {db}: {e}") from None
-    accepted = journal_check(ref, db, args.accept_missing_journal)
+    # a worker's journal was checked by its supervisor (web.workers): a sibling killed between
+    # its write and its journal line must not keep a restarted worker from serving
+    accepted = (
+        journal_check(ref, db, args.accept_missing_journal)
+        if args.worker_of is None
+        else args.journal_accepted
+    )
     kit = None
     if args.kit:
         from web.games.installed import PAGE_MODULES
@@ -667,7 +689,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits["STREAM_SLOTS"] = fits
         limits["SPECTATOR_STREAMS"] = min(fits, limits["SPECTATOR_STREAMS"])
     ip = lan_ip()
-    port, note = choose_port(args.host, args.port)
+    port, note = (
+        (args.port, None) if args.worker_of is not None else choose_port(args.host, args.port)
+    )
     code = judge_code(db)
     app = create_app(
         {
@@ -713,6 +737,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.https:
         cert, key = certificate(db, ip, title)
         server.config.certfile, server.config.keyfile = str(cert), str(key)
+    if args.worker_of is not None:
+        return run_worker(server, ref, live, args)
     announce(
         sys.stdout,
         base + "/",
@@ -723,6 +749,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         https=args.https,
         title=title,
     )
+    return run(server, ref, live)
+
+
+def run_worker(server: Any, ref: Any, live: Any, args: argparse.Namespace) -> int:
+    """A worker of ``--workers N`` (:mod:`web.workers`): it listens on the port its siblings
+    share, stops when its supervisor has gone, and prints no announcement."""
+    from web.workers import bind_shared, watch_supervisor
+
+    bind_shared(server, args.host, args.port)
+    watch_supervisor(server, args.worker_of)
     return run(server, ref, live)
 
 
