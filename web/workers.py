@@ -108,7 +108,7 @@ def watch_supervisor(server: Any, supervisor: int) -> threading.Thread:
 # ---- the supervisor's side ---------------------------------------------------------------
 
 _NOT_PASSED = frozenset({"workers", "worker_of", "journal_accepted", "port", "demo", "game"})
-_NOT_PASSED |= {"deck_list", "help", "func", "command"}
+_NOT_PASSED |= {"deck_list", "help", "func", "command", "db"}  # db: REFEREE_DB (a password)
 
 
 def worker_command(
@@ -116,7 +116,10 @@ def worker_command(
 ) -> list[str]:
     """The command line of a worker: ``referee serve`` with the supervisor's options (every
     option of the serve parser, given back in its own form), the chosen ``port`` and the hidden
-    ``--worker-of``; without ``--demo`` (the supervisor made the game) and ``--workers``."""
+    ``--worker-of``; without ``--demo`` (the supervisor made the game) and ``--workers``, nor
+    ``--db``: a worker reads the database from ``REFEREE_DB`` (:func:`worker_env`), since a
+    command line is shown to every user of the machine and a connection string may hold a
+    password."""
     from web.serve import add_serve_command
 
     ap = argparse.ArgumentParser()
@@ -138,12 +141,21 @@ def worker_command(
     return argv
 
 
+def worker_env(args: argparse.Namespace) -> dict[str, str]:
+    """A worker's environment: this one, the database in ``REFEREE_DB``, and this checkout of
+    the referee first on ``PYTHONPATH``."""
+    from referee.place import ENV_DB
+
+    env = dict(os.environ)
+    env[ENV_DB] = str(args.db)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
 class Worker:
     """One worker process: its number (1..N), the process, and a thread reading its output."""
 
-    def __init__(self, number: int, argv: list[str], out: IO[str]) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    def __init__(self, number: int, argv: list[str], env: dict[str, str], out: IO[str]) -> None:
         self.number = number
         self.ready = threading.Event()
         self.lines: collections.deque[str] = collections.deque(maxlen=40)
@@ -204,10 +216,11 @@ class Supervisor:
         self,
         n: int,
         argv: list[str],
+        env: dict[str, str],
         out: IO[str],
         restarts_per_minute: int = RESTARTS_PER_MINUTE,
     ) -> None:
-        self.n, self.argv, self.out = n, argv, out
+        self.n, self.argv, self.env, self.out = n, argv, env, out
         self.restarts_per_minute = restarts_per_minute
         self.workers: list[Worker] = []
         self.restarts: collections.deque[float] = collections.deque()
@@ -217,7 +230,7 @@ class Supervisor:
         """Starts every worker and waits until each is ready. Raises SystemExit with the output
         of a worker that ended before it was ready, or when one is not ready in time (every
         worker is then stopped)."""
-        self.workers = [Worker(i + 1, self.argv, self.out) for i in range(self.n)]
+        self.workers = [Worker(i + 1, self.argv, self.env, self.out) for i in range(self.n)]
         deadline = time.monotonic() + ready_within
         for w in self.workers:
             while not w.ready.wait(0.1):
@@ -270,7 +283,7 @@ class Supervisor:
                     self.stopping.set()
                     break
                 self.restarts.append(now)
-                new = Worker(w.number, self.argv, self.out)
+                new = Worker(w.number, self.argv, self.env, self.out)
                 log.warning(
                     "worker %d (pid %d) ended unexpectedly (%s); started again as pid %d "
                     "(%d restart%s in the last minute)",
@@ -313,6 +326,7 @@ def supervise(args: argparse.Namespace) -> int:
     beside the database, the journal, the demo game, the port), then the workers until SIGINT
     or SIGTERM. Returns 0 (1 when workers kept ending); raises SystemExit with one line for bad
     input or a worker that could not start."""
+    from referee.place import place_of
     from referee.service import ServiceError
     from referee.store import tighten
     from web.app import create_app
@@ -334,16 +348,24 @@ def supervise(args: argparse.Namespace) -> int:
 
     check_workers(args.workers)
     limits_config(args)  # a flag out of range: one line from here, not one from each worker
-    db = Path(args.db).resolve()
+    try:
+        place = place_of(args.db, args.state)
+    except ValueError as e:
+        raise SystemExit(f"referee serve: {e}") from None
+    db = place.files.resolve()  # the prefix of the files outside the database
     os.umask(0o077)
-    for f in private_files(db):
+    try:
+        place.prepare()
+    except OSError as e:
+        raise SystemExit(f"referee serve: cannot make the folder {place.folder}: {e}") from None
+    for f in private_files(db, postgres=place.postgres):
         tighten(f)
-    try:
-        ref = open_db(str(db))  # makes the key and the journal before any worker reads them
+    try:  # makes the key and the journal before any worker reads them
+        ref = open_db(place.db if place.postgres else str(db), args.state, 1)
     except Exception as e:
-        raise SystemExit(f"referee serve: cannot open the database {db}: {e}") from None
+        raise SystemExit(f"referee serve: cannot open the database {place.name}: {e}") from None
     try:
-        accepted = journal_check(ref, db, args.accept_missing_journal)
+        accepted = journal_check(ref, place.name, args.accept_missing_journal)
         ip = lan_ip()
         port, note = choose_port(args.host, args.port)
         code = judge_code(db)
@@ -371,7 +393,8 @@ def supervise(args: argparse.Namespace) -> int:
         with contextlib.suppress(Exception):
             ref.store.close()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    sup = Supervisor(args.workers, worker_command(args, port, os.getpid(), accepted), sys.stdout)
+    argv = worker_command(args, port, os.getpid(), accepted)
+    sup = Supervisor(args.workers, argv, worker_env(args), sys.stdout)
 
     def stop(signum: int, frame: Any) -> None:
         sup.stop()
