@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,13 +42,14 @@ def _default_sigint() -> None:
 
 class Served:
     """``referee serve --db DB --port P ...`` in a process of its own, its output in a file
-    (an access log under load would fill a pipe nobody reads)."""
+    (an access log under load would fill a pipe nobody reads). ``db``: the database and any
+    option of where it lives (``[dsn, "--state", folder]``)."""
 
-    def __init__(self, db: str, tmp: Path, *extra: str, port: int | None = None) -> None:
+    def __init__(self, db: Sequence[str], tmp: Path, *extra: str, port: int | None = None) -> None:
         self.port = port or free_port()
         self.out_path = tmp / f"serve-{self.port}-{time.monotonic_ns()}.out"
         self._out = self.out_path.open("w")
-        cmd = [sys.executable, "-m", "web.cli", "serve", "--db", db, "--host", "127.0.0.1"]
+        cmd = [sys.executable, "-m", "web.cli", "serve", "--db", *db, "--host", "127.0.0.1"]
         cmd += ["--port", str(self.port), "--no-qr", "--quiet", *extra]
         self.proc = subprocess.Popen(
             cmd,

@@ -39,6 +39,7 @@ from served_helpers import (
 )
 
 from referee.log import verify
+from web.cli import main
 
 pytestmark = [
     pytest.mark.process,
@@ -46,6 +47,15 @@ pytestmark = [
         not sys.platform.startswith("linux"), reason="--workers needs Linux (SO_REUSEPORT)"
     ),
 ]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
+    """The database every server of a test opens: a SQLite file, or a PostgreSQL database of
+    the throwaway cluster with its state folder (the key, the journal, the judge's code)."""
+    if request.param == "sqlite":
+        return [str(tmp_path / "games.sqlite3")]
+    return [str(request.getfixturevalue("pg_dsn")), "--state", str(tmp_path / "state")]
 
 
 def connections_by_worker(s: Served, n: int) -> dict[int | None, int]:
@@ -70,8 +80,10 @@ def connections_by_worker(s: Served, n: int) -> dict[int | None, int]:
             c.close()
 
 
-def test_two_workers_both_serve_and_a_killed_one_is_started_again(tmp_path: Path) -> None:
-    s = Served(str(tmp_path / "games.sqlite3"), tmp_path, "--workers", "2", "--address-rate", "0")
+def test_two_workers_both_serve_and_a_killed_one_is_started_again(
+    db: list[str], tmp_path: Path
+) -> None:
+    s = Served(db, tmp_path, "--workers", "2", "--address-rate", "0")
     try:
         assert "2 server processes share port" in s.text
         assert s.text.count("Tournament judge") == 1  # one announcement, by the supervisor
@@ -101,8 +113,8 @@ def test_two_workers_both_serve_and_a_killed_one_is_started_again(tmp_path: Path
         s.kill()
 
 
-def test_a_worker_whose_supervisor_was_killed_stops(tmp_path: Path) -> None:
-    s = Served(str(tmp_path / "games.sqlite3"), tmp_path, "--workers", "2")
+def test_a_worker_whose_supervisor_was_killed_stops(db: list[str], tmp_path: Path) -> None:
+    s = Served(db, tmp_path, "--workers", "2")
     try:
         workers = wait_for(lambda: len(s.workers()) == 2 and s.workers(), 30, "two workers")
         s.proc.kill()  # SIGKILL: the supervisor cannot forward anything
@@ -139,9 +151,11 @@ GAMES = 6
 STEPS = 40  # actions after each game's setup
 
 
-def test_a_process_killed_under_load_loses_no_action_and_doubles_none(tmp_path: Path) -> None:
+def test_a_process_killed_under_load_loses_no_action_and_doubles_none(
+    db: list[str], tmp_path: Path
+) -> None:
     s = Served(
-        str(tmp_path / "games.sqlite3"),
+        db,
         tmp_path,
         "--workers",
         "2",
@@ -211,12 +225,15 @@ def test_a_process_killed_under_load_loses_no_action_and_doubles_none(tmp_path: 
             assert len(records) == before + len(sc), (len(records), before, len(sc))
             assert sum(keys.values()) == len(sc)
         assert s.stop() == 0
+        # and as the next start reads them: every log verified against the heads journal
+        assert main(["db", "verify", "--db", *db]) == 0
     finally:
         s.kill()
 
 
-def test_two_servers_racing_on_one_game_one_wins_the_other_is_stale(tmp_path: Path) -> None:
-    db = str(tmp_path / "games.sqlite3")
+def test_two_servers_racing_on_one_game_one_wins_the_other_is_stale(
+    db: list[str], tmp_path: Path
+) -> None:
     a = Served(db, tmp_path, "--seat-rate", "0")
     b = Served(db, tmp_path, "--seat-rate", "0")
     try:
@@ -243,6 +260,7 @@ def test_two_servers_racing_on_one_game_one_wins_the_other_is_stale(tmp_path: Pa
         header, records = export(b.port, game, judge_cookie(b.port, b.judge_code))
         assert verify(header, records).ok
         assert len(records) == before + len(steps)  # the winner's record only, each race
+        assert main(["db", "verify", "--db", *db]) == 0
     finally:
         a.kill()
         b.kill()
