@@ -660,8 +660,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.request import open_db
 
     if args.workers != 1 and args.worker_of is None:
-        from web.workers import supervise
-
         return supervise(args)
     one_blas_thread()  # frames are read side by side (FRAME_WORKERS): each on one thread
     fixed_mmap_threshold()  # freed bodies and photos go back to the system, not the arenas
@@ -779,6 +777,101 @@ def run_worker(server: Any, ref: Any, live: Any, args: argparse.Namespace) -> in
     bind_shared(server, args.host, args.port)
     watch_supervisor(server, args.worker_of)
     return run(server, ref, live)
+
+
+def supervise(args: argparse.Namespace) -> int:
+    """``referee serve --workers N`` with N > 1 (:mod:`web.workers`): what is done once (the
+    flags, the files beside the database, the journal, the demo game, the port), then the
+    workers until SIGINT or SIGTERM. Returns 0 (1 when workers kept ending); raises SystemExit
+    with one line for bad input or a worker that could not start."""
+    from referee.place import place_of
+    from referee.service import ServiceError
+    from referee.store import tighten
+    from web.app import create_app
+    from web.games import site_title
+    from web.links import join_path
+    from web.request import open_db
+    from web.workers import Supervisor, check_workers, worker_command, worker_env
+
+    check_workers(args.workers)
+    limits_config(args)  # a flag out of range: one line from here, not one from each worker
+    try:
+        place = place_of(args.db, args.state)
+    except ValueError as e:
+        raise SystemExit(f"referee serve: {e}") from None
+    db = place.files.resolve()  # the prefix of the files outside the database
+    os.umask(0o077)
+    try:
+        place.prepare()
+    except OSError as e:
+        raise SystemExit(f"referee serve: cannot make the folder {place.folder}: {e}") from None
+    for f in private_files(db, postgres=place.postgres):
+        tighten(f)
+    try:  # makes the key and the journal before any worker reads them
+        ref = open_db(place.db if place.postgres else str(db), args.state, 1)
+    except Exception as e:
+        raise SystemExit(f"referee serve: cannot open the database {place.name}: {e}") from None
+    try:
+        accepted = journal_check(ref, place.name, args.accept_missing_journal)
+        ip = lan_ip()
+        port, note = choose_port(args.host, args.port)
+        code = judge_code(db)
+        secret = secret_key(db)
+        app = create_app({"SECRET_KEY": secret})
+        with app.app_context():
+            title = site_title()
+        if args.https:
+            certificate(db, ip, title)  # made once here; each worker reuses it
+        scheme = "https" if args.https else "http"
+        shown_host = ip if args.host in ("0.0.0.0", "::", "") else args.host
+        base = f"{scheme}://{shown_host}:{port}"
+        demo: dict[str, str] | None = None
+        if args.demo:
+            try:
+                created = ref.create_game(name=args.game, options=demo_options(args))
+            except ServiceError as e:
+                source = f" from {args.deck_list}" if args.deck_list else ""
+                raise SystemExit(
+                    f"referee serve: the demo game could not be made{source}: {e}"
+                ) from None
+            demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
+            demo["public"] = f"{base}/g/{created.game}"
+    finally:
+        with contextlib.suppress(Exception):
+            ref.store.close()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    ap = argparse.ArgumentParser()
+    argv = worker_command(add_serve_command(ap.add_subparsers()), args, port, os.getpid(), accepted)
+    sup = Supervisor(args.workers, argv, worker_env(args), sys.stdout)
+
+    def stop(signum: int, frame: Any) -> None:
+        sup.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    sup.start()
+    if not sup.stopping.is_set():
+        announce(
+            sys.stdout,
+            base + "/",
+            note=note,
+            judge_url=f"{base}/judge/join/{code}",
+            demo=demo,
+            qr=not args.no_qr,
+            https=args.https,
+            title=title,
+        )
+        pids = ", ".join(str(w.pid) for w in sup.workers)
+        sys.stdout.write(
+            f"{args.workers} server processes share port {port} (pids {pids}); this one "
+            f"(pid {os.getpid()}) watches them\n"
+        )
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+    status = sup.watch()
+    sys.stdout.write("stopped\n")
+    sys.stdout.flush()
+    return status
 
 
 def journal_check(ref: Any, db: str | Path, accept: bool) -> str | None:

@@ -1,13 +1,15 @@
 """``referee serve --workers N``: several server processes behind one address (issue 35).
 
-The process started by the person (the *supervisor*) does what must happen once: it checks the
-flags, makes the files beside the database that a first start creates (the signing key, the heads
-journal, the Flask secret, the judge's code, the HTTPS certificate), checks the heads journal,
-creates the ``--demo`` game, and picks the port. Then it starts N *workers*: each is ``referee
-serve`` run again (``sys.executable -m web.cli serve ... --worker-of PID``), a whole server with
-its own Referee over the same database, its own event loop, front and worker threads, listening
-on the same host and port with ``SO_REUSEPORT`` (the kernel spreads the connections over the
-workers). Nothing is shared but the database and those files.
+The process started by the person (the *supervisor*, :func:`web.serve.supervise`; this module
+holds the process machinery and imports nothing of ``web.serve``) does what must happen once:
+it checks the flags, makes the files beside the database that a first start creates (the
+signing key, the heads journal, the Flask secret, the judge's code, the HTTPS certificate),
+checks the heads journal, creates the ``--demo`` game, and picks the port. Then it starts N
+*workers*: each is ``referee serve`` run again (``sys.executable -m web.cli serve ...
+--worker-of PID``), a whole server with its own Referee over the same database, its own event
+loop, front and worker threads, listening on the same host and port with ``SO_REUSEPORT`` (the
+kernel spreads the connections over the workers).
+Nothing is shared but the database and those files.
 
 Why new processes (``subprocess``) rather than ``fork`` or ``multiprocessing``: a worker starts
 from nothing, exactly as ``referee serve`` does, so it holds no copy of the supervisor's database
@@ -60,7 +62,7 @@ def check_workers(n: int) -> None:
     """Raises SystemExit with one line for a ``--workers`` value this machine cannot run."""
     if not 1 <= n <= MAX_WORKERS:
         raise SystemExit(f"referee serve: --workers {n}: from 1 to {MAX_WORKERS}")
-    if n > 1 and (not sys.platform.startswith("linux") or not hasattr(socket, "SO_REUSEPORT")):
+    if n > 1 and not sys.platform.startswith("linux"):
         raise SystemExit(
             f"referee serve: --workers {n}: several processes on one port need Linux "
             "(SO_REUSEPORT spreads the connections there); run one process per port behind "
@@ -112,23 +114,23 @@ _NOT_PASSED |= {"deck_list", "help", "func", "command", "db"}  # db: REFEREE_DB 
 
 
 def worker_command(
-    args: argparse.Namespace, port: int, supervisor: int, accepted: str | None
+    serve: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    port: int,
+    supervisor: int,
+    accepted: str | None,
 ) -> list[str]:
     """The command line of a worker: ``referee serve`` with the supervisor's options (every
-    option of the serve parser, given back in its own form), the chosen ``port`` and the hidden
-    ``--worker-of``; without ``--demo`` (the supervisor made the game) and ``--workers``, nor
-    ``--db``: a worker reads the database from ``REFEREE_DB`` (:func:`worker_env`), since a
-    command line is shown to every user of the machine and a connection string may hold a
-    password."""
-    from web.serve import add_serve_command
-
-    ap = argparse.ArgumentParser()
-    serve = add_serve_command(ap.add_subparsers())
+    option of ``serve``, the serve command's parser, given back in its own form), the chosen
+    ``port`` and the hidden ``--worker-of``; without ``--demo`` (the supervisor made the game),
+    ``--workers``, nor ``--db``: a worker reads the database from ``REFEREE_DB``
+    (:func:`worker_env`), since a command line is shown to every user of the machine and a
+    connection string may hold a password."""
     argv = [sys.executable, "-m", "web.cli", "serve"]
     for action in serve._actions:
         if action.dest in _NOT_PASSED or not action.option_strings:
             continue
-        value = getattr(args, action.dest, None)
+        value = vars(args).get(action.dest)
         flag = action.option_strings[-1]
         if isinstance(action, argparse._StoreTrueAction):
             if value:
@@ -319,108 +321,3 @@ class Supervisor:
 
 def _told(text: str) -> str:
     return f"; it said:\n{text}" if text.strip() else ""
-
-
-def supervise(args: argparse.Namespace) -> int:
-    """``referee serve --workers N`` with N > 1: what is done once (the flags, the files
-    beside the database, the journal, the demo game, the port), then the workers until SIGINT
-    or SIGTERM. Returns 0 (1 when workers kept ending); raises SystemExit with one line for bad
-    input or a worker that could not start."""
-    from referee.place import place_of
-    from referee.service import ServiceError
-    from referee.store import tighten
-    from web.app import create_app
-    from web.games import site_title
-    from web.links import join_path
-    from web.request import open_db
-    from web.serve import (
-        announce,
-        certificate,
-        choose_port,
-        demo_options,
-        journal_check,
-        judge_code,
-        lan_ip,
-        limits_config,
-        private_files,
-        secret_key,
-    )
-
-    check_workers(args.workers)
-    limits_config(args)  # a flag out of range: one line from here, not one from each worker
-    try:
-        place = place_of(args.db, args.state)
-    except ValueError as e:
-        raise SystemExit(f"referee serve: {e}") from None
-    db = place.files.resolve()  # the prefix of the files outside the database
-    os.umask(0o077)
-    try:
-        place.prepare()
-    except OSError as e:
-        raise SystemExit(f"referee serve: cannot make the folder {place.folder}: {e}") from None
-    for f in private_files(db, postgres=place.postgres):
-        tighten(f)
-    try:  # makes the key and the journal before any worker reads them
-        ref = open_db(place.db if place.postgres else str(db), args.state, 1)
-    except Exception as e:
-        raise SystemExit(f"referee serve: cannot open the database {place.name}: {e}") from None
-    try:
-        accepted = journal_check(ref, place.name, args.accept_missing_journal)
-        ip = lan_ip()
-        port, note = choose_port(args.host, args.port)
-        code = judge_code(db)
-        secret = secret_key(db)
-        app = create_app({"SECRET_KEY": secret})
-        with app.app_context():
-            title = site_title()
-        if args.https:
-            certificate(db, ip, title)  # made once here; each worker reuses it
-        scheme = "https" if args.https else "http"
-        shown_host = ip if args.host in ("0.0.0.0", "::", "") else args.host
-        base = f"{scheme}://{shown_host}:{port}"
-        demo: dict[str, str] | None = None
-        if args.demo:
-            try:
-                created = ref.create_game(name=args.game, options=demo_options(args))
-            except ServiceError as e:
-                source = f" from {args.deck_list}" if args.deck_list else ""
-                raise SystemExit(
-                    f"referee serve: the demo game could not be made{source}: {e}"
-                ) from None
-            demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
-            demo["public"] = f"{base}/g/{created.game}"
-    finally:
-        with contextlib.suppress(Exception):
-            ref.store.close()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    argv = worker_command(args, port, os.getpid(), accepted)
-    sup = Supervisor(args.workers, argv, worker_env(args), sys.stdout)
-
-    def stop(signum: int, frame: Any) -> None:
-        sup.stop()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    sup.start()
-    if not sup.stopping.is_set():
-        announce(
-            sys.stdout,
-            base + "/",
-            note=note,
-            judge_url=f"{base}/judge/join/{code}",
-            demo=demo,
-            qr=not args.no_qr,
-            https=args.https,
-            title=title,
-        )
-        pids = ", ".join(str(w.pid) for w in sup.workers)
-        sys.stdout.write(
-            f"{args.workers} server processes share port {port} (pids {pids}); this one "
-            f"(pid {os.getpid()}) watches them\n"
-        )
-        sys.stdout.write("ready\n")
-        sys.stdout.flush()
-    status = sup.watch()
-    sys.stdout.write("stopped\n")
-    sys.stdout.flush()
-    return status
