@@ -81,12 +81,13 @@ def connections_by_worker(s: Served, n: int) -> dict[int | None, int]:
 
 
 def test_two_workers_both_serve_and_a_killed_one_is_started_again(
-    db: list[str], tmp_path: Path
+    db: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    s = Served(db, tmp_path, "--workers", "2", "--address-rate", "0")
+    s = Served(db, tmp_path, "--workers", "2", "--address-rate", "0", "--demo")
     try:
         assert "2 server processes share port" in s.text
         assert s.text.count("Tournament judge") == 1  # one announcement, by the supervisor
+        assert s.text.count("Demo game") == 1
         first = wait_for(lambda: len(s.workers()) == 2 and s.workers(), 30, "two workers")
         by_worker = connections_by_worker(s, 40)
         # the kernel spreads the connections over both workers (40 to one of two: 2^-39)
@@ -109,6 +110,9 @@ def test_two_workers_both_serve_and_a_killed_one_is_started_again(
         assert s.stop() == 0
         assert not (now & s.workers())  # the workers stopped with their supervisor
         assert s.text.rstrip().endswith("stopped")
+        capsys.readouterr()
+        assert main(["games", "--db", *db]) == 0
+        assert len(capsys.readouterr().out.split()) == 1  # the demo game, made once
     finally:
         s.kill()
 
