@@ -38,7 +38,11 @@ from served_helpers import (
     wait_for,
 )
 
+from referee.anchors import Anchors
+from referee.keys import Signer
 from referee.log import verify
+from referee.place import place_of
+from referee.service import Referee
 from web.cli import main
 
 pytestmark = [
@@ -229,8 +233,11 @@ def test_a_process_killed_under_load_loses_no_action_and_doubles_none(
             assert len(records) == before + len(sc), (len(records), before, len(sc))
             assert sum(keys.values()) == len(sc)
         assert s.stop() == 0
-        # and as the next start reads them: every log verified against the heads journal
+        # and as the next start reads them: every log verified against the heads journal, and
+        # the journal covering every head (a worker killed between a write and its journal
+        # line must not make the next start refuse the database)
         assert main(["db", "verify", "--db", *db]) == 0
+        Served(db, tmp_path).stop()
     finally:
         s.kill()
 
@@ -268,6 +275,34 @@ def test_two_servers_racing_on_one_game_one_wins_the_other_is_stale(
     finally:
         a.kill()
         b.kill()
+
+
+def test_a_worker_killed_between_a_write_and_its_journal_line_does_not_block_the_next_start(
+    db: list[str], tmp_path: Path
+) -> None:
+    s = Served(db, tmp_path, "--workers", "2")
+    try:
+        game, _ = create_game(s.port)
+        # what a worker killed after its commit and before its journal line leaves behind: a
+        # record signed with the server's key that the heads journal does not cover
+        place = place_of(db[0], db[2] if len(db) > 2 else None)
+        signer = Signer.load_or_create(place.file(".key"))
+        writer = Referee(place.open_store(), signer=signer, anchors=Anchors.in_memory(signer))
+        try:
+            writer.call_judge(game, "hera", "the last word of a worker about to die")
+        finally:
+            writer.store.close()
+        victim = max(wait_for(lambda: len(s.workers()) == 2 and s.workers(), 30, "workers"))
+        os.kill(victim, signal.SIGKILL)
+        wait_for(lambda: "1 game verified and anchored" in s.text, 60, "the game anchored")
+        assert s.stop() == 0
+    finally:
+        s.kill()
+    again = Served(db, tmp_path)  # not refused: "its heads journal is older than the database"
+    try:
+        assert again.stop() == 0
+    finally:
+        again.kill()
 
 
 def race(players: list[tuple[Player, str]], step: Step, seq: int) -> dict[str, int]:

@@ -842,7 +842,27 @@ def supervise(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     ap = argparse.ArgumentParser()
     argv = worker_command(add_serve_command(ap.add_subparsers()), args, port, os.getpid(), accepted)
-    sup = Supervisor(args.workers, argv, worker_env(args), sys.stdout)
+
+    def anchor(w: Any) -> None:
+        """A worker killed between a write and its journal line left that game's head past
+        the journal, and the next start would refuse the database: the supervisor reads the
+        games the journal misses, verifies them whole and notes their heads, as a start with
+        ``--accept-missing-journal`` does (the records were written by this server's key)."""
+        ref = open_db(place.db if place.postgres else str(db), args.state, 1)
+        try:
+            n = ref.anchor_stored()
+        finally:
+            ref.store.close()
+        if n:
+            logging.getLogger("referee.workers").warning(
+                "worker %d ended between a write and its journal line: %d game%s verified and "
+                "anchored",
+                w.number,
+                n,
+                "" if n == 1 else "s",
+            )
+
+    sup = Supervisor(args.workers, argv, worker_env(args), sys.stdout, on_end=anchor)
 
     def stop(signum: int, frame: Any) -> None:
         sup.stop()

@@ -42,6 +42,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -212,7 +213,8 @@ def _default_signals() -> None:
 
 class Supervisor:
     """Starts ``n`` workers from ``argv``, restarts those that end unexpectedly, and stops them
-    all on :meth:`stop` (any thread, a signal handler too)."""
+    all on :meth:`stop` (any thread, a signal handler too). ``on_end(worker)`` is called for
+    each unexpected end, before the restart (an exception there is logged)."""
 
     def __init__(
         self,
@@ -221,8 +223,10 @@ class Supervisor:
         env: dict[str, str],
         out: IO[str],
         restarts_per_minute: int = RESTARTS_PER_MINUTE,
+        on_end: Callable[[Worker], None] | None = None,
     ) -> None:
         self.n, self.argv, self.env, self.out = n, argv, env, out
+        self.on_end = on_end
         self.restarts_per_minute = restarts_per_minute
         self.workers: list[Worker] = []
         self.restarts: collections.deque[float] = collections.deque()
@@ -285,6 +289,11 @@ class Supervisor:
                     self.stopping.set()
                     break
                 self.restarts.append(now)
+                if self.on_end is not None:
+                    try:
+                        self.on_end(w)
+                    except Exception:
+                        log.exception("after worker %d (pid %d) ended", w.number, w.pid)
                 new = Worker(w.number, self.argv, self.env, self.out)
                 log.warning(
                     "worker %d (pid %d) ended unexpectedly (%s); started again as pid %d "
