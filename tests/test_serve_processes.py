@@ -352,3 +352,24 @@ def test_workers_is_refused_out_of_range(tmp_path: Path) -> None:
     )
     assert r.returncode != 0
     assert "--workers 0: from 1 to 64" in r.stderr
+
+
+def test_a_workers_command_line_carries_the_options_but_not_the_database() -> None:
+    from web.cli import build_parser
+    from web.serve import add_serve_command
+    from web.workers import worker_command, worker_env
+
+    dsn = "postgresql://referee:s3cret@db.example/league"
+    argv = ["serve", "--db", dsn, "--workers", "3", "--demo", "--seat-rate", "0", "--https"]
+    args = build_parser().parse_args([*argv, "--port", "8100", "--quiet"])
+    import argparse
+
+    serve = add_serve_command(argparse.ArgumentParser().add_subparsers())
+    cmd = worker_command(serve, args, 8100, 4242, None)
+    assert "s3cret" not in " ".join(cmd)  # a command line is shown to every user
+    assert worker_env(args)["REFEREE_DB"] == dsn
+    assert cmd[cmd.index("--seat-rate") + 1] == "0" and "--https" in cmd and "--quiet" in cmd
+    assert cmd[cmd.index("--worker-of") + 1] == "4242" and cmd[cmd.index("--port") + 1] == "8100"
+    assert "--demo" not in cmd and "--workers" not in cmd and "--db" not in cmd
+    again = build_parser().parse_args(cmd[cmd.index("serve") :])  # a worker parses it back
+    assert again.worker_of == 4242 and again.seat_rate == "0" and again.workers == 1
