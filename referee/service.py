@@ -384,18 +384,17 @@ def open_referee(
     except ValueError as e:
         raise StoreError(str(e)) from None
     key = place.file(".key")
-    if readonly and not key.exists():
-        where = "in its state folder (--state)" if place.postgres else "beside the database"
-        raise KeyFileError(f"{place.name}: no signing key {where} ({key})")
     if not readonly:
         try:
             place.prepare()
         except OSError as e:
-            raise KeyFileError(
-                f"{place.folder}: cannot make the state folder ({e.strerror})"
-            ) from None
-    store = place.open_store(readonly=readonly, max_size=max_size)
+            why = f"{place.folder}: cannot make the state folder ({e.strerror})"
+            raise KeyFileError(why) from None
+    store = place.open_store(readonly=readonly, max_size=max_size)  # "no such database" first
     try:
+        if readonly and not key.exists():
+            where = "in its state folder (--state)" if place.postgres else "beside the database"
+            raise KeyFileError(f"{place.name}: no signing key {where} ({key})")
         signer = Signer.load_or_create(key)
         anchors = Anchors.beside(place.files, signer, readonly=readonly)
     except Exception:
