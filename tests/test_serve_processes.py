@@ -204,7 +204,9 @@ def test_a_process_killed_under_load_loses_no_action_and_doubles_none(
             return sum(len(p.acked) for p in players)
 
         # kill a worker twice while the games are played through both: after a third of the
-        # requests were answered, and after two thirds (the second time the restarted one)
+        # requests were answered, and after two thirds (the one with the highest pid: sometimes
+        # the restarted one, sometimes the other while the first is still starting, so that
+        # for a moment no process listens and every request is refused and sent again)
         for share in (1 / 3, 2 / 3):
             wait_for(lambda: answered() >= total * share or errors, 120, "requests answered")  # noqa: B023
             victim = max(s.workers())
