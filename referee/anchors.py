@@ -179,6 +179,11 @@ class HeadJournal:
         with self._lock:
             return self._heads.get(game)
 
+    def known(self) -> dict[str, Anchor]:
+        """Every game's (and event log's) furthest head known, by store id."""
+        with self._lock:
+            return dict(self._heads)
+
     def seen(self, game: str, seq: int, hash_: str, fingerprint: str) -> None:
         """A head read and verified: remembered in memory (only if it is further on)."""
         with self._lock:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from contextlib import suppress
 from datetime import timedelta
+from functools import partial
 
 from referee.anchors import Anchors
 from referee.ledger import Clock
@@ -45,6 +46,24 @@ class Catalogue:
             a = self.anchors.journal.get(gh.game)
             if a is None or a.seq < gh.seq:
                 out.append(gh)
+        return out
+
+    def behind(self) -> list[tuple[str, int, int | None]]:
+        """The logs the database holds short of the heads journal: ``(store id, the journal's
+        seq, the stored head's seq or None when the database lacks it)``, by store id. A
+        database restored from before the journal's last lines (a dump, a point in time) has
+        them: the ones it holds are held when read (they went backwards); the ones it lacks
+        would otherwise be named by nothing."""
+        stored = {gh.game: gh.seq for gh in self.heads()}
+        out: list[tuple[str, int, int | None]] = []
+        for game, a in sorted(self.anchors.journal.known().items()):
+            if game in stored:
+                seq: int | None = stored[game]
+            else:  # an event log (not listed with the games), or a game the database lacks
+                head = store_call(partial(self.store.head, game))
+                seq = None if head is None else int(head[0])
+            if seq is None or seq < a.seq:
+                out.append((game, a.seq, seq))
         return out
 
     def idle_count(self, within: timedelta | None = None) -> IdleCount:

@@ -222,7 +222,8 @@ def _plan(src: Referee, dst: Store, ids: list[str]) -> tuple[CopyReport, list[st
 def verify_db(db: str, state: str | None = None) -> tuple[int, list[str]]:
     """Verifies every game and event log of ``db`` as its server reads them (chain, hashes,
     signatures, the rules, and each head against the heads journal); returns how many logs
-    were read and one line per log that failed. Raises StoreError, KeyFileError or
+    were read and one line per log that failed (a log the heads journal knows and the
+    database lacks counts as one that failed). Raises StoreError, KeyFileError or
     AnchorError for a database or file that cannot be opened."""
     ref = open_referee(db, readonly=True, state=state)
     try:
@@ -233,7 +234,12 @@ def verify_db(db: str, state: str | None = None) -> tuple[int, list[str]]:
                 _verify_source(ref, sid)
             except CopyError as e:
                 bad.append(str(e).removesuffix("; nothing was copied"))
-        return len(ids), bad
+        for sid, seq, held in ref.catalogue.behind():  # a restore from before the journal's end
+            if held is None:
+                bad.append(
+                    f"{sid}: missing from the database; the heads journal has it at event {seq}"
+                )
+        return len(ids) + sum(1 for b in ref.catalogue.behind() if b[2] is None), bad
     finally:
         ref.store.close()
 

@@ -258,6 +258,31 @@ class Referee:
             f"{total} games end past the journal's last line ({names})"
         )
 
+    def journal_ahead(self) -> str | None:
+        """None when the database holds every log the heads journal knows, at least at the
+        journal's head; else one sentence naming those it holds short (held when read: they
+        went backwards) and those it lacks (a database restored from before them)."""
+        behind = self.catalogue.behind()
+        if not behind:
+            return None
+
+        def names(rows: list[tuple[str, int, int | None]]) -> str:
+            return ", ".join(rows_[0] for rows_ in rows[:5]) + (" ..." if len(rows) > 5 else "")
+
+        short = [b for b in behind if b[2] is not None]
+        lost = [b for b in behind if b[2] is None]
+        parts = []
+        if short:
+            parts.append(
+                f"{len(short)} logs end before the heads this server signed ({names(short)}): "
+                "they are held for the judge"
+            )
+        if lost:
+            parts.append(
+                f"{len(lost)} logs this server signed are missing from the database ({names(lost)})"
+            )
+        return "the database is behind its heads journal: " + "; ".join(parts)
+
     def anchor_stored(self) -> int:
         """Loads (and so verifies and anchors in the journal) every game the journal does not
         cover; returns how many. A game that fails verification stays held for the judge."""

@@ -899,10 +899,15 @@ def journal_check(ref: Any, db: str | Path, accept: bool) -> str | None:
     the database: a database rolled back with its journal deleted, issue 31) unless
     ``accept`` (``--accept-missing-journal``). Returns None, or with ``accept`` the sentence
     the log and the judge's pages show (the games are then verified and anchored, so the next
-    start needs no option). Raises SystemExit with one line naming the files and the option."""
+    start needs no option). A database behind its journal (restored from before its last
+    lines: :meth:`Referee.journal_ahead`) is served, its short games held, and said the same
+    way. Raises SystemExit with one line naming the files and the option."""
     gap = ref.journal_gap()
+    ahead = ref.journal_ahead()  # a restore from before the journal's last lines (issue 35)
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    behind = f"Started {stamp}: {ahead}." if ahead else None
     if gap is None:
-        return None
+        return behind
     if not accept:
         with contextlib.suppress(Exception):
             ref.store.close()
@@ -913,12 +918,12 @@ def journal_check(ref: Any, db: str | Path, accept: bool) -> str | None:
             "the judge)"
         )
     n = ref.anchor_stored()
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return (
+    said = (
         f"Started {stamp} with --accept-missing-journal: {gap}. The server took the {n} games "
         "the journal missed as stored: a database rolled back before this start would not "
         "have been noticed by it (the players' phones still compare the heads they saw)."
     )
+    return said if behind is None else f"{said} {behind}"
 
 
 # Seconds the worker threads get to end once the server has stopped (the streams end at once,
