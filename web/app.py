@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 import web.event_api  # its routes join the API's blueprint (issue 34)
 import web.player_event
@@ -79,6 +80,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     limits.install(app)  # after the error handlers: its 429 replaces theirs
     if app.config["ACCESS_LOG"]:
         app.wsgi_app = AccessLog(app.wsgi_app)  # type: ignore[method-assign]
+    hops = int(app.config.get("PROXY_HOPS") or 0)
+    if hops < 0:
+        raise ValueError(f"PROXY_HOPS {hops}: the proxies trusted in front, 0 or more")
+    if hops:  # behind a proxy: its X-Forwarded-* name the client (issue 35; serve --proxy)
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops
+        )
     return app
 
 

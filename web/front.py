@@ -431,10 +431,11 @@ class Front:
         self.hub = Hub()
         self.streams = 0  # open now
         self.ends: set[asyncio.Future[None]] = set()  # settled: the stream ends
-        self.doorman = Doorman(
-            int(app.config.get("IDLE_CONNECTIONS") or IDLE_CONNECTIONS),
-            int(app.config.get("NEW_CONNECTIONS_PER_CLIENT") or NEW_PER_CLIENT),
-        )
+        total = int(app.config.get("IDLE_CONNECTIONS") or IDLE_CONNECTIONS)
+        per_client = int(app.config.get("NEW_CONNECTIONS_PER_CLIENT") or NEW_PER_CLIENT)
+        if app.config.get("PROXY_HOPS"):  # every connection comes from the proxy's address:
+            per_client = total  # the proxy caps its clients; the idle total still holds
+        self.doorman = Doorman(total, per_client)
 
     @property
     def executor(self) -> ThreadPoolExecutor:

@@ -261,6 +261,15 @@ def add_serve_command(sub: Any) -> argparse.ArgumentParser:
         help="the demo game's deck list, for a game whose cards are the owner's",
     )
     p.add_argument(
+        "--proxy",
+        type=int,
+        default=0,
+        metavar="HOPS",
+        help="trust this many proxies in front (TLS, a load balancer) for the client's address, "
+        "scheme and host (X-Forwarded-For, -Proto, -Host, -Port); default 0: the headers are "
+        "ignored, as anyone can send them",
+    )
+    p.add_argument(
         "--threads",
         type=int,
         default=DEFAULT_THREADS,
@@ -721,6 +730,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "PREFERRED_URL_SCHEME": "https" if args.https else "http",
             "VISION_KIT": kit,
             "JOURNAL_ACCEPTED": accepted,
+            "PROXY_HOPS": args.proxy,
             **limits,
         }
     )
