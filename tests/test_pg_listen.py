@@ -1,0 +1,307 @@
+"""Live updates across processes on PostgreSQL (issue 35): every append notifies
+``referee_heads``; each store's listener hears it on a connection of its own and its referee
+rings its bell, so a wait, or a live page's notifier, in another process wakes at once instead
+of at its next look at the store.
+
+Each referee here looks at the store only every :data:`SAFETY` seconds (its bell's ``poll``),
+longer than any wait of a test: a waiter woken in time was woken by a notification. A waiter
+has looked at the store once before the write it waits for (``Looks``), so a ring, or nothing,
+tells it. The listener survives its connection's end (the backend terminated), connects again
+and rings every watched game; a payload that is not a notice is logged and ignored; ``close``
+stops the thread. Every wait ends as soon as its condition holds, under :data:`CEILING`."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from service_helpers import SIGNER, make_referee
+from test_availability import CEILING, open_stream, status, wait_until
+
+from referee.bell import POLL, SAFETY_POLL, Bell
+from referee.service import Referee
+from referee.store import MemoryStore, SQLiteStore
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+SAFETY = 30.0  # the referees' look at the store: longer than any wait below
+WAIT = CEILING  # seconds a waiter waits at most (less than SAFETY)
+
+
+# ---- the bell alone ---------------------------------------------------------------------------
+
+
+def test_a_store_that_pushes_makes_polling_a_safety_net_and_the_others_keep_polling(
+    tmp_path: Path,
+) -> None:
+    assert make_referee(MemoryStore()).bell.poll == POLL
+    sqlite = SQLiteStore(str(tmp_path / "g.sqlite3"))
+    try:
+        assert make_referee(sqlite).bell.poll == POLL
+    finally:
+        sqlite.close()
+    assert SAFETY_POLL > POLL
+
+
+def test_a_ring_between_a_look_and_the_wait_is_not_lost() -> None:
+    bell = Bell(poll=SAFETY)
+    seqs = iter([0, 1])
+
+    def last() -> int:  # the store's head; the append and its ring land right after the look
+        seq = next(seqs)
+        if seq == 0:
+            bell.ring("g")
+        return seq
+
+    assert bell.wait("g", 0, WAIT, last) == 1
+
+
+def test_a_resync_rings_the_games_watched_and_only_those() -> None:
+    bell = Bell()
+    rung: list[str] = []
+    bell.listen(rung.append)
+    bell.watch("a")
+    bell.watch("b")
+    bell.unwatch("b")
+    bell.resync()
+    assert rung == ["a"] and bell.watched() == ["a"]
+
+
+# ---- two processes on one database --------------------------------------------------------------
+
+
+class Waiter:
+    """``ref.wait(game, seq, WAIT)`` in a thread; ``looked`` once it read the store's head the
+    first time (the write it waits for comes after)."""
+
+    def __init__(self, ref: Referee, game: str, seq: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.looked = threading.Event()
+        self.result: int | None = None
+        self.took = 0.0
+        real = ref.reader.last_seq
+
+        def last_seq(g: str) -> int:
+            seq = real(g)
+            self.looked.set()
+            return seq
+
+        monkeypatch.setattr(ref.reader, "last_seq", last_seq)
+
+        def run() -> None:
+            t0 = time.monotonic()
+            self.result = ref.wait(game, seq, WAIT)
+            self.took = time.monotonic() - t0
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        assert self.looked.wait(CEILING), "the waiter looked at the store"
+
+    def woken(self) -> int | None:
+        self.thread.join(WAIT + CEILING)
+        return self.result
+
+
+@pytest.fixture
+def two(pg_dsn: str) -> Iterator[tuple[Referee, Referee]]:
+    """Two referees on one database, each with its own store: two processes but for the
+    memory. Each looks at the store only every :data:`SAFETY` seconds."""
+    from referee.pgstore import PostgresStore
+
+    a, b = make_referee(PostgresStore(pg_dsn)), make_referee(PostgresStore(pg_dsn), seed=1)
+    a.bell.poll = b.bell.poll = SAFETY
+    try:
+        yield a, b
+    finally:
+        a.store.close()
+        b.store.close()
+
+
+def listener_of(ref: Referee) -> object:
+    from referee.pgstore import Listener, PostgresStore
+
+    store = ref.store
+    assert isinstance(store, PostgresStore) and isinstance(store.listener, Listener)
+    return store.listener
+
+
+@pytest.mark.postgres
+def test_a_store_that_pushes_polls_only_as_a_safety_net(pg_dsn: str) -> None:
+    from referee.pgstore import PostgresStore
+
+    store = PostgresStore(pg_dsn)
+    try:
+        assert make_referee(store).bell.poll == SAFETY_POLL
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_a_write_through_one_store_wakes_a_wait_on_the_other_at_once(
+    two: tuple[Referee, Referee], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = two
+    created = a.create_game(game="g1")
+    seq = b.head("g1")["seq"]
+    waiter = Waiter(b, "g1", seq, monkeypatch)
+    claimed = a.claim("g1", created.codes["hera"])
+    assert waiter.woken() == b.head("g1")["seq"] > seq, "woken by the notice, not by a look"
+    assert claimed.seat == "hera"
+
+
+@pytest.mark.postgres
+def test_the_listener_connects_again_after_its_backend_is_terminated_and_rings_every_watched_game(
+    two: tuple[Referee, Referee], pg_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+
+    from referee.pgstore import Listener
+
+    a, b = two
+    created = a.create_game(game="g2")
+    listener = listener_of(b)
+    assert isinstance(listener, Listener)
+    old = listener.backend_pid
+    assert old is not None and listener.connects == 1
+    rung: list[str] = []
+    b.bell.listen(rung.append)
+    b.bell.watch("g2")  # a live page follows it
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        assert admin.execute("SELECT pg_terminate_backend(%s)", (old,)).fetchone() == (True,)
+    wait_until(lambda: listener.connects == 2, "the listener connected again")
+    assert listener.backend_pid not in (None, old)
+    wait_until(lambda: "g2" in rung, "the reconnection rang the watched game")
+    # and it hears again: a write through the other store wakes a wait
+    seq = b.head("g2")["seq"]
+    waiter = Waiter(b, "g2", seq, monkeypatch)
+    a.claim("g2", created.codes["zeus"])
+    assert waiter.woken() == b.head("g2")["seq"] > seq
+
+
+@pytest.mark.postgres
+def test_a_payload_that_is_not_a_notice_is_logged_and_ignored(
+    pg_dsn: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    import psycopg
+
+    from referee.pgstore import CHANNEL, Listener, PostgresStore, notice_text
+
+    b = make_referee(PostgresStore(pg_dsn))  # the only listener of the database
+    listener = listener_of(b)
+    assert isinstance(listener, Listener)
+    rung: list[str] = []
+    b.bell.listen(rung.append)
+    caplog.set_level(logging.WARNING, logger="referee.pgstore")
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        for bad in ("nonsense", '{"game": 1, "seq": 2}', '{"game": "g"}'):
+            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, bad))
+        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice_text("g3", 4)))
+    try:
+        wait_until(lambda: rung == ["g3"], "the good notice after the bad ones rang its game")
+        warned = [r.getMessage() for r in caplog.records if r.name == "referee.pgstore"]
+        assert len(warned) == 3 and "not a head notice: 'nonsense'" in warned[0], warned
+        assert listener.connects == 1 and listener.alive, "the listener went on as it was"
+    finally:
+        b.store.close()
+
+
+@pytest.mark.postgres
+def test_close_stops_the_listener_and_its_connection(pg_dsn: str) -> None:
+    import psycopg
+
+    from referee.pgstore import Listener, PostgresStore
+
+    store = PostgresStore(pg_dsn)
+    ref = make_referee(store)
+    listener = listener_of(ref)
+    assert isinstance(listener, Listener) and listener.alive
+    pid = listener.backend_pid
+    store.close()
+    assert not listener.alive
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        wait_until(
+            lambda: (
+                admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,)
+                ).fetchone()
+                == (0,)
+            ),
+            "the listening connection is closed",
+        )
+
+
+# a writer in a process of its own: claims a seat of the game through its own store and referee
+CLAIM = """
+import sys
+sys.path.insert(0, {tests!r})
+from service_helpers import SIGNER
+from referee.pgstore import PostgresStore
+from referee.service import Referee
+
+store = PostgresStore(sys.argv[1])
+try:
+    print(Referee(store, signer=SIGNER).claim(sys.argv[2], sys.argv[3]).seat)
+finally:
+    store.close()
+"""
+
+
+@pytest.mark.postgres
+@pytest.mark.process
+def test_a_write_by_another_process_wakes_a_wait_at_once(
+    two: tuple[Referee, Referee], pg_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = two
+    created = a.create_game(game="g4")
+    seq = b.head("g4")["seq"]
+    waiter = Waiter(b, "g4", seq, monkeypatch)
+    done = subprocess.run(
+        [sys.executable, "-c", CLAIM.format(tests=str(TESTS)), pg_dsn, "g4", created.codes["hera"]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "hera", done.stderr
+    assert waiter.woken() == b.head("g4")["seq"] > seq, "woken by the other process's notice"
+    assert SIGNER.fingerprint == b.fingerprint()
+
+
+@pytest.mark.postgres
+@pytest.mark.process
+def test_a_write_through_another_store_reaches_the_live_streams(pg_dsn: str) -> None:
+    from test_front import read_all, serving
+    from web_helpers import make_app, new_game
+
+    from referee.pgstore import PostgresStore
+
+    ours = make_referee(PostgresStore(pg_dsn))
+    ours.bell.poll = SAFETY  # the front's notifier looks this seldom: the notice must wake it
+    other = make_referee(PostgresStore(pg_dsn), seed=7)
+    app = make_app(ours, SSE_SECONDS=120.0, SSE_HEARTBEAT=60.0, ACCESS_LOG=False)
+    created, _ = new_game(app)
+    try:
+        with serving(app) as (port, server):
+            s, head = open_stream(port, created.game)
+            got = {s.fileno(): head}
+            try:
+                assert status(head) == 200
+                assert read_all([s], b"event: head", got)
+                wait_until(lambda: created.game in ours.bell.watched(), "the notifier runs")
+                action = {"do": "deal", "player": "hera", "cards": ["?"] * 9}
+                seq = other.submit(created.game, "hera", action).seq
+                assert read_all([s], f"id: {seq}\n".encode(), got), (
+                    "the stream is told the other store's write"
+                )
+            finally:
+                s.close()
+            wait_until(lambda: not server.front.hub.notifiers, "the notifier ends")
+        assert ours.bell.watched() == [], "an ended notifier is no longer watched"
+    finally:
+        ours.store.close()
+        other.store.close()
