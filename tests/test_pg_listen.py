@@ -4,11 +4,13 @@ rings its bell, so a wait, or a live page's notifier, in another process wakes a
 of at its next look at the store.
 
 Each referee here looks at the store only every :data:`SAFETY` seconds (its bell's ``poll``),
-longer than any wait of a test: a waiter woken in time was woken by a notification. A waiter
-has looked at the store once before the write it waits for (``Looks``), so a ring, or nothing,
-tells it. The listener survives its connection's end (the backend terminated), connects again
-and rings every watched game; a payload that is not a notice is logged and ignored; ``close``
-stops the thread. Every wait ends as soon as its condition holds, under :data:`CEILING`."""
+longer than any wait of a test: a waiter that returns before its timeout (:data:`WAIT`) was woken
+by a ring. A waiter has looked at the store once before the write it waits for, so a ring, or
+its timeout, ends its wait. The listener survives its connection's end (the backend
+terminated), connects again and rings every watched game; a payload that is not a notice is
+logged and ignored; ``close`` stops the thread. Every other wait of a test ends as soon as its
+condition holds, under :data:`CEILING`. The bell alone, and a referee over a memory store that
+pushes, run without PostgreSQL."""
 
 from __future__ import annotations
 
@@ -17,21 +19,21 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from service_helpers import SIGNER, make_referee
 from test_availability import CEILING, open_stream, status, wait_until
 
-from referee.bell import POLL, SAFETY_POLL, Bell
+from referee.bell import POLL, SAFETY_POLL, Bell, Pushing
 from referee.service import Referee
 from referee.store import MemoryStore, SQLiteStore
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-SAFETY = 30.0  # the referees' look at the store: longer than any wait below
-WAIT = CEILING  # seconds a waiter waits at most (less than SAFETY)
+SAFETY = 60.0  # the referees' look at the store: longer than any wait below
+WAIT = 30.0  # seconds a waiter waits at most: then it looks at the store once more and returns
 
 
 # ---- the bell alone ---------------------------------------------------------------------------
@@ -49,6 +51,26 @@ def test_a_store_that_pushes_makes_polling_a_safety_net_and_the_others_keep_poll
     assert SAFETY_POLL > POLL
 
 
+class Pushed(MemoryStore):
+    """A memory store that pushes: the test hands it the notices and the reconnections."""
+
+    def listen(self, heard: Callable[[str, int], None], resync: Callable[[], None]) -> None:
+        self.heard, self.resync = heard, resync
+
+
+def test_over_a_store_that_pushes_a_notice_rings_its_game_and_a_resync_the_watched() -> None:
+    store = Pushed()
+    assert isinstance(store, Pushing) and not isinstance(MemoryStore(), Pushing)
+    ref = make_referee(store)
+    assert ref.bell.poll == SAFETY_POLL
+    rung: list[str] = []
+    ref.bell.listen(rung.append)
+    store.heard("g", 3)
+    ref.bell.watch("w")
+    store.resync()
+    assert rung == ["g", "w"]
+
+
 def test_a_ring_between_a_look_and_the_wait_is_not_lost() -> None:
     bell = Bell(poll=SAFETY)
     seqs = iter([0, 1])
@@ -59,7 +81,9 @@ def test_a_ring_between_a_look_and_the_wait_is_not_lost() -> None:
             bell.ring("g")
         return seq
 
+    t0 = time.monotonic()
     assert bell.wait("g", 0, WAIT, last) == 1
+    assert time.monotonic() - t0 < WAIT, "it looked again at once, not at its timeout"
 
 
 def test_a_resync_rings_the_games_watched_and_only_those() -> None:
@@ -103,8 +127,10 @@ class Waiter:
         assert self.looked.wait(CEILING), "the waiter looked at the store"
 
     def woken(self) -> int | None:
+        """The seq the wait returned when a ring ended it; None when its timeout did."""
         self.thread.join(WAIT + CEILING)
-        return self.result
+        assert not self.thread.is_alive()
+        return self.result if self.took < WAIT else None
 
 
 @pytest.fixture
@@ -148,10 +174,12 @@ def test_a_write_through_one_store_wakes_a_wait_on_the_other_at_once(
     a, b = two
     created = a.create_game(game="g1")
     seq = b.head("g1")["seq"]
+    before = b.log("g1", "judge")  # verified and kept by b's reader at this head
     waiter = Waiter(b, "g1", seq, monkeypatch)
-    claimed = a.claim("g1", created.codes["hera"])
+    assert a.claim("g1", created.codes["hera"]).seat == "hera"
     assert waiter.woken() == b.head("g1")["seq"] > seq, "woken by the notice, not by a look"
-    assert claimed.seat == "hera"
+    # the reader needs no notice: each read looks at the head and reads what is new
+    assert b.log("g1", "judge") == a.log("g1", "judge") != before
 
 
 @pytest.mark.postgres
