@@ -34,6 +34,7 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,11 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from referee.keys import Signer, fingerprint_of, parse_public_key, signature_ok
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: one process per database there
+    fcntl = None  # type: ignore[assignment]
 
 JOURNAL_DOMAIN = "hera-zeus-referee/heads/1:"  # a journal line's signature covers this prefix
 COMPACT_LINES_PER_GAME = 4  # compacted at start when it holds more lines than this per game
@@ -134,18 +140,36 @@ class HeadJournal:
         sig = self.signer.sign(_digest(game, a))
         return f"{game} {a.seq} {a.hash} {a.fingerprint} {sig}\n"
 
-    def _compact(self) -> None:
-        """Rewrites the file with the last head of each game (a new file, then a rename)."""
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The journal's file lock (``<journal>.lock``), held while a line is appended or the
+        file is rewritten: several processes serving one database share one journal, and a
+        line appended to the old file while another process renames a compacted one over it
+        would be lost. Raises OSError."""
         assert self.path is not None
-        tmp = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                for game, a in sorted(self._heads.items()):
-                    f.write(self._line(game, a))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _compact(self) -> None:
+        """Rewrites the file with the last head of each game (a new file, then a rename),
+        under the file lock and after reading again what other processes appended since."""
+        assert self.path is not None
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        try:
+            with self._locked():
+                self._read()
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    for game, a in sorted(self._heads.items()):
+                        f.write(self._line(game, a))
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, self.path)
         except OSError as e:
             raise AnchorError(
                 f"{self.path}: cannot compact the heads journal ({e.strerror})"
@@ -169,11 +193,12 @@ class HeadJournal:
                 return
             line = self._line(game, a)
             try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-                try:
-                    os.write(fd, line.encode())
-                finally:
-                    os.close(fd)
+                with self._locked():
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                    try:
+                        os.write(fd, line.encode())
+                    finally:
+                        os.close(fd)
             except OSError as e:
                 raise AnchorError(
                     f"{self.path}: cannot write the heads journal ({e.strerror})"

@@ -13,6 +13,13 @@ which adds these with :func:`add_commands`, beside those of printables, vision a
     referee trust add|list|remove [--db DB]  the server keys a tournament trusts (DB.trust)
     referee event list|export|verify|simulate
                                              tournament events (:mod:`referee.event.cli`)
+    referee db upgrade [--db DB]             bring a PostgreSQL database's schema up to date
+    referee db copy SRC DST                  copy every game and event into another database
+    referee db verify [--db DB]              verify every game and event log (after a restore)
+
+Every command that opens a database takes ``--db`` (default ``$REFEREE_DB``, else
+``referee.sqlite3``): a SQLite file or a ``postgresql://`` URI, whose key and journal live in
+its state folder ``--state DIR`` (:mod:`referee.place`).
 
 Exit status: 0 when the file was read and ruled on (legal or not); 2 with one line on stderr
 when the input is malformed or incomplete (``replay`` and ``import``: also a log that does not
@@ -43,13 +50,12 @@ from referee.games import DEFAULT, GAMES, all_seats, check_export_seat, game_of
 from referee.keys import KeyFileError
 from referee.log import Header, Record, read_lines, verify
 from referee.narration import record_words
+from referee.place import add_db_options, place_of
 from referee.rulings import MAX_FILE_BYTES, game_of_file
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import StoreError
 from referee.views import cutter
 from referee.words import head_text
-
-DEFAULT_DB = "referee.sqlite3"
 
 
 def _fail(message: str) -> int:
@@ -233,17 +239,17 @@ def replay_text(records: list[Record], step: bool, verified: bool = False) -> No
         print(f"{over.winner.capitalize()} wins: {f.module.reason_text(over.reason)}.")
 
 
-def _open(db: str, *, readonly: bool) -> Referee | str:
-    """A referee over the database ``db``, with its key and anchors (read-only commands never
-    create a file), or an error message."""
+def _open(args: argparse.Namespace, *, readonly: bool) -> Referee | str:
+    """A referee over the database ``args.db`` (with ``args.state``), with its key and anchors
+    (read-only commands never create a file), or an error message."""
     try:
-        return open_referee(db, readonly=readonly)
+        return open_referee(args.db, readonly=readonly, state=args.state)
     except (StoreError, KeyFileError, AnchorError) as e:
         return str(e)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    ref = _open(args.db, readonly=True)
+    ref = _open(args, readonly=True)
     if isinstance(ref, str):
         return _fail(ref)
     try:
@@ -288,7 +294,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                 answer = ""
             if answer.strip().lower() not in ("y", "yes"):
                 return _fail(f"{args.log}: not imported")
-    ref = _open(args.db, readonly=False)
+    ref = _open(args, readonly=False)
     if isinstance(ref, str):
         return _fail(ref)
     try:
@@ -304,15 +310,16 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _trust_list(db: str) -> TrustList | str:
+def _trust_list(args: argparse.Namespace) -> TrustList | str:
     try:
-        return TrustList(trust_path(db))
-    except AnchorError as e:
+        place = place_of(args.db, args.state)
+        return TrustList(trust_path(place.files))
+    except (AnchorError, ValueError) as e:
         return str(e)
 
 
 def cmd_trust_add(args: argparse.Namespace) -> int:
-    trust = _trust_list(args.db)
+    trust = _trust_list(args)
     if isinstance(trust, str):
         return _fail(trust)
     try:
@@ -331,7 +338,7 @@ def cmd_trust_add(args: argparse.Namespace) -> int:
 
 
 def cmd_trust_list(args: argparse.Namespace) -> int:
-    trust = _trust_list(args.db)
+    trust = _trust_list(args)
     if isinstance(trust, str):
         return _fail(trust)
     for k in sorted(trust.keys.values(), key=lambda k: k.name):
@@ -341,7 +348,7 @@ def cmd_trust_list(args: argparse.Namespace) -> int:
 
 
 def cmd_trust_remove(args: argparse.Namespace) -> int:
-    trust = _trust_list(args.db)
+    trust = _trust_list(args)
     if isinstance(trust, str):
         return _fail(trust)
     try:
@@ -355,7 +362,7 @@ def cmd_trust_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    ref = _open(args.db, readonly=True)
+    ref = _open(args, readonly=True)
     if isinstance(ref, str):
         return _fail(ref)
     try:
@@ -398,7 +405,7 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("export", help="print a game's log as JSON lines")
     p.add_argument("game")
-    p.add_argument("--db", default=DEFAULT_DB)
+    add_db_options(p)
     p.add_argument("--seat", default="judge", choices=all_seats())
     p.set_defaults(func=cmd_export)
 
@@ -421,11 +428,11 @@ def add_commands(sub: Any) -> None:
         help="import without --head, after a warning that the end is unproven (for scripts; "
         "without it a terminal asks, anything else is refused)",
     )
-    p.add_argument("--db", default=DEFAULT_DB)
+    add_db_options(p)
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("games", help="list the games in a database")
-    p.add_argument("--db", default=DEFAULT_DB)
+    add_db_options(p)
     p.set_defaults(func=cmd_games)
 
     p = sub.add_parser(
@@ -444,16 +451,20 @@ def add_commands(sub: Any) -> None:
         help="that server's key file (DB.key), a log it exported, or its fingerprint "
         "(from its score sheets)",
     )
-    q.add_argument("--db", default=DEFAULT_DB)
+    add_db_options(q)
     q.set_defaults(func=cmd_trust_add)
     q = tsub.add_parser("list", help="list the trusted keys")
-    q.add_argument("--db", default=DEFAULT_DB)
+    add_db_options(q)
     q.set_defaults(func=cmd_trust_list)
     q = tsub.add_parser("remove", help="stop trusting a key")
     q.add_argument("name")
-    q.add_argument("--db", default=DEFAULT_DB)
+    add_db_options(q)
     q.set_defaults(func=cmd_trust_remove)
 
     from referee.event.cli import add_event_commands  # the event's commands (issue 34)
 
     add_event_commands(sub)
+
+    from referee.dbtools import add_db_commands  # upgrade and copy (issue 35)
+
+    add_db_commands(sub)

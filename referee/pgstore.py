@@ -74,6 +74,7 @@ _MIGRATION = re.compile(r"(\d{4})_([a-z0-9_]+)\.sql")
 _NOT_EVENT = EVENT_PREFIX + "%"  # LIKE pattern of the event logs' store ids ('.' is literal)
 
 _Conn = psycopg.Connection[tuple[Any, ...]]
+_READ_ONLY = "-c default_transaction_read_only=on"
 
 
 def notice_text(game: str, seq: int) -> str:
@@ -369,9 +370,16 @@ class PostgresStore:
     (:func:`upgrade` brings it there)."""
 
     def __init__(
-        self, dsn: str, *, min_size: int = 1, max_size: int = 8, timeout: float = 10.0
+        self,
+        dsn: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 8,
+        timeout: float = 10.0,
+        readonly: bool = False,
     ) -> None:
         self.name = describe(dsn)
+        self.readonly = readonly
         self._dsn, self._timeout = dsn, timeout
         self._listener: Listener | None = None
         self._closed = False
@@ -385,10 +393,14 @@ class PostgresStore:
             dsn,
             min_size=min_size,
             max_size=max(max_size, min_size),
-            kwargs={"autocommit": True},
+            # read-only: every transaction of the pool's sessions is, so the server refuses a write
+            kwargs={"autocommit": True, **({"options": _READ_ONLY} if readonly else {})},
             timeout=timeout,
             open=False,
             name="referee",
+            # a connection is checked before it is lent (one round trip): after the server
+            # restarts, the first call gets a new connection instead of failing on a dead one
+            check=ConnectionPool.check_connection,
         )
         try:
             self._pool.open(wait=True, timeout=timeout)
@@ -403,6 +415,7 @@ class PostgresStore:
         Raises Conflict or StoreError; nothing is written then."""
         if not records:
             raise StoreError("nothing to append")
+        self._writable()
         rows = [row_of(r) for r in records]
         try:
             with self._pool.connection() as conn:
@@ -461,7 +474,12 @@ class PostgresStore:
         used = self._holders(conn, records[0].game, records)
         return used or Conflict("stale submission: another writer appended first")
 
+    def _writable(self) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.name}: opened read-only; nothing was written")
+
     def put_secret(self, game: str, name: str, value: str) -> None:
+        self._writable()
         try:
             with self._pool.connection() as conn:
                 conn.execute(_PUT_SECRET, (game, name, value))

@@ -364,22 +364,44 @@ class Referee:
         return self.judging.approve(game, seat, proposal, agree)
 
 
-def open_referee(db: str | Path, *, readonly: bool = False, **kw: Any) -> Referee:
-    """A referee over the SQLite file ``db``, signing with the key beside it (``DB.key``,
-    created on first start; never a key from the database), with its anchors beside it too:
-    the heads journal ``DB.heads`` and the trusted keys ``DB.trust``
-    (:mod:`referee.anchors`). ``readonly``: the database, key and journal must exist and are
-    not written. Raises StoreError, KeyFileError or AnchorError."""
+def open_referee(
+    db: str | Path,
+    *,
+    readonly: bool = False,
+    state: str | Path | None = None,
+    max_size: int | None = None,
+    **kw: Any,
+) -> Referee:
+    """A referee over the database ``db`` (a SQLite file, or a ``postgresql://`` URI:
+    :mod:`referee.place`), signing with the key kept outside it (``DB.key`` beside a SQLite
+    file, ``referee.key`` in a PostgreSQL database's state folder ``state``; created on first
+    start; never a key from the database), with its anchors there too: the heads journal
+    ``.heads`` and the trusted keys ``.trust`` (:mod:`referee.anchors`). ``readonly``: the
+    database, key and journal must exist and are not written. ``max_size``: a PostgreSQL
+    pool's connections at most. Raises StoreError, KeyFileError or AnchorError (a malformed
+    ``db`` or ``state``: StoreError naming it)."""
     from referee.keys import KeyFileError
-    from referee.store import SQLiteStore
+    from referee.place import place_of
+    from referee.store import StoreError
 
-    key = Path(f"{db}.key")
-    store = SQLiteStore(db, readonly=readonly)
+    try:
+        place = place_of(db, state)
+    except ValueError as e:
+        raise StoreError(str(e)) from None
+    key = place.file(".key")
+    if not readonly:
+        try:
+            place.prepare()
+        except OSError as e:
+            why = f"{place.folder}: cannot make the state folder ({e.strerror})"
+            raise KeyFileError(why) from None
+    store = place.open_store(readonly=readonly, max_size=max_size)  # "no such database" first
     try:
         if readonly and not key.exists():
-            raise KeyFileError(f"{db}: no signing key beside the database ({key})")
+            where = "in its state folder (--state)" if place.postgres else "beside the database"
+            raise KeyFileError(f"{place.name}: no signing key {where} ({key})")
         signer = Signer.load_or_create(key)
-        anchors = Anchors.beside(db, signer, readonly=readonly)
+        anchors = Anchors.beside(place.files, signer, readonly=readonly)
     except Exception:
         store.close()
         raise

@@ -443,3 +443,35 @@ def test_a_game_from_before_the_journal_is_anchored_when_first_read(server: Any)
         held_for_the_judge(again, "a", "went backwards")
     finally:
         again.store.close()
+
+
+def test_several_processes_share_one_journal_and_a_compaction_loses_no_line_of_theirs(
+    tmp_path: Path,
+) -> None:
+    """Issue 35: the processes serving one database append to one journal while another one
+    starts and compacts it; every head noted is in the journal read afterwards (without the
+    journal's file lock, lines appended to the old file during a rename are lost)."""
+    import threading
+
+    path = tmp_path / "db.heads"
+    writer = HeadJournal(SIGNER, path)
+    for n in range(COMPACT_MIN_LINES + 10):  # enough lines that each start compacts
+        writer.note("old", n, f"{n:064x}", SIGNER.fingerprint)
+    stop = threading.Event()
+
+    def start_again_and_again() -> None:
+        while not stop.is_set():
+            HeadJournal(SIGNER, path)  # compacts at start
+
+    starter = threading.Thread(target=start_again_and_again)
+    starter.start()
+    try:
+        for n in range(400):
+            writer.note(f"g{n}", n + 1, f"{n:064x}", SIGNER.fingerprint)
+    finally:
+        stop.set()
+        starter.join()
+    read = HeadJournal(SIGNER, path)
+    missing = [n for n in range(400) if read.get(f"g{n}") is None]
+    assert missing == []
+    assert read.ignored == 0

@@ -343,6 +343,30 @@ def test_two_stores_racing_on_one_game_let_exactly_one_append_win(pg_dsn: str) -
 
 
 @pytest.mark.postgres
+def test_a_connection_the_server_dropped_is_replaced_before_the_next_call(pg_dsn: str) -> None:
+    """The server restarted (or an administrator ended the referee's sessions): the pool's
+    idle connections are dead; the next call gets a live one instead of failing."""
+    import psycopg
+
+    from referee.pgstore import PostgresStore
+
+    store = PostgresStore(pg_dsn, min_size=2, max_size=2)
+    try:
+        (first,) = chain("g", 1)
+        store.append([first])
+        with psycopg.connect(pg_dsn, autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+        assert ended is not None and ended[0] >= 1
+        assert store.head("g") == (0, first.hash)
+        assert store.records("g") == [first]
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
 def test_a_committed_append_notifies_its_game_and_its_head(pg_dsn: str) -> None:
     import psycopg
 

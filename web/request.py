@@ -51,6 +51,9 @@ BROWSER_COOKIE = "hzid"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "X-CSRF-Token"
 COOKIE_MAX_AGE = 14 * 24 * 3600  # a tournament weekend and then some
+# connections a PostgreSQL pool keeps beyond one per worker thread: the live streams' head
+# reads and the event loop's own calls take one now and then
+POOL_SPARE = 4
 
 _GAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _CODE_RE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
@@ -69,7 +72,7 @@ def get_referee() -> Referee:
     ext = current_app.extensions
     ref = ext.get("referee")
     if ref is None:
-        ref = open_db(current_app.config["REFEREE_DB"])
+        ref = open_db(current_app.config["REFEREE_DB"], current_app.config.get("REFEREE_STATE"))
         ext["referee"] = ref
     assert isinstance(ref, Referee)
     if has_request_context() and "_hz_pin" not in g and not request.path.endswith("/stream"):
@@ -86,9 +89,12 @@ def unpin(_error: BaseException | None = None) -> None:
         pin.close()
 
 
-def open_db(path: str) -> Referee:
-    """A referee over the SQLite file ``path``, signing with the key beside it."""
-    return open_referee(path)
+def open_db(db: str, state: str | None = None, threads: int | None = None) -> Referee:
+    """A referee over the database ``db`` (a SQLite file or a PostgreSQL URI with its state
+    folder ``state``: :mod:`referee.place`), signing with the key kept outside it.
+    ``threads``: the server's worker threads (a PostgreSQL pool lends each its connection)."""
+    size = None if threads is None else threads + POOL_SPARE
+    return open_referee(db, state=state, max_size=size)
 
 
 # ---- who is asking -----------------------------------------------------------------------

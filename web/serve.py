@@ -1,6 +1,6 @@
 """``referee serve``: the web app on a real WSGI server, for a table or a venue.
 
-    referee serve [--db FILE] [--host H] [--port P] [--https] [--demo] [limits...]
+    referee serve [--db FILE|URI] [--state DIR] [--host H] [--port P] [--https] [--demo] [limits...]
 
 The server is hypercorn behind an event-driven front (:mod:`web.front`, issue 33): pure Python,
 it installs everywhere Python does (Linux, macOS, Windows, a Raspberry Pi) and needs no compiler.
@@ -9,7 +9,10 @@ notifier per game, no thread), a slow client holds a little memory and no thread
 Flask app runs on ``--threads`` (default 64) worker threads once a request's body is whole.
 
 It prints the address to open on the venue's Wi-Fi (the machine's LAN address) and the same
-address as a QR code. Files beside the database: ``<db>.secret`` (the key of the CSRF tokens, so
+address as a QR code. ``--db`` is a SQLite file or a ``postgresql://`` URI (default
+``$REFEREE_DB``; :mod:`referee.place`); for PostgreSQL the files below live in its state
+folder (``--state``) as ``referee.secret``... Files beside the database: ``<db>.secret``
+(the key of the CSRF tokens, so
 that open pages survive a restart), ``<db>.judge`` (the tournament judge's code), and with
 ``--https`` ``<db>.cert.pem`` / ``<db>.key.pem`` (a self-signed certificate naming the LAN
 address and localhost, made once and reused; a new one when the LAN address changes).
@@ -79,6 +82,8 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
+
+from referee.place import add_db_options, place_of
 
 DEFAULT_PORT = 8000
 IDLE_CONNECTIONS = 2048  # web.front.IDLE_CONNECTIONS (not imported: the CLI starts fast)
@@ -228,7 +233,7 @@ def add_serve_command(sub: Any) -> None:
         help="run the phone web app (prints its address and a QR code)",
         description="Run the web app on this machine for the players' phones.",
     )
-    p.add_argument("--db", default="referee.sqlite3", help="the games' database (SQLite file)")
+    add_db_options(p)
     p.add_argument(
         "--host", default="0.0.0.0", help="address to listen on (default: every interface)"
     )
@@ -464,10 +469,15 @@ def _private_file(path: Path, make: Any) -> str:
     return text
 
 
-def private_files(db: Path) -> list[Path]:
+def private_files(db: Path, *, postgres: bool = False) -> list[Path]:
     """The files beside the database that hold secrets or hidden cards (checked at start:
-    readable by their owner only)."""
-    names = ("", "-wal", "-shm", ".secret", ".judge", ".key", ".cert.pem", ".key.pem")
+    readable by their owner only). ``postgres``: ``db`` is the prefix of a PostgreSQL
+    database's state folder's files (:class:`referee.place.Place`), and the database itself
+    is no file."""
+    names: tuple[str, ...] = (".secret", ".judge", ".key", ".heads", ".trust", ".cert.pem")
+    names += (".key.pem",)
+    if not postgres:
+        names = ("", "-wal", "-shm", *names)
     return [db.with_name(db.name + n) for n in names]
 
 
@@ -639,15 +649,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     one_blas_thread()  # frames are read side by side (FRAME_WORKERS): each on one thread
     fixed_mmap_threshold()  # freed bodies and photos go back to the system, not the arenas
-    db = Path(args.db).resolve()
+    try:
+        place = place_of(args.db, args.state)
+    except ValueError as e:
+        raise SystemExit(f"referee serve: {e}") from None
+    db = place.files.resolve()  # the prefix of the files outside the database
     os.umask(0o077)  # every file made from here on (database, -wal, -shm, keys): owner only
-    for f in private_files(db):
+    try:
+        place.prepare()
+    except OSError as e:
+        raise SystemExit(f"referee serve: cannot make the folder {place.folder}: {e}") from None
+    for f in private_files(db, postgres=place.postgres):
         tighten(f)
     try:
-        ref = open_db(str(db))
-    except Exception as e:  # an unreadable file, a locked or corrupt database
-        raise SystemExit(f"referee serve: cannot open the database {db}: {e}") from None
-    accepted = journal_check(ref, db, args.accept_missing_journal)
+        ref = open_db(place.db if place.postgres else str(db), args.state, args.threads)
+    except Exception as e:  # an unreadable file, a locked or corrupt database, no server
+        raise SystemExit(f"referee serve: cannot open the database {place.name}: {e}") from None
+    accepted = journal_check(ref, place.name, args.accept_missing_journal)
     kit = None
     if args.kit:
         from web.games.installed import PAGE_MODULES
@@ -672,7 +690,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(
         {
             "REFEREE": ref,
-            "REFEREE_DB": str(db),
+            "REFEREE_DB": place.db if place.postgres else str(db),
+            "REFEREE_STATE": args.state,
             "SECRET_KEY": secret_key(db),
             "JUDGE_CODE": code,
             "CREATE": args.create,
@@ -726,7 +745,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return run(server, ref, live)
 
 
-def journal_check(ref: Any, db: Path, accept: bool) -> str | None:
+def journal_check(ref: Any, db: str | Path, accept: bool) -> str | None:
     """Refuses to serve a database its heads journal does not cover (missing, or older than
     the database: a database rolled back with its journal deleted, issue 31) unless
     ``accept`` (``--accept-missing-journal``). Returns None, or with ``accept`` the sentence

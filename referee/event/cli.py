@@ -26,13 +26,13 @@ from referee.anchors import AnchorError
 from referee.errors import ServiceError
 from referee.games import DEFAULT, GAMES
 from referee.keys import KeyFileError
+from referee.place import add_db_options, place_of
 from referee.service import Referee, open_referee
 from referee.store import StoreError
 
 if TYPE_CHECKING:
     from referee.event.service import Events
 
-DEFAULT_DB = "referee.sqlite3"
 MAX_EXPORT_BYTES = 2_000_000_000
 
 
@@ -49,15 +49,15 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _open(db: str, *, readonly: bool) -> Referee | str:
+def _open(db: str, state: str | None, *, readonly: bool) -> Referee | str:
     try:
-        return open_referee(db, readonly=readonly)
+        return open_referee(db, readonly=readonly, state=state)
     except (StoreError, KeyFileError, AnchorError) as e:
         return str(e)
 
 
 def cmd_event_list(args: argparse.Namespace) -> int:
-    ref = _open(args.db, readonly=True)
+    ref = _open(args.db, args.state, readonly=True)
     if isinstance(ref, str):
         return _fail(ref)
     try:
@@ -74,7 +74,7 @@ def cmd_event_list(args: argparse.Namespace) -> int:
 
 
 def cmd_event_export(args: argparse.Namespace) -> int:
-    ref = _open(args.db, readonly=True)
+    ref = _open(args.db, args.state, readonly=True)
     if isinstance(ref, str):
         return _fail(ref)
     try:
@@ -149,7 +149,7 @@ def cmd_event_simulate(args: argparse.Namespace) -> int:
     if args.game not in GAMES:
         return _fail(f"--game: no game {args.game!r} (games: {', '.join(sorted(GAMES))})")
     db = args.db or str(Path(tempfile.mkdtemp(prefix="referee-event-")) / "event.sqlite3")
-    ref = _open(db, readonly=False)
+    ref = _open(db, args.state, readonly=False)
     if isinstance(ref, str):
         return _fail(ref)
     try:
@@ -168,7 +168,7 @@ def cmd_event_simulate(args: argparse.Namespace) -> int:
         if args.out:
             Path(args.out).write_text(ev.export(eid), "utf-8")
             print(f"export: {args.out}")
-        print(f"database: {db}")
+        print(f"database: {place_of(db, args.state).name}")
     except ServiceError as e:
         return _fail(e.message)
     finally:
@@ -182,11 +182,11 @@ def add_event_commands(sub: Any) -> None:
     esub = p.add_subparsers(dest="event_command", metavar="list|export|verify|simulate")
     esub.required = True
     q = esub.add_parser("list", help="list the events in a database")
-    q.add_argument("--db", default=DEFAULT_DB)
+    add_db_options(q)
     q.set_defaults(func=cmd_event_list)
     q = esub.add_parser("export", help="write an event's export (its log, games, standings)")
     q.add_argument("event")
-    q.add_argument("--db", default=DEFAULT_DB)
+    add_db_options(q)
     q.add_argument("--out", help="write to FILE instead of standard output")
     q.set_defaults(func=cmd_event_export)
     q = esub.add_parser("verify", help="check an event's export offline")
@@ -197,6 +197,6 @@ def add_event_commands(sub: Any) -> None:
     q.add_argument("--rounds", type=int, default=None, help="default: the usual count")
     q.add_argument("--seed", default="rehearsal")
     q.add_argument("--game", default=DEFAULT)
-    q.add_argument("--db", help="the database to write (default: a new temporary one)")
+    add_db_options(q, default=None)  # default: a new temporary SQLite file
     q.add_argument("--out", help="also write the event's export to FILE")
     q.set_defaults(func=cmd_event_simulate)
