@@ -198,12 +198,12 @@ def test_the_listener_connects_again_after_its_backend_is_terminated_and_rings_e
     assert old is not None and listener.connects == 1
     rung: list[str] = []
     b.bell.listen(rung.append)
-    b.bell.watch("g2")  # a live page follows it
+    b.bell.watch("quiet")  # a live page follows a game nobody writes: only a resync rings it
     with psycopg.connect(pg_dsn, autocommit=True) as admin:
         assert admin.execute("SELECT pg_terminate_backend(%s)", (old,)).fetchone() == (True,)
     wait_until(lambda: listener.connects == 2, "the listener connected again")
     assert listener.backend_pid not in (None, old)
-    wait_until(lambda: "g2" in rung, "the reconnection rang the watched game")
+    wait_until(lambda: "quiet" in rung, "the reconnection rang the watched game")
     # and it hears again: a write through the other store wakes a wait
     seq = b.head("g2")["seq"]
     waiter = Waiter(b, "g2", seq, monkeypatch)
@@ -261,6 +261,42 @@ def test_close_stops_the_listener_and_its_connection(pg_dsn: str) -> None:
             ),
             "the listening connection is closed",
         )
+
+
+@pytest.mark.postgres
+@pytest.mark.process
+def test_the_listener_survives_the_server_restarting_and_rings_every_watched_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pg_helpers import running_cluster, start, stop
+
+    from referee.pgstore import Listener, PostgresStore, upgrade
+
+    with running_cluster() as cluster:  # a cluster of its own: this one stops
+        dsn = cluster.new_database()
+        upgrade(dsn)
+        a, b = make_referee(PostgresStore(dsn)), make_referee(PostgresStore(dsn), seed=1)
+        b.bell.poll = SAFETY
+        try:
+            created = a.create_game(game="g5")
+            listener = listener_of(b)
+            assert isinstance(listener, Listener)
+            rung: list[str] = []
+            b.bell.listen(rung.append)
+            b.bell.watch("quiet")
+            stop(cluster)
+            wait_until(lambda: not listener.listening.is_set(), "the listener lost the server")
+            assert "quiet" not in rung
+            start(cluster)
+            wait_until(lambda: listener.connects == 2, "the listener connected again")
+            wait_until(lambda: "quiet" in rung, "the reconnection rang the watched game")
+            seq = b.head("g5")["seq"]
+            waiter = Waiter(b, "g5", seq, monkeypatch)
+            a.claim("g5", created.codes["hera"])
+            assert waiter.woken() == b.head("g5")["seq"] > seq, "it hears again"
+        finally:
+            a.store.close()
+            b.store.close()
 
 
 # a writer in a process of its own: claims a seat of the game through its own store and referee
