@@ -66,6 +66,7 @@ LISTEN_TICK = 0.5  # seconds the listener waits for a notice before it looks at 
 LISTEN_ALIVE = 15.0  # seconds without a notice after which the listener checks its connection
 RECONNECT_FIRST = 0.1  # seconds before the listener's first attempt to connect again
 RECONNECT_MAX = 5.0  # the longest wait between two attempts (doubling from RECONNECT_FIRST)
+APPLICATION_NAME = "referee-listen"  # the listening session, as pg_stat_activity names it
 
 log = logging.getLogger("referee.pgstore")
 
@@ -295,7 +296,10 @@ class Listener:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(
-                    self.dsn, autocommit=True, connect_timeout=self.connect_timeout
+                    self.dsn,
+                    autocommit=True,
+                    connect_timeout=self.connect_timeout,
+                    application_name=APPLICATION_NAME,
                 ) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self._pid = conn.info.backend_pid
@@ -327,6 +331,8 @@ class Listener:
             for n in conn.notifies(timeout=LISTEN_TICK):
                 quiet_since = time.monotonic()
                 self._heard(n.payload)
+                if self._stop.is_set():  # a steady stream of notices: still stop in time
+                    return
             if time.monotonic() - quiet_since > LISTEN_ALIVE:
                 conn.execute("SELECT 1")  # a connection gone silently fails here
                 quiet_since = time.monotonic()

@@ -242,13 +242,18 @@ def test_a_payload_that_is_not_a_notice_is_logged_and_ignored(
 def test_close_stops_the_listener_and_its_connection(pg_dsn: str) -> None:
     import psycopg
 
-    from referee.pgstore import Listener, PostgresStore
+    from referee.pgstore import APPLICATION_NAME, Listener, PostgresStore
 
     store = PostgresStore(pg_dsn)
     ref = make_referee(store)
     listener = listener_of(ref)
     assert isinstance(listener, Listener) and listener.alive
     pid = listener.backend_pid
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        named = admin.execute(
+            "SELECT application_name FROM pg_stat_activity WHERE pid = %s", (pid,)
+        )
+        assert named.fetchone() == (APPLICATION_NAME,)  # an administrator sees what it is
     store.close()
     assert not listener.alive
     with psycopg.connect(pg_dsn, autocommit=True) as admin:
