@@ -13,11 +13,14 @@ lost (its connection dropped and was made again)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
+
+log = logging.getLogger("referee.bell")
 
 POLL = 0.25  # seconds between looks at the store while waiting (other processes' appends)
 # seconds between those looks when the store pushes other processes' appends (:class:`Pushing`):
@@ -62,8 +65,9 @@ class Bell:
         self._watched: Counter[str] = Counter()
 
     def listen(self, listener: Callable[[str], None]) -> None:
-        """Calls ``listener(game)`` on every ring from now on, in the ringing thread (it must
-        return at once and raise nothing)."""
+        """Calls ``listener(game)`` on every ring from now on, in the ringing thread (a writer's,
+        or a pushing store's listener thread): it must return at once. What it raises is logged,
+        and the other listeners are called all the same."""
         with self._guard:
             self._listeners.append(listener)
 
@@ -100,7 +104,10 @@ class Bell:
         with self._guard:
             listeners = list(self._listeners)
         for listener in listeners:
-            listener(game)
+            try:
+                listener(game)
+            except Exception:  # one listener's fault never keeps the others (or the writer) waiting
+                log.exception("a listener of the bell failed on game %s", game)
 
     def resync(self) -> None:
         """Rings every watched game (news of them may have been missed: each looks again)."""

@@ -71,6 +71,23 @@ def test_over_a_store_that_pushes_a_notice_rings_its_game_and_a_resync_the_watch
     assert rung == ["g", "w"]
 
 
+def test_a_listener_that_fails_is_logged_and_the_others_still_hear_the_ring(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bell = Bell()
+    rung: list[str] = []
+
+    def failing(game: str) -> None:
+        raise RuntimeError("a store fault in a listener")
+
+    bell.listen(failing)
+    bell.listen(rung.append)
+    with caplog.at_level(logging.ERROR, logger="referee.bell"):
+        bell.ring("g")
+    assert rung == ["g"]
+    assert [r.exc_info is not None for r in caplog.records if r.name == "referee.bell"] == [True]
+
+
 def test_a_ring_between_a_look_and_the_wait_is_not_lost() -> None:
     bell = Bell(poll=SAFETY)
     seqs = iter([0, 1])
