@@ -34,6 +34,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -413,6 +414,13 @@ class PostgresStore:
         except psycopg.Error as e:
             self._pool.close()
             raise _fault(e, self.name, "nothing was read") from None
+
+    def connection(self, timeout: float | None = None) -> AbstractContextManager[_Conn]:
+        """A connection of the store's pool for the block (in autocommit), for the other
+        tables of the same database (the rates' counters: :mod:`referee.pgrates`), waiting at
+        most ``timeout`` seconds (default: the store's) for one to come free. Raises
+        psycopg.Error (a PoolTimeout when none came free) for the caller to name."""
+        return self._pool.connection(timeout=timeout)
 
     # ---- writing --------------------------------------------------------------------------
 

@@ -1,9 +1,9 @@
 """How fast clients may ask (issues 12, 31 and 33): request rates through Flask-Limiter, and the
 cap on idle games.
 
-Rates are counted by Flask-Limiter (a moving window each, in the process's memory), keyed by who
-asks (:func:`who`): a seat's device (its token for the game in the URL, checked as every request
-checks it), else the client's address. The tournament judge (the organiser, who sets up and
+Rates are counted by Flask-Limiter (a moving window each), keyed by who asks (:func:`who`): a
+seat's device (its token for the game in the URL, checked as every request checks it), else the
+client's address. The tournament judge (the organiser, who sets up and
 watches the whole hall) has no rate limit. Past a limit: 429 ``TooManyRequests`` with
 ``Retry-After`` (the seconds until the window has room) and a sentence naming the limit; nothing
 is done. Each limit is a rate such as ``"20 per second; 300 per minute"`` (Flask-Limiter's
@@ -25,6 +25,12 @@ default for each:
   ``CREATE_GLOBAL_BURST`` in any ``CREATE_GLOBAL_BURST / CREATE_GLOBAL_PER_MINUTE`` minutes
   (``--create-global-burst/--create-global-per-minute``; issue 31: 100 addresses made 1,000
   games in 18 s). Only games made count: a creation refused for another reason spends nothing.
+
+Where they are counted: in the referee's PostgreSQL database when the app's ``REFEREE`` stands on
+a :class:`referee.pgstore.PostgresStore`, one count for every server process on that database
+(:mod:`referee.pgrates`; a database fault makes each process count alone until it answers);
+else in this process's memory (one process per address: N processes would let a client ask N
+times its rate).
 
 The live streams are not counted here: the front and :class:`web.live.StreamGate` cap them.
 
@@ -52,7 +58,10 @@ from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 
+from referee import pgrates
 from referee.event.state import EVENT_ID
+from referee.pgstore import PostgresStore
+from referee.service import Referee
 from web.errors import Busy, TooManyRequests, service_error_response
 from web.events import player_code, player_of
 from web.request import get_referee, is_game_id, is_tournament_judge, seat_of, seat_token
@@ -274,12 +283,22 @@ def install(app: Flask) -> Limiter:
         key_func=_address,
         app=app,
         application_limits=list(limits),
-        storage_uri="memory://",
+        **_storage(app),
         strategy="moving-window",
         enabled=bool(limits),
     )
     app.register_error_handler(RateLimitExceeded, _rate_limit_exceeded)
     return limiter
+
+
+def _storage(app: Flask) -> dict[str, Any]:
+    """Where the limiter counts: in the referee's PostgreSQL database when its store is a
+    :class:`PostgresStore` that may write (one count for every process on it:
+    :mod:`referee.pgrates`), else in this process's memory."""
+    ref = app.config.get("REFEREE")
+    if isinstance(ref, Referee) and isinstance(ref.store, PostgresStore) and not ref.store.readonly:
+        return {"storage_uri": f"{pgrates.SCHEME}://", "storage_options": {"store": ref.store}}
+    return {"storage_uri": "memory://"}
 
 
 def _rate_limit_exceeded(e: RateLimitExceeded) -> Response:

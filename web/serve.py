@@ -224,11 +224,11 @@ def limits_config(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def add_serve_command(sub: Any) -> None:
-    """Adds ``serve`` to the ``referee`` command's subparsers ``sub``."""
+def add_serve_command(sub: Any) -> argparse.ArgumentParser:
+    """Adds ``serve`` to the ``referee`` command's subparsers ``sub``; returns its parser."""
     from referee.games import DEFAULT, GAMES
 
-    p = sub.add_parser(
+    p: argparse.ArgumentParser = sub.add_parser(
         "serve",
         help="run the phone web app (prints its address and a QR code)",
         description="Run the web app on this machine for the players' phones.",
@@ -399,7 +399,19 @@ def add_serve_command(sub: Any) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no access log")
     p.add_argument("--no-qr", action="store_true", help="print the links without QR codes")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="server processes sharing the port, each with its own event loop and threads, "
+        "over the same database (default 1; Linux; web.workers)",
+    )
+    # a worker of `--workers N`: its supervisor's pid, and the journal's acceptance it made
+    p.add_argument("--worker-of", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--journal-accepted", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_serve)
+    return p
 
 
 # ---- addresses -----------------------------------------------------------------------------
@@ -647,6 +659,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.links import join_path
     from web.request import open_db
 
+    if args.workers != 1 and args.worker_of is None:
+        return supervise(args)
     one_blas_thread()  # frames are read side by side (FRAME_WORKERS): each on one thread
     fixed_mmap_threshold()  # freed bodies and photos go back to the system, not the arenas
     try:
@@ -665,7 +679,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ref = open_db(place.db if place.postgres else str(db), args.state, args.threads)
     except Exception as e:  # an unreadable file, a locked or corrupt database, no server
         raise SystemExit(f"referee serve: cannot open the database {place.name}: {e}") from None
-    accepted = journal_check(ref, place.name, args.accept_missing_journal)
+    # a worker's journal was checked by its supervisor (web.workers): a sibling killed between
+    # its write and its journal line must not keep a restarted worker from serving
+    accepted = (
+        journal_check(ref, place.name, args.accept_missing_journal)
+        if args.worker_of is None
+        else args.journal_accepted
+    )
     kit = None
     if args.kit:
         from web.games.installed import PAGE_MODULES
@@ -685,7 +705,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits["STREAM_SLOTS"] = fits
         limits["SPECTATOR_STREAMS"] = min(fits, limits["SPECTATOR_STREAMS"])
     ip = lan_ip()
-    port, note = choose_port(args.host, args.port)
+    port, note = (
+        (args.port, None) if args.worker_of is not None else choose_port(args.host, args.port)
+    )
     code = judge_code(db)
     app = create_app(
         {
@@ -732,6 +754,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.https:
         cert, key = certificate(db, ip, title)
         server.config.certfile, server.config.keyfile = str(cert), str(key)
+    if args.worker_of is not None:
+        return run_worker(server, ref, live, args)
     announce(
         sys.stdout,
         base + "/",
@@ -743,6 +767,131 @@ def cmd_serve(args: argparse.Namespace) -> int:
         title=title,
     )
     return run(server, ref, live)
+
+
+def run_worker(server: Any, ref: Any, live: Any, args: argparse.Namespace) -> int:
+    """A worker of ``--workers N`` (:mod:`web.workers`): it listens on the port its siblings
+    share, stops when its supervisor has gone, and prints no announcement."""
+    from web.workers import bind_shared, watch_supervisor
+
+    bind_shared(server, args.host, args.port)
+    watch_supervisor(server, args.worker_of)
+    return run(server, ref, live)
+
+
+def supervise(args: argparse.Namespace) -> int:
+    """``referee serve --workers N`` with N > 1 (:mod:`web.workers`): what is done once (the
+    flags, the files beside the database, the journal, the demo game, the port), then the
+    workers until SIGINT or SIGTERM. Returns 0 (1 when workers kept ending); raises SystemExit
+    with one line for bad input or a worker that could not start."""
+    from referee.place import place_of
+    from referee.service import ServiceError
+    from referee.store import tighten
+    from web.app import create_app
+    from web.games import site_title
+    from web.links import join_path
+    from web.request import open_db
+    from web.workers import Supervisor, check_workers, worker_command, worker_env
+
+    check_workers(args.workers)
+    limits_config(args)  # a flag out of range: one line from here, not one from each worker
+    try:
+        place = place_of(args.db, args.state)
+    except ValueError as e:
+        raise SystemExit(f"referee serve: {e}") from None
+    db = place.files.resolve()  # the prefix of the files outside the database
+    os.umask(0o077)
+    try:
+        place.prepare()
+    except OSError as e:
+        raise SystemExit(f"referee serve: cannot make the folder {place.folder}: {e}") from None
+    for f in private_files(db, postgres=place.postgres):
+        tighten(f)
+    try:  # makes the key and the journal before any worker reads them
+        ref = open_db(place.db if place.postgres else str(db), args.state, 1)
+    except Exception as e:
+        raise SystemExit(f"referee serve: cannot open the database {place.name}: {e}") from None
+    try:
+        accepted = journal_check(ref, place.name, args.accept_missing_journal)
+        ip = lan_ip()
+        port, note = choose_port(args.host, args.port)
+        code = judge_code(db)
+        secret = secret_key(db)
+        app = create_app({"SECRET_KEY": secret})
+        with app.app_context():
+            title = site_title()
+        if args.https:
+            certificate(db, ip, title)  # made once here; each worker reuses it
+        scheme = "https" if args.https else "http"
+        shown_host = ip if args.host in ("0.0.0.0", "::", "") else args.host
+        base = f"{scheme}://{shown_host}:{port}"
+        demo: dict[str, str] | None = None
+        if args.demo:
+            try:
+                created = ref.create_game(name=args.game, options=demo_options(args))
+            except ServiceError as e:
+                source = f" from {args.deck_list}" if args.deck_list else ""
+                raise SystemExit(
+                    f"referee serve: the demo game could not be made{source}: {e}"
+                ) from None
+            demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
+            demo["public"] = f"{base}/g/{created.game}"
+    finally:
+        with contextlib.suppress(Exception):
+            ref.store.close()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    ap = argparse.ArgumentParser()
+    argv = worker_command(add_serve_command(ap.add_subparsers()), args, port, os.getpid(), accepted)
+
+    def anchor(w: Any) -> None:
+        """A worker killed between a write and its journal line left that game's head past
+        the journal, and the next start would refuse the database: the supervisor reads the
+        games the journal misses, verifies them whole and notes their heads, as a start with
+        ``--accept-missing-journal`` does (the records were written by this server's key)."""
+        ref = open_db(place.db if place.postgres else str(db), args.state, 1)
+        try:
+            n = ref.anchor_stored()
+        finally:
+            ref.store.close()
+        if n:
+            logging.getLogger("referee.workers").warning(
+                "worker %d ended between a write and its journal line: %d game%s verified and "
+                "anchored",
+                w.number,
+                n,
+                "" if n == 1 else "s",
+            )
+
+    sup = Supervisor(args.workers, argv, worker_env(args), sys.stdout, on_end=anchor)
+
+    def stop(signum: int, frame: Any) -> None:
+        sup.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    sup.start()
+    if not sup.stopping.is_set():
+        announce(
+            sys.stdout,
+            base + "/",
+            note=note,
+            judge_url=f"{base}/judge/join/{code}",
+            demo=demo,
+            qr=not args.no_qr,
+            https=args.https,
+            title=title,
+        )
+        pids = ", ".join(str(w.pid) for w in sup.workers)
+        sys.stdout.write(
+            f"{args.workers} server processes share port {port} (pids {pids}); this one "
+            f"(pid {os.getpid()}) watches them\n"
+        )
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+    status = sup.watch()
+    sys.stdout.write("stopped\n")
+    sys.stdout.flush()
+    return status
 
 
 def journal_check(ref: Any, db: str | Path, accept: bool) -> str | None:
