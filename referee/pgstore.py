@@ -18,7 +18,9 @@ key is now taken), as the SQLite store would have said had it waited its turn.
 Every committed append notifies :data:`CHANNEL` (one channel for every game: a channel name is
 at most 63 bytes, a game id up to 64) with :func:`notice_text` (the store id and its new head
 seq); :func:`parse_notice` reads it. The notification leaves with the commit and only with it.
-Nothing listens yet: the processes' notifiers (LISTEN) are issue 35's next step.
+:meth:`PostgresStore.listen` hears them (:class:`Listener`: one daemon thread per store, on a
+connection of its own, made again with backoff when it drops, then a resync): the referee rings
+its bell for every game another process appended to (:class:`referee.bell.Pushing`).
 
 Storage faults (no server, a refused login, a pool with no free connection in time, a full
 disk) raise :class:`StoreError` with one sentence naming the database, never its password.
@@ -27,8 +29,11 @@ disk) raise :class:`StoreError` with one sentence naming the database, never its
 from __future__ import annotations
 
 import json
+import logging
 import re
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from importlib import resources
@@ -57,6 +62,14 @@ from referee.store import (
 
 CHANNEL = "referee_heads"
 """The channel every append notifies, with :func:`notice_text` as its payload."""
+
+LISTEN_TICK = 0.5  # seconds the listener waits for a notice before it looks at its stop flag
+LISTEN_ALIVE = 15.0  # seconds without a notice after which the listener checks its connection
+RECONNECT_FIRST = 0.1  # seconds before the listener's first attempt to connect again
+RECONNECT_MAX = 5.0  # the longest wait between two attempts (doubling from RECONNECT_FIRST)
+APPLICATION_NAME = "referee-listen"  # the listening session, as pg_stat_activity names it
+
+log = logging.getLogger("referee.pgstore")
 
 _UPGRADE_LOCK = 0x7265_6665_7265_6531  # pg_advisory_xact_lock's key: one upgrade at a time
 _MIGRATION = re.compile(r"(\d{4})_([a-z0-9_]+)\.sql")
@@ -221,6 +234,139 @@ def _check_schema(conn: _Conn, name: str) -> None:
         )
 
 
+Heard = Callable[[str, int], None]
+Resync = Callable[[], None]
+
+
+class Listener:
+    """LISTENs on :data:`CHANNEL` in one daemon thread, on a connection of its own (never the
+    pool's: a pooled connection is lent to others, and a listening one must stay), autocommit.
+
+    Each notice is handed to every ``heard(game, seq)`` added (:meth:`add`); a payload that is
+    not a notice (:func:`parse_notice`) is logged and ignored. The notices of this process's
+    own appends are handed on too (ringing a bell twice is harmless, and an append made without
+    ringing is heard). When the connection drops (the server restarted, the backend was
+    terminated, the network failed) the thread connects again, waiting
+    :data:`RECONNECT_FIRST` seconds, then twice as long each time up to :data:`RECONNECT_MAX`,
+    and once it LISTENs again calls every ``resync()``: notices sent while it was away are
+    lost. It calls them after its first LISTEN too (an append between the caller's look and
+    that LISTEN would be lost otherwise). A callback that raises is logged; the thread goes on.
+    :meth:`close` stops it within :data:`LISTEN_TICK` seconds and a connection attempt's."""
+
+    def __init__(self, dsn: str, name: str, connect_timeout: int = 5) -> None:
+        self.dsn, self.name = dsn, name
+        self.connect_timeout = connect_timeout
+        self.connects = 0  # LISTENs in place so far (1 + reconnections)
+        self.listening = threading.Event()  # set while a connection LISTENs
+        self._callbacks: list[tuple[Heard, Resync]] = []
+        self._guard = threading.Lock()
+        self._stop = threading.Event()
+        self._pid: int | None = None
+        self._thread = threading.Thread(target=self._run, name="referee-listen", daemon=True)
+
+    @property
+    def backend_pid(self) -> int | None:
+        """The server process of the listening connection (None while not connected)."""
+        return self._pid
+
+    def add(self, heard: Heard, resync: Resync) -> None:
+        """Hands the notices to ``heard`` and the reconnections to ``resync`` from now on."""
+        with self._guard:
+            self._callbacks.append((heard, resync))
+
+    def start(self, wait: float = 0.0) -> bool:
+        """Starts the thread (once) and waits up to ``wait`` seconds for its first LISTEN.
+        Returns whether it LISTENs."""
+        with self._guard:
+            if not self._thread.is_alive() and not self._stop.is_set():
+                self._thread.start()
+        return self.listening.wait(wait)
+
+    def close(self) -> None:
+        """Stops the thread and closes its connection (within about :data:`LISTEN_TICK`)."""
+        self._stop.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(LISTEN_TICK + self.connect_timeout + 1)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _run(self) -> None:
+        delay = RECONNECT_FIRST
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(
+                    self.dsn,
+                    autocommit=True,
+                    connect_timeout=self.connect_timeout,
+                    application_name=APPLICATION_NAME,
+                ) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self._pid = conn.info.backend_pid
+                    self.connects += 1
+                    self.listening.set()
+                    delay = RECONNECT_FIRST
+                    if self.connects > 1:
+                        log.info("%s: listening again; the watched games look again", self.name)
+                    self._resync()
+                    self._listen(conn)
+            except psycopg.Error as e:
+                if not self._stop.is_set():
+                    log.warning(
+                        "%s: not listening (%s); again in %.1fs", self.name, _first(e), delay
+                    )
+            except Exception:  # never the end of the thread: log, wait, connect again
+                log.exception("%s: the listener failed; again in %.1fs", self.name, delay)
+            finally:
+                self.listening.clear()
+                self._pid = None
+            self._stop.wait(delay)
+            delay = min(delay * 2, RECONNECT_MAX)
+
+    def _listen(self, conn: _Conn) -> None:
+        """Hands on the notices until :meth:`close`. Raises psycopg.Error when the connection
+        fails."""
+        quiet_since = time.monotonic()
+        while not self._stop.is_set():
+            for n in conn.notifies(timeout=LISTEN_TICK):
+                quiet_since = time.monotonic()
+                self._heard(n.payload)
+                if self._stop.is_set():  # a steady stream of notices: still stop in time
+                    return
+            if time.monotonic() - quiet_since > LISTEN_ALIVE:
+                conn.execute("SELECT 1")  # a connection gone silently fails here
+                quiet_since = time.monotonic()
+
+    def _heard(self, payload: str) -> None:
+        try:
+            game, seq = parse_notice(payload)
+        except ValueError as e:
+            log.warning("%s: ignored on %s: %s", self.name, CHANNEL, e)
+            return
+        with self._guard:
+            callbacks = list(self._callbacks)
+        for heard, _ in callbacks:
+            try:
+                heard(game, seq)
+            except Exception:
+                log.exception("%s: a listener failed on game %s", self.name, game)
+
+    def _resync(self) -> None:
+        with self._guard:
+            callbacks = list(self._callbacks)
+        for _, resync in callbacks:
+            try:
+                resync()
+            except Exception:
+                log.exception("%s: a listener failed to resync", self.name)
+
+
+def _first(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
 class PostgresStore:
     """The store on PostgreSQL: a pool of ``min_size`` to ``max_size`` connections to the
     database ``dsn`` names (a libpq connection string or a ``postgresql://`` URI), each in
@@ -241,6 +387,10 @@ class PostgresStore:
     ) -> None:
         self.name = describe(dsn)
         self.readonly = readonly
+        self._dsn, self._timeout = dsn, timeout
+        self._listener: Listener | None = None
+        self._closed = False
+        self._guard = threading.Lock()
         try:  # one connection first: its error says why (the pool's would say "timed out")
             with psycopg.connect(dsn, connect_timeout=max(1, round(timeout))) as conn:
                 _check_schema(conn, self.name)
@@ -464,5 +614,35 @@ class PostgresStore:
         rows = self._query("SELECT name, value FROM secrets WHERE game = %s", (game,))
         return {str(r[0]): str(r[1]) for r in rows}
 
+    # ---- news of other processes ----------------------------------------------------------
+
+    def listen(self, heard: Heard, resync: Resync) -> None:
+        """Calls ``heard(game, seq)`` for every append committed to the database, by any
+        process (this one's too), and ``resync()`` once the listening connection LISTENs, first
+        and after each reconnection (notices may have been missed meanwhile): in this store's
+        one :class:`Listener` thread, started by the first call, which waits up to the store's
+        ``timeout`` for the first LISTEN. :meth:`close` stops it (:class:`referee.bell.Pushing`).
+        """
+        with self._guard:
+            if self._closed:
+                raise StoreError(f"{self.name}: the store is closed; nothing can listen")
+            if self._listener is None:
+                self._listener = Listener(
+                    self._dsn, self.name, connect_timeout=max(1, round(self._timeout))
+                )
+            listener = self._listener
+        listener.add(heard, resync)
+        if not listener.start(wait=self._timeout):
+            log.warning("%s: not listening yet; it keeps trying", self.name)
+
+    @property
+    def listener(self) -> Listener | None:
+        """The listener thread, once :meth:`listen` started it."""
+        return self._listener
+
     def close(self) -> None:
+        with self._guard:
+            self._closed = True
+        if self._listener is not None:
+            self._listener.close()
         self._pool.close()

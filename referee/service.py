@@ -33,7 +33,7 @@ from typing import Any
 from referee import witnessing
 from referee.acting import Acting, fill_input
 from referee.anchors import Anchors
-from referee.bell import Bell
+from referee.bell import POLL, SAFETY_POLL, Bell, Pushing
 from referee.catalogue import Catalogue
 from referee.errors import (
     Forbidden,
@@ -108,7 +108,10 @@ class Referee:
         # the heads this server wrote and the keys it trusts, outside the database
         anchors = anchors or Anchors.in_memory(signer)
         self.holds = Holds()
-        self.bell = Bell()
+        # a store that pushes other processes' appends rings the bell itself: polling is then
+        # only a safety net (:mod:`referee.bell`)
+        pushing = isinstance(store, Pushing)
+        self.bell = Bell(SAFETY_POLL if pushing else POLL)
         self.reader = Reader(store, signer, anchors, self.holds, cache_games)
         self.ledger = Ledger(store, self.reader, self.bell, clock, token, signer, anchors)
         self.catalogue = Catalogue(store, anchors, self.ledger.clock)
@@ -116,6 +119,8 @@ class Referee:
         self.reading = Reading(self.reader, self.catalogue, self.holds, self.bell)
         self.acting = Acting(self.ledger, self.reader, self.reading)
         self.judging = Judging(self.ledger, self.reader, self.reading, self.tables)
+        if isinstance(store, Pushing):
+            store.listen(lambda game, seq: self.bell.ring(game), self.bell.resync)
 
     @property
     def store(self) -> Store:

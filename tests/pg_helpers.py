@@ -135,6 +135,36 @@ def _run(prefix: list[str], argv: list[str], cwd: Path) -> None:
         )
 
 
+def _start(prefix: list[str], pg_ctl: str, root: Path, socket: Path) -> None:
+    options = (
+        f"-p {PORT} -c listen_addresses='' -c unix_socket_directories={socket}"
+        " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    )
+    log = str(root / "log")
+    _run(
+        prefix,
+        [pg_ctl, "-D", str(root / "data"), "-l", log, "-w", "-t", "60", "-o", options, "start"],
+        root,
+    )
+
+
+def stop(cluster: Cluster) -> None:
+    """Stops the cluster's server (every session ends; nothing connects until :func:`start`)."""
+    folder, prefix = find_bin(), _as_user()
+    assert folder is not None and isinstance(prefix, list)
+    pg_ctl = str(folder / "pg_ctl")
+    _run(
+        prefix, [pg_ctl, "-D", str(cluster.root / "data"), "-m", "fast", "-w", "stop"], cluster.root
+    )
+
+
+def start(cluster: Cluster) -> None:
+    """Starts the cluster's server again after :func:`stop`."""
+    folder, prefix = find_bin(), _as_user()
+    assert folder is not None and isinstance(prefix, list)
+    _start(prefix, str(folder / "pg_ctl"), cluster.root, cluster.socket)
+
+
 @contextmanager
 def running_cluster() -> Iterator[Cluster]:
     """A new cluster, running while the block runs; stopped and removed after. Skips or fails
@@ -169,27 +199,7 @@ def running_cluster() -> Iterator[Cluster]:
             ],
             root,
         )
-        options = (
-            f"-p {PORT} -c listen_addresses='' -c unix_socket_directories={socket}"
-            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        )
-        _run(
-            prefix,
-            [
-                pg_ctl,
-                "-D",
-                str(data),
-                "-l",
-                str(root / "log"),
-                "-w",
-                "-t",
-                "60",
-                "-o",
-                options,
-                "start",
-            ],
-            root,
-        )
+        _start(prefix, pg_ctl, root, socket)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise

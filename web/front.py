@@ -7,9 +7,12 @@ pages and slow clients cost a little memory each and never a worker thread:
   Their admission is still the Flask view's (:func:`web.live.stream`: the seat, the game, the
   caps and their 503), run once in a worker thread; then the stream waits on its game's
   :class:`Notifier`, one per game with open streams: an ``asyncio`` event woken when the game's
-  head moves. A write in this process rings the service's bell (:meth:`referee.bell.Bell.listen`);
-  a write by another process is seen by the notifier's own look at the store every
-  :data:`referee.bell.POLL` seconds, one look per game, not per stream. A broadcast to many
+  head moves. A write in this process rings the service's bell (:meth:`referee.bell.Bell.listen`),
+  and so does one by another process when the store pushes them (PostgreSQL's LISTEN,
+  :class:`referee.bell.Pushing`); otherwise it is seen by the notifier's own look at the store
+  every :attr:`referee.bell.Bell.poll` seconds (a safety net only over a store that pushes), one
+  look per game, not per stream. A notifier is watched on the bell while it runs, so the
+  store's resync (its listener connected again) rings it. A broadcast to many
   streams yields to the loop every :data:`BROADCAST_BATCH` wakes, so a plain request is never
   held behind thousands of sends.
 - **Everything else** goes to the unchanged Flask app through a2wsgi's thread pool, after
@@ -42,7 +45,6 @@ from a2wsgi import WSGIMiddleware
 from a2wsgi.wsgi import build_environ
 from flask import Flask
 
-from referee.bell import POLL
 from referee.models import Head
 from referee.service import Referee
 from web.live import FRONT_TICKET, RETRY_MS
@@ -67,8 +69,9 @@ def _event(head: Head) -> bytes:
 
 class Notifier:
     """The live streams of one game: the head they were last told and a wake for each. One
-    task (:meth:`run`) reads the head when the bell rings or every :data:`POLL` seconds and
-    wakes every stream when it moved; it ends with the game's last stream."""
+    task (:meth:`run`) reads the head when the bell rings or every :attr:`Bell.poll
+    <referee.bell.Bell.poll>` seconds and wakes every stream when it moved; it ends with the
+    game's last stream."""
 
     def __init__(self, hub: Hub, ref: Referee, game: str, head: Head) -> None:
         self.hub, self.ref, self.game, self.head = hub, ref, game, head
@@ -93,10 +96,18 @@ class Notifier:
                 await asyncio.sleep(0)
 
     async def run(self) -> None:
+        bell = self.ref.bell
+        bell.watch(self.game)  # the store's resync rings it
+        try:
+            await self._run()
+        finally:
+            bell.unwatch(self.game)
+
+    async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while self.streams > 0 and not self.hub.stopping.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.rung.wait(), POLL)
+                await asyncio.wait_for(self.rung.wait(), self.ref.bell.poll)
             self.rung.clear()
             if self.streams == 0:
                 break
