@@ -141,12 +141,14 @@ class Browser:
         self.d.get(url)
         self.console()
 
-    def retry(self, fn: Callable[[], Any]) -> Any:
-        """Runs ``fn`` again when a live update swapped the element out under it."""
-        for _ in range(40):
+    def retry(self, fn: Callable[[], Any], *also: type[Exception]) -> Any:
+        """Runs ``fn`` again when a live update swapped the element out under it (or raised
+        one of ``also`` while the page was being redrawn), for up to 10 s."""
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
             try:
                 return fn()
-            except StaleElementReferenceException:
+            except (StaleElementReferenceException, *also):
                 time.sleep(0.05)
         return fn()
 
@@ -172,7 +174,12 @@ class Browser:
         self.retry(go)
 
     def select(self, css: str, value: str) -> None:
-        self.retry(lambda: Select(self.d.find_element(By.CSS_SELECTOR, css)).select_by_value(value))
+        # a live update may redraw the form between finding the select and its options: the
+        # option is then looked for again in the new one
+        self.retry(
+            lambda: Select(self.d.find_element(By.CSS_SELECTOR, css)).select_by_value(value),
+            NoSuchElementException,
+        )
 
     def type(self, css: str, text: str) -> None:
         self.retry(lambda: self.d.find_element(By.CSS_SELECTOR, css).send_keys(text))
