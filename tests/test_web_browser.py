@@ -145,10 +145,11 @@ class Browser:
         """Runs ``fn`` again when a live update swapped the element out under it (or raised
         one of ``also`` while the page was being redrawn), for up to 10 s."""
         deadline = time.monotonic() + 10.0
+        caught: tuple[type[Exception], ...] = (StaleElementReferenceException, *also)
         while time.monotonic() < deadline:
             try:
                 return fn()
-            except (StaleElementReferenceException, *also):
+            except caught:
                 time.sleep(0.05)
         return fn()
 
