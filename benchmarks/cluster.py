@@ -270,7 +270,9 @@ async def scenario(
         )
     )
     out.elapsed = min(time.perf_counter() - t0, args.seconds + max(stats.post or [0.0]))
-    await asyncio.sleep(LAST_UPDATES)
+    heard_by = time.monotonic() + LAST_UPDATES  # the last updates, as soon as all are heard
+    while time.monotonic() < heard_by and any(len(t.latencies()) < len(t.sent) for t in tables):
+        await asyncio.sleep(0.05)
     out.ended = sum(task.done() for e, task in zip(readies, listeners) if e.is_set())
     for t in tables:
         got = t.latencies()
@@ -314,11 +316,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--quick",
         action="store_true",
-        help="a smoke test: 4 tables, 2 s, pace 0.2 s, 2 games, 1 and 2 processes",
+        help="a smoke test: 4 tables, 1.5 s, pace 0.2 s, 2 games, 1 and 2 processes",
     )
     args = ap.parse_args(argv)
     if args.quick:
-        args.tables, args.seconds, args.pace, args.games = 4, 2.0, 0.2, 2
+        args.tables, args.seconds, args.pace, args.games = 4, 1.5, 0.2, 2
         args.processes, args.threads = "1,2", 8
     try:
         counts = [int(x) for x in args.processes.split(",")]
