@@ -250,7 +250,9 @@ async def scenario(
     for w in waits:
         w.cancel()
     out.stream_errors = sum(not e.is_set() for e in readies)
-    out.streams = sum(e.is_set() and not task.done() for e, task in zip(readies, listeners))
+    out.streams = sum(
+        e.is_set() and not task.done() for e, task in zip(readies, listeners, strict=True)
+    )
     print(
         f"  {out.streams} streams opened in {time.perf_counter() - t0:.1f} s; posting for "
         f"{args.seconds:g} s, one action per {args.pace:g} s per table "
@@ -273,7 +275,7 @@ async def scenario(
     heard_by = time.monotonic() + LAST_UPDATES  # the last updates, as soon as all are heard
     while time.monotonic() < heard_by and any(len(t.latencies()) < len(t.sent) for t in tables):
         await asyncio.sleep(0.05)
-    out.ended = sum(task.done() for e, task in zip(readies, listeners) if e.is_set())
+    out.ended = sum(task.done() for e, task in zip(readies, listeners, strict=True) if e.is_set())
     for t in tables:
         got = t.latencies()
         stats.update += got
