@@ -110,7 +110,8 @@ class Referee:
         self.holds = Holds()
         # a store that pushes other processes' appends rings the bell itself: polling is then
         # only a safety net (:mod:`referee.bell`)
-        pushing = isinstance(store, Pushing)
+        # (a read-only store, a command's, waits for nothing: no listening connection)
+        pushing = isinstance(store, Pushing) and not getattr(store, "readonly", False)
         self.bell = Bell(SAFETY_POLL if pushing else POLL)
         self.reader = Reader(store, signer, anchors, self.holds, cache_games)
         self.ledger = Ledger(store, self.reader, self.bell, clock, token, signer, anchors)
@@ -119,7 +120,8 @@ class Referee:
         self.reading = Reading(self.reader, self.catalogue, self.holds, self.bell)
         self.acting = Acting(self.ledger, self.reader, self.reading)
         self.judging = Judging(self.ledger, self.reader, self.reading, self.tables)
-        if isinstance(store, Pushing):
+        if pushing:
+            assert isinstance(store, Pushing)
             store.listen(lambda game, seq: self.bell.ring(game), self.bell.resync)
 
     @property

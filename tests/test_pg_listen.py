@@ -390,3 +390,21 @@ def test_a_write_through_another_store_reaches_the_live_streams(pg_dsn: str) -> 
     finally:
         ours.store.close()
         other.store.close()
+
+
+def test_a_read_only_referee_a_commands_opens_no_listening_connection(
+    pg_dsn: str, tmp_path: Path
+) -> None:
+    from referee.service import open_referee
+
+    open_referee(pg_dsn, state=tmp_path).store.close()  # the key, made once
+    ref = open_referee(pg_dsn, state=tmp_path, readonly=True)
+    try:
+        assert getattr(ref.store, "listener", None) is None
+    finally:
+        ref.store.close()
+    ref = open_referee(pg_dsn, state=tmp_path)
+    try:
+        assert getattr(ref.store, "listener", None) is not None
+    finally:
+        ref.store.close()

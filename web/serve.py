@@ -659,13 +659,11 @@ def make_server(
 def cmd_serve(args: argparse.Namespace) -> int:
     """Runs until SIGINT or SIGTERM. Returns 0, or raises SystemExit with a message for a
     taken port or an unusable database."""
-    from referee.service import ServiceError
     from referee.store import tighten
     from vision.codebook import one_blas_thread
     from web import live
     from web.app import create_app
     from web.games import site_title
-    from web.links import join_path
     from web.request import open_db
 
     if args.workers != 1 and args.worker_of is None:
@@ -743,20 +741,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
     if accepted:
         logging.getLogger("referee").warning("%s", accepted)
-    scheme = "https" if args.https else "http"
-    shown_host = ip if args.host in ("0.0.0.0", "::", "") else args.host
-    base = f"{scheme}://{shown_host}:{port}"
-    demo: dict[str, str] | None = None
-    if args.demo:
-        try:
-            created = ref.create_game(name=args.game, options=demo_options(args))
-        except ServiceError as e:
-            source = f" from {args.deck_list}" if args.deck_list else ""
-            raise SystemExit(
-                f"referee serve: the demo game could not be made{source}: {e}"
-            ) from None
-        demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
-        demo["public"] = f"{base}/g/{created.game}"
+    base = base_url(args, ip, port)
+    demo = demo_game(ref, args, base)
     server = make_server(
         app, args.host, port, args.threads, args.header_timeout, args.request_timeout
     )
@@ -795,11 +781,9 @@ def supervise(args: argparse.Namespace) -> int:
     workers until SIGINT or SIGTERM. Returns 0 (1 when workers kept ending); raises SystemExit
     with one line for bad input or a worker that could not start."""
     from referee.place import place_of
-    from referee.service import ServiceError
     from referee.store import tighten
     from web.app import create_app
     from web.games import site_title
-    from web.links import join_path
     from web.request import open_db
     from web.workers import Supervisor, check_workers, worker_command, worker_env
 
@@ -832,20 +816,8 @@ def supervise(args: argparse.Namespace) -> int:
             title = site_title()
         if args.https:
             certificate(db, ip, title)  # made once here; each worker reuses it
-        scheme = "https" if args.https else "http"
-        shown_host = ip if args.host in ("0.0.0.0", "::", "") else args.host
-        base = f"{scheme}://{shown_host}:{port}"
-        demo: dict[str, str] | None = None
-        if args.demo:
-            try:
-                created = ref.create_game(name=args.game, options=demo_options(args))
-            except ServiceError as e:
-                source = f" from {args.deck_list}" if args.deck_list else ""
-                raise SystemExit(
-                    f"referee serve: the demo game could not be made{source}: {e}"
-                ) from None
-            demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
-            demo["public"] = f"{base}/g/{created.game}"
+        base = base_url(args, ip, port)
+        demo = demo_game(ref, args, base)
     finally:
         with contextlib.suppress(Exception):
             ref.store.close()
@@ -902,6 +874,31 @@ def supervise(args: argparse.Namespace) -> int:
     sys.stdout.write("stopped\n")
     sys.stdout.flush()
     return status
+
+
+def base_url(args: argparse.Namespace, ip: str, port: int) -> str:
+    """The address the announcement names: the LAN address when listening on every one."""
+    scheme = "https" if args.https else "http"
+    shown_host = ip if args.host in ("0.0.0.0", "::", "") else args.host
+    return f"{scheme}://{shown_host}:{port}"
+
+
+def demo_game(ref: Any, args: argparse.Namespace, base: str) -> dict[str, str] | None:
+    """With ``--demo``, a new game and each seat's link (seat -> link, then "public");
+    else None. Raises SystemExit naming the deck list when the game cannot be made."""
+    from referee.service import ServiceError
+    from web.links import join_path
+
+    if not args.demo:
+        return None
+    try:
+        created = ref.create_game(name=args.game, options=demo_options(args))
+    except ServiceError as e:
+        source = f" from {args.deck_list}" if args.deck_list else ""
+        raise SystemExit(f"referee serve: the demo game could not be made{source}: {e}") from None
+    demo = {s: base + join_path(created.game, c) for s, c in created.codes.items()}
+    demo["public"] = f"{base}/g/{created.game}"
+    return demo
 
 
 def journal_check(ref: Any, db: str | Path, accept: bool) -> str | None:
