@@ -27,7 +27,20 @@ import web.event_api  # its routes join the API's blueprint (issue 34)
 import web.player_event
 from referee.games import GAMES
 from referee.words import head_text, needs_words, plural
-from web import api, auth, errors, event_pages, home, judge, limits, live, replay, seat, witness
+from web import (
+    api,
+    auth,
+    errors,
+    event_pages,
+    home,
+    judge,
+    language,
+    limits,
+    live,
+    replay,
+    seat,
+    witness,
+)
 from web.games import install
 from web.games.installed import PAGE_MODULES
 from web.middleware import AccessLog, security_headers
@@ -57,6 +70,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("REFEREE") is not None:
         app.extensions["referee"] = app.config["REFEREE"]
 
+    language.install(app)  # the pages' language (issue 36)
     app.register_blueprint(auth.bp)
     app.register_blueprint(api.bp, url_prefix="/api/v1")
     app.register_blueprint(live.bp)

@@ -47,6 +47,7 @@ from referee.service import (
     Stale,
     Unavailable,
 )
+from web.i18n import gettext
 from web.middleware import loggable_path
 
 log = logging.getLogger("referee.web")
@@ -220,12 +221,24 @@ def service_error_response(e: ServiceError) -> Response:
     return resp
 
 
+def http_messages() -> dict[int, str]:
+    """The page's words for the HTTP errors raised with werkzeug's own description, in the
+    request's language (werkzeug's are English only)."""
+    return {
+        400: gettext("the request is not one this server understands"),
+        403: gettext("you may not open this page"),
+        404: gettext("there is no such page here; check the address"),
+        405: gettext("this page does not accept that method"),
+        413: gettext("the request body is too large for this server"),
+    }
+
+
 def _http_error(e: HTTPException) -> Response:
     code = (e.name or "Error").replace(" ", "")
     status = e.code or 500
     message = e.description or e.name or "error"
-    if status == 413:
-        message = "the request body is too large for this server"
+    if status == 413 or e.description == type(e).description:
+        message = http_messages().get(status, message)
     resp = error_response(status, code, message)
     if isinstance(e, MethodNotAllowed) and e.valid_methods:
         resp.headers["Allow"] = ", ".join(e.valid_methods)
@@ -237,7 +250,7 @@ def _server_error(e: Exception) -> Response:
         return _http_error(e)
     log.exception("unexpected error on %s %s", request.method, loggable_path(request.path))
     return error_response(
-        500, "ServerError", "the server failed on this request; the game is unchanged"
+        500, "ServerError", gettext("the server failed on this request; the game is unchanged")
     )
 
 

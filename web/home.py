@@ -13,6 +13,7 @@ from werkzeug.wrappers import Response
 
 from referee.service import ServiceError
 from web.games import default_module, page_for, seat_title, served
+from web.i18n import gettext
 from web.limits import check_idle_games, creates_games
 from web.links import created_codes, join_path, remember_codes
 from web.present import qr_svg
@@ -54,12 +55,12 @@ def new_game() -> Response:
     name = request.form.get("game") or default_module().name
     pm = served().get(name)
     if pm is None:
-        flash(f"Refused: game: no game {name[:40]!r}", "error")
+        flash(gettext("Refused: game: no game %(name)s", name=repr(name[:40])), "error")
         return redirect(url_for("home.home"), 303)
     try:
         req = pm.create_request(request.form, request.files)
     except ValueError as e:
-        flash(f"Refused: {e}", "error")
+        flash(gettext("Refused: %(reason)s", reason=e), "error")
         return redirect(url_for("home.home"), 303)
     try:
         created = get_referee().create_game(

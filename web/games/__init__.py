@@ -31,6 +31,7 @@ from flask import Blueprint, Flask, current_app
 from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee, Unavailable
+from web.i18n import gettext
 
 EXTENSION = "page_modules"
 OTHER_SEATS = {"judge": "Judge", "public": "Public"}
@@ -293,4 +294,4 @@ def site_title() -> str:
     mods = served()
     if len(mods) == 1:
         return next(iter(mods.values())).title
-    return "Card game"
+    return gettext("Card game")
