@@ -31,10 +31,10 @@ def here() -> str:
 def same_site(target: str) -> str:
     """``target`` when it is a path on this site, else "/": never another site (an open
     redirect), neither ``//host``, ``/\\host`` nor ``scheme:``."""
-    if not target.startswith("/") or target.startswith(("//", "/\\")):
+    if not target.startswith("/"):
         return "/"
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or any(c in target for c in "\r\n\t\\"):
+    parts = urlsplit(target)  # "//host" has a netloc; browsers read "/\\host" as "//host"
+    if parts.netloc or any(c in target for c in "\r\n\t\\"):
         return "/"
     return target
 
