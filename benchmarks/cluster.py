@@ -60,6 +60,7 @@ from benchmarks.web import (  # noqa: E402
     Conn,
     Stats,
     Table,
+    claim_seats,
     free_port,
     listen,
     pct,
@@ -190,22 +191,7 @@ async def new_table(
         c.close()
     assert status == 201, body
     b = json.loads(body)
-    phone = await Conn.open(seat_port, table_source(i))
-    try:
-        _, hdrs, _ = await phone.request("GET", "/api/v1/session")
-        cookie = hdrs["set-cookie"].split(";")[0]  # a claim is a browser's (CSRF per game)
-        _, hdrs, _ = await phone.request(
-            "GET", f"/api/v1/games/{b['game']}", None, {"Cookie": cookie}
-        )
-        h = {"Cookie": cookie, "X-CSRF-Token": hdrs["x-csrf-token"]}
-        codes = {"judge": judge}
-        for seat, code in b["codes"].items():
-            path = f"/api/v1/games/{b['game']}/claim"
-            status, _, got = await phone.request("POST", path, {"code": code}, h)
-            assert status == 201, got
-            codes[seat] = json.loads(got)["token"]
-    finally:
-        phone.close()
+    codes = await claim_seats(seat_port, table_source(i), b["game"], b["codes"], judge)
     return Table(b["game"], codes, script, table_source(i))
 
 

@@ -281,6 +281,29 @@ def table_source(i: int) -> str:
     return f"127.1.{i // 200}.{i % 200 + 1}"
 
 
+async def claim_seats(
+    port: int, source: str, game: str, join: dict[str, str], judge: str
+) -> dict[str, str]:
+    """Each seat of ``game`` claimed with its join code (``join``: seat -> code) from the
+    table's address ``source``, one browser (a claim is a browser's: CSRF token per game);
+    returns each seat's device token, and the judge's code as ``judge``."""
+    phone = await Conn.open(port, source)
+    try:
+        _, hdrs, _ = await phone.request("GET", "/api/v1/session")
+        cookie = hdrs["set-cookie"].split(";")[0]
+        _, hdrs, _ = await phone.request("GET", f"/api/v1/games/{game}", None, {"Cookie": cookie})
+        h = {"Cookie": cookie, "X-CSRF-Token": hdrs["x-csrf-token"]}
+        codes = {"judge": judge}
+        for seat, code in join.items():
+            path = f"/api/v1/games/{game}/claim"
+            status, _, got = await phone.request("POST", path, {"code": code}, h)
+            assert status == 201, got
+            codes[seat] = json.loads(got)["token"]
+        return codes
+    finally:
+        phone.close()
+
+
 async def new_tables(
     port: int, n: int, games: list[list[dict[str, Any]]], judge: str
 ) -> list[Table]:
@@ -296,20 +319,7 @@ async def new_tables(
         )
         assert status == 201, body
         b = json.loads(body)
-        phone = await Conn.open(port, table_source(i))
-        _, hdrs, _ = await phone.request("GET", "/api/v1/session")
-        cookie = hdrs["set-cookie"].split(";")[0]  # a claim is a browser's (CSRF token per game)
-        _, hdrs, _ = await phone.request(
-            "GET", f"/api/v1/games/{b['game']}", None, {"Cookie": cookie}
-        )
-        h = {"Cookie": cookie, "X-CSRF-Token": hdrs["x-csrf-token"]}
-        codes = {"judge": judge}
-        for seat, code in b["codes"].items():
-            path = f"/api/v1/games/{b['game']}/claim"
-            status, _, got = await phone.request("POST", path, {"code": code}, h)
-            assert status == 201, got
-            codes[seat] = json.loads(got)["token"]
-        phone.close()
+        codes = await claim_seats(port, table_source(i), b["game"], b["codes"], judge)
         out.append(Table(b["game"], codes, games[i % len(games)], table_source(i)))
     c.close()
     return out

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,8 +73,10 @@ def _key_for(src: Place, dst: Place, signer: Signer) -> None:
     if not key.exists():
         try:
             dst.prepare()
-            shutil.copyfile(src.file(".key"), key)
-            os.chmod(key, 0o600)
+            pem = src.file(".key").read_bytes()
+            fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # owner-only at once
+            with os.fdopen(fd, "wb") as f:
+                f.write(pem)
         except OSError as e:
             raise CopyError(f"{key}: cannot write the signing key ({e.strerror})") from None
         return
@@ -234,12 +235,10 @@ def verify_db(db: str, state: str | None = None) -> tuple[int, list[str]]:
                 _verify_source(ref, sid)
             except CopyError as e:
                 bad.append(str(e).removesuffix("; nothing was copied"))
-        for sid, seq, held in ref.catalogue.behind():  # a restore from before the journal's end
-            if held is None:
-                bad.append(
-                    f"{sid}: missing from the database; the heads journal has it at event {seq}"
-                )
-        return len(ids) + sum(1 for b in ref.catalogue.behind() if b[2] is None), bad
+        lost = [(sid, seq) for sid, seq, held in ref.catalogue.behind() if held is None]
+        for sid, seq in lost:  # a restore from before the journal's end
+            bad.append(f"{sid}: missing from the database; the heads journal has it at event {seq}")
+        return len(ids) + len(lost), bad
     finally:
         ref.store.close()
 
