@@ -23,15 +23,14 @@ from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
-from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
-from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import Flask, render_template
 from web_helpers import Browser, make_app, new_game
 
+from referee.language import extract
 from web.games import served
-from web.i18n import KEYWORDS, LANG_COOKIE, LANGUAGES, TRANSLATIONS, compiled
+from web.i18n import LANG_COOKIE, LANGUAGES, TRANSLATIONS, compiled
 from web.language import same_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,14 +46,10 @@ def msgid(m_id: str | tuple[str, ...] | list[str]) -> str:
     return m_id if isinstance(m_id, str) else m_id[0]
 
 
-def marked_now(root: Path = ROOT) -> set[str]:
-    """The strings marked in the code and the templates, extracted as babel.cfg says."""
-    with (root / "babel.cfg").open() as f:
-        method_map, options_map = parse_mapping_cfg(f)  # type: ignore[no-untyped-call]
-    keywords = dict(DEFAULT_KEYWORDS)
-    keywords.update(dict.fromkeys(KEYWORDS))
-    found = extract_from_dir(str(root), method_map, options_map, keywords=keywords)
-    return {msgid(m) for _file, _line, m, _comments, _context in found}
+def marked_now(root: Path = ROOT) -> set[tuple[str, str | None]]:
+    """The strings marked in the code and the templates (with their contexts), extracted as
+    babel.cfg and referee.language.KEYWORDS say, in-process."""
+    return ids(extract(root))
 
 
 def read(path: Path) -> Catalog:
@@ -62,8 +57,8 @@ def read(path: Path) -> Catalog:
         return read_po(f)
 
 
-def ids(catalog: Catalog) -> set[str]:
-    return {msgid(m.id) for m in catalog if m.id}
+def ids(catalog: Catalog) -> set[tuple[str, str | None]]:
+    return {(msgid(m.id), m.context) for m in catalog if m.id}
 
 
 def test_every_marked_string_is_in_the_committed_pot_and_no_other() -> None:
@@ -74,7 +69,7 @@ def test_every_marked_string_is_in_the_committed_pot_and_no_other() -> None:
 
 def test_the_slice_is_marked() -> None:
     """A few strings of each template of the slice, so that a lost marking fails here too."""
-    pot = ids(read(POT))
+    pot = {m for m, _context in ids(read(POT))}
     for s in ("New game", "Create the game", "Home", "Language", "Change language", "Replay"):
         assert s in pot
 
@@ -101,13 +96,31 @@ def test_every_entry_is_translated_in_each_language(lang: str) -> None:
 def test_each_committed_mo_is_its_po_compiled(lang: str) -> None:
     folder = TRANSLATIONS / lang / "LC_MESSAGES"
     assert (folder / "messages.mo").read_bytes() == compiled(folder / "messages.po"), (
-        "run python -m web.i18n"
+        "run python -m referee.language"
     )
+
+
+# different English sentences a language may say the same way (a shorter and a longer English
+# wording of one idea); anything else translated the same twice is a copy slip
+SAME_ON_PURPOSE: dict[str, set[frozenset[str]]] = {"it": set(), "fr": set(), "de": set()}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_no_two_different_sentences_share_one_translation(lang: str) -> None:
+    """A translation pasted onto the wrong entry (two different English sentences said the
+    same way) is caught here: a copy slip once told a French player his request was too large
+    when the server could not read it."""
+    said: dict[tuple[str, str | None], set[str]] = {}
+    for m in read(TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po"):
+        if m.id and isinstance(m.string, str) and m.string != m.id and len(m.id) > 12:
+            said.setdefault((m.string, m.context), set()).add(msgid(m.id))
+    twice = [ids for ids in said.values() if len(ids) > 1]
+    assert [t for t in twice if frozenset(t) not in SAME_ON_PURPOSE[lang]] == []
 
 
 def test_the_marked_template_strings_carry_no_hard_wrapped_white_space() -> None:
     """trimmed: a {% trans %} block spread over lines is one msgid with single spaces."""
-    for s in ids(read(POT)):
+    for s, _context in ids(read(POT)):
         assert "\n" not in s and "  " not in s, s
 
 
@@ -125,9 +138,9 @@ def pseudo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not m.id:
             continue
         if isinstance(m.id, tuple):
-            out.add(m.id, tuple(f"⟦{s}⟧" for s in m.id), flags=m.flags)
+            out.add(m.id, tuple(f"⟦{s}⟧" for s in m.id), flags=m.flags, context=m.context)
         else:
-            out.add(m.id, f"⟦{m.id}⟧", flags=m.flags)
+            out.add(m.id, f"⟦{m.id}⟧", flags=m.flags, context=m.context)
     folder = tmp_path_factory.mktemp("pseudo") / PSEUDO / "LC_MESSAGES"
     folder.mkdir(parents=True)
     with (folder / "messages.mo").open("wb") as f:

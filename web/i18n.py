@@ -10,44 +10,55 @@ Which language a request is rendered in (:func:`select_locale`):
 3. else English.
 
 The languages served are the app's ``LANGUAGES`` (default :data:`LANGUAGES`; a test adds a
-made-up one). The catalogues are ``web/translations/<lang>/LC_MESSAGES/messages.po``, compiled
-to the ``messages.mo`` beside each and committed: ``python -m web.i18n`` compiles them again
-after an edit, and tests/test_i18n.py fails while a ``.mo`` differs from what its ``.po``
-compiles to. So ``pip install -e .`` and ``referee serve`` need no build step. docs/i18n.md
-says how to mark, extract, translate and compile.
+made-up one). The catalogues are :mod:`referee.language`'s (``referee/translations``), shared
+with the command line; ``python -m referee.language`` extracts, updates and compiles them.
+docs/i18n.md says how to mark and translate.
 
 Marking strings: in templates ``{{ _("Home") }}``, ``{% trans %}…{% endtrans %}`` (extracted
-``trimmed``); in Python ``from web.i18n import _, gettext, lazy_gettext, ngettext``.
+``trimmed``); in Python ``from web.i18n import _, gettext, lazy_gettext, ngettext``; a sentence
+that comes from the engine or the referee (a :class:`engine.say.Say`) is said with :func:`say`
+(``{{ reason|say }}`` in a template). Words the pages' scripts show are registered with
+:func:`script_words` and reach them in the page (``base.html``'s ``#words``).
 """
 
 from __future__ import annotations
 
-import io
 import sys
-from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import flask_babel
 from babel import Locale
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from flask import current_app, has_request_context, request
 
-__all__ = ["KEYWORDS", "LANGUAGES", "_", "gettext", "lazy_gettext", "ngettext"]
+from referee import language
+from referee.language import (
+    DEFAULT,
+    KEYWORDS,
+    LANGUAGES,
+    TRANSLATIONS,
+    catalogues,
+    compile_all,
+    compiled,
+)
 
-TRANSLATIONS = Path(__file__).parent / "translations"
+__all__ = [
+    "DEFAULT",
+    "KEYWORDS",
+    "LANGUAGES",
+    "TRANSLATIONS",
+    "_",
+    "catalogues",
+    "compile_all",
+    "compiled",
+    "gettext",
+    "lang",
+    "lazy_gettext",
+    "ngettext",
+    "say",
+    "script_words",
+]
+
 LANG_COOKIE = "hzlang"
-# the functions extraction finds besides babel's own (gettext, _, ngettext...)
-KEYWORDS = ("lazy_gettext",)
-DEFAULT = "en"
-# each language named in itself, as the picker shows it
-LANGUAGES: dict[str, str] = {
-    "en": "English",
-    "it": "Italiano",
-    "fr": "Français",
-    "de": "Deutsch",
-}
 
 
 def gettext(string: str, **variables: Any) -> str:
@@ -66,6 +77,47 @@ def ngettext(singular: str, plural: str, num: int, **variables: Any) -> str:
 def lazy_gettext(string: str, **variables: Any) -> Any:
     """A string translated only when it is used (for module constants): a ``LazyString``."""
     return flask_babel.lazy_gettext(string, **variables)
+
+
+def pgettext(context: str, string: str, **variables: Any) -> str:
+    """``string`` as said in ``context`` (a card name: ``pgettext("herazeus card", "Pegasus")``)."""
+    return str(flask_babel.pgettext(context, string, **variables))
+
+
+def lang() -> str:
+    """The language this request is rendered in (``en`` outside a request)."""
+    if not has_request_context():
+        return DEFAULT
+    return str(flask_babel.get_locale() or DEFAULT)
+
+
+def say(text: Any) -> str:
+    """A sentence from the engine or the referee (:class:`engine.say.Say`, a marked constant, a
+    :class:`engine.say.Named`) in this request's language; the template filter ``say``."""
+    code = lang()
+    if code not in LANGUAGES and has_request_context():  # a made-up language a test serves
+        return language.say(text, code, flask_babel.get_translations())
+    return language.say(text, code)
+
+
+# the words the pages' scripts show, by key: registered at import by the module whose page's
+# script uses them (lazy, so said in each request's language), given to every page in
+# base.html's ``<script type="application/json" id="words">``, read by app.js's ``words(key)``
+SCRIPT_WORDS: dict[str, Any] = {}
+
+
+def script_words(**words: Any) -> None:
+    """Registers words a page's script shows (``script_words(saved=lazy_gettext("Saved"))``);
+    a key already registered must keep its words."""
+    for key, value in words.items():
+        if key in SCRIPT_WORDS and str(SCRIPT_WORDS[key]._args) != str(value._args):
+            raise ValueError(f"script word {key!r} registered twice with other words")
+        SCRIPT_WORDS[key] = value
+
+
+def words_for_scripts() -> dict[str, str]:
+    """Every registered script word in this request's language."""
+    return {k: str(v) for k, v in sorted(SCRIPT_WORDS.items())}
 
 
 def served() -> list[str]:
@@ -91,33 +143,6 @@ def language_name(code: str) -> str:
     return str(names.get(code) or Locale.parse(code).get_display_name(code) or code)
 
 
-# ---- compiling the catalogues ----------------------------------------------------------------
-
-
-def compiled(po: Path) -> bytes:
-    """The ``.mo`` that ``po`` compiles to (fuzzy entries left out, as pybabel does)."""
-    with po.open("rb") as f:
-        catalog = read_po(f)
-    out = io.BytesIO()
-    write_mo(out, catalog)
-    return out.getvalue()
-
-
-def catalogues(root: Path = TRANSLATIONS) -> Iterable[Path]:
-    """Every language's ``messages.po``."""
-    return sorted(root.glob("*/LC_MESSAGES/messages.po"))
-
-
-def compile_all(root: Path = TRANSLATIONS) -> list[Path]:
-    """Writes each ``messages.mo`` beside its ``messages.po``; the paths written."""
-    written = []
-    for po in catalogues(root):
-        mo = po.with_suffix(".mo")
-        mo.write_bytes(compiled(po))
-        written.append(mo)
-    return written
-
-
-if __name__ == "__main__":  # python -m web.i18n
+if __name__ == "__main__":  # python -m web.i18n: compiles the catalogues (referee.language)
     for path in compile_all():
         print(path, file=sys.stderr)

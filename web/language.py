@@ -11,7 +11,16 @@ import flask_babel
 from flask import Blueprint, Flask, redirect, request
 from werkzeug.wrappers import Response
 
-from web.i18n import DEFAULT, LANG_COOKIE, TRANSLATIONS, language_name, select_locale, served
+from web.i18n import (
+    DEFAULT,
+    LANG_COOKIE,
+    TRANSLATIONS,
+    language_name,
+    say,
+    select_locale,
+    served,
+    words_for_scripts,
+)
 from web.middleware import loggable_path
 from web.request import csrf_protected, csrf_token, keep_cookie
 
@@ -60,6 +69,7 @@ def _page_globals() -> dict[str, Any]:
         "languages": lambda: [(c, language_name(c)) for c in served()],
         "lang_csrf": lambda: csrf_token(""),
         "lang_next": here,
+        "script_words": words_for_scripts,
     }
 
 
@@ -72,3 +82,4 @@ def install(app: Flask) -> None:
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.register_blueprint(bp)
     app.context_processor(_page_globals)
+    app.add_template_filter(say, "say")

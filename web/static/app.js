@@ -9,6 +9,18 @@
   document.documentElement.classList.add("js");
   var game = body.getAttribute("data-game");
 
+  // ---- words for a person, in the page's language: the server puts them in the page
+  // (#words, web.i18n.script_words); "%(name)s" is filled from vars ----
+  var WORDS = {};
+  try { WORDS = JSON.parse((document.getElementById("words") || {}).textContent || "{}") || {}; } catch (e) { WORDS = {}; }
+  function words(key, vars) {
+    var text = Object.prototype.hasOwnProperty.call(WORDS, key) ? WORDS[key] : key;
+    return text.replace(/%\(([a-z_]+)\)[sd]/g, function (m, name) {
+      return vars && Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : m;
+    });
+  }
+  window.hzWords = words;
+
   // ---- the log head: keep what we saw (per game, in this browser); on a shorter or
   // different chain, an alarm: the page stops acting and tells the judge (issue 31) ----
   var alarmed = null;  // what this device saw and was served, once the server served less
