@@ -26,11 +26,11 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import Flask, render_template
-from web_helpers import Browser, make_app, new_game
+from web_helpers import Browser, make_app, new_game, referee_of
 
 from referee.language import extract
 from web.games import served
-from web.i18n import LANG_COOKIE, LANGUAGES, TRANSLATIONS, compiled
+from web.i18n import LANG_COOKIE, LANGUAGES, TRANSLATIONS, compiled, seat_cookie
 from web.language import same_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -324,6 +324,32 @@ def test_two_seats_of_one_table_read_their_own_languages(app: Flask) -> None:
     path = f"/g/{created.game}"
     assert lang_of(browsers["hera"].get(path).get_data(as_text=True)) == "de"
     assert lang_of(browsers["zeus"].get(path).get_data(as_text=True)) == "it"
+
+
+def test_a_seat_keeps_the_language_chosen_on_its_page(app: Flask) -> None:
+    """One browser holding seats at two tables (a player of two events, a judge trying
+    things): each seat keeps the language chosen on its own page; a page of no game follows
+    the browser's last choice."""
+    first, browsers = new_game(app)
+    b = browsers["hera"]
+    second = referee_of(app).create_game()
+    taken = b.join(second.game, second.codes["zeus"])
+    assert taken.status_code in (200, 302, 303), taken.status_code
+    one, two = f"/g/{first.game}", f"/g/{second.game}"
+    assert choose(b, "it", one) == (303, one)
+    assert choose(b, "fr", two) == (303, two)
+    assert lang_of(b.get(one).get_data(as_text=True)) == "it"
+    assert lang_of(b.get(two).get_data(as_text=True)) == "fr"
+    assert lang_of(b.get("/").get_data(as_text=True)) == "fr"
+    # the seat's language travels with its game's pages only, and beats the browser's
+    assert b.client.get_cookie(seat_cookie(first.game), path=one) is not None
+    assert b.client.get_cookie(seat_cookie(first.game), path="/") is None
+    choose(b, "de")
+    assert lang_of(b.get(one).get_data(as_text=True)) == "it"
+    assert lang_of(b.get("/").get_data(as_text=True)) == "de"
+    # an unknown language on a seat page clears that seat's choice
+    choose(b, "xx", one)
+    assert lang_of(b.get(one, headers={"Accept-Language": "fr"}).get_data(as_text=True)) == "fr"
 
 
 def test_an_unknown_choice_leaves_the_browsers_header_to_decide(app: Flask) -> None:

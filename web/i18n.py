@@ -2,12 +2,14 @@
 
 Which language a request is rendered in (:func:`select_locale`):
 
-1. the browser's own choice, made with the language picker at the foot of every page and kept in
-   the ``hzlang`` cookie. One cookie for the browser, not one per seat: a phone holds one seat,
-   so the choice made on a seat page is that seat's, and the two players of one table, each on
-   his own phone, may read the game in two languages;
-2. else the best match of the browser's ``Accept-Language`` among the languages served;
-3. else English.
+1. on a game's pages (``/g/GAME``), the language chosen with the picker on that game's seat
+   page, kept for that seat in the ``hzlang-GAME`` cookie (sent only with that game's pages):
+   a seat keeps its language, and the two players of one table, each on his own phone, read
+   the game in two languages;
+2. else the browser's own choice, made with the language picker at the foot of every page and
+   kept in the ``hzlang`` cookie (a choice on a seat page sets it too);
+3. else the best match of the browser's ``Accept-Language`` among the languages served;
+4. else English.
 
 The languages served are the app's ``LANGUAGES`` (default :data:`LANGUAGES`; a test adds a
 made-up one). The catalogues are :mod:`referee.language`'s (``referee/translations``), shared
@@ -125,12 +127,24 @@ def served() -> list[str]:
     return list(current_app.config.get("LANGUAGES") or LANGUAGES)
 
 
+def seat_cookie(game: str) -> str:
+    """The cookie keeping the language chosen on ``game``'s seat page in this browser (sent
+    only with that game's pages, ``/g/GAME``)."""
+    return f"{LANG_COOKIE}-{game}"
+
+
 def select_locale() -> str:
-    """The language of this request: the picker's cookie, else Accept-Language, else English
+    """The language of this request: the one chosen on this game's seat page (a seat's own
+    language), else the picker's choice for the browser, else Accept-Language, else English
     (and English outside a request)."""
     if not has_request_context():  # the command line, a worker: English
         return DEFAULT
     langs = served()
+    game = (request.view_args or {}).get("game")
+    if isinstance(game, str) and request.path.startswith(f"/g/{game}"):
+        kept = request.cookies.get(seat_cookie(game), "")
+        if kept in langs:
+            return kept
     chosen = request.cookies.get(LANG_COOKIE, "")
     if chosen in langs:
         return chosen

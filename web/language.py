@@ -4,6 +4,7 @@ language is chosen) and goes back to the page it came from, on this site only.""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -17,14 +18,17 @@ from web.i18n import (
     TRANSLATIONS,
     language_name,
     say,
+    seat_cookie,
     select_locale,
     served,
     words_for_scripts,
 )
 from web.middleware import loggable_path
-from web.request import csrf_protected, csrf_token, keep_cookie
+from web.request import COOKIE_MAX_AGE, csrf_protected, csrf_token, keep_cookie
 
 bp = Blueprint("language", __name__)
+# a game's pages: the seat page and the forms under it (a game id is URL-safe base64 or a name)
+SEAT_PAGE = re.compile(r"^/g/([A-Za-z0-9_-]{1,64})(?:[/?#]|$)")
 
 
 def here() -> str:
@@ -51,15 +55,30 @@ def same_site(target: str) -> str:
 @bp.post("/language")
 @csrf_protected
 def choose() -> Response:
-    """The picker's POST: keeps the chosen language (``lang``) in the ``hzlang`` cookie and
-    goes back to ``next`` on this site (else home). An unknown language clears the choice, so
-    the browser's Accept-Language decides again."""
+    """The picker's POST: keeps the chosen language (``lang``) in the ``hzlang`` cookie, and,
+    chosen on a game's page, as that seat's own language (``hzlang-GAME``, sent with that
+    game's pages only); goes back to ``next`` on this site (else home). An unknown language
+    clears the choice, so the browser's Accept-Language decides again."""
     lang = request.form.get("lang", "")
-    resp = redirect(same_site(request.form.get("next", "/")), 303)
+    target = same_site(request.form.get("next", "/"))
+    resp = redirect(target, 303)
+    seat = SEAT_PAGE.match(target)
     if lang in served():
         keep_cookie(resp, LANG_COOKIE, lang)
+        if seat:  # the seat's own language, kept with its game's pages only
+            resp.set_cookie(
+                seat_cookie(seat[1]),
+                lang,
+                max_age=COOKIE_MAX_AGE,
+                httponly=True,
+                samesite="Strict",
+                secure=request.is_secure,
+                path=f"/g/{seat[1]}",
+            )
     else:
         resp.delete_cookie(LANG_COOKIE, path="/")
+        if seat:
+            resp.delete_cookie(seat_cookie(seat[1]), path=f"/g/{seat[1]}")
     return resp
 
 
