@@ -1,0 +1,193 @@
+"""Every page of the product in a made-up language (issue 36): untranslated English shows.
+
+The made-up language of tests/test_i18n.py says every catalogue entry as ``⟦English⟧``. Each
+page a person can reach is rendered in it, at tables of both games in play and over, as each
+seat, the judge and the public see them, with the tournament's pages; whatever text is left
+once the marks and the data (names, ids, codes, notation, numbers) are cut out is English the
+catalogue does not have: a string nobody marked.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+from flask import Flask
+from service_helpers import Table
+from test_i18n import LANG_COOKIE, PSEUDO, english_left, pseudo_dir  # noqa: F401 - a fixture
+from test_minotaur_privacy import _act, _new_game
+from web_helpers import Browser, judge_browser, make_app, referee_of
+
+from engine.minotaur.cards import PLAYERS
+from referee.event.service import Events
+from referee.language import LANGUAGES
+from web.events import event_cookie_name, get_events
+from web.games import served
+
+
+@dataclass
+class Hall:
+    """An app in the made-up language with a table of each game in play, one over, and an
+    event in its first round; the browsers holding their seats."""
+
+    app: Flask
+    seats: dict[tuple[str, str], Browser] = field(default_factory=dict)  # (game, seat)
+    games: dict[str, str] = field(default_factory=dict)  # what: game id
+    event: str = ""
+    player_code: str = ""
+    data: set[str] = field(default_factory=set)
+
+
+def browser(app: Flask) -> Browser:
+    b = Browser(app)
+    b.client.set_cookie(LANG_COOKIE, PSEUDO)
+    return b
+
+
+def seat(hall: Hall, game: str, codes: dict[str, str]) -> None:
+    for name, code in codes.items():
+        b = browser(hall.app)
+        assert b.join(game, code).status_code == 303
+        hall.seats[(game, name)] = b
+
+
+@pytest.fixture(scope="module")
+def hall(pseudo_dir) -> Iterator[Hall]:  # noqa: F811
+    app = make_app(
+        LANGUAGES={**LANGUAGES, PSEUDO: "⟦pseudo⟧"}, BABEL_TRANSLATION_DIRECTORIES=str(pseudo_dir)
+    )
+    h = Hall(app)
+    ref = referee_of(app)
+    rng = random.Random(36)
+    # Hera & Zeus: one in play (after some moves), one played to its end
+    for what, steps in (("hz-play", 14), ("hz-over", 10_000)):
+        t = Table(ref, rng)
+        t.setup()
+        for _ in range(steps):
+            if not t.step():
+                break
+        h.games[what] = t.game
+        seat(h, t.game, dict(t.codes))
+    # Minotaur Lords in play
+    from privacy_property import ServiceDriver
+
+    d = ServiceDriver(ref)
+    game = _new_game(d, "left" if "left" in str(d) else _first_seat())
+    for _ in range(25):
+        if not _act(d, game, rng):
+            break
+    h.games["ml-play"] = game
+    seat(h, game, d.codes[game])
+    # an event in its first round, on Hera & Zeus, and a registered player's link
+    with app.app_context():
+        ev: Events = get_events()
+        eid = ev.create(name="Coppa", game="hera-zeus", options={}, seed="36363636", rounds=3)
+        regs = [ev.register(eid, f"P{i}") for i in range(1, 5)]
+        for r in regs:
+            ev.check_in(eid, r.player)
+        ev.pair_next(eid)
+        ev.start_round(eid)
+    h.event, h.player_code = eid, regs[0].code
+    h.data = {*h.games.values(), eid, "Coppa", *(f"P{i}" for i in range(1, 5))}
+    h.data |= set(LANGUAGES.values()) | {"⟦pseudo⟧", "Hera", "Zeus", *PLAYERS}
+    with app.app_context():
+        h.data |= {pm.title for pm in served().values()}
+    yield h
+
+
+def _first_seat() -> str:
+    return PLAYERS[0]
+
+
+def page(b: Browser, path: str) -> str:
+    r = b.get(path)
+    assert r.status_code == 200, (path, r.status_code)
+    return r.get_data(as_text=True)
+
+
+# what a page shows that is data, not a sentence: a log head (39:18a78063), a key's
+# fingerprint, rule ids ([D1], HZ-P14, M4, T8), card codes and notation
+DATA = re.compile(
+    r"\b\d+:[0-9a-f]{8,}\b|\b[0-9a-f]{4}(?:-[0-9a-f]{4}){3,}\b"
+    r"|\b(?:D|M|T|HZ-P?|ML-P?)\d+[a-z]?\b|⟦[^⟦⟧]*⟧"
+)
+
+
+def check(hall: Hall, text: str, path: str) -> None:
+    assert f'<html lang="{PSEUDO}">' in text, path
+    left = [t for t in english_left(text, hall.data) if re.search(r"[^\W\d_]", unmarked(t, hall))]
+    assert left == [], f"{path}: English left: {left[:12]}"
+
+
+def unmarked(text: str, hall: Hall) -> str:
+    rest = text
+    while DATA.search(rest):
+        rest = DATA.sub("", rest)
+    for d in sorted(hall.data, key=len, reverse=True):
+        rest = rest.replace(d, "")
+    return rest
+
+
+def game_pages(what: str) -> list[tuple[str, str]]:
+    return [(what, s) for s in ("seat", "judge", "public", "replay", "report")]
+
+
+@pytest.mark.parametrize(
+    ("what", "view"),
+    [*game_pages("hz-play"), *game_pages("hz-over"), *game_pages("ml-play")],
+)
+def test_a_games_pages_show_no_english(hall: Hall, what: str, view: str) -> None:
+    game = hall.games[what]
+    seats = [s for (g, s) in hall.seats if g == game]
+    if view == "seat":
+        for s in seats:
+            check(hall, page(hall.seats[(game, s)], f"/g/{game}"), f"/g/{game} as {s}")
+        return
+    if view == "judge":
+        b = judge_browser(hall.app)
+        b.client.set_cookie(LANG_COOKIE, PSEUDO)
+        check(hall, page(b, f"/g/{game}"), f"/g/{game} as the judge")
+        return
+    b = browser(hall.app) if view == "public" else hall.seats[(game, seats[0])]
+    path = {
+        "public": f"/g/{game}",
+        "replay": f"/g/{game}/replay",
+        "report": f"/g/{game}/report.html",
+    }[view]
+    check(hall, page(b, path), path)
+
+
+def test_the_camera_page_shows_no_english(hall: Hall) -> None:
+    game = hall.games["hz-play"]
+    b = hall.seats[(game, "hera")]
+    check(hall, page(b, f"/g/{game}/camera"), "camera")
+
+
+def test_the_home_judge_and_error_pages_show_no_english(hall: Hall) -> None:
+    check(hall, page(browser(hall.app), "/"), "/")
+    b = judge_browser(hall.app)
+    b.client.set_cookie(LANG_COOKIE, PSEUDO)
+    check(hall, page(b, "/judge"), "/judge")
+    r = browser(hall.app).get("/g/no-such-game")
+    assert r.status_code == 404
+    check(hall, r.get_data(as_text=True), "a 404")
+
+
+@pytest.mark.parametrize("path", ["/events", "/events/{e}", "/events/{e}/screen"])
+def test_the_organisers_event_pages_show_no_english(hall: Hall, path: str) -> None:
+    b = judge_browser(hall.app)
+    b.client.set_cookie(LANG_COOKIE, PSEUDO)
+    p = path.format(e=hall.event)
+    check(hall, page(b, p), p)
+
+
+def test_the_players_event_pages_show_no_english(hall: Hall) -> None:
+    b = browser(hall.app)
+    e = hall.event
+    check(hall, page(b, f"/e/{e}"), f"/e/{e} (public)")
+    check(hall, page(b, f"/e/{e}/p/{hall.player_code}"), "the personal link")
+    b.client.set_cookie(event_cookie_name(e), hall.player_code)
+    check(hall, page(b, f"/e/{e}"), f"/e/{e} (a player)")
