@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from flask import Blueprint, current_app, g, request
-from flask_babel import format_percent
+from flask_babel import format_percent, get_locale
 from werkzeug.wrappers import Response
 
 from engine.say import Say
@@ -325,7 +325,12 @@ def percent(text: str) -> str:
         value = Decimal(raw[:-1]) / 100
     except InvalidOperation:
         return raw
-    return str(format_percent(value, format="#,##0.00%"))
+    locale = get_locale()
+    if locale is None:  # no request: as written
+        return raw
+    pattern = locale.percent_formats[None].pattern  # fr: "#,##0\u202f%"
+    pattern = re.sub(r"0(?=[^0#,.]*$)", "0.00", pattern, count=1)  # two decimals, as written
+    return str(format_percent(value, format=pattern))
 
 
 def said_refusal(e: ServiceError) -> Response:
