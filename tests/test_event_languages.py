@@ -6,6 +6,10 @@
   shows no English on the organiser's console, the events list, the projector, the player's
   own page, the public page, the registration and join pages and a refusal flashed, once the
   data is set aside (the players' and the event's names, ids, numbers, rule ids, times).
+- The same pages in a second made-up language whose translations keep no letter of their
+  English (``⟦▪▪▪ %(player)s⟧``): English said inside a translated sentence (a refusal's reason
+  in "Refused [T8]: …", a result in "game 1: …") shows there, which ``english_left`` cannot
+  see (it cuts a whole ``⟦…⟧``, values included).
 - The event API's refusal ``message`` follows Accept-Language; its ``error`` and ``rule``
   fields, for machines, are the same in every language.
 - Real Italian, French and German words on the pages, and the projector's script words.
@@ -21,10 +25,12 @@ from typing import Any
 
 import pytest
 import test_i18n
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
 from event_helpers import SEED, play_out
 from flask import Flask, render_template
 from games.tiny.game import TINY
-from test_i18n import PSEUDO, data_of_pages, english_left, texts
+from test_i18n import POT, PSEUDO, data_of_pages, english_left, read, texts
 from web_helpers import JUDGE_CODE, Browser, judge_browser, make_app, referee_of
 
 from referee.games import registered
@@ -45,6 +51,41 @@ def pseudo_events(pseudo_dir: Any) -> Iterator[Flask]:
         yield make_app(
             LANGUAGES={**LANGUAGES, PSEUDO: "⟦pseudo⟧"},
             BABEL_TRANSLATION_DIRECTORIES=str(pseudo_dir),
+        )
+
+
+def blanked(text: str) -> str:
+    """``text`` with every letter outside its placeholders blotted out, marked ⟦…⟧."""
+    parts = re.split(r"(%\([a-z_]+\)[sd])", text)
+    return (
+        "⟦" + "".join(p if p.startswith("%(") else re.sub(r"[^\W\d_]", "▪", p) for p in parts) + "⟧"
+    )
+
+
+@pytest.fixture(scope="module")
+def blank_dir(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A made-up language whose every entry is its English with the letters blotted out."""
+    out = Catalog(locale=PSEUDO)
+    for m in read(POT):
+        if not m.id:
+            continue
+        if isinstance(m.id, tuple):
+            out.add(m.id, tuple(blanked(x) for x in m.id), flags=m.flags, context=m.context)
+        else:
+            out.add(m.id, blanked(m.id), flags=m.flags, context=m.context)
+    folder = tmp_path_factory.mktemp("blank") / PSEUDO / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with (folder / "messages.mo").open("wb") as f:
+        write_mo(f, out)
+    return folder.parent.parent
+
+
+@pytest.fixture
+def blank_events(blank_dir: Any) -> Iterator[Flask]:
+    with registered(TINY):
+        yield make_app(
+            LANGUAGES={**LANGUAGES, PSEUDO: "⟦pseudo⟧"},
+            BABEL_TRANSLATION_DIRECTORIES=str(blank_dir),
         )
 
 
@@ -205,6 +246,49 @@ def test_the_registration_pages_show_no_english_in_a_made_up_language(
     page = refused.get_data(as_text=True)
     assert no_english(pseudo_events, page, {"event": closed, "games": []}) == []
     assert "⟦this event takes no self-registration" in html.unescape(page)
+
+
+def letters_left(page: str, data: set[str], skip_texts: frozenset[str] = frozenset()) -> list[str]:
+    """The texts of ``page`` that hold a letter once the data is cut out."""
+    left = []
+    for text, _tags in texts(html.unescape(page)):
+        if text in skip_texts:
+            continue
+        rest = text
+        for d in sorted(data, key=len, reverse=True):
+            rest = rest.replace(d, "")
+        if re.search(r"[^\W\d_]", rest):
+            left.append(text)
+    return left
+
+
+def test_no_english_hides_inside_a_translated_sentence(blank_events: Flask) -> None:
+    """Every event page in a language that keeps no English letter: what is left is data,
+    and a sentence said inside another (a refusal flashed, a result, a penalty) is said too.
+    Set aside as data as well: the reason Tiny Duel's referee gave for a game's end, which the
+    event's log stores as written (docs/i18n.md)."""
+    ran = run_event(blank_events)
+    eid = ran["event"]
+    o = pseudo(judge_browser(blank_events))
+    pages = {
+        "console": o.get(f"/events/{eid}").get_data(as_text=True),
+        "screen": o.get(f"/events/{eid}/screen").get_data(as_text=True),
+        "public": pseudo(Browser(blank_events)).get(f"/e/{eid}").get_data(as_text=True),
+    }
+    player = pseudo(Browser(blank_events))
+    player.client.set_cookie(event_cookie_name(eid), ran["codes"][ran["waiting"]])
+    pages["player"] = player.get(f"/e/{eid}").get_data(as_text=True)
+    found = re.search(r'name="csrf" value="([^"]+)"', o.get("/events").get_data(as_text=True))
+    assert found is not None
+    refused = o.client.post(
+        f"/events/{eid}/do/pair", data={"csrf": found.group(1)}, follow_redirects=True
+    )
+    pages["refused"] = refused.get_data(as_text=True)
+    assert '<p class="flash error" role="alert">⟦' in pages["refused"]  # a refusal flashed
+    for name, page in pages.items():
+        data = event_data(blank_events, page, ran) | {"The winner won more rounds (T4)"}
+        data |= {"a long ruling", "late by 4 minutes", "train to catch"}  # the judge's words
+        assert letters_left(page, data) == [], name
 
 
 # ---- real languages --------------------------------------------------------------------------
