@@ -69,10 +69,10 @@ def blank_dir(tmp_path_factory: pytest.TempPathFactory) -> Any:
     for m in read(POT):
         if not m.id:
             continue
-        if isinstance(m.id, tuple):
-            out.add(m.id, tuple(blanked(x) for x in m.id), flags=m.flags, context=m.context)
-        else:
+        if isinstance(m.id, str):
             out.add(m.id, blanked(m.id), flags=m.flags, context=m.context)
+        else:  # singular and plural
+            out.add(m.id, tuple(blanked(x) for x in m.id), flags=m.flags, context=m.context)
     folder = tmp_path_factory.mktemp("blank") / PSEUDO / "LC_MESSAGES"
     folder.mkdir(parents=True)
     with (folder / "messages.mo").open("wb") as f:
@@ -343,3 +343,43 @@ def test_the_tiebreakers_percentages_are_written_the_french_way(app: Flask) -> N
     assert not re.search(r"\d+\.\d\d%", text)
     en = Browser(app).get(f"/events/{ran['event']}/screen").get_data(as_text=True)
     assert re.search(r"\d+\.\d\d%", en)
+
+
+def test_a_game_of_an_event_names_its_round_table_and_clock_in_italian() -> None:
+    app = make_app()  # Hera & Zeus, whose game pages show the event's box
+    with app.app_context():
+        ev = get_events()
+        eid = ev.create(name="Tuesday Cup", game="hera-zeus", options={}, seed=SEED)
+        for name in ("Ann", "Bob"):
+            ev.check_in(eid, ev.register(eid, name).player)
+        ev.pair_next(eid)
+        ev.start_round(eid)
+        r = ev.get(eid).round
+        assert r is not None
+        game = r.tables[0].games[0]
+    page = judge_browser(app).get(f"/g/{game}", headers={"Accept-Language": "it"})
+    box = re.search(r'<section id="event-game".*?</section>', page.get_data(as_text=True), re.S)
+    assert box is not None
+    text = html.unescape(box.group(0))
+    assert 'aria-label="Orologio del turno"' in text
+    assert "turno 1 · tavolo 1" in text and "Tavolo 1" in text and "rimasti" in text
+    assert "round 1" not in text and "Round clock" not in text
+
+
+def test_a_refusal_inside_a_refusal_is_said_in_german_too(app: Flask) -> None:
+    """The pairing's own reason (one player cannot be paired) inside the round's refusal."""
+    c = app.test_client()
+    r = c.post("/api/v1/events", json={"name": "Cup", "game": TINY.name}, headers=ORG)
+    eid = r.json["event"]  # type: ignore[index]
+    assert c.post(f"/api/v1/events/{eid}/players", json={"name": "Ann"}, headers=ORG)
+    en = c.post(f"/api/v1/events/{eid}/rounds", headers=ORG).json
+    de = c.post(f"/api/v1/events/{eid}/rounds", headers={**ORG, "Accept-Language": "de"}).json
+    assert en is not None and de is not None
+    assert (
+        en["message"] == "round 1: entrants: 1 player(s); a round pairs at least two players (T4)"
+    )
+    assert (
+        de["message"]
+        == "Runde 1: entrants: Spieler: 1; eine Runde paart mindestens zwei Spieler (T4)"
+    )
+    assert (de["error"], de["rule"]) == (en["error"], en["rule"])

@@ -523,7 +523,11 @@ def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
         return swiss.next_round(entrants, rounds, sides, round_number, s.seed)
     except ValueError as e:
         raise Refused(
-            Say("round %(round_number)s: %(problem)s", round_number=round_number, problem=str(e)),
+            Say(
+                "round %(round_number)s: %(problem)s",
+                round_number=round_number,
+                problem=e.args[0] if e.args else str(e),
+            ),
             "T4",
         ) from None
 
