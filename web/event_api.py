@@ -22,18 +22,23 @@ for him alone. Reading an event first records the results its games reached
 from __future__ import annotations
 
 import contextlib
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 from flask import Response, jsonify
 from marshmallow import Schema, fields, validate
 
+from engine.say import Say
 from referee.errors import Forbidden, NotFound, Refused, ServiceError
 from referee.event import state as S
 from referee.event.service import Events
-from web.api import load_json, route, schema_instance
+from web.api import load_json, schema_instance
+from web.api import route as api_route
 from web.errors import BadBearer
 from web.events import event_or_404, get_events, is_organiser, player_of
+from web.i18n import say
 from web.request import bearer, check_csrf, csrf_token
 
 EVENTS = ("events",)
@@ -216,7 +221,7 @@ def _organiser(event: str) -> None:
     who = asker(event)
     _csrf(event)
     if who != "organiser":
-        raise Forbidden("only the organiser (the tournament judge) may do this")
+        raise Forbidden(Say("only the organiser (the tournament judge) may do this"))
 
 
 def _organiser_or(event: str, player: str) -> str:
@@ -227,7 +232,7 @@ def _organiser_or(event: str, player: str) -> str:
         return who
     if who == player:
         return who
-    raise Forbidden("only the organiser or that player himself may do this")
+    raise Forbidden(Say("only the organiser or that player himself may do this"))
 
 
 def _player_at_table(event: str, table: int) -> str:
@@ -235,31 +240,76 @@ def _player_at_table(event: str, table: int) -> str:
     who = asker(event)
     _csrf(event)
     if who in ("organiser", "public"):
-        raise Forbidden("only a player of this table confirms or disputes its result (T8)")
+        raise Forbidden(Say("only a player of this table confirms or disputes its result (T8)"))
     st = get_events().get(event)
     t = st.table_of(who)
     if st.round is None or t is None or t.table != table:
-        raise Forbidden(f"you do not play at table {table} of the latest round (T8)")
+        raise Forbidden(
+            Say("you do not play at table %(table)s of the latest round (T8)", table=table)
+        )
     return who
 
 
 def _latest(ev: Events, event: str) -> S.Round:
     r = ev.get(event).round
     if r is None:
-        raise Refused("no round is paired yet (T4)", "T4")
+        raise Refused(Say("no round is paired yet (T4)"), "T4")
     return r
 
 
 def _round_is_latest(ev: Events, event: str, number: int) -> None:
     r = _latest(ev, event)
     if r.number != number:
-        raise Refused(f"round {number} is not the latest round ({r.number}) (T4)", "T4")
+        raise Refused(
+            Say(
+                "round %(number)s is not the latest round (%(latest)s) (T4)",
+                number=number,
+                latest=r.number,
+            ),
+            "T4",
+        )
+
+
+def route(
+    rule: str, method: str, summary: str, **doc: Any
+) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    """:func:`web.api.route` for an event's view, whose refusals' ``message`` is said in the
+    request's language (Accept-Language, the language cookie); ``error``, ``rule`` and the
+    other fields stay as they are, for machines."""
+
+    def deco(fn: Callable[..., Response]) -> Callable[..., Response]:
+        @functools.wraps(fn)
+        def said(*args: Any, **kwargs: Any) -> Response:
+            try:
+                return fn(*args, **kwargs)
+            except ServiceError as e:
+                e.message = say(e.message)
+                raise
+
+        return api_route(rule, method, summary, **doc)(said)
+
+    return deco
+
+
+def _plain(value: Any) -> Any:
+    """A sentence of the views (a :class:`engine.say.Say`, a ``str``) as its English words:
+    the JSON's data stays English; its ``message`` alone follows the request's language."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    raise NotImplementedError(f"cannot encode {type(value).__name__}")
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_plain)
+
+
+def _encode(value: Any) -> bytes:
+    return _ENCODER.encode(value)
 
 
 def _public(event: str, status: int = 200) -> Response:
     ev = get_events()
     _sync(ev, event)
-    resp = Response(msgspec.json.encode(ev.public(event)), status, mimetype="application/json")
+    resp = Response(_encode(ev.public(event)), status, mimetype="application/json")
     resp.headers["X-CSRF-Token"] = csrf_token(event_csrf_key(event))
     return resp
 
@@ -274,7 +324,7 @@ def _known(event: str) -> str:
     try:
         return event_or_404(event)
     except NotFound:
-        raise NotFound(f"no event {event[:40]!r}") from None
+        raise NotFound(Say("no event %(event)s", event=repr(event[:40]))) from None
 
 
 def _json(schema: type[Schema], data: Any, status: int = 200) -> Response:
@@ -337,7 +387,7 @@ def event_create() -> Response:
         if bearer() is not None:
             raise BadBearer("the Bearer code is not the organiser's")
         check_csrf("")
-        raise Forbidden("only the organiser (the tournament judge) creates events")
+        raise Forbidden(Say("only the organiser (the tournament judge) creates events"))
     check_csrf("")
     body = load_json(EventCreateSchema)
     eid = get_events().create(**body)
@@ -381,10 +431,12 @@ def event_me(event: str) -> Response:
     _known(event)
     who = asker(event)
     if who in ("organiser", "public"):
-        raise Forbidden("only a player of this event has a view of his own (his personal code)")
+        raise Forbidden(
+            Say("only a player of this event has a view of his own (his personal code)")
+        )
     ev = get_events()
     _sync(ev, event)
-    resp = Response(msgspec.json.encode(ev.player(event, who)), mimetype="application/json")
+    resp = Response(_encode(ev.player(event, who)), mimetype="application/json")
     resp.headers["X-CSRF-Token"] = csrf_token(event_csrf_key(event))
     return resp
 
@@ -404,7 +456,7 @@ def event_export(event: str) -> Response:
     offline by ``referee event verify``."""
     _known(event)
     if asker(event) != "organiser":
-        raise Forbidden("only the organiser exports the event")
+        raise Forbidden(Say("only the organiser exports the event"))
     text = get_events().export(event)
     resp = Response(text, mimetype="application/x-ndjson")
     resp.headers["Content-Disposition"] = f'attachment; filename="event-{event}.jsonl"'
@@ -436,7 +488,9 @@ def event_register(event: str) -> Response:
     ev = get_events()
     by = "organiser" if who == "organiser" else "self"
     if by == "self" and not ev.get(event).settings.self_register:
-        raise Refused("this event takes no self-registration: the organiser registers (T9)", "T9")
+        raise Refused(
+            Say("this event takes no self-registration: the organiser registers (T9)"), "T9"
+        )
     body = load_json(NameSchema)
     reg = ev.register(event, body["name"], by=by)
     p = ev.get(event).player(reg.player)
@@ -629,13 +683,18 @@ def event_side(event: str, table: int) -> Response:
     _known(event)
     if asker(event) == "public":
         _csrf(event)
-        raise Forbidden("only the table's higher seed or the organiser chooses its side (T10)")
+        raise Forbidden(Say("only the table's higher seed or the organiser chooses its side (T10)"))
     _csrf(event)  # before anything is read of the event
     ev = get_events()
     r = _latest(ev, event)
     t = next((x for x in r.tables if x.table == table), None)
     if t is None:
-        raise Refused(f"table: round {r.number} has no table {table} (T10)", "T10")
+        raise Refused(
+            Say(
+                "table: round %(number)s has no table %(table)s (T10)", number=r.number, table=table
+            ),
+            "T10",
+        )
     by = _organiser_or(event, t.first)
     body = load_json(SideSchema)
     ev.choose_side(event, table, body["seat"], by=by)
@@ -663,7 +722,12 @@ def event_result(event: str, table: int) -> Response:
     r = _latest(ev, event)
     t = next((x for x in r.tables if x.table == table), None)
     if t is None:
-        raise Refused(f"table: round {r.number} has no table {table} (T8)", "T8")
+        raise Refused(
+            Say(
+                "table: round %(number)s has no table %(table)s (T8)", number=r.number, table=table
+            ),
+            "T8",
+        )
     number = body["number"] if body["number"] is not None else len(t.results) + 1
     ev.enter_result(event, r.number, table, number, body["winner"], body["reason"], by="judge")
     return _public(event)

@@ -38,6 +38,7 @@ from flask import (
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
+from engine.say import N_, Say
 from printables import event_sheets as sheets
 from referee.errors import Forbidden, ServiceError
 from referee.event import state as S
@@ -46,14 +47,25 @@ from referee.event.service import Events
 from referee.event.views import public_view
 from referee.games import GAMES
 from referee.store import parse_utc
-from web.events import clock_of, event_or_404, get_events, sync_now
+from web.events import (
+    clock_of,
+    event_or_404,
+    event_phase,
+    get_events,
+    install,
+    refused,
+    source_word,
+    sync_now,
+)
 from web.games import served
+from web.i18n import gettext, say
 from web.links import join_path
 from web.present import qr_svg
-from web.request import csrf_protected, csrf_token, get_referee, is_tournament_judge, refusal
+from web.request import csrf_protected, csrf_token, get_referee, is_tournament_judge
 from web.tables import alerts
 
 bp = Blueprint("event_pages", __name__)
+install(bp)
 
 REGISTERED = "hz_event_registered"  # the session key of new players' links, shown once
 WAIT_SECONDS = 25.0  # the organiser's long-poll's ceiling
@@ -63,7 +75,7 @@ POLL_MS = 3000  # the public's pages ask again this often (they never wait on th
 def organiser() -> None:
     """Refuses anyone but the organiser (the server's tournament judge). Raises Forbidden."""
     if not is_tournament_judge():
-        raise Forbidden("only the organiser (the tournament judge) may do this")
+        raise Forbidden(Say("only the organiser (the tournament judge) may do this"))
 
 
 def _now() -> datetime.datetime:
@@ -78,9 +90,9 @@ def _flash_refusals() -> Iterator[None]:
     try:
         yield
     except ValueError as e:
-        flash(f"Refused: {e}", "error")
+        flash(gettext("Refused: %(reason)s", reason=say(e.args[0] if e.args else e)), "error")
     except ServiceError as e:
-        flash(refusal(e), "error")
+        flash(refused(e), "error")
 
 
 def _text(f: Mapping[str, str], name: str, limit: int = 500) -> str:
@@ -90,7 +102,11 @@ def _text(f: Mapping[str, str], name: str, limit: int = 500) -> str:
 def _int(f: Mapping[str, str], name: str, what: str | None = None) -> int:
     raw = f.get(name, "").strip()
     if not raw.isdigit() or len(raw) > 6:
-        raise ValueError(f"{what or name}: a whole number, not {raw[:20]!r}")
+        raise ValueError(
+            Say(
+                "%(field)s: a whole number, not %(given)s", field=what or name, given=repr(raw[:20])
+            )
+        )
     return int(raw)
 
 
@@ -122,10 +138,11 @@ def events_list() -> str:
         try:
             st = ev.get(eid)
         except ServiceError as e:
-            rows.append({"event": eid, "name": eid, "phase": refusal(e), "players": 0})
+            rows.append({"event": eid, "name": eid, "phase": refused(e), "players": 0})
             continue
         s = st.settings
-        rows.append({"event": eid, "name": s.name, "phase": st.phase, "players": len(st.players)})
+        phase = event_phase(st.phase)
+        rows.append({"event": eid, "name": s.name, "phase": phase, "players": len(st.players)})
     return render_template(
         "events.html",
         rows=rows,
@@ -146,7 +163,7 @@ def create_event() -> Response:
     game = f.get("game", "")
     with _flash_refusals():
         if game not in GAMES:
-            raise ValueError(f"game: no game {game[:40]!r}")
+            raise ValueError(Say("game: no game %(name)s", name=repr(game[:40])))
         pm = served().get(game)
         options: dict[str, Any] = {}
         if pm is not None:  # the game's own fields, as its new-game form reads them
@@ -158,12 +175,12 @@ def create_event() -> Response:
             game=game,
             options=options,
             format=f.get("format") or None,
-            rounds=_int(f, "rounds", "rounds") if rounds_raw else None,
-            round_minutes=_int({"m": minutes_raw}, "m", "round minutes"),
-            top_cut=_int(f, "top_cut", "top cut") if f.get("top_cut") else 0,
+            rounds=_int(f, "rounds", N_("rounds")) if rounds_raw else None,
+            round_minutes=_int({"m": minutes_raw}, "m", N_("round minutes")),
+            top_cut=_int(f, "top_cut", N_("top cut")) if f.get("top_cut") else 0,
             self_register=f.get("self_register") == "on",
         )
-        flash(f"Event {eid} created.", "ok")
+        flash(gettext("Event %(event)s created.", event=eid), "ok")
         return redirect(url_for("event_pages.console", event=eid), 303)
     return redirect(url_for("event_pages.events_list"), 303)
 
@@ -209,8 +226,18 @@ def _seconds_left(deadline: str | None, now: datetime.datetime) -> int | None:
 
 
 def _result_text(res: S.Result, names: Mapping[str, str]) -> str:
-    who = "a draw" if res.winner is None else f"{names.get(res.winner, res.winner)} wins"
-    return f"game {res.number}: {who} ({res.reason.rstrip('.')}; by {res.source})"
+    """A game's result on the console: "game 1: Ann wins (her reason; by slip)"."""
+    if res.winner is None:
+        who = gettext("a draw")
+    else:
+        who = gettext("%(player)s wins", player=names.get(res.winner, res.winner))
+    return gettext(
+        "game %(number)s: %(result)s (%(reason)s; by %(source)s)",
+        number=res.number,
+        result=who,
+        reason=say(res.reason).rstrip("."),
+        source=source_word(res.source),
+    )
 
 
 @bp.get("/events/<event>")
@@ -307,63 +334,88 @@ def act(event: str, what: str) -> Response:
             reg = ev.register(eid, _text(f, "name", 40))
             name = ev.get(eid).player(reg.player).name
             _show_link_once(eid, name, reg.code)
-            flash(f"{name} registered ({reg.player}): hand him his link below.", "ok")
+            flash(
+                gettext(
+                    "%(player)s registered (%(id)s): hand him his link below.",
+                    player=name,
+                    id=reg.player,
+                ),
+                "ok",
+            )
         elif what == "newcode":  # a lost phone: a new link, the old one opens nothing more
             pid = _player_arg(st, f, "player")
             _show_link_once(eid, st.player(pid).name, ev.new_player_code(eid, pid))
-            flash(f"A new link for {st.player(pid).name}; the old one opens nothing now.", "ok")
+            flash(
+                gettext(
+                    "A new link for %(player)s; the old one opens nothing now.",
+                    player=st.player(pid).name,
+                ),
+                "ok",
+            )
         elif what == "side":  # T10: the higher seed's choice of side in the cut
             table = _int(f, "table")
             ev.choose_side(eid, table, f.get("seat", ""))
-            flash(f"Table {table}: the higher seed's side is recorded (T10).", "ok")
+            flash(
+                gettext("Table %(table)s: the higher seed's side is recorded (T10).", table=table),
+                "ok",
+            )
         elif what == "checkin":
             ev.check_in(eid, _player_arg(st, f, "player"))
-            flash(f"{st.player(f['player']).name} checked in.", "ok")
+            flash(gettext("%(player)s checked in.", player=st.player(f["player"]).name), "ok")
         elif what == "drop":
             pid = _player_arg(st, f, "player")
             ev.drop(eid, pid, _text(f, "reason"))
-            flash(f"{st.player(pid).name} dropped.", "ok")
+            flash(gettext("%(player)s dropped.", player=st.player(pid).name), "ok")
         elif what == "pair":
             rnd = ev.pair_next(eid)
-            flash(f"Round {rnd.number} paired.", "ok")
+            flash(gettext("Round %(number)s paired.", number=rnd.number), "ok")
         elif what == "repair":
             rnd = ev.repair(eid, _text(f, "reason"))
-            flash(f"Round {rnd.number} paired again.", "ok")
+            flash(gettext("Round %(number)s paired again.", number=rnd.number), "ok")
         elif what == "swap":
             a, b = _player_arg(st, f, "a"), _player_arg(st, f, "b")
             ev.swap(eid, a, b, _text(f, "reason"))
-            flash(f"{st.player(a).name} and {st.player(b).name} swapped.", "ok")
+            flash(
+                gettext(
+                    "%(first)s and %(second)s swapped.",
+                    first=st.player(a).name,
+                    second=st.player(b).name,
+                ),
+                "ok",
+            )
         elif what == "start":
             rnd = ev.start_round(eid)
-            flash(f"Round {rnd.number} started: its games are made.", "ok")
+            flash(gettext("Round %(number)s started: its games are made.", number=rnd.number), "ok")
         elif what == "extend":
             table = _int(f, "table")
             ev.extend(eid, table, _int(f, "minutes"), _text(f, "reason"))
-            flash(f"Table {table} extended.", "ok")
+            flash(gettext("Table %(table)s extended.", table=table), "ok")
         elif what == "time":
             table = _int(f, "table")
             ev.time_result(eid, _int(f, "round"), table)
-            flash(f"Table {table}: the open game is a draw at time (T6).", "ok")
+            flash(
+                gettext("Table %(table)s: the open game is a draw at time (T6).", table=table), "ok"
+            )
         elif what in ("result", "correct"):
             winner = f.get("winner", "")
             won = None if winner == "draw" else _player_arg(st, f, "winner")
             args = (eid, _int(f, "round"), _int(f, "table"), _int(f, "number"), won)
             if what == "result":
                 ev.enter_result(*args, _text(f, "reason") or "slip")
-                flash("The slip's result is recorded.", "ok")
+                flash(gettext("The slip's result is recorded."), "ok")
             else:
                 ev.correct(*args, _text(f, "reason"))
-                flash("The result is settled.", "ok")
+                flash(gettext("The result is settled."), "ok")
         elif what == "penalty":
             pid = _player_arg(st, f, "player")
             ev.penalty(eid, pid, f.get("infraction", ""), f.get("penalty", ""), _text(f, "reason"))
-            flash(f"Penalty recorded for {st.player(pid).name}.", "ok")
+            flash(gettext("Penalty recorded for %(player)s.", player=st.player(pid).name), "ok")
         elif what == "cut":
             ev.top_cut(eid)
-            flash("The top cut is paired.", "ok")
+            flash(gettext("The top cut is paired."), "ok")
         elif what == "pair_cut":
             rnd = ev.pair_cut(eid)
-            flash(f"Round {rnd.number} (the cut) paired.", "ok")
+            flash(gettext("Round %(number)s (the cut) paired.", number=rnd.number), "ok")
         else:
             abort(404)
     return redirect(url_for("event_pages.console", event=eid) + _anchor(what), 303)
@@ -417,7 +469,7 @@ def screen(event: str) -> str:
                 )
         if r.bye is not None:
             name = next(p.name for p in pub.players if p.player == r.bye)
-            by_name.append({"name": name, "table": None, "opponent": None, "side": "bye"})
+            by_name.append({"name": name, "table": None, "opponent": None, "side": N_("bye")})
     by_name.sort(key=lambda x: str(x["name"]).casefold())
     return render_template(
         "event_screen.html",
@@ -455,7 +507,7 @@ def wait(event: str) -> Response:
 
 def _latest_round(st: S.EventState) -> S.Round:
     if st.round is None:
-        raise ValueError("the event has no round paired yet")
+        raise ValueError(Say("the event has no round paired yet"))
     return st.round
 
 
@@ -486,7 +538,12 @@ def match_slips(ev: Events, st: S.EventState, base: str) -> list[sheets.MatchSli
     no games, so no links: a slip needs the round started."""
     r = _latest_round(st)
     if r.started_at is None:
-        raise ValueError(f"round {r.number}: start it first (its games make the slips' links)")
+        raise ValueError(
+            Say(
+                "round %(number)s: start it first (its games make the slips' links)",
+                number=r.number,
+            )
+        )
     names = _names(st)
     sides = _seat_titles(st.settings.game)
     out = []
@@ -518,7 +575,7 @@ def standings_sheet(st: S.EventState, printed: datetime.datetime) -> sheets.Stan
     names = _names(st)
     done = [r.number for r in st.rounds if r.finished and not r.cut]
     if not done:
-        raise ValueError("standings: no round is finished yet (T3)")
+        raise ValueError(Say("standings: no round is finished yet (T3)"))
     rows = tuple(
         sheets.StandingLine(
             s.rank,
@@ -561,8 +618,11 @@ def pdf(event: str, sheet: str) -> Response:
             data = sheets.match_slips_pdf(match_slips(ev, st, base), printed)
         else:
             data = sheets.standings_pdf(standings_sheet(st, printed))
-    except (ValueError, ServiceError) as e:
-        flash(f"Refused: {e}", "error")
+    except ServiceError as e:
+        flash(gettext("Refused: %(reason)s", reason=say(e.message)), "error")
+        return redirect(url_for("event_pages.console", event=eid), 303)
+    except ValueError as e:
+        flash(gettext("Refused: %(reason)s", reason=say(e.args[0] if e.args else e)), "error")
         return redirect(url_for("event_pages.console", event=eid), 303)
     name = f"{eid}-{sheet}.pdf"
     return send_file(io.BytesIO(data), mimetype="application/pdf", download_name=name)

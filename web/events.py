@@ -18,15 +18,20 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
 
-from flask import current_app, g, request
+from flask import Blueprint, current_app, g, request
+from flask_babel import format_percent, get_locale
 from werkzeug.wrappers import Response
 
+from engine.say import Say
 from referee.errors import NotFound, ServiceError
 from referee.event.log import store_id
 from referee.event.service import Events
 from referee.event.state import EVENT_ID, EventState, Round, Table
 from referee.store import parse_utc
+from web.errors import service_error_response
+from web.i18n import gettext, lazy_gettext, say, script_words
 from web.request import bearer, get_referee, is_tournament_judge, keep_cookie
 
 __all__ = [
@@ -37,12 +42,17 @@ __all__ = [
     "event_cookie_name",
     "event_of_game",
     "event_or_404",
+    "event_phase",
     "forget_player_cookie",
     "get_events",
+    "install",
     "is_organiser",
+    "percent",
     "player_code",
     "player_of",
+    "refused",
     "set_player_cookie",
+    "source_word",
     "sync_now",
 ]
 
@@ -52,6 +62,14 @@ _GAME_AT = re.compile(
     r"(?:g[23])?$"
 )
 _guard = threading.Lock()
+
+# the words the event pages' scripts say (static/event-clock.js, static/event-live.js)
+script_words(
+    event_time_up=lazy_gettext("Time. The round's time is up."),
+    event_minute_left=lazy_gettext("1 minute left"),
+    event_minutes_left=lazy_gettext("%(num)s minutes left"),
+    event_moved=lazy_gettext("The event moved: reload to see it."),
+)
 
 
 # ---- the service ---------------------------------------------------------------------------
@@ -95,9 +113,9 @@ def sync_now(event: str, every: float = SYNC_EVERY) -> None:
 def event_or_404(event: str) -> str:
     """``event`` when it names a stored event. Raises NotFound (a malformed id too)."""
     if not isinstance(event, str) or not EVENT_ID.match(event):
-        raise NotFound(f"no event {str(event)[:40]!r}")
+        raise NotFound(Say("no event %(event)s", event=repr(str(event)[:40])))
     if get_referee().store.head(store_id(event)) is None:
-        raise NotFound(f"no event {event!r}")
+        raise NotFound(Say("no event %(event)s", event=repr(event)))
     return event
 
 
@@ -175,10 +193,11 @@ class Clock:
 
     @property
     def text(self) -> str:
-        """The time left as the page first shows it ("12:05", "0:00"), before its script."""
+        """The time left as the page first shows it ("12:05", "0:00"), before its script; a
+        :class:`Say` before the round starts (``|say`` in the template)."""
         left = self.seconds_left
         if left is None:
-            return "not started" if self.round else "no round yet"
+            return Say("not started") if self.round else Say("no round yet")
         left = max(0, left)
         h, rest = divmod(left, 3600)
         m, s = divmod(rest, 60)
@@ -261,3 +280,69 @@ def event_of_game(game: str) -> GameAtEvent | None:
         Clock(eid, number, started, t.deadline, now, extra, table),
         Clock(eid, number, started, whole, now),
     )
+
+
+# ---- the words of the event pages (issue 36) ---------------------------------------------------
+
+
+def refused(e: ServiceError) -> str:
+    """A refusal as the event pages flash it, in the request's language: ``Refused [rule]:
+    message`` (the message said by :func:`web.i18n.say`; the rule id unchanged)."""
+    if e.rule:
+        return gettext("Refused [%(rule)s]: %(reason)s", rule=e.rule, reason=say(e.message))
+    return gettext("Refused: %(reason)s", reason=say(e.message))
+
+
+def event_phase(phase: str) -> str:
+    """An event's phase (``registration``, ``paired``, ``playing``, ``finished``) in words."""
+    words = {
+        "registration": gettext("registration"),
+        "paired": gettext("paired, not started"),
+        "playing": gettext("playing"),
+        "finished": gettext("finished"),
+    }
+    return words.get(phase, phase)
+
+
+def source_word(source: str) -> str:
+    """Who gave a result (T8): the referee, a slip, the time (T6) or a penalty (T11)."""
+    words = {
+        "referee": gettext("referee"),
+        "slip": gettext("slip"),
+        "time": gettext("time"),
+        "penalty": gettext("penalty"),
+    }
+    return words.get(source, source)
+
+
+def percent(text: str) -> str:
+    """A tiebreaker's percentage as the standings write it (``"66.67%"``, two decimals) in the
+    request's language (``66,67 %`` in French); anything else unchanged."""
+    raw = str(text)
+    if not raw.endswith("%"):
+        return raw
+    try:
+        value = Decimal(raw[:-1]) / 100
+    except InvalidOperation:
+        return raw
+    locale = get_locale()
+    if locale is None:  # no request: as written
+        return raw
+    pattern = locale.percent_formats[None].pattern  # fr: "#,##0\u202f%"
+    pattern = re.sub(r"0(?=[^0#,.]*$)", "0.00", pattern, count=1)  # two decimals, as written
+    return str(format_percent(value, format=pattern))
+
+
+def said_refusal(e: ServiceError) -> Response:
+    """A refusal of the event pages and the event API: its ``message`` in the request's
+    language (``error``, ``rule`` and the other fields unchanged)."""
+    e.message = say(e.message)
+    return service_error_response(e)
+
+
+def install(bp: Blueprint) -> None:
+    """Gives an event blueprint its refusals in the reader's language and its templates the
+    event words (``event_phase``, the ``percent`` filter)."""
+    bp.register_error_handler(ServiceError, said_refusal)
+    bp.add_app_template_global(event_phase, "event_phase")
+    bp.add_app_template_filter(percent, "percent")

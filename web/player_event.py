@@ -29,6 +29,7 @@ from typing import Any
 from flask import Blueprint, flash, jsonify, redirect, render_template, request
 from werkzeug.wrappers import Response
 
+from engine.say import Say
 from referee.errors import NotFound, Refused, ServiceError
 from referee.event.log import store_id
 from referee.event.state import EventState
@@ -39,20 +40,24 @@ from web.events import (
     event_or_404,
     forget_player_cookie,
     get_events,
+    install,
     player_of,
+    refused,
     set_player_cookie,
     sync_now,
 )
-from web.request import check_csrf, csrf_token, get_referee, refusal
+from web.i18n import gettext
+from web.request import check_csrf, csrf_token, get_referee
 
 bp = Blueprint("eventplayer", __name__)
+install(bp)
 
 POLL_MS = 3000  # how often the page asks whether the event moved
 
 
 def _no_link() -> NotFound:
     return NotFound(
-        "this personal link opens no player's page: it is mistyped (ask the organiser for it)"
+        Say("this personal link opens no player's page: it is mistyped (ask the organiser for it)")
     )
 
 
@@ -237,35 +242,40 @@ def _act(event: str, what: str) -> Response:
     who = player_of(event)
     resp = _go(f"/e/{event}")
     if who is None:
-        flash("Refused: open your personal link first (the organiser gave it to you)", "error")
+        flash(
+            gettext("Refused: open your personal link first (the organiser gave it to you)"),
+            "error",
+        )
         return resp
     ev = get_events()
     try:
         if what == "confirm":
             ev.confirm(event, who)
-            flash("You confirmed the result.", "ok")
+            flash(gettext("You confirmed the result."), "ok")
         elif what == "dispute":
             note = request.form.get("note", "").strip()
             if not note:
-                raise Refused("note: say what is wrong with the result, for the judge (T8)", "T8")
+                raise Refused(
+                    Say("note: say what is wrong with the result, for the judge (T8)"), "T8"
+                )
             ev.dispute(event, who, note[:500])
-            flash("Your dispute is recorded: the judge will come to your table.", "ok")
+            flash(gettext("Your dispute is recorded: the judge will come to your table."), "ok")
         elif what == "drop":
             if request.form.get("sure") != "yes":
-                raise Refused("drop: tick the box to confirm you leave the event (T9)", "T9")
+                raise Refused(Say("drop: tick the box to confirm you leave the event (T9)"), "T9")
             ev.drop(event, who, "the player dropped himself", by=who)
-            flash("You dropped from the event. Your results keep counting (T9).", "ok")
+            flash(gettext("You dropped from the event. Your results keep counting (T9)."), "ok")
         elif what == "side":
             t = ev.get(event).table_of(who)
             if t is None:
-                raise Refused("side: you play at no table of this round (T10)", "T10")
+                raise Refused(Say("side: you play at no table of this round (T10)"), "T10")
             ev.choose_side(event, t.table, request.form.get("seat", ""), by=who)
-            flash("Your choice of side is recorded.", "ok")
+            flash(gettext("Your choice of side is recorded."), "ok")
         elif what == "checkin":
             ev.check_in(event, who, by=who)
-            flash("You are checked in.", "ok")
+            flash(gettext("You are checked in."), "ok")
     except ServiceError as e:
-        flash(refusal(e), "error")
+        flash(refused(e), "error")
     return resp
 
 
@@ -300,9 +310,9 @@ def checkin(event: str) -> Response:
 def _registration_closed(st: EventState) -> str | None:
     """Why this event takes no self-registration now, naming the rule; None when it does."""
     if not st.settings.self_register:
-        return "this event takes no self-registration: the organiser registers players (T9)"
+        return Say("this event takes no self-registration: the organiser registers players (T9)")
     if st.over or st.cut is not None:
-        return "registration is closed: the Swiss rounds are over (T9, T10)"
+        return Say("registration is closed: the Swiss rounds are over (T9, T10)")
     return None
 
 
@@ -340,7 +350,7 @@ def register(event: str) -> Response | tuple[str, int, dict[str, str]]:
         try:
             reg = ev.register(event, name, by="self")
         except ServiceError as e:
-            error = refusal(e)
+            error = refused(e)
     if reg is None:
         page = render_template(
             "event_register.html",

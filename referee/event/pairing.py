@@ -60,6 +60,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from engine.say import Say
+
 BYE = "\x00bye"
 """The dummy vertex standing for the bye in an odd round (no player id can be it)."""
 
@@ -154,7 +156,10 @@ def _validate(entrants: Sequence[Pairable], round_number: int) -> None:
         raise ValueError(f"round_number {round_number}: rounds are numbered from 1 (T4)")
     if len(entrants) < 2:
         raise ValueError(
-            f"entrants: {len(entrants)} player(s); a round pairs at least two players (T4)"
+            Say(
+                "entrants: %(num)s player(s); a round pairs at least two players (T4)",
+                num=len(entrants),
+            )
         )
     seen: set[str] = set()
     for e in entrants:

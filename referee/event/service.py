@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.say import Say
 from referee.anchors import AnchorError
 from referee.errors import Forbidden, NotFound, Refused, ServiceError, Stale, Unavailable
 from referee.event import state as S
@@ -203,13 +204,17 @@ class Events:
             raise Refused(e.reason, "T12") from None
         opts = {} if options is None else dict(options) if isinstance(options, Mapping) else None
         if opts is None:
-            raise Refused("options: the game's options are an object", "T12")
+            raise Refused(Say("options: the game's options are an object"), "T12")
         _check_options(module, opts)
         in_game = _match_in_game(module, opts)
         if in_game is not None:
             if format not in (None, in_game):
                 raise Refused(
-                    f"format: {module.title} with these options is {in_game} by its own rules (T1)",
+                    Say(
+                        "format: %(title)s with these options is %(in_game)s by its own rules (T1)",
+                        title=module.title,
+                        in_game=in_game,
+                    ),
                     "T1",
                 )
             format = in_game
@@ -230,13 +235,13 @@ class Events:
             "match_in_game": in_game is not None,
         }
         if not isinstance(eid, str) or not S.EVENT_ID.match(eid):
-            raise Refused("event: an event id is 1-40 letters, digits, '-' or '_'", "T12")
+            raise Refused(Say("event: an event id is 1-40 letters, digits, '-' or '_'"), "T12")
         w = S.Work()
         S.step(w, "organiser", "event", body, "")
         sid = store_id(eid)
         with self._lock(sid):
             if self._store.head(sid) is not None:
-                raise Refused(f"event {eid!r} exists already", "T12")
+                raise Refused(Say("event %(eid)s exists already", eid=repr(eid)), "T12")
             self._append(sid, [self._seal(sid, 0, GENESIS, ("organiser", "event", body, None))])
         self.referee.bell.ring(sid)
         return eid
@@ -248,7 +253,7 @@ class Events:
         after round k started he enters round k+1 and takes a loss for each round he missed
         (T9). Returns his id and personal code."""
         if by not in ("organiser", "judge", "self"):
-            raise Refused("by: organiser or self (T9)", "T9")
+            raise Refused(Say("by: organiser or self (T9)"), "T9")
         code = self.referee.ledger.token()
 
         def build(w: S.Work) -> list[_Draft]:
@@ -321,7 +326,7 @@ class Events:
 
         def build(w: S.Work) -> list[_Draft]:
             if not w.rounds:
-                raise Refused("repair: no round is paired yet (T4)", "T4")
+                raise Refused(Say("repair: no round is paired yet (T4)"), "T4")
             number = w.rounds[-1].number
             return [(by, "pair", self._pair_body(w, number, reason), None)]
 
@@ -336,7 +341,7 @@ class Events:
 
         def build(w: S.Work) -> list[_Draft]:
             if not w.rounds:
-                raise Refused("swap: no round is paired yet (T4)", "T4")
+                raise Refused(Say("swap: no round is paired yet (T4)"), "T4")
             body = {"round": w.rounds[-1].number, "a": a, "b": b, "reason": reason}
             return [(by, "swap", body, None)]
 
@@ -351,7 +356,7 @@ class Events:
 
         def build(w: S.Work) -> list[_Draft]:
             if not w.rounds:
-                raise Refused("side: no round is paired yet (T10)", "T10")
+                raise Refused(Say("side: no round is paired yet (T10)"), "T10")
             body = {"round": w.rounds[-1].number, "table": table, "seat": seat}
             return [(by, "side", body, None)]
 
@@ -372,10 +377,12 @@ class Events:
         with self._lock(sid):
             w = self._work(eid).copy()
             if not w.rounds:
-                raise Refused("start: no round is paired yet (T4)", "T4")
+                raise Refused(Say("start: no round is paired yet (T4)"), "T4")
             r = w.rounds[-1]
             if r.started_at is not None:
-                raise Refused(f"start: round {r.number} has started already (T6)", "T6")
+                raise Refused(
+                    Say("start: round %(number)s has started already (T6)", number=r.number), "T6"
+                )
             s = w.settings
             assert s is not None
             games = {t.table: S.game_id(eid, r.number, t.table, 1) for t in r.tables}
@@ -550,7 +557,9 @@ class Events:
             if not todo:
                 if self._store.by_key(sid, player, latest_key(w)) is not None:
                     return []
-                raise Refused(f"confirm: {player} has no result to confirm (T8)", "T8")
+                raise Refused(
+                    Say("confirm: %(player)s has no result to confirm (T8)", player=player), "T8"
+                )
             out: list[_Draft] = []
             for i, x in enumerate(todo):
                 body = {"round": number, "table": t.table, "number": x.number}
@@ -609,7 +618,7 @@ class Events:
         """The judge corrects or settles a game's result (a dispute included), naming why
         (T8). The result is final at once."""
         if by != "judge":
-            raise Refused("by: the judge corrects a result (T8)", "T8")
+            raise Refused(Say("by: the judge corrects a result (T8)"), "T8")
 
         def build(w: S.Work) -> list[_Draft]:
             body: dict[str, Any] = {
@@ -642,13 +651,18 @@ class Events:
         st = self.get(event)
         r = next((x for x in st.rounds if x.number == round), None)
         if r is None:
-            raise Refused(f"round: no round {round} (T6)", "T6")
+            raise Refused(Say("round: no round %(round)s (T6)", round=round), "T6")
         t = _table_in(r, table)
         if t.deadline is not None:
             now = parse_utc(self.referee.ledger.clock.now())
             if now < parse_utc(t.deadline):
                 raise Refused(
-                    f"time: table {table}'s time is up at {t.deadline}, not yet (T6)", "T6"
+                    Say(
+                        "time: table %(table)s's time is up at %(deadline)s, not yet (T6)",
+                        table=table,
+                        deadline=t.deadline,
+                    ),
+                    "T6",
                 )
         number = len(t.results) + 1
         return self._result(
@@ -669,7 +683,7 @@ class Events:
         """A penalty (T11). A game loss ends his game being played as a loss, a match loss his
         match, a disqualification drops him (his match being played is lost too)."""
         if by != "judge":
-            raise Refused("by: the judge records penalties (T11)", "T11")
+            raise Refused(Say("by: the judge records penalties (T11)"), "T11")
 
         def build(w: S.Work) -> list[_Draft]:
             body = {
@@ -794,7 +808,7 @@ class Events:
         except StoreError as e:
             raise Unavailable(str(e)) from None
         if head is None:
-            raise NotFound(f"no event {eid!r}")
+            raise NotFound(Say("no event %(eid)s", eid=repr(eid)))
         anchor = self.referee.reader.anchors.journal.get(sid)
         if anchor is not None and (
             anchor.seq > head[0] or (anchor.seq == head[0] and anchor.hash != head[1])
@@ -894,7 +908,9 @@ class Events:
                         if idempotent:
                             return [e.existing]
                         raise Stale(
-                            f"already recorded as record {e.existing.seq} (same key)",
+                            Say(
+                                "already recorded as record %(seq)s (same key)", seq=e.existing.seq
+                            ),
                             e.existing.seq,
                         ) from None
                     continue
@@ -903,7 +919,7 @@ class Events:
                 self._cache[sid] = ((probe.seq, probe.hash), probe)
                 self.referee.bell.ring(sid)  # whoever waits on the event (:meth:`wait`)
                 return recs
-        raise Stale("the event kept changing under this request; reload and try again")
+        raise Stale(Say("the event kept changing under this request; reload and try again"))
 
     def _one(self, event: str, seat: str, kind: str, body: dict[str, Any]) -> Record:
         return self._write(event, lambda w: [(seat, kind, body, None)])[0]
@@ -912,13 +928,17 @@ class Events:
         s = w.settings
         assert s is not None
         if w.cut is not None:
-            raise Refused("pair: the Swiss rounds are over; the top cut is paired (T10)", "T10")
+            raise Refused(
+                Say("pair: the Swiss rounds are over; the top cut is paired (T10)"), "T10"
+            )
         probe = w.copy()
         body: dict[str, Any] = {"round": number, "seed": s.seed}
         if reason is not None:
             if probe.rounds and probe.rounds[-1].number == number:
                 if probe.rounds[-1].started_at is not None:
-                    raise Refused(f"repair: round {number} has started (T4)", "T4")
+                    raise Refused(
+                        Say("repair: round %(number)s has started (T4)", number=number), "T4"
+                    )
                 probe.rounds.pop()
             body["reason"] = reason
         elif number == 1 and s.rounds is None:
@@ -928,11 +948,16 @@ class Events:
         if number > 1 and reason is None and probe.rounds:
             last = probe.rounds[-1]
             if last.started_at is None:
-                raise Refused(f"pair: round {last.number} has not started (T4)", "T4")
+                raise Refused(
+                    Say("pair: round %(number)s has not started (T4)", number=last.number), "T4"
+                )
             if not all(S.match_of(s, t) is not None for t in last.tables):
                 raise Refused(
-                    f"pair: round {last.number} is unfinished; pair the next one when every "
-                    "result of it is final (T8)",
+                    Say(
+                        "pair: round %(number)s is unfinished; pair the next one when every "
+                        "result of it is final (T8)",
+                        number=last.number,
+                    ),
                     "T8",
                 )
         pairing = S.compute_pairing(probe, number)
@@ -977,7 +1002,7 @@ class Events:
         nonce = _secrets.token_hex(8)
         pad = self._pad(game, seat, nonce)
         if len(raw) > len(pad):
-            raise Refused("a join code longer than the event can keep")
+            raise Refused(Say("a join code longer than the event can keep"))
         return nonce + ":" + bytes(a ^ b for a, b in zip(raw, pad, strict=False)).hex()
 
     def _open_code(self, game: str, seat: str, stored: str) -> str | None:
@@ -1062,24 +1087,24 @@ class Events:
 
 def _event_id(event: Any) -> str:
     if not isinstance(event, str) or not S.EVENT_ID.match(event):
-        raise Refused("event: an event id is 1-40 letters, digits, '-' or '_'", "T12")
+        raise Refused(Say("event: an event id is 1-40 letters, digits, '-' or '_'"), "T12")
     return event
 
 
 def _who(by: Any) -> None:
     if by in S.WRITERS or (isinstance(by, str) and S.PLAYER_ID.match(by)):
         return
-    raise Refused("by: organiser, judge, system or a player id", "T12")
+    raise Refused(Say("by: organiser, judge, system or a player id"), "T12")
 
 
 def _staff(by: Any) -> None:
     if by not in ("organiser", "judge"):
-        raise Forbidden("by: only the organiser or the judge may do this")
+        raise Forbidden(Say("by: only the organiser or the judge may do this"))
 
 
 def _latest_number(w: S.Work) -> int:
     if not w.rounds:
-        raise Refused("no round is paired yet (T4)", "T4")
+        raise Refused(Say("no round is paired yet (T4)"), "T4")
     return w.rounds[-1].number
 
 
@@ -1087,19 +1112,34 @@ def _table_in(r: S.Round, table: int) -> S.Table:
     for t in r.tables:
         if t.table == table:
             return t
-    raise Refused(f"table: round {r.number} has no table {str(table)[:10]} (T8)", "T8")
+    raise Refused(
+        Say(
+            "table: round %(number)s has no table %(table)s (T8)",
+            number=r.number,
+            table=str(table)[:10],
+        ),
+        "T8",
+    )
 
 
 def _own_result(w: S.Work, player: str) -> tuple[S.WTable, S.WResult]:
     if player not in w.players:
-        raise Refused(f"player: no player {str(player)[:20]!r} in this event (T8)", "T8")
+        raise Refused(
+            Say("player: no player %(player)s in this event (T8)", player=repr(str(player)[:20])),
+            "T8",
+        )
     if not w.rounds:
-        raise Refused("no round is paired yet (T8)", "T8")
+        raise Refused(Say("no round is paired yet (T8)"), "T8")
     r = w.rounds[-1]
     t = next((x for x in r.tables if player in x.players_), None)
     if t is None or not t.results:
         raise Refused(
-            f"{player} has no result to confirm or dispute in round {r.number} (T8)", "T8"
+            Say(
+                "%(player)s has no result to confirm or dispute in round %(number)s (T8)",
+                player=player,
+                number=r.number,
+            ),
+            "T8",
         )
     return t, t.results[-1]
 
@@ -1109,14 +1149,14 @@ def _check_options(module: AnyGame, opts: dict[str, Any]) -> None:
     try:
         module.setup(dict(opts), {})
     except Illegal as e:
-        raise Refused(f"options: {e.reason}", e.rule) from None
+        raise Refused(Say("options: %(reason)s", reason=e.reason), e.rule) from None
     except Malformed as e:
-        raise Refused(f"options: {e.reason}") from None
+        raise Refused(Say("options: %(reason)s", reason=e.reason)) from None
     except ServiceError:
         raise
     except Exception as e:  # a game's own rule error
         reason = getattr(e, "reason", None) or str(e)
-        raise Refused(f"options: {reason}") from None
+        raise Refused(Say("options: %(reason)s", reason=reason)) from None
 
 
 def _match_in_game(module: AnyGame, opts: Mapping[str, Any]) -> str | None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal, TypeVar
 
+from engine.say import N_, Say
 from referee.errors import Refused
 from referee.event import pairing as pairing_mod
 from referee.event import standings as st
@@ -34,16 +35,17 @@ _T = TypeVar("_T")
 
 FORMATS = ("bo1", "bo3")  # T1
 TOP_CUTS = (0, 4, 8)  # T10
-INFRACTIONS = (  # T11
-    "procedural error",
-    "tardiness",
-    "looking at extra cards",
-    "drawing extra cards",
-    "marked cards",
-    "communication",
-    "unsporting conduct",
+# T11; codes in the log, said in the reader's language where shown (N_)
+INFRACTIONS = (
+    N_("procedural error"),
+    N_("tardiness"),
+    N_("looking at extra cards"),
+    N_("drawing extra cards"),
+    N_("marked cards"),
+    N_("communication"),
+    N_("unsporting conduct"),
 )
-PENALTIES = ("warning", "game loss", "match loss", "disqualification")  # T11
+PENALTIES = (N_("warning"), N_("game loss"), N_("match loss"), N_("disqualification"))  # T11
 SOURCES = ("referee", "slip", "time", "penalty")  # T6, T8, T11
 WRITERS = ("organiser", "judge", "system")  # and a player id, for his own records
 DEFAULT_ROUND_MINUTES = 50  # T6
@@ -254,7 +256,14 @@ class EventState:
         for p in self.players:
             if p.id == pid:
                 return p
-        raise Refused(f"player: no player {pid[:20]!r} in event {self.event!r}", "T9")
+        raise Refused(
+            Say(
+                "player: no player %(pid)s in event %(event)s",
+                pid=repr(pid[:20]),
+                event=repr(self.event),
+            ),
+            "T9",
+        )
 
     def waiting(self) -> tuple[tuple[Table, Result], ...]:
         """The latest round's results that do not count yet (T8), for the organiser's console:
@@ -501,13 +510,26 @@ def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
     assert s is not None
     entrants, rounds = standings_input(w)
     if len(rounds) != round_number - 1:
-        raise Refused(f"round {round_number}: the rounds before it are not final (T8)", "T8")
+        raise Refused(
+            Say(
+                "round %(round_number)s: the rounds before it are not final (T8)",
+                round_number=round_number,
+            ),
+            "T8",
+        )
     try:
         known = {e.player for e in entrants}
         sides = {p: c for p, c in side_counts(w).items() if p in known}
         return swiss.next_round(entrants, rounds, sides, round_number, s.seed)
     except ValueError as e:
-        raise Refused(f"round {round_number}: {e}", "T4") from None
+        raise Refused(
+            Say(
+                "round %(round_number)s: %(problem)s",
+                round_number=round_number,
+                problem=e.args[0] if e.args else str(e),
+            ),
+            "T4",
+        ) from None
 
 
 # ---- the step ------------------------------------------------------------------------------
@@ -516,41 +538,64 @@ def compute_pairing(w: Work, round_number: int) -> pairing_mod.Pairing:
 def _need(body: Mapping[str, Any], key: str, typ: type | tuple[type, ...], rule: str) -> Any:
     v = body.get(key)
     if not isinstance(v, typ) or (isinstance(v, bool) and typ is int):
-        raise Refused(f"{key}: missing or of the wrong type ({rule})", rule)
+        raise Refused(
+            Say("%(key)s: missing or of the wrong type (%(rule)s)", key=key, rule=rule), rule
+        )
     return v
 
 
 def _reason(body: Mapping[str, Any], rule: str, what: str) -> str:
     v = body.get("reason")
     if not isinstance(v, str) or not v.strip():
-        raise Refused(f"reason: {what} needs a reason ({rule})", rule)
+        raise Refused(Say("reason: %(what)s needs a reason (%(rule)s)", what=what, rule=rule), rule)
     if len(v) > 500:
-        raise Refused("reason: at most 500 characters", rule)
+        raise Refused(Say("reason: at most 500 characters"), rule)
     return v.strip()
 
 
 def _staff(seat: str, kind: str, rule: str) -> None:
     if seat not in ("organiser", "judge"):
-        raise Refused(f"{kind}: only the organiser or the judge may record this ({rule})", rule)
+        raise Refused(
+            Say(
+                "%(kind)s: only the organiser or the judge may record this (%(rule)s)",
+                kind=kind,
+                rule=rule,
+            ),
+            rule,
+        )
 
 
 def _round(w: Work, number: Any) -> WRound:
     for r in w.rounds:
         if r.number == number:
             return r
-    raise Refused(f"round: no round {str(number)[:10]} has been paired (T4)", "T4")
+    raise Refused(
+        Say("round: no round %(number)s has been paired (T4)", number=str(number)[:10]), "T4"
+    )
 
 
 def _table(r: WRound, number: Any) -> WTable:
     for t in r.tables:
         if t.table == number:
             return t
-    raise Refused(f"table: round {r.number} has no table {str(number)[:10]} (T8)", "T8")
+    raise Refused(
+        Say(
+            "table: round %(number)s has no table %(table)s (T8)",
+            number=r.number,
+            table=str(number)[:10],
+        ),
+        "T8",
+    )
 
 
 def _player(w: Work, pid: Any, what: str = "player") -> WPlayer:
     if not isinstance(pid, str) or pid not in w.players:
-        raise Refused(f"{what}: no player {str(pid)[:20]!r} in this event (T9)", "T9")
+        raise Refused(
+            Say(
+                "%(what)s: no player %(pid)s in this event (T9)", what=what, pid=repr(str(pid)[:20])
+            ),
+            "T9",
+        )
     return w.players[pid]
 
 
@@ -560,13 +605,18 @@ def _latest(w: Work) -> WRound | None:
 
 def _check_name(w: Work, raw: Any, skip: str | None = None) -> str:
     if not isinstance(raw, str) or not 1 <= len(raw.strip()) <= 40:
-        raise Refused("name: a player's name is 1-40 characters (T9)", "T9")
+        raise Refused(Say("name: a player's name is 1-40 characters (T9)"), "T9")
     name: str = raw.strip()
     if any(ch in name for ch in "\n\r\t\x00") or not name.isprintable():
-        raise Refused("name: printable characters only, on one line (T9)", "T9")
+        raise Refused(Say("name: printable characters only, on one line (T9)"), "T9")
     for p in w.players.values():
         if p.id != skip and p.name.casefold() == name.casefold():
-            raise Refused(f"name: {name!r} is registered already as {p.id} (T9)", "T9")
+            raise Refused(
+                Say(
+                    "name: %(name)s is registered already as %(id)s (T9)", name=repr(name), id=p.id
+                ),
+                "T9",
+            )
     return name
 
 
@@ -575,44 +625,46 @@ def step(w: Work, seat: str, kind: str, body: Mapping[str, Any], time: str) -> N
     ``w`` may be half-changed: callers step a copy (:meth:`Work.copy`)."""
     if kind == "event":
         if w.settings is not None:
-            raise Refused("event: the event record is the first record only (T12)", "T12")
+            raise Refused(Say("event: the event record is the first record only (T12)"), "T12")
         _event(w, seat, body)
         return
     if w.settings is None:
-        raise Refused("the event's log starts with its event record (T12)", "T12")
+        raise Refused(Say("the event's log starts with its event record (T12)"), "T12")
     handler = _HANDLERS.get(kind)
     if handler is None:
-        raise Refused(f"kind: {kind[:20]!r} is not a record of an event (T12)", "T12")
+        raise Refused(
+            Say("kind: %(kind)s is not a record of an event (T12)", kind=repr(kind[:20])), "T12"
+        )
     handler(w, seat, body, time)
 
 
 def _event(w: Work, seat: str, b: Mapping[str, Any]) -> None:
     if seat != "organiser":
-        raise Refused("event: the organiser creates an event", "T12")
+        raise Refused(Say("event: the organiser creates an event"), "T12")
     ev = _need(b, "event", str, "T12")
     if not EVENT_ID.match(ev):
-        raise Refused("event: an event id is 1-40 letters, digits, '-' or '_'", "T12")
+        raise Refused(Say("event: an event id is 1-40 letters, digits, '-' or '_'"), "T12")
     fmt = b.get("format")
     if fmt not in FORMATS:
-        raise Refused(f"format: {str(fmt)[:10]!r} is not bo1 or bo3 (T1)", "T1")
+        raise Refused(Say("format: %(fmt)s is not bo1 or bo3 (T1)", fmt=repr(str(fmt)[:10])), "T1")
     rounds = b.get("rounds")
     if rounds is not None and (type(rounds) is not int or not 1 <= rounds <= 20):
-        raise Refused("rounds: 1-20 Swiss rounds, or none for the usual count (T4)", "T4")
+        raise Refused(Say("rounds: 1-20 Swiss rounds, or none for the usual count (T4)"), "T4")
     minutes = b.get("round_minutes")
     if type(minutes) is not int or not 10 <= minutes <= MAX_ROUND_MINUTES:
-        raise Refused(f"round_minutes: 10-{MAX_ROUND_MINUTES} minutes (T6)", "T6")
+        raise Refused(Say("round_minutes: 10-%(most)s minutes (T6)", most=MAX_ROUND_MINUTES), "T6")
     cut = b.get("top_cut")
     if cut not in TOP_CUTS or type(cut) is not int:
-        raise Refused("top_cut: 0 (none), 4 or 8 (T10)", "T10")
+        raise Refused(Say("top_cut: 0 (none), 4 or 8 (T10)"), "T10")
     seed = _need(b, "seed", str, "T4")
     if not re.fullmatch(r"[0-9a-f]{8,64}", seed):
-        raise Refused("seed: 8-64 hex digits (T4)", "T4")
+        raise Refused(Say("seed: 8-64 hex digits (T4)"), "T4")
     name = _need(b, "name", str, "T12")
     if not 1 <= len(name.strip()) <= 80:
-        raise Refused("name: an event's name is 1-80 characters", "T12")
+        raise Refused(Say("name: an event's name is 1-80 characters"), "T12")
     options = b.get("options")
     if not isinstance(options, Mapping):
-        raise Refused("options: the game's options are an object", "T12")
+        raise Refused(Say("options: the game's options are an object"), "T12")
     w.settings = Settings(
         event=ev,
         name=name.strip(),
@@ -633,23 +685,40 @@ def _register(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     assert s is not None
     pid = _need(b, "player", str, "T9")
     if pid != f"p{len(w.players) + 1}":
-        raise Refused(f"player: the next player is p{len(w.players) + 1}, not {pid[:10]!r}", "T9")
+        raise Refused(
+            Say(
+                "player: the next player is p%(next)s, not %(pid)s",
+                next=len(w.players) + 1,
+                pid=repr(pid[:10]),
+            ),
+            "T9",
+        )
     by = b.get("by")
     if by == "self":
         if not s.self_register:
-            raise Refused("register: this event takes registrations by the organiser only", "T9")
+            raise Refused(
+                Say("register: this event takes registrations by the organiser only"), "T9"
+            )
         if seat != pid:
-            raise Refused("register: a player registering himself writes as himself", "T9")
+            raise Refused(Say("register: a player registering himself writes as himself"), "T9")
     elif by != "organiser" or seat not in ("organiser", "judge"):
-        raise Refused("by: organiser or self (T9)", "T9")
+        raise Refused(Say("by: organiser or self (T9)"), "T9")
     if len(w.players) >= MAX_PLAYERS:
-        raise Refused(f"register: an event holds at most {MAX_PLAYERS} players", "T9")
+        raise Refused(
+            Say("register: an event holds at most %(most)s players", most=MAX_PLAYERS), "T9"
+        )
     if w.cut is not None or (_latest(w) is not None and s.rounds is not None and _over(w)):
-        raise Refused("register: the Swiss rounds are over (T9)", "T9")
+        raise Refused(Say("register: the Swiss rounds are over (T9)"), "T9")
     name = _check_name(w, b.get("name"))
     entered = next_round_in(w)
     if b.get("entered_round") != entered:
-        raise Refused(f"entered_round: a player registered now enters round {entered} (T9)", "T9")
+        raise Refused(
+            Say(
+                "entered_round: a player registered now enters round %(entered)s (T9)",
+                entered=entered,
+            ),
+            "T9",
+        )
     w.players[pid] = WPlayer(pid, name, str(by), entered)
 
 
@@ -678,23 +747,30 @@ def _over(w: Work) -> bool:
 def _checkin(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     p = _player(w, b.get("player"))
     if seat not in ("organiser", "judge", p.id):
-        raise Refused("checkin: a player checks in himself, or the organiser does (T9)", "T9")
+        raise Refused(Say("checkin: a player checks in himself, or the organiser does (T9)"), "T9")
     if p.dropped_after_round is not None:
-        raise Refused(f"checkin: {p.id} has dropped (T9)", "T9")
+        raise Refused(Say("checkin: %(id)s has dropped (T9)", id=p.id), "T9")
     if p.checked_in:
-        raise Refused(f"checkin: {p.id} is checked in already (T9)", "T9")
+        raise Refused(Say("checkin: %(id)s is checked in already (T9)", id=p.id), "T9")
     p.checked_in = True
 
 
 def _drop(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     p = _player(w, b.get("player"))
     if seat not in ("organiser", "judge", "system", p.id):
-        raise Refused("drop: a player drops himself, or the organiser or judge drops him", "T9")
+        raise Refused(
+            Say("drop: a player drops himself, or the organiser or judge drops him"), "T9"
+        )
     if p.dropped_after_round is not None:
-        raise Refused(f"drop: {p.id} has dropped already (T9)", "T9")
+        raise Refused(Say("drop: %(id)s has dropped already (T9)", id=p.id), "T9")
     after = max(next_round_in(w) - 1, p.entered_round - 1)
     if b.get("after_round") != after:
-        raise Refused(f"after_round: a player dropping now is in no round after {after} (T9)")
+        raise Refused(
+            Say(
+                "after_round: a player dropping now is in no round after %(after)s (T9)",
+                after=after,
+            )
+        )
     why = b.get("reason")
     p.dropped_after_round = after
     p.drop_reason = why if isinstance(why, str) and why.strip() else None
@@ -729,10 +805,20 @@ def _check_in_done(w: Work) -> None:
     missing = [p for p in present if not p.checked_in]
     if missing and len(missing) < len(present):
         names = ", ".join(f"{p.name} ({p.id})" for p in missing[:5])
-        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        message = Say(
+            "pair: not checked in: %(names)s; check them in or drop them before round 1 is paired "
+            "(T9)",
+            names=names,
+        )
+        if len(missing) > 5:
+            message = Say(
+                "pair: not checked in: %(names)s and %(more)s more; check them in or drop them "
+                "before round 1 is paired (T9)",
+                names=names,
+                more=len(missing) - 5,
+            )
         raise Refused(
-            f"pair: not checked in: {names}{more}; check them in or drop them before round 1 "
-            "is paired (T9)",
+            message,
             "T9",
         )
 
@@ -744,53 +830,83 @@ def _pair(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     number = _need(b, "round", int, "T4")
     latest = _latest(w)
     if w.cut is not None:
-        raise Refused("pair: the Swiss rounds are over; the top cut is paired (T10)", "T10")
+        raise Refused(Say("pair: the Swiss rounds are over; the top cut is paired (T10)"), "T10")
     if latest is not None and latest.number == number:
         if latest.started_at is not None:
-            raise Refused(f"pair: round {number} has started; it cannot be re-paired (T4)", "T4")
+            raise Refused(
+                Say(
+                    "pair: round %(number)s has started; it cannot be re-paired (T4)", number=number
+                ),
+                "T4",
+            )
         why = _reason(b, "T4", "a re-pair")
         w.rounds.pop()
-        reasons = [*latest.reasons, f"re-paired: {why}"]
+        reasons = [*latest.reasons, Say("re-paired: %(why)s", why=why)]
     else:
         want = latest.number + 1 if latest is not None else 1
         if number != want:
-            raise Refused(f"round: the next round to pair is {want}, not {number} (T4)", "T4")
+            raise Refused(
+                Say(
+                    "round: the next round to pair is %(want)s, not %(number)s (T4)",
+                    want=want,
+                    number=number,
+                ),
+                "T4",
+            )
         if latest is not None and not all(match_of(s, t) is not None for t in latest.tables):
             raise Refused(
-                f"pair: round {latest.number} is unfinished; pair the next one when every "
-                "result of it is final (T8)",
+                Say(
+                    "pair: round %(number)s is unfinished; pair the next one when every result of "
+                    "it is final (T8)",
+                    number=latest.number,
+                ),
                 "T8",
             )
         if latest is not None and latest.started_at is None:
-            raise Refused(f"pair: round {latest.number} has not started (T4)", "T4")
+            raise Refused(
+                Say("pair: round %(number)s has not started (T4)", number=latest.number), "T4"
+            )
         if number == 1:
             _check_in_done(w)
         rounds = s.rounds
         if rounds is None:
             rounds = usual_rounds(len(active_in(w, 1)))
             if b.get("rounds") != rounds:
-                raise Refused(f"rounds: the usual count for this event is {rounds} (T4)", "T4")
+                raise Refused(
+                    Say("rounds: the usual count for this event is %(rounds)s (T4)", rounds=rounds),
+                    "T4",
+                )
             w.settings = s = _with_rounds(s, rounds)
         if number > rounds:
-            raise Refused(f"pair: the event has {rounds} Swiss rounds (T4)", "T4")
+            raise Refused(
+                Say("pair: the event has %(rounds)s Swiss rounds (T4)", rounds=rounds), "T4"
+            )
         reasons = []
     if b.get("seed") != s.seed:
-        raise Refused("seed: a pairing names the event's seed (T4, T12)", "T12")
+        raise Refused(Say("seed: a pairing names the event's seed (T4, T12)"), "T12")
     got = [(t.get("table"), t.get("first"), t.get("second")) for t in _tables(b)]
     bye = b.get("bye")
     if w.check_pairings:
         computed = compute_pairing(w, number)
         if got != [(t.number, t.first, t.second) for t in computed.tables] or bye != computed.bye:
             raise Refused(
-                f"pair: round {number}'s pairing is not the one computed from the records and "
-                "the seed (T4, T12)",
+                Say(
+                    "pair: round %(number)s's pairing is not the one computed from the records "
+                    "and the seed (T4, T12)",
+                    number=number,
+                ),
                 "T12",
             )
     seated = [p for _n, a, c in got for p in (a, c)] + ([bye] if bye is not None else [])
     if sorted(map(str, seated)) != sorted(p.id for p in active_in(w, number)) or any(
         type(n) is not int for n, _a, _c in got
     ):
-        raise Refused(f"pair: round {number} must seat each of its players once (T4, T9)", "T4")
+        raise Refused(
+            Say(
+                "pair: round %(number)s must seat each of its players once (T4, T9)", number=number
+            ),
+            "T4",
+        )
     w.rounds.append(
         WRound(number, [WTable(int(str(n)), str(a), str(c)) for n, a, c in got], bye, None, reasons)
     )
@@ -805,7 +921,7 @@ def _with_rounds(s: Settings, rounds: int) -> Settings:
 def _tables(b: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     ts = b.get("tables")
     if not isinstance(ts, list) or not all(isinstance(t, Mapping) for t in ts):
-        raise Refused("tables: a list of {table, first, second} (T4)", "T4")
+        raise Refused(Say("tables: a list of {table, first, second} (T4)"), "T4")
     return ts
 
 
@@ -813,11 +929,11 @@ def _swap(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     _staff(seat, "swap", "T4")
     r = _round(w, b.get("round"))
     if r.started_at is not None:
-        raise Refused(f"swap: round {r.number} has started (T4)", "T4")
+        raise Refused(Say("swap: round %(number)s has started (T4)", number=r.number), "T4")
     why = _reason(b, "T4", "a swap")
     a, c = _player(w, b.get("a"), "a").id, _player(w, b.get("b"), "b").id
     if a == c:
-        raise Refused("swap: two different players (T4)", "T4")
+        raise Refused(Say("swap: two different players (T4)"), "T4")
     where = {}
     for t in r.tables:
         for p in (t.first, t.second):
@@ -826,10 +942,12 @@ def _swap(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
         where[r.bye] = None  # type: ignore[assignment]
     for p in (a, c):
         if p not in where:
-            raise Refused(f"swap: {p} is not in round {r.number} (T4)", "T4")
+            raise Refused(
+                Say("swap: %(p)s is not in round %(number)s (T4)", p=p, number=r.number), "T4"
+            )
     ta, tc = where[a], where[c]
     if ta is tc:
-        raise Refused("swap: the two players already play each other (T4)", "T4")
+        raise Refused(Say("swap: the two players already play each other (T4)"), "T4")
 
     def put(t: WTable | None, old: str, new: str) -> None:
         if t is None:
@@ -841,7 +959,7 @@ def _swap(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
 
     put(ta, a, c)
     put(tc, c, a)
-    r.reasons.append(f"swapped {a} and {c}: {why}")
+    r.reasons.append(Say("swapped %(a)s and %(b)s: %(why)s", a=a, b=c, why=why))
 
 
 def _start(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
@@ -850,9 +968,13 @@ def _start(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     _staff(seat, "start", "T6")
     r = _round(w, b.get("round"))
     if r is not _latest(w):
-        raise Refused(f"start: round {r.number} is not the latest round (T4)", "T4")
+        raise Refused(
+            Say("start: round %(number)s is not the latest round (T4)", number=r.number), "T4"
+        )
     if r.started_at is not None:
-        raise Refused(f"start: round {r.number} has started already (T6)", "T6")
+        raise Refused(
+            Say("start: round %(number)s has started already (T6)", number=r.number), "T6"
+        )
     seated = {p for t in r.tables for p in (t.first, t.second)} | ({r.bye} if r.bye else set())
     active = {p.id for p in active_in(w, r.number)}
     if not r.cut and seated != active:
@@ -866,14 +988,18 @@ def _start(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
             if x
         )
         raise Refused(
-            f"start: round {r.number}'s players changed since it was paired ({what}): "
-            "re-pair it before it starts (T9)",
+            Say(
+                "start: round %(number)s's players changed since it was paired (%(what)s): "
+                "re-pair it before it starts (T9)",
+                number=r.number,
+                what=what,
+            ),
             "T9",
         )
     games = b.get("games")
     want = {t.table: game_id(s.event, r.number, t.table, 1) for t in r.tables}
     if not isinstance(games, Mapping) or {int(k): v for k, v in games.items()} != want:
-        raise Refused("games: one game per table, named <event>-r<round>t<table> (T14)", "T14")
+        raise Refused(Say("games: one game per table, named <event>-r<round>t<table> (T14)"), "T14")
     r.started_at = time
     for t in r.tables:
         t.games.append(want[t.table])
@@ -889,19 +1015,21 @@ def game_id(event: str, round_number: int, table: int, number: int) -> str:
 def _playing(w: Work, b: Mapping[str, Any]) -> tuple[WRound, WTable]:
     r = _round(w, b.get("round"))
     if r.started_at is None:
-        raise Refused(f"round {r.number} has not started (T6)", "T6")
+        raise Refused(Say("round %(number)s has not started (T6)", number=r.number), "T6")
     return r, _table(r, b.get("table"))
 
 
 def _extend(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     if seat != "judge" and seat != "organiser":
-        raise Refused("extend: the judge gives a table extra minutes (T7)", "T7")
+        raise Refused(Say("extend: the judge gives a table extra minutes (T7)"), "T7")
     _r, t = _playing(w, b)
     minutes = b.get("minutes")
     if type(minutes) is not int or not 1 <= minutes <= MAX_EXTENSION:
-        raise Refused(f"minutes: an extension is 1-{MAX_EXTENSION} minutes (T7)", "T7")
+        raise Refused(
+            Say("minutes: an extension is 1-%(most)s minutes (T7)", most=MAX_EXTENSION), "T7"
+        )
     if match_over(_settings(w), t):
-        raise Refused(f"extend: table {t.table}'s match is over (T7)", "T7")
+        raise Refused(Say("extend: table %(table)s's match is over (T7)", table=t.table), "T7")
     t.extensions.append(Extension(minutes, _reason(b, "T7", "an extension"), seat))
 
 
@@ -914,8 +1042,12 @@ def _winner(t: WTable, b: Mapping[str, Any]) -> str | None:
     win = b.get("winner")
     if win is not None and win not in t.players_:
         raise Refused(
-            f"winner: {str(win)[:20]!r} does not play at table {t.table}; a player id or none "
-            "for a draw (T8)",
+            Say(
+                "winner: %(win)s does not play at table %(table)s; a player id or none for a draw "
+                "(T8)",
+                win=repr(str(win)[:20]),
+                table=t.table,
+            ),
             "T8",
         )
     return None if win is None else str(win)
@@ -926,36 +1058,64 @@ def _result(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     r, t = _playing(w, b)
     source = b.get("source")
     if source not in SOURCES:
-        raise Refused(f"source: {str(source)[:10]!r} is not referee, slip, time or penalty", "T8")
+        raise Refused(
+            Say(
+                "source: %(source)s is not referee, slip, time or penalty",
+                source=repr(str(source)[:10]),
+            ),
+            "T8",
+        )
     if source == "referee" and seat != "system":
-        raise Refused("source: a result from the referee is written by the system (T8)", "T8")
+        raise Refused(Say("source: a result from the referee is written by the system (T8)"), "T8")
     if source == "time" and seat == "system":
         if not isinstance(b.get("head"), str):
-            raise Refused("head: a draw the referee counted at time names the game's head (T6)")
+            raise Refused(
+                Say("head: a draw the referee counted at time names the game's head (T6)")
+            )
     elif source in ("slip", "time", "penalty") and seat not in ("judge", "organiser"):
-        raise Refused("result: the judge enters the slip's result (T8)", "T8")
+        raise Refused(Say("result: the judge enters the slip's result (T8)"), "T8")
     number = b.get("number")
     if match_over(s, t):
-        raise Refused(f"result: table {t.table}'s match is over; correct a result instead (T8)")
+        raise Refused(
+            Say(
+                "result: table %(table)s's match is over; correct a result instead (T8)",
+                table=t.table,
+            )
+        )
     if number != len(t.results) + 1:
         if isinstance(number, int) and 1 <= number <= len(t.results):
             raise Refused(
-                f"result: game {number} of table {t.table} has a result; a change is a "
-                "correction (T8)",
+                Say(
+                    "result: game %(number)s of table %(table)s has a result; a change is a "
+                    "correction (T8)",
+                    number=number,
+                    table=t.table,
+                ),
                 "T8",
             )
         raise Refused(
-            f"number: the game with no result at table {t.table} is game {len(t.results) + 1} (T8)",
+            Say(
+                "number: the game with no result at table %(table)s is game %(game)s (T8)",
+                table=t.table,
+                game=len(t.results) + 1,
+            ),
             "T8",
         )
     if number > len(t.games) and not s.match_in_game:
-        raise Refused(f"result: game {number} of table {t.table} was not made (T1)", "T1")
+        raise Refused(
+            Say(
+                "result: game %(number)s of table %(table)s was not made (T1)",
+                number=number,
+                table=t.table,
+            ),
+            "T1",
+        )
     head = b.get("head")
     if source == "referee" and not isinstance(head, str):
-        raise Refused("head: a result from the referee names the game's final head (T8)", "T8")
+        raise Refused(Say("head: a result from the referee names the game's final head (T8)"), "T8")
     reason = b.get("reason")
     if not isinstance(reason, str) or not reason.strip():
-        raise Refused("reason: a result says why the game ended (T8)", "T8")
+        raise Refused(Say("reason: a result says why the game ended (T8)"), "T8")
     t.results.append(
         WResult(
             number,
@@ -976,11 +1136,18 @@ def _next_game(s: Settings, r: WRound, t: WTable, b: Mapping[str, Any]) -> None:
     nxt = b.get("next_game")
     if match_over(s, t) or s.games_per_match == 1:
         if nxt is not None:
-            raise Refused("next_game: the match needs no further game (T1)", "T1")
+            raise Refused(Say("next_game: the match needs no further game (T1)"), "T1")
         return
     want = game_id(s.event, r.number, t.table, len(t.results) + 1)
     if nxt != want:
-        raise Refused(f"next_game: the next game of table {t.table} is {want} (T1)", "T1")
+        raise Refused(
+            Say(
+                "next_game: the next game of table %(table)s is %(want)s (T1)",
+                table=t.table,
+                want=want,
+            ),
+            "T1",
+        )
     t.games.append(want)
     prev = t.firsts[-1]
     t.firsts.append(t.second if prev == t.first else t.first)
@@ -992,40 +1159,60 @@ def _found(w: Work, b: Mapping[str, Any]) -> tuple[WRound, WTable, WResult]:
     for res in t.results:
         if res.number == number:
             return r, t, res
-    raise Refused(f"number: table {t.table} has no result for game {str(number)[:5]} (T8)", "T8")
+    raise Refused(
+        Say(
+            "number: table %(table)s has no result for game %(number)s (T8)",
+            table=t.table,
+            number=str(number)[:5],
+        ),
+        "T8",
+    )
 
 
 def _confirm(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     _r, t, res = _found(w, b)
     if seat not in t.players_:
-        raise Refused(f"confirm: {seat} does not play at table {t.table} (T8)", "T8")
+        raise Refused(
+            Say(
+                "confirm: %(seat)s does not play at table %(table)s (T8)", seat=seat, table=t.table
+            ),
+            "T8",
+        )
     if seat in res.confirmed:
-        raise Refused(f"confirm: {seat} confirmed this result already (T8)", "T8")
+        raise Refused(Say("confirm: %(seat)s confirmed this result already (T8)", seat=seat), "T8")
     res.confirmed.append(seat)
 
 
 def _dispute(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     _r, t, res = _found(w, b)
     if seat not in t.players_:
-        raise Refused(f"dispute: {seat} does not play at table {t.table} (T8)", "T8")
+        raise Refused(
+            Say(
+                "dispute: %(seat)s does not play at table %(table)s (T8)", seat=seat, table=t.table
+            ),
+            "T8",
+        )
     note = b.get("note")
     if not isinstance(note, str) or not note.strip():
-        raise Refused("note: a dispute says what is wrong (T8)", "T8")
+        raise Refused(Say("note: a dispute says what is wrong (T8)"), "T8")
     if res.settled and result_final(res):
-        raise Refused("dispute: the judge settled this result (T8)", "T8")
+        raise Refused(Say("dispute: the judge settled this result (T8)"), "T8")
     res.disputed.append(f"{seat}: {note.strip()[:500]}")
 
 
 def _correct(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     if seat != "judge":
-        raise Refused("correct: the judge corrects or settles a result (T8)", "T8")
+        raise Refused(Say("correct: the judge corrects or settles a result (T8)"), "T8")
     s = _settings(w)
     r, t, res = _found(w, b)
     why = _reason(b, "T8", "a correction")
     if res.number != len(t.results) and res.winner != _winner(t, b):
         raise Refused(
-            f"correct: game {res.number} has a later game after it; correct the latest game "
-            "only (T8)",
+            Say(
+                "correct: game %(number)s has a later game after it; correct the latest game only "
+                "(T8)",
+                number=res.number,
+            ),
             "T8",
         )
     res.winner = _winner(t, b)
@@ -1035,20 +1222,22 @@ def _correct(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     if "ends_match" in b:
         res.ends_match = bool(b["ends_match"])
     if len(t.games) > len(t.results) and match_over(s, t):
-        raise Refused("correct: a later game of this match was made already (T1)", "T1")
+        raise Refused(Say("correct: a later game of this match was made already (T1)"), "T1")
     if b.get("next_game") is not None:
         _next_game(s, r, t, b)
 
 
 def _penalty(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     if seat != "judge":
-        raise Refused("penalty: the judge records penalties (T11)", "T11")
+        raise Refused(Say("penalty: the judge records penalties (T11)"), "T11")
     p = _player(w, b.get("player"))
     infraction, penalty = b.get("infraction"), b.get("penalty")
     if infraction not in INFRACTIONS:
-        raise Refused(f"infraction: one of {', '.join(INFRACTIONS)} (T11)", "T11")
+        raise Refused(
+            Say("infraction: one of %(names)s (T11)", names=", ".join(INFRACTIONS)), "T11"
+        )
     if penalty not in PENALTIES:
-        raise Refused(f"penalty: one of {', '.join(PENALTIES)} (T11)", "T11")
+        raise Refused(Say("penalty: one of %(names)s (T11)", names=", ".join(PENALTIES)), "T11")
     why = _reason(b, "T11", "a penalty")
     latest = _latest(w)
     p.penalties.append(
@@ -1070,10 +1259,10 @@ def cut_tables(w: Work) -> list[tuple[int, str, str]]:
     Raises Refused when it cannot be paired now."""
     s = _settings(w)
     if s.top_cut == 0:
-        raise Refused("cut: this event has no top cut (T10)", "T10")
+        raise Refused(Say("cut: this event has no top cut (T10)"), "T10")
     if w.cut is None:
         if not _over(w):
-            raise Refused("cut: the Swiss rounds are not over (T10)", "T10")
+            raise Refused(Say("cut: the Swiss rounds are not over (T10)"), "T10")
         try:
             first = st.top_cut(standings_of(w), s.top_cut)  # type: ignore[arg-type]
         except ValueError as e:
@@ -1081,22 +1270,27 @@ def cut_tables(w: Work) -> list[tuple[int, str, str]]:
         return [(i, c.higher, c.lower) for i, c in enumerate(first, start=1)]
     last = w.rounds[-1]
     if last.started_at is None:
-        raise Refused(f"cut: round {last.number} has not started (T10)", "T10")
+        raise Refused(Say("cut: round %(number)s has not started (T10)", number=last.number), "T10")
     winners = []
     for t in last.tables:
         m = match_of(s, t)
         if m is None:
-            raise Refused(f"cut: table {t.table}'s match is not final (T8)", "T8")
+            raise Refused(
+                Say("cut: table %(table)s's match is not final (T8)", table=t.table), "T8"
+            )
         won = _match_winner(m)
         if won is None:
             raise Refused(
-                f"cut: table {t.table}'s match is drawn; in single elimination the judge "
-                "settles who goes on (correct) (T10)",
+                Say(
+                    "cut: table %(table)s's match is drawn; in single elimination the judge "
+                    "settles who goes on (correct) (T10)",
+                    table=t.table,
+                ),
                 "T10",
             )
         winners.append(won)
     if len(winners) < 2:
-        raise Refused("cut: the top cut's final is played (T10)", "T10")
+        raise Refused(Say("cut: the top cut's final is played (T10)"), "T10")
     seed = {c.higher: c.higher_seed for c in w.cut.pairings}
     seed.update({c.lower: c.lower_seed for c in w.cut.pairings})
     out = []
@@ -1112,10 +1306,12 @@ def _cut(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     want = cut_tables(w)
     got = [(t.get("table"), t.get("first"), t.get("second")) for t in _tables(b)]
     if got != want:
-        raise Refused("tables: the top cut's round is the one the results give (T10)", "T10")
+        raise Refused(Say("tables: the top cut's round is the one the results give (T10)"), "T10")
     number = w.rounds[-1].number + 1
     if b.get("round") != number:
-        raise Refused(f"round: the top cut's next round is round {number} (T10)", "T10")
+        raise Refused(
+            Say("round: the top cut's next round is round %(number)s (T10)", number=number), "T10"
+        )
     if w.cut is None:
         pairings = st.top_cut(standings_of(w), s.top_cut)  # type: ignore[arg-type]
         w.cut = Cut(s.top_cut, pairings)
@@ -1128,26 +1324,55 @@ def _side(w: Work, seat: str, b: Mapping[str, Any], time: str) -> None:
     r = _round(w, b.get("round"))
     if not r.cut:
         raise Refused(
-            f"side: round {r.number} is a Swiss round; its sides are the pairing's (T5)", "T5"
+            Say(
+                "side: round %(number)s is a Swiss round; its sides are the pairing's (T5)",
+                number=r.number,
+            ),
+            "T5",
         )
     if r.started_at is not None:
-        raise Refused(f"side: round {r.number} has started (T10)", "T10")
+        raise Refused(Say("side: round %(number)s has started (T10)", number=r.number), "T10")
     number = b.get("table")
     t = next((x for x in r.tables if x.table == number), None)
     if t is None:
-        raise Refused(f"table: round {r.number} has no table {str(number)[:10]} (T10)", "T10")
+        raise Refused(
+            Say(
+                "table: round %(number)s has no table %(table)s (T10)",
+                number=r.number,
+                table=str(number)[:10],
+            ),
+            "T10",
+        )
     if t.side_chosen:
-        raise Refused(f"side: the higher seed of table {t.table} has chosen already (T10)", "T10")
+        raise Refused(
+            Say("side: the higher seed of table %(table)s has chosen already (T10)", table=t.table),
+            "T10",
+        )
     higher = t.first
     if seat not in ("organiser", "judge", higher):
-        raise Refused(f"side: the higher seed of table {t.table} chooses his side (T10)", "T10")
+        raise Refused(
+            Say("side: the higher seed of table %(table)s chooses his side (T10)", table=t.table),
+            "T10",
+        )
     choice = b.get("seat")
     if choice not in ("first", "second"):
-        raise Refused("seat: the side chosen is the first or the second seat (T10)", "T10")
+        raise Refused(Say("seat: the side chosen is the first or the second seat (T10)"), "T10")
     if choice == "second":
         t.first, t.second = t.second, t.first
     t.side_chosen = True
-    r.reasons.append(f"table {t.table}: {higher}, the higher seed, chose the {choice} seat")
+    if choice == "first":
+        chose = Say(
+            "table %(table)s: %(higher)s, the higher seed, chose the first seat",
+            table=t.table,
+            higher=higher,
+        )
+    else:
+        chose = Say(
+            "table %(table)s: %(higher)s, the higher seed, chose the second seat",
+            table=t.table,
+            higher=higher,
+        )
+    r.reasons.append(chose)
 
 
 _HANDLERS = {
@@ -1272,6 +1497,8 @@ def fold_work(records: Sequence[Any], check_pairings: bool = True) -> Work:
         try:
             step(w, r.seat, r.kind, r.body, r.time)
         except Refused as e:
-            raise Refused(f"record {r.seq}: {e.message}", e.rule) from None
+            raise Refused(
+                Say("record %(seq)s: %(message)s", seq=r.seq, message=e.message), e.rule
+            ) from None
         w.seq, w.hash = r.seq, r.hash
     return w

@@ -7,6 +7,16 @@
 (function () {
   "use strict";
   if (window.hzEventClock) { return; }
+  // words for a person in the page's language (#words, web.i18n.script_words), its own
+  // reading: the projector's page has no app.js
+  function words(key, vars, fallback) {
+    var all = {};
+    try { all = JSON.parse((document.getElementById("words") || {}).textContent || "{}") || {}; } catch (e) { all = {}; }
+    var text = Object.prototype.hasOwnProperty.call(all, key) ? all[key] : fallback;
+    return text.replace(/%\(([a-z_]+)\)[sd]/g, function (m, name) {
+      return vars && Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : m;
+    });
+  }
   function text(left) {
     if (left < 0) { left = 0; }
     var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
@@ -39,8 +49,9 @@
       var mins = left <= 0 ? 0 : Math.ceil(left / 60);
       var say = el.querySelector(".event-clock-say");
       if (say && el._hzLastMin !== null && mins !== el._hzLastMin) {  // a minute mark crossed, or time
-        say.textContent = left <= 0 ? "Time. The round's time is up." :
-          mins + (mins === 1 ? " minute" : " minutes") + " left";
+        say.textContent = left <= 0 ? words("event_time_up", null, "Time. The round's time is up.") :
+          mins === 1 ? words("event_minute_left", null, "1 minute left") :
+            words("event_minutes_left", { num: mins }, "%(num)s minutes left");
       }
       el._hzLastMin = mins;
     }

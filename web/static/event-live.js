@@ -8,6 +8,16 @@
   var seq = parseInt(body.getAttribute("data-event-seq") || "-1", 10);
   var console_ = body.getAttribute("data-event-live") === "console";
   var dirty = false, leaving = false;
+  // words for a person in the page's language (#words, web.i18n.script_words), its own
+  // reading: the projector's page has no app.js
+  function words(key, vars, fallback) {
+    var all = {};
+    try { all = JSON.parse((document.getElementById("words") || {}).textContent || "{}") || {}; } catch (e) { all = {}; }
+    var text = Object.prototype.hasOwnProperty.call(all, key) ? all[key] : fallback;
+    return text.replace(/%\(([a-z_]+)\)[sd]/g, function (m, name) {
+      return vars && Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : m;
+    });
+  }
   document.addEventListener("input", function () { dirty = true; });
   // a form sent is the page's own move: its answer is the next page, never a reload over it
   document.addEventListener("submit", function () { leaving = true; });
@@ -20,7 +30,7 @@
     if (leaving) { return; }
     if (console_ && busy()) {
       var note = document.getElementById("live-note");
-      if (note) { note.textContent = "The event moved: reload to see it."; note.hidden = false; }
+      if (note) { note.textContent = words("event_moved", null, "The event moved: reload to see it."); note.hidden = false; }
       setTimeout(function () { if (!busy()) { location.reload(); } else { moved(); } }, 5000);
       return;
     }
