@@ -13,14 +13,18 @@ import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
 from flask import Flask
 from service_helpers import Table
-from test_i18n import LANG_COOKIE, PSEUDO, english_left, pseudo_dir  # noqa: F401 - a fixture
+from test_i18n import LANG_COOKIE, POT, PSEUDO, english_left, read
 from test_minotaur_privacy import _act, _new_game
 from web_helpers import Browser, judge_browser, make_app, referee_of
 
+from engine.herazeus.profiles import Profile
 from engine.minotaur.cards import PLAYERS
 from referee.event.service import Events
 from referee.language import LANGUAGES
@@ -54,8 +58,36 @@ def seat(hall: Hall, game: str, codes: dict[str, str]) -> None:
         hall.seats[(game, name)] = b
 
 
+PLACEHOLDER = re.compile(r"(%\([A-Za-z_]+\)[sd]|%[sd])")
+
+
+def pseudo(english: str) -> str:
+    """``english`` in the made-up language, each run of words between placeholders marked and
+    the placeholders left outside the marks, so English filled into a translated sentence (a
+    reason nobody marked) still shows: "Refused: %(reason)s" is "⟦Refused: ⟧%(reason)s"."""
+    return "".join(
+        part if not part or PLACEHOLDER.fullmatch(part) else f"⟦{part}⟧"
+        for part in PLACEHOLDER.split(english)
+    )
+
+
 @pytest.fixture(scope="module")
-def hall(pseudo_dir) -> Iterator[Hall]:  # noqa: F811
+def pseudo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every entry of the .pot in the made-up language (:func:`pseudo`), compiled."""
+    out = Catalog(locale=PSEUDO)
+    for m in read(POT):
+        if m.id:
+            said = tuple(pseudo(s) for s in m.id) if isinstance(m.id, tuple) else pseudo(m.id)
+            out.add(m.id, said, flags=m.flags, context=m.context)
+    folder = tmp_path_factory.mktemp("pseudo-values") / PSEUDO / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with (folder / "messages.mo").open("wb") as f:
+        write_mo(f, out)
+    return folder.parent.parent
+
+
+@pytest.fixture(scope="module")
+def hall(pseudo_dir: Path) -> Iterator[Hall]:
     app = make_app(
         LANGUAGES={**LANGUAGES, PSEUDO: "⟦pseudo⟧"}, BABEL_TRANSLATION_DIRECTORIES=str(pseudo_dir)
     )
@@ -94,7 +126,8 @@ def hall(pseudo_dir) -> Iterator[Hall]:  # noqa: F811
     h.data = {*h.games.values(), eid, "Coppa", *(f"P{i}" for i in range(1, 5))}
     h.data |= set(LANGUAGES.values()) | {"⟦pseudo⟧", "Hera", "Zeus", *PLAYERS}
     with app.app_context():
-        h.data |= {pm.title for pm in served().values()}
+        h.data |= {pm.title for pm in served().values()} | set(served())
+    h.data |= {p.value for p in Profile}  # the rule profiles' names (notation)
     yield h
 
 
@@ -113,6 +146,7 @@ def page(b: Browser, path: str) -> str:
 DATA = re.compile(
     r"\b\d+:[0-9a-f]{8,}\b|\b[0-9a-f]{4}(?:-[0-9a-f]{4}){3,}\b"
     r"|\b(?:D|M|T|HZ-P?|ML-P?)\d+[a-z]?\b|⟦[^⟦⟧]*⟧"
+    r"|\b[0-9a-f]{10}-r\d+t\d+\b|\bp\d+\b|\b\d\d:\d\d UTC\b"
 )
 
 
