@@ -25,7 +25,7 @@ def title_of(seat: object) -> str:
 
 
 def who_and(seats: Sequence[object]) -> Say | str:
-    """Seats joined for a sentence: "Hera", "Hera and Zeus" (said in the reader's language)."""
+    """Seats joined for a sentence: "A", "A and B" (said in the reader's language)."""
     names = [title_of(s) for s in seats]
     if not names:
         return ""

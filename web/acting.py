@@ -11,7 +11,6 @@ from typing import Any
 from flask import flash, redirect, request, session, url_for
 from werkzeug.wrappers import Response
 
-from engine.say import Say
 from referee.service import NeedsInput, ServiceError
 from web.games import OTHER_SEATS, PageModule, page_for, seat_title
 from web.i18n import gettext, say
@@ -63,7 +62,7 @@ def submit(game: str, seat: str, raw: dict[str, Any]) -> None:
                 flash(
                     gettext(
                         "Waiting for %(who)s: %(question)s [%(rule)s]",
-                        who=say(who_and(page_for(view), others)),
+                        who=who_and(page_for(view), others),
                         question=question,
                         rule=e.rule,
                     ),
@@ -87,14 +86,14 @@ def submit(game: str, seat: str, raw: dict[str, Any]) -> None:
 
 
 def who_and(pm: PageModule, seats: Sequence[str]) -> str:
-    """Seats by their titles for a sentence ("Hera", "Hera and Zeus"), a :class:`Say` that the
-    pages say in the reader's language (the judge's and the public's titles too)."""
-    names: list[str] = [Say(t) if s in OTHER_SEATS else t for s, t in titled(pm, seats)]
+    """Seats by their titles for a sentence ("A", "A and B"), in the request's language (the
+    judge's and the public's titles too)."""
+    names = [say(t) if s in OTHER_SEATS else t for s, t in titled(pm, seats)]
     if not names:
         return ""
     out = names[-1]
     for name in reversed(names[:-1]):
-        out = Say("%(first)s and %(second)s", first=name, second=out)
+        out = gettext("%(first)s and %(second)s", first=name, second=out)
     return out
 
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from flask import request
 
-from engine.say import Say
 from referee.log import Record
 from referee.models import Ruling, SeatView
 from referee.service import Referee, ServiceError
 from web.games import PageModule, Unreadable
+from web.i18n import gettext, say
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def open_items(
         inner = body.get("irregularity")
         facts: Mapping[str, Any] = inner if isinstance(inner, Mapping) else body
         rule = facts.get("rule")
-        problem = str(facts.get("problem") or Say("irregularity"))
+        problem = str(facts.get("problem") or "irregularity")  # said by the desk's template
         irregularities.append(
             OpenIrregularity(seq, seat, time, str(rule) if rule else None, problem)
         )
@@ -116,9 +116,9 @@ def rule_on(
         at = int(at_text) if at_text else None
     except Unreadable as e:
         why = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], str) else str(e)
-        return NoRuling(Say("the action does not read: %(why)s", why=why))
+        return NoRuling(gettext("the action does not read: %(why)s", why=say(why)))
     except ValueError:
-        return NoRuling(Say("'at' must be an event number, not %(value)s", value=repr(at_text)))
+        return NoRuling(gettext("'at' must be an event number, not %(value)s", value=repr(at_text)))
     try:
         return ref.ruling(game, "judge", action, at=at)
     except ServiceError as e:

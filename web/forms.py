@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.say import Say
+from web.i18n import gettext
 
 
 def form_int(f: Mapping[str, str], key: str) -> int:
@@ -13,5 +13,5 @@ def form_int(f: Mapping[str, str], key: str) -> int:
         return int(f.get(key, ""))
     except ValueError:
         raise ValueError(
-            Say("%(field)s: choose a number, not %(value)s", field=key, value=repr(f.get(key)))
+            gettext("%(field)s: choose a number, not %(value)s", field=key, value=repr(f.get(key)))
         ) from None

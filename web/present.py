@@ -12,12 +12,14 @@ from typing import Any
 
 from markupsafe import Markup
 
-from engine.say import Say
 from referee.log import Record
 from referee.narration import record_words
 from referee.service import Receipt, Referee
 from web.games import PageModule, page_for, seat_title
-from web.i18n import gettext, say
+from web.i18n import gettext, lazy_gettext, say
+
+# the seat of the records no seat makes (the create record), said like a seat's title
+SYSTEM = lazy_gettext("system")
 
 
 def describe_record(
@@ -34,7 +36,7 @@ def describe_record(
     if judge:
         reason = body.get("reason") or body.get("note")
         if reason and r.kind not in ("irregularity", "ask"):  # an ask's reason is its line
-            lines.append(Say("Reason: %(reason)s", reason=reason))
+            lines.append(gettext("Reason: %(reason)s", reason=reason))
     return {
         "seq": r.seq,
         "time": r.time[11:19] if len(r.time) >= 19 else r.time,

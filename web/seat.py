@@ -232,7 +232,7 @@ def shell_context(pm: PageModule) -> dict[str, Any]:
         "parts": pm.templates,
         "seats": seats(pm),
         "title": lambda s: say(seat_title(pm, str(s))),  # "Judge" in the reader's language
-        "titles": lambda ss: say(who_and(pm, ss)),
+        "titles": lambda ss: who_and(pm, ss),
         "question_text": pm.question_text,
     }
 
@@ -360,7 +360,7 @@ def answer(game: str) -> Response:
         flash(
             gettext(
                 "Thank you. Now waiting for %(who)s: %(question)s [%(rule)s]",
-                who=say(who_and(pm, e.asked)),
+                who=who_and(pm, e.asked),
                 question=say(e.message),
                 rule=e.rule,
             ),

@@ -106,10 +106,12 @@ def table_svg(
             _cards(out, view[me]["columns"].get(col.id, []), me, x, mid + ROW_H)
         y += h + GAP
     gods = [(p, d) for p in (them, me) for d in view[p].get("deities", [])]
-    out.append(f'<text class="region" x="4" y="{y + 16}">{escape(gettext("Deities"))}</text>')
+    deities = escape(gettext("Deities"))
+    out.append(f'<text class="region" x="4" y="{y + 16}">{deities}</text>')
     y += 24
     if not gods:
-        out.append(f'<text x="6" y="{y + 16}">{escape(gettext("none in play"))}</text>')
+        nothing = escape(gettext("none in play"))
+        out.append(f'<text x="6" y="{y + 16}">{nothing}</text>')
         y += ROW_H
     for p, d in gods:
         _cards(out, [d], p, 0, y)

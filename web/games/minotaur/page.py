@@ -363,6 +363,7 @@ class MinotaurPages:
             "in_play": in_play(v),
             "zones": ZONES,
             "column_words": column_words,
+            "column_name": column_name,
             "zone_words": zone_words,
             "type_words": type_words,
             "card_info": cards,
@@ -375,6 +376,7 @@ class MinotaurPages:
         return {
             "pose_examples": ['{"do": "pass", "to": "supremacy"}'],
             "amend_example": '{"do": "end_turn"}',
+            "column_name": column_name,
         }
 
     def common_context(self, view: SeatView[Any]) -> dict[str, Any]:
