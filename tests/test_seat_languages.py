@@ -26,6 +26,8 @@ from test_i18n import PSEUDO, english_left, pseudo_app, pseudo_dir, texts  # noq
 from web_helpers import Browser, make_app, new_game
 
 from engine.minotaur.cards import parse_deck_list
+from referee.language import say
+from referee.words import plural
 from web.i18n import LANG_COOKIE
 
 DECKS = (Path(__file__).resolve().parent / "data" / "minotaur" / "decks.csv").read_text()
@@ -111,6 +113,40 @@ def test_a_minotaur_game_played_in_italian_reads_in_italian() -> None:
     # the other seat reads the same log in its own language
     speaking(b["vess"], "fr")
     assert "L'arbitre a été appelé à la table." in log_of(page(b["vess"], g))
+
+
+def accept_take_back(b: Browser, game: str) -> None:
+    found = re.search(r'name="proposal" value="(\d+)"', page(b, game))
+    assert found is not None
+    data = {"csrf": csrf(b, game), "proposal": found.group(1)}
+    assert b.client.post(f"/g/{game}/proposals/approve", data=data).status_code == 303
+
+
+def test_a_take_back_and_what_to_put_back_read_in_the_players_language() -> None:
+    app = make_app(JUDGE_CODE=None)  # a table without a judge: the other player accepts
+    g, b = minotaur_game(app, "it")
+    miron = b["miron"]
+    act(miron, g, do="hand", cards=MIRON[:6])
+    act(miron, g, action='{"do":"pass","to":"supremacy"}')
+    act(miron, g, do="end_turn", discard=MIRON[2])
+    miron.client.post(f"/g/{g}/takeback", data={"csrf": csrf(miron, g)})
+    accept_take_back(b["vess"], g)
+    mine = page(miron, g)
+    assert "Annullata: la fine del tuo turno. Tocca di nuovo a te." in mine
+    assert "Miron ha annullato la sua ultima azione (Vess era d'accordo)" in log_of(mine)
+    assert "Vess ha accettato l'annullamento" in log_of(mine)
+    # the replay reads the log the same way (its last event: the take-back done)
+    replay = flat(miron.get(f"/g/{g}/replay").get_data(as_text=True))
+    assert "Miron ha annullato la sua ultima azione (Vess era d'accordo)" in replay
+
+
+def test_a_count_takes_each_languages_own_plural_forms() -> None:
+    """English keeps its words; French says one form for 0 and 1 (not English's rule)."""
+    assert plural(0, "call") == "0 calls" and plural(1, "call") == "1 call"
+    assert say(plural(0, "call"), "fr") == "0 appel" and say(plural(2, "call"), "fr") == "2 appels"
+    assert say(plural(1, "irregularity"), "it") == "1 irregolarità"
+    assert say(plural(3, "card"), "de") == "3 Karten"
+    assert plural(2, "match") == "2 matches"  # a noun no page counts: English only
 
 
 def test_a_refused_form_is_refused_in_the_players_language() -> None:
@@ -219,6 +255,31 @@ def test_a_players_seat_page_shows_no_english_at_each_stage_of_a_turn(
         assert no_english(html, g) == [], stage
     assert "⟦Record my cards⟧" in stages["hand to enter"]
     assert "⟦The judge was called to the table.⟧" in stages["take-back asked, judge called"]
+
+
+def test_what_to_put_back_after_a_take_back_shows_no_english(pseudo_app: Flask) -> None:  # noqa: F811
+    pseudo_app.config["JUDGE_CODE"] = None  # a table without a judge: the other accepts
+    g, b = minotaur_game(pseudo_app, "en")
+    miron, vess = pseudo(b["miron"]), pseudo(b["vess"])
+    act(miron, g, do="hand", cards=MIRON[:6])
+    act(miron, g, action='{"do":"pass","to":"supremacy"}')
+    act(miron, g, do="end_turn", discard=MIRON[2])
+    miron.client.post(f"/g/{g}/takeback", data={"csrf": csrf(miron, g)})
+    accept_take_back(vess, g)
+    html = page(miron, g)
+    assert "⟦Taken back: the end of your turn. It is your turn again.⟧" in html
+    assert no_english(html, g) == []
+    assert no_english(page(vess, g), g) == []
+
+
+def test_a_reissued_link_shows_no_english(pseudo_app: Flask) -> None:  # noqa: F811
+    g, b = minotaur_game(pseudo_app, "en")
+    judge = pseudo(b["judge"])
+    data = {"csrf": csrf(judge, g), "seat": "vess"}
+    r = judge.client.post(f"/g/{g}/judge/reissue", data=data, follow_redirects=True)
+    html = r.get_data(as_text=True)
+    assert "⟦New link for %(seat)s⟧" not in html and "⟦Back to the table⟧" in html
+    assert no_english(html, g) == []
 
 
 def test_the_judges_desk_shows_no_english(pseudo_app: Flask) -> None:  # noqa: F811

@@ -12,7 +12,7 @@ of this game.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -521,7 +521,7 @@ def put_back_sentence(do: str, how: str, whose: str | None, card: str | None, wh
 
 
 # each sentence whole, for each lead (taken back, undone), action and whose (own, another's)
-_PUT_BACK: dict[tuple[str, str, bool], Any] = {
+_PUT_BACK: dict[tuple[str, str, bool], Callable[..., str]] = {
     ("taken", "play", True): lambda **v: gettext(
         "Taken back: your play of %(card)s (%(column)s). It goes back into the hand.", **v
     ),
