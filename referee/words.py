@@ -94,7 +94,7 @@ def needs_words(
     seat = rest.partition("[")[0]
     phrase = phrases.get(head)
     if phrase is None or ("{whose}" in phrase and not seat):
-        return "an answer"
+        return Say("an answer")  # said in the reader's language where a page shows it
     if "{whose}" not in phrase:
         return phrase
     own = tuple(asked) == (seat,)

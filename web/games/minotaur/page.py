@@ -400,10 +400,10 @@ class MinotaurPages:
             raw = json.loads(text)
         except json.JSONDecodeError:
             raise Unreadable(
-                'an action of Minotaur Lords is JSON, such as {"do": "pass", "to": "2"}'
+                Say('an action of Minotaur Lords is JSON, such as {"do": "pass", "to": "2"}')
             ) from None
         if not isinstance(raw, dict):
-            raise Unreadable("an action is a JSON object")
+            raise Unreadable(Say("an action is a JSON object"))
         return raw
 
     def action_summary(self, action: Mapping[str, Any]) -> str:
@@ -584,8 +584,11 @@ def _no_camera(game: str) -> dict[str, Any]:
     """The API reads no photo or frame of this game: its seat page reads a photo of cards."""
     if seat_of(game) == "public":
         raise Forbidden(
-            "the public seat cannot send photos or frames; open your seat's join link first"
+            Say("the public seat cannot send photos or frames; open your seat's join link first")
         )
     raise NoKit(
-        "the API reads no photos or frames of this game; send a photo of cards from your seat page"
+        Say(
+            "the API reads no photos or frames of this game; send a photo of cards from your "
+            "seat page"
+        )
     )
