@@ -92,7 +92,7 @@ def test_a_minotaur_game_played_in_italian_reads_in_italian() -> None:
     hand = MIRON[:6]
     mine = act(miron, g, do="hand", cards=hand)
     assert "Tocca a te" in mine and "Gioca una carta" in mine and "Fase successiva" in mine
-    assert "Supremazia colonna per colonna" in mine and "colonna militare superiore" in flat(mine)
+    assert "Supremazia colonna per colonna" in mine and "colonna militare alta" in flat(mine)
     # to the supremacy phase, then the forced discard (M4) ends the turn
     mine = act(miron, g, action='{"do":"pass","to":"supremacy"}')
     assert "Carta da scartare" in mine and "Termina il turno" in mine
