@@ -149,6 +149,16 @@ def test_a_count_takes_each_languages_own_plural_forms() -> None:
     assert plural(2, "match") == "2 matches"  # a noun no page counts: English only
 
 
+def test_a_phone_whose_link_was_reissued_is_told_so_in_its_language() -> None:
+    app = make_app()
+    g, b = minotaur_game(app, "de")
+    judge = b["judge"]
+    data = {"csrf": csrf(judge, g), "seat": "vess"}
+    assert judge.client.post(f"/g/{g}/judge/reissue", data=data).status_code == 303
+    old_phone = flat(page(b["vess"], g))
+    assert "Dieses Telefon hielt den Platz von Vess, bis die Turnierleitung den Link" in old_phone
+
+
 def test_a_refused_form_is_refused_in_the_players_language() -> None:
     app = make_app()
     g, b = minotaur_game(app, "de")
