@@ -3,13 +3,16 @@
 Every page, the end screen, the report and the CLI write a log head the one way that
 ``referee verify --head`` reads back, ``SEQ:HASH`` with the first 8 hex digits of the hash
 (``39:18a78063``), through :func:`head_text`; a count and its noun go through :func:`plural`
-("1 call", "2 calls"). JSON keeps its own fields (``{"seq": 39, "hash": ...}``).
+("1 call", "2 calls"; a :class:`engine.say.Say` with every language's plural forms for the
+nouns the pages count). JSON keeps its own fields (``{"seq": 39, "hash": ...}``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+
+from engine.say import Say, say_n
 
 NONE: Mapping[str, str] = MappingProxyType({})  # no seat's possessive is other than "his"
 
@@ -46,9 +49,29 @@ def plural_noun(noun: str, count: int) -> str:
     return noun + "s"
 
 
+def counted(count: int, noun: str) -> Say | None:
+    """A count of one of the nouns the pages count, with its plural forms in every language (a
+    :class:`engine.say.Say`: English here, said in the reader's language with ``say``); None
+    for another noun."""
+    if noun == "call":
+        return say_n("%(num)d call", "%(num)d calls", count)
+    if noun == "irregularity":
+        return say_n("%(num)d irregularity", "%(num)d irregularities", count)
+    if noun == "card":
+        return say_n("%(num)d card", "%(num)d cards", count)
+    if noun == "action point":
+        return say_n("%(num)d action point", "%(num)d action points", count)
+    if noun == "record":
+        return say_n("%(num)d record", "%(num)d records", count)
+    return None
+
+
 def plural(count: int, noun: str) -> str:
-    """A count with its noun: ``plural(1, "call")`` is "1 call", ``plural(3, "call")`` "3 calls"."""
-    return f"{count} {plural_noun(noun, count)}"
+    """A count with its noun: ``plural(1, "call")`` is "1 call", ``plural(3, "call")`` "3 calls".
+    For the nouns the pages count (:func:`counted`) it is a :class:`engine.say.Say` carrying
+    every language's plural forms: a page says it with ``{{ n|plural('call')|say }}``."""
+    said = counted(count, noun)
+    return said if said is not None else f"{count} {plural_noun(noun, count)}"
 
 
 def possessive(seat: str, possessives: Mapping[str, str] = NONE) -> str:
@@ -71,7 +94,7 @@ def needs_words(
     seat = rest.partition("[")[0]
     phrase = phrases.get(head)
     if phrase is None or ("{whose}" in phrase and not seat):
-        return "an answer"
+        return Say("an answer")  # said in the reader's language where a page shows it
     if "{whose}" not in phrase:
         return phrase
     own = tuple(asked) == (seat,)

@@ -5,13 +5,15 @@ the judge's desk and the camera pages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from flask import flash, redirect, request, session, url_for
 from werkzeug.wrappers import Response
 
 from referee.service import NeedsInput, ServiceError
-from web.games import page_for, seat_title
+from web.games import OTHER_SEATS, PageModule, page_for, seat_title
+from web.i18n import gettext, say
 from web.present import said
 from web.request import get_referee, refusal
 
@@ -45,17 +47,66 @@ def submit(game: str, seat: str, raw: dict[str, Any]) -> None:
                 "text": e.message,
             }
         elif seat in e.asked:  # recorded, asked of him: the page's question form asks it
-            flash(f"The referee asks you: {e.message} [{e.rule}]", "info")
+            flash(
+                gettext(
+                    "The referee asks you: %(question)s [%(rule)s]",
+                    question=say(e.message),
+                    rule=e.rule,
+                ),
+                "info",
+            )
         else:
-            pm = page_for(view)
-            who = " and ".join(seat_title(pm, s) for s in e.asked if s != seat)
-            flash(f"Waiting for {who or 'an answer'}: {e.message} [{e.rule}]", "info")
+            others = [s for s in e.asked if s != seat]
+            question = say(e.message)
+            if others:
+                flash(
+                    gettext(
+                        "Waiting for %(who)s: %(question)s [%(rule)s]",
+                        who=who_and(page_for(view), others),
+                        question=question,
+                        rule=e.rule,
+                    ),
+                    "info",
+                )
+            else:
+                flash(
+                    gettext(
+                        "Waiting for an answer: %(question)s [%(rule)s]",
+                        question=question,
+                        rule=e.rule,
+                    ),
+                    "info",
+                )
         return
     except ServiceError as e:
         flash(refusal(e), "error")
         return
     session.pop(OWN_QUESTION, None)
     flash(said(receipt), "ok")
+
+
+def who_and(pm: PageModule, seats: Sequence[str]) -> str:
+    """Seats by their titles for a sentence ("A", "A and B"), in the request's language (the
+    judge's and the public's titles too)."""
+    names = [say(t) if s in OTHER_SEATS else t for s, t in titled(pm, seats)]
+    if not names:
+        return ""
+    out = names[-1]
+    for name in reversed(names[:-1]):
+        out = gettext("%(first)s and %(second)s", first=name, second=out)
+    return out
+
+
+def titled(pm: PageModule, seats: Sequence[str]) -> list[tuple[str, str]]:
+    return [(str(s), seat_title(pm, str(s))) for s in seats]
+
+
+def reason_of(e: Exception) -> str:
+    """The words of a refusal raised as ``ValueError(reason)``, in the request's language (a
+    :class:`engine.say.Say` reason is said in it; a plain one passes through)."""
+    if len(e.args) == 1 and isinstance(e.args[0], str):
+        return say(e.args[0])
+    return str(e)
 
 
 def own_question(game: str) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ from referee.log import Record
 from referee.models import Ruling, SeatView
 from referee.service import Referee, ServiceError
 from web.games import PageModule, Unreadable
+from web.i18n import gettext, say
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def open_items(
         inner = body.get("irregularity")
         facts: Mapping[str, Any] = inner if isinstance(inner, Mapping) else body
         rule = facts.get("rule")
-        problem = str(facts.get("problem") or "irregularity")
+        problem = str(facts.get("problem") or "irregularity")  # said by the desk's template
         irregularities.append(
             OpenIrregularity(seq, seat, time, str(rule) if rule else None, problem)
         )
@@ -114,9 +115,10 @@ def rule_on(
         action = pm.action_from_text(pose)
         at = int(at_text) if at_text else None
     except Unreadable as e:
-        return NoRuling(f"the action does not read: {e}")
+        why = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], str) else str(e)
+        return NoRuling(gettext("the action does not read: %(why)s", why=say(why)))
     except ValueError:
-        return NoRuling(f"'at' must be an event number, not {at_text!r}")
+        return NoRuling(gettext("'at' must be an event number, not %(value)s", value=repr(at_text)))
     try:
         return ref.ruling(game, "judge", action, at=at)
     except ServiceError as e:

@@ -12,6 +12,7 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from referee.service import ServiceError
+from web.acting import reason_of
 from web.games import default_module, page_for, seat_title, served
 from web.i18n import gettext
 from web.limits import check_idle_games, creates_games
@@ -60,7 +61,7 @@ def new_game() -> Response:
     try:
         req = pm.create_request(request.form, request.files)
     except ValueError as e:
-        flash(gettext("Refused: %(reason)s", reason=e), "error")
+        flash(gettext("Refused: %(reason)s", reason=reason_of(e)), "error")
         return redirect(url_for("home.home"), 303)
     try:
         created = get_referee().create_game(

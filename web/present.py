@@ -1,7 +1,7 @@
 """What the shell's pages show, made from what the service gives a seat: log lines, what a
-receipt says, replay frames and QR codes. Pure functions of service values (no request, no
-hidden state); what a game's records and events say is its page module's
-(:meth:`web.games.PageModule.describe_record`).
+receipt says, replay frames and QR codes. Functions of service values (no hidden state), said
+in the request's language (English outside a request); what a game's records and events say
+is its page module's (:meth:`web.games.PageModule.describe_record`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ from referee.log import Record
 from referee.narration import record_words
 from referee.service import Receipt, Referee
 from web.games import PageModule, page_for, seat_title
+from web.i18n import gettext, lazy_gettext, say
+
+# the seat of the records no seat makes (the create record), said like a seat's title
+SYSTEM = lazy_gettext("system")
 
 
 def describe_record(
@@ -32,21 +36,23 @@ def describe_record(
     if judge:
         reason = body.get("reason") or body.get("note")
         if reason and r.kind not in ("irregularity", "ask"):  # an ask's reason is its line
-            lines.append(f"Reason: {reason}")
+            lines.append(gettext("Reason: %(reason)s", reason=reason))
     return {
         "seq": r.seq,
         "time": r.time[11:19] if len(r.time) >= 19 else r.time,
         "stamp": r.time,
-        "seat": seat_title(pm, r.seat),
+        "seat": say(seat_title(pm, r.seat)),  # "Judge" said in the reader's language
         "kind": r.kind,
-        "text": " ".join(lines),
+        "text": " ".join(say(line) for line in lines),  # in the reader's language
         "hash": r.hash,
     }
 
 
 def said(receipt: Receipt) -> str:
-    """What a receipt's events say, in words ("Recorded." when they say nothing)."""
-    return " ".join(page_for(receipt.view).describe_events(receipt.events)) or "Recorded."
+    """What a receipt's events say, in words, in the request's language ("Recorded." when
+    they say nothing)."""
+    lines = page_for(receipt.view).describe_events(receipt.events)
+    return " ".join(say(line) for line in lines) or gettext("Recorded.")
 
 
 def qr_svg(data: str) -> Markup:

@@ -24,11 +24,12 @@ from referee.jsonin import loads_strict
 from referee.log import Record
 from referee.narration import takeback_of
 from referee.service import NeedsInput, ServiceError, fill_input
-from web.acting import back, forget_own_question, own_question, submit
+from web.acting import back, forget_own_question, own_question, reason_of, submit, who_and
 from web.auth import recovery_words
 from web.desk import judge_context
 from web.events import event_of_game
 from web.games import PageModule, page_for, page_of, seat_title, seats
+from web.i18n import gettext, lazy_gettext, say, script_words
 from web.present import describe_record, said
 from web.request import (
     bearer,
@@ -43,6 +44,29 @@ from web.request import (
 )
 
 bp = Blueprint("seat", __name__)
+
+# the words static/app.js shows on the game's pages (words(key, {name: value}) there)
+script_words(
+    chain_other_event=lazy_gettext("event %(event)s is not the event this device saw"),
+    chain_shorter=lazy_gettext(
+        "the log is shorter than this device saw (event %(seen)s, now %(served)s)"
+    ),
+    chain_alarm=lazy_gettext(
+        "Warning: the server shows an older or different record than this device saw: "
+        "%(problem)s. This page does nothing more until the judge has looked. %(told)s"
+    ),
+    chain_accept=lazy_gettext("The judge has looked: go on with this record"),
+    judge_being_told=lazy_gettext("The judge is being told."),
+    judge_told=lazy_gettext("The judge has been told."),
+    judge_not_told=lazy_gettext("The judge could not be told: call the judge."),
+    call_the_judge=lazy_gettext("Call the judge."),
+    card_chosen=lazy_gettext("%(card)s chosen: tap its place on your side of the table"),
+    more_actions=lazy_gettext("more actions"),
+    unreachable=lazy_gettext(
+        "The referee could not be reached; nothing was sent twice. Check the connection and "
+        "try again."
+    ),
+)
 SHOWN = 40  # the records a player's page shows, the latest first
 DESK_SHOWN = 200  # the records the judge's desk shows (the replay and the export hold them all)
 LIVE_HEADER = "X-Live-Refresh"  # sent by app.js's fetches of a page it parses for live parts
@@ -146,17 +170,28 @@ def put_back(pm: PageModule, records: list[Record], seat: str) -> list[str]:
             asked = r.body.get("proposal")
             proposal = records[asked] if isinstance(asked, int) and asked < len(records) else None
             if proposal is not None and "takeback" in proposal.body:
-                by = "You" if r.seat == seat else seat_title(pm, r.seat)
                 rule = game_named(pm.name).takeback_rule
-                return [f"{by} declined the take-back: the action stands ({rule})."]
+                if r.seat == seat:
+                    return [
+                        gettext(
+                            "You declined the take-back: the action stands (%(rule)s).", rule=rule
+                        )
+                    ]
+                return [
+                    gettext(
+                        "%(who)s declined the take-back: the action stands (%(rule)s).",
+                        who=seat_title(pm, r.seat),
+                        rule=rule,
+                    )
+                ]
             continue
         if r.kind != "undo":
             continue
         approved = records[i - 1]
         asked = approved.body.get("proposal") if approved.kind == "approve" else None
         proposal = records[asked] if isinstance(asked, int) and asked < len(records) else None
-        lead = "Taken back" if proposal is not None and "takeback" in proposal.body else None
-        lead = lead or "Undone by the judge"
+        taken = proposal is not None and "takeback" in proposal.body
+        lead = "Taken back" if taken else "Undone by the judge"  # the page module says it
         gone = [seq for seq, by in undone_by(records[: i + 1]).items() if by == r.seq]
         return [pm.put_back_words(records[seq], seat, lead) for seq in sorted(gone, reverse=True)]
     return []
@@ -196,8 +231,8 @@ def shell_context(pm: PageModule) -> dict[str, Any]:
         "takeback_rule": game_named(pm.name).takeback_rule,
         "parts": pm.templates,
         "seats": seats(pm),
-        "title": lambda s: seat_title(pm, str(s)),
-        "titles": lambda ss: " and ".join(seat_title(pm, str(s)) for s in ss),
+        "title": lambda s: say(seat_title(pm, str(s))),  # "Judge" in the reader's language
+        "titles": lambda ss: who_and(pm, ss),
         "question_text": pm.question_text,
     }
 
@@ -248,28 +283,31 @@ def replaced_note(game: str, pm: PageModule) -> str | None:
     if hit is None:
         return None
     seat, r = hit
-    title = seat_title(pm, seat)
-    when = f"at {r.time[11:16]} UTC (event {r.seq})"
+    values = {"title": seat_title(pm, seat), "time": r.time[11:16], "event": r.seq}
     if r.kind == "reissue":
-        return (
-            f"This phone held {title}'s seat until the judge reissued {title}'s link {when}. "
-            "Ask the judge for the new link."
+        return gettext(
+            "This phone held %(title)s's seat until the judge reissued %(title)s's link at "
+            "%(time)s UTC (event %(event)s). Ask the judge for the new link.",
+            **values,
         )
     if r.body.get("recovery"):
-        return (
-            f"This phone held {title}'s seat until it moved to another device with {title}'s "
-            f"recovery code {when}. If that was not you, open {title}'s link again and take "
-            "the seat back with the code."
+        return gettext(
+            "This phone held %(title)s's seat until it moved to another device with %(title)s's "
+            "recovery code at %(time)s UTC (event %(event)s). If that was not you, open "
+            "%(title)s's link again and take the seat back with the code.",
+            **values,
         )
     if r.seat == "judge":
-        return (
-            f"This phone held {title}'s seat until it moved to another device, approved by the "
-            f"judge {when}. If that was not you, call the judge."
+        return gettext(
+            "This phone held %(title)s's seat until it moved to another device, approved by the "
+            "judge at %(time)s UTC (event %(event)s). If that was not you, call the judge.",
+            **values,
         )
-    return (
-        f"This phone held {title}'s seat until it moved to another device, approved on this "
-        f"phone {when}. If that was not you, open {title}'s link again and take the seat back "
-        "with its recovery code."
+    return gettext(
+        "This phone held %(title)s's seat until it moved to another device, approved on this "
+        "phone at %(time)s UTC (event %(event)s). If that was not you, open %(title)s's link "
+        "again and take the seat back with its recovery code.",
+        **values,
     )
 
 
@@ -295,7 +333,7 @@ def act(game: str) -> Response:
         else:
             raw = pm.form_action(f, seat)
     except (ValueError, json.JSONDecodeError) as e:
-        flash(f"Refused: {e}", "error")
+        flash(gettext("Refused: %(reason)s", reason=reason_of(e)), "error")
         return back(game)
     submit(game, seat, raw)
     return back(game)
@@ -316,11 +354,18 @@ def answer(game: str) -> Response:
         value = pm.parse_answer(needs, request.form)
         receipt = ref.answer(game, seat, value)
     except ValueError as e:
-        flash(f"Refused: {e}", "error")
+        flash(gettext("Refused: %(reason)s", reason=reason_of(e)), "error")
         return back(game)
     except NeedsInput as e:
-        who = " and ".join(seat_title(pm, s) for s in e.asked)
-        flash(f"Thank you. Now waiting for {who}: {e.message} [{e.rule}]", "info")
+        flash(
+            gettext(
+                "Thank you. Now waiting for %(who)s: %(question)s [%(rule)s]",
+                who=who_and(pm, e.asked),
+                question=say(e.message),
+                rule=e.rule,
+            ),
+            "info",
+        )
         return back(game)
     except ServiceError as e:
         flash(refusal(e), "error")
@@ -342,11 +387,11 @@ def observe(game: str) -> Response:
     try:
         obs = pm.form_observation(request.form, seat)
     except ValueError as e:
-        flash(f"Refused: {e}", "error")
+        flash(gettext("Refused: %(reason)s", reason=reason_of(e)), "error")
         return back(game)
     try:
         ref.observe(game, seat, obs)
-        flash(f"Recorded: {obs['card']}.", "ok")
+        flash(gettext("Recorded: %(card)s.", card=obs["card"]), "ok")
     except ServiceError as e:
         flash(refusal(e), "error")
     return back(game)
@@ -367,8 +412,13 @@ def take_back(game: str) -> Response:
     except ServiceError as e:
         flash(refusal(e), "error")
         return back(game)
-    other = " or ".join(seat_title(pm, s) for s in pm.players if s != seat)
-    flash(f"You asked to take back your last action; {other} accepts or declines.", "info")
+    other = " or ".join(seat_title(pm, s) for s in pm.players if s != seat)  # a two-seat game
+    flash(
+        gettext(
+            "You asked to take back your last action; %(other)s accepts or declines.", other=other
+        ),
+        "info",
+    )
     return back(game)
 
 
@@ -380,7 +430,7 @@ def call_judge(game: str) -> Response:
     seat = seat_of(game)
     try:
         get_referee().call_judge(game, seat, request.form.get("note", "").strip()[:500])
-        flash("The judge has been called to your table.", "ok")
+        flash(gettext("The judge has been called to your table."), "ok")
     except ServiceError as e:
         flash(refusal(e), "error")
     return back(game)

@@ -41,12 +41,12 @@
       var n = parseInt(s, 10);
       if (n > maxSeen) { maxSeen = n; }
       if (page[s] && page[s] !== seen[s] && !evidence) {
-        problem = "event " + s + " is not the event this device saw";
+        problem = words("chain_other_event", { event: s });
         evidence = { seen_seq: s, seen_hash: seen[s], served_seq: s, served_hash: page[s] };
       }
     });
     if (!isNaN(seq) && hash && maxSeen > seq) {
-      problem = "the log is shorter than this device saw (event " + maxSeen + ", now " + seq + ")";
+      problem = words("chain_shorter", { seen: maxSeen, served: seq });
       evidence = { seen_seq: maxSeen, seen_hash: seen[maxSeen], served_seq: seq, served_hash: hash };
     }
     if (problem) { alarm(problem, evidence); return; }
@@ -56,9 +56,9 @@
     try { window.localStorage.setItem(key, JSON.stringify(seen)); } catch (e) { /* private mode */ }
   }
   function alarm(problem, evidence) {
-    var told = alarmed ? alarmed.told : "The judge is being told.";
+    var told = alarmed ? alarmed.told : words("judge_being_told");
     if (!alarmed) { alarmed = { evidence: evidence, told: told }; report(evidence); }
-    alarmText("Warning: the server shows an older or different record than this device saw: " + problem + ". This page does nothing more until the judge has looked. " + alarmed.told);
+    alarmText(words("chain_alarm", { problem: problem, told: alarmed.told }));
     body.classList.add("chain-alarm");
     lockForms(document);
   }
@@ -67,24 +67,24 @@
   function alarmText(text) {
     var warn = document.getElementById("chain-warning");
     if (!warn) { return; }
-    var words = warn.querySelector(".alarm-text");
-    if (!words) {
+    var said = warn.querySelector(".alarm-text");
+    if (!said) {
       warn.textContent = "";
-      words = document.createElement("span");
-      words.className = "alarm-text";
+      said = document.createElement("span");
+      said.className = "alarm-text";
       var go = document.createElement("button");
       go.type = "button";
       go.id = "chain-accept";
-      go.textContent = "The judge has looked: go on with this record";
+      go.textContent = words("chain_accept");
       go.addEventListener("click", function () {
         try { window.localStorage.removeItem("hz-heads-" + game); } catch (e) { /* private mode */ }
         window.location.reload();
       });
-      warn.appendChild(words);
+      warn.appendChild(said);
       warn.appendChild(document.createTextNode(" "));
       warn.appendChild(go);
     }
-    words.textContent = text;
+    said.textContent = text;
     warn.hidden = false;
   }
   function lockForms(root) {  // an alarmed page refuses to act: every form's controls are off
@@ -97,16 +97,16 @@
   }
   function report(evidence) {  // an irregularity for the judge (web/witness.py)
     var token = document.querySelector("input[name=csrf]");
-    if (!token || !evidence || !window.fetch || !window.FormData) { alarmed.told = "Call the judge."; return; }
+    if (!token || !evidence || !window.fetch || !window.FormData) { alarmed.told = words("call_the_judge"); return; }
     var data = new FormData();
     data.append("csrf", token.value);
     Object.keys(evidence).forEach(function (k) { data.append(k, evidence[k]); });
     fetch("/g/" + encodeURIComponent(game) + "/witness", { method: "POST", body: data, credentials: "same-origin", headers: { "Accept": "application/json" } })
       .then(function (r) { return r.ok; }, function () { return false; })
       .then(function (ok) {
-        alarmed.told = ok ? "The judge has been told." : "The judge could not be told: call the judge.";
-        var words = document.querySelector("#chain-warning .alarm-text");
-        if (words) { words.textContent = words.textContent.replace("The judge is being told.", alarmed.told); }
+        alarmed.told = ok ? words("judge_told") : words("judge_not_told");
+        var text = document.querySelector("#chain-warning .alarm-text");
+        if (text) { text.textContent = text.textContent.replace(words("judge_being_told"), alarmed.told); }
         body.setAttribute("data-alarm", ok ? "reported" : "unreported");
       });
   }
@@ -162,7 +162,7 @@
           b.classList.add("chosen");
           select.value = b.getAttribute("data-card");
           playing = true;
-          announce(b.getAttribute("data-card") + " chosen: tap its place on your side of the table");
+          announce(words("card_chosen", { card: b.getAttribute("data-card") }));
         });
       });
     });
@@ -179,7 +179,7 @@
       var bar = document.createElement("div");
       bar.className = "tabbar";
       bar.setAttribute("role", "group");
-      bar.setAttribute("aria-label", "more actions");
+      bar.setAttribute("aria-label", words("more_actions"));
       var buttons = [];
       function show(id) {
         openTab = id;
@@ -509,7 +509,7 @@
           })
           .catch(function () {
             var note = document.getElementById("live-note");
-            if (note) { note.textContent = "The referee could not be reached; nothing was sent twice. Check the connection and try again."; note.hidden = false; }
+            if (note) { note.textContent = words("unreachable"); note.hidden = false; }
             if (!alarmed) { buttons.forEach(function (b) { b.disabled = false; }); }
           })
           .then(function () { sending = false; if (again) { again = false; refresh(); } });

@@ -11,6 +11,8 @@ from html import escape
 from typing import Any
 
 from engine.minotaur.cards import COLUMNS, PLAYERS, Region, opponent
+from engine.say import N_
+from web.i18n import gettext
 
 W = 360
 COL_W = 116
@@ -35,13 +37,20 @@ svg.ml-table .totals { font-weight: 700; }
 
 
 def _col_label(kind: str) -> str:
-    return {"military": "Military", "economic": "Economic", "religious": "Religious"}[kind]
+    labels = {"military": N_("Military"), "economic": N_("Economic"), "religious": N_("Religious")}
+    return gettext(labels[kind])
 
 
 def _card_text(c: Mapping[str, Any]) -> str:
     curses = int(c.get("curses", 0))
-    mark = f" ×{curses} curse" if curses else ""
-    return f"{c.get('card')} {c.get('strength')}{mark}"
+    if curses:
+        return gettext(
+            "%(card)s %(strength)s ×%(curses)s curse",
+            card=c.get("card"),
+            strength=c.get("strength"),
+            curses=curses,
+        )
+    return f"{c.get('card')} {c.get('strength')}"
 
 
 def _cards(out: list[str], cards: list[Mapping[str, Any]], side: str, x: float, y: float) -> float:
@@ -68,7 +77,8 @@ def table_svg(
     out: list[str] = []
     y = 4.0
     for region in Region:
-        out.append(f'<text class="region" x="4" y="{y + 16}">{region.value.title()} Cresos</text>')
+        name = gettext("Upper Cresos") if region is Region.UPPER else gettext("Lower Cresos")
+        out.append(f'<text class="region" x="4" y="{y + 16}">{escape(name)}</text>')
         y += 24
         cols = [c for c in COLUMNS if c.region is region]
         depth_them = max(1, *(len(view[them]["columns"].get(c.id, [])) for c in cols))
@@ -96,10 +106,12 @@ def table_svg(
             _cards(out, view[me]["columns"].get(col.id, []), me, x, mid + ROW_H)
         y += h + GAP
     gods = [(p, d) for p in (them, me) for d in view[p].get("deities", [])]
-    out.append(f'<text class="region" x="4" y="{y + 16}">Deities</text>')
+    deities = escape(gettext("Deities"))
+    out.append(f'<text class="region" x="4" y="{y + 16}">{deities}</text>')
     y += 24
     if not gods:
-        out.append(f'<text x="6" y="{y + 16}">none in play</text>')
+        nothing = escape(gettext("none in play"))
+        out.append(f'<text x="6" y="{y + 16}">{nothing}</text>')
         y += ROW_H
     for p, d in gods:
         _cards(out, [d], p, 0, y)
@@ -113,10 +125,24 @@ def table_svg(
 
 def table_words(view: Mapping[str, Any], me: str) -> str:
     held = {p: sum(1 for h in view.get("markers", {}).values() if h == p) for p in PLAYERS}
-    return (
-        f"The table from {me.title()}'s side: markers Miron {held['miron']}, Vess "
-        f"{held['vess']}; the text version follows."
+    return gettext(
+        "The table from %(side)s's side: markers Miron %(miron)s, Vess %(vess)s; the text "
+        "version follows.",
+        side=me.title(),
+        miron=held["miron"],
+        vess=held["vess"],
     )
+
+
+# the columns as the text version names them ("the upper military column")
+COLUMN_TEXT = {
+    "upper-military": N_("the upper military column"),
+    "upper-economic": N_("the upper economic column"),
+    "upper-religious": N_("the upper religious column"),
+    "lower-military": N_("the lower military column"),
+    "lower-economic": N_("the lower economic column"),
+    "lower-religious": N_("the lower religious column"),
+}
 
 
 def table_text(view: Mapping[str, Any], *, seat: str) -> str:
@@ -127,15 +153,23 @@ def table_text(view: Mapping[str, Any], *, seat: str) -> str:
         c = checks.get(col.id, {})
         cards = []
         for p in PLAYERS:
-            names = ", ".join(_card_text(x) for x in view[p]["columns"].get(col.id, [])) or "none"
+            placed = view[p]["columns"].get(col.id, [])
+            names = ", ".join(_card_text(x) for x in placed) or gettext("none")
             cards.append(f"{p.title()}: {names}")
         holder = view.get("markers", {}).get(col.id)
-        items.append(
-            f"<li>{escape(col.words.capitalize())}: {escape('; '.join(cards))}. Totals Miron "
-            f"{c.get('miron', 0)}, Vess {c.get('vess', 0)}; marker "
-            f"{escape(holder.title() if holder else 'none')}.</li>"
+        line = gettext(
+            "%(column)s: %(cards)s. Totals Miron %(miron)s, Vess %(vess)s; marker %(marker)s.",
+            column=gettext(COLUMN_TEXT[col.id]).capitalize(),
+            cards="; ".join(cards),
+            miron=c.get("miron", 0),
+            vess=c.get("vess", 0),
+            marker=holder.title() if holder else gettext("none"),
         )
+        items.append(f"<li>{escape(line)}</li>")
     for p in PLAYERS:
-        gods = ", ".join(str(d.get("card")) for d in view[p].get("deities", [])) or "none"
-        items.append(f"<li>{p.title()}'s deities: {escape(gods)}.</li>")
+        gods = ", ".join(str(d.get("card")) for d in view[p].get("deities", []))
+        line = gettext(
+            "%(side)s's deities: %(cards)s.", side=p.title(), cards=gods or gettext("none")
+        )
+        items.append(f"<li>{escape(line)}</li>")
     return f'<ul class="sr-only table-text">{"".join(items)}</ul>'

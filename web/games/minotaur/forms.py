@@ -11,6 +11,7 @@ from werkzeug.datastructures import MultiDict
 
 from engine.minotaur.actions import ZONES
 from engine.minotaur.cards import COLUMN_IDS, PLAYERS
+from engine.say import Say
 
 MAX_FORM_JSON = 4000
 
@@ -26,7 +27,9 @@ def _column(form: Mapping[str, str], name: str) -> str | None:
     if value in ("", "centre"):
         return None
     if value not in COLUMN_IDS:
-        raise ValueError(f"{name}: {value[:30]!r} is not a column")
+        raise ValueError(
+            Say("%(field)s: %(value)s is not a column", field=name, value=repr(value[:30]))
+        )
     return value
 
 
@@ -35,25 +38,25 @@ def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:
     if f.get("action"):  # a button of the legal list carries the action itself
         text = f["action"]
         if len(text) > MAX_FORM_JSON:
-            raise ValueError("action: too long")
+            raise ValueError(Say("action: too long"))
         try:
             given = json.loads(text)
         except json.JSONDecodeError:
-            raise ValueError("action: not an action of this game") from None
+            raise ValueError(Say("action: not an action of this game")) from None
         if not isinstance(given, dict):
-            raise ValueError("action: not an action of this game")
+            raise ValueError(Say("action: not an action of this game"))
         return dict(given)
     do = f.get("do", "")
     raw: dict[str, Any]
     if do == "hand":
         cards = _list(f, "cards")
         if not cards:
-            raise ValueError("cards: choose at least one card you hold")
+            raise ValueError(Say("cards: choose at least one card you hold"))
         return {"do": "hand", "cards": cards, "by": seat}
     if do == "play":
         raw = {"do": "play", "card": f.get("card", "")}
         if not raw["card"]:
-            raise ValueError("card: choose the card to play")
+            raise ValueError(Say("card: choose the card to play"))
         col = _column(f, "column")
         if col:
             raw["column"] = col
@@ -63,7 +66,7 @@ def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:
     if do == "change_hand":
         cards = _list(f, "discard")
         if not cards:
-            raise ValueError("discard: tick at least one card to discard (M1)")
+            raise ValueError(Say("discard: tick at least one card to discard (M1)"))
         return {"do": "change_hand", "discard": cards}
     if do == "end_turn":
         raw = {"do": "end_turn"}
@@ -74,15 +77,17 @@ def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:
         return {"do": do, "cards": _list(f, "cards"), "by": seat}
     if do == "effect":
         return _effect(f)
-    raise ValueError(f"do: {do[:20]!r} is not an action of this game")
+    raise ValueError(Say("do: %(value)s is not an action of this game", value=repr(do[:20])))
 
 
 def _place(f: Mapping[str, str], prefix: str) -> dict[str, str]:
     side, zone = f.get(f"{prefix}_side", ""), f.get(f"{prefix}_zone", "")
     if side not in PLAYERS:
-        raise ValueError(f"{prefix}_side: whose (miron or vess)")
+        raise ValueError(Say("%(field)s: whose (miron or vess)", field=f"{prefix}_side"))
     if zone not in ZONES:
-        raise ValueError(f"{prefix}_zone: where ({', '.join(ZONES)})")
+        raise ValueError(
+            Say("%(field)s: where (%(zones)s)", field=f"{prefix}_zone", zones=", ".join(ZONES))
+        )
     return {"side": side, "zone": zone}
 
 
@@ -91,7 +96,7 @@ def _effect(f: Mapping[str, str]) -> dict[str, Any]:
     source = f.get("source", "")
     card, _, at = source.partition("@")
     if not card:
-        raise ValueError("source: the card whose text acts")
+        raise ValueError(Say("source: the card whose text acts"))
     op = f.get("op", "")
     raw: dict[str, Any] = {"do": "effect", "card": card}
     if at and at != "pending":
@@ -105,25 +110,25 @@ def _effect(f: Mapping[str, str]) -> dict[str, Any]:
         target, _, where = f.get("target", "").partition("@")
         side, _, zone = where.partition(":")
         if not target or side not in PLAYERS or zone not in (*COLUMN_IDS, "centre"):
-            raise ValueError("target: the card in play it acts on")
+            raise ValueError(Say("target: the card in play it acts on"))
         o: dict[str, Any] = {"op": op, "card": target, "side": side, "zone": zone}
         if op == "strength":
             try:
                 o["delta"] = int(f.get("delta", ""))
             except ValueError:
-                raise ValueError("delta: a whole number, such as 1 or -2") from None
+                raise ValueError(Say("delta: a whole number, such as 1 or -2")) from None
         raw["ops"] = [o]
     elif op == "draw":
         side = f.get("draw_side", "")
         if side not in PLAYERS:
-            raise ValueError("draw_side: who draws")
+            raise ValueError(Say("draw_side: who draws"))
         try:
             count = int(f.get("count", "1"))
         except ValueError:
-            raise ValueError("count: how many cards") from None
+            raise ValueError(Say("count: how many cards")) from None
         raw["ops"] = [{"op": "draw", "side": side, "count": count}]
     else:
-        raise ValueError("op: what the text did (move, curse, cure, draw, strength)")
+        raise ValueError(Say("op: what the text did (move, curse, cure, draw, strength)"))
     return raw
 
 
@@ -132,21 +137,21 @@ def parse_answer(needs: str, form: Mapping[str, str]) -> Any:
     if needs.startswith("hand_cards."):
         cards = _list(form, "value")
         if not cards:
-            raise ValueError("value: the card that leaves your hand")
+            raise ValueError(Say("value: the card that leaves your hand"))
         return cards
     if needs == "target":
         target, _, column = form.get("value", "").partition("@")
         if not target or column not in COLUMN_IDS:
-            raise ValueError("value: the card to curse")
+            raise ValueError(Say("value: the card to curse"))
         return {"card": target, "column": column}
     text = form.get("value", "").strip()
     if not text:
-        raise ValueError(f"{needs}: choose a card")
+        raise ValueError(Say("%(field)s: choose a card", field=needs))
     return text
 
 
 def form_observation(form: Mapping[str, str], seat: str) -> dict[str, Any]:
     card = form.get("card", "").strip()
     if not card:
-        raise ValueError("card: choose a card")
+        raise ValueError(Say("card: choose a card"))
     return {"player": seat, "zone": "hand", "card": card}

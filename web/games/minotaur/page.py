@@ -12,7 +12,7 @@ of this game.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -29,6 +29,7 @@ from engine.minotaur.cards import (
     opponent,
 )
 from engine.minotaur.rulebook import RULES
+from engine.say import N_, Say
 from printables.kits import KitError
 from printables.minotaur.kit import MinotaurKit
 from referee.log import Record
@@ -44,16 +45,18 @@ from web.games.minotaur.drawing import table_text as draw_text
 from web.games.minotaur.forms import form_action, form_observation, parse_answer
 from web.games.minotaur.photo import bp as photo_bp
 from web.games.minotaur.photo import read_key
+from web.i18n import gettext, lazy_gettext
 from web.request import seat_of
 
 SEAT_TITLE = {"miron": "Miron", "vess": "Vess"}
+# the page's questions, said in the request's language where they are shown
 NEEDS_TEXT = {
-    "discard": "No card left your hand this turn: which one do you discard, face down? [M4]",
-    "replace": "You have three deities: which one goes to your pile? [M9]",
-    "target": "Which card of your opponent's in this region do you curse? [M11]",
-    "column": "Into which column? [M6]",
-    "hand_cards.miron": "A card's text takes a card from your hand: which one? [M12, ML-P7]",
-    "hand_cards.vess": "A card's text takes a card from your hand: which one? [M12, ML-P7]",
+    "discard": N_("No card left your hand this turn: which one do you discard, face down? [M4]"),
+    "replace": N_("You have three deities: which one goes to your pile? [M9]"),
+    "target": N_("Which card of your opponent's in this region do you curse? [M11]"),
+    "column": N_("Into which column? [M6]"),
+    "hand_cards.miron": N_("A card's text takes a card from your hand: which one? [M12, ML-P7]"),
+    "hand_cards.vess": N_("A card's text takes a card from your hand: which one? [M12, ML-P7]"),
 }
 # the event that narrates an action itself (the log says the action once)
 OWN_EVENT = {
@@ -68,47 +71,117 @@ OWN_EVENT = {
     "set_aside": "set_aside",
     "take": "took",
 }
-PHASE_WORDS = {"0": "phase 0", "1": "phase 1", "2": "phase 2", "supremacy": "the supremacy phase"}
+PHASE_WORDS = {
+    "0": lazy_gettext("phase 0"),
+    "1": lazy_gettext("phase 1"),
+    "2": lazy_gettext("phase 2"),
+    "supremacy": lazy_gettext("the supremacy phase"),
+}
+# the columns and zones in words (the engine's ids are data: ``upper-military``)
+COLUMN_WORDS = {
+    "upper-military": N_("upper military column"),
+    "upper-economic": N_("upper economic column"),
+    "upper-religious": N_("upper religious column"),
+    "lower-military": N_("lower military column"),
+    "lower-economic": N_("lower economic column"),
+    "lower-religious": N_("lower religious column"),
+}
+COLUMN_NAMES = {
+    "upper-military": N_("upper military"),
+    "upper-economic": N_("upper economic"),
+    "upper-religious": N_("upper religious"),
+    "lower-military": N_("lower military"),
+    "lower-economic": N_("lower economic"),
+    "lower-religious": N_("lower religious"),
+}
+ZONE_WORDS = {
+    "hand": N_("hand"),
+    "deck": N_("deck"),
+    "deck-bottom": N_("deck bottom"),
+    "discard": N_("discard"),
+    "centre": N_("centre"),
+}
+TYPE_WORDS = {
+    "servant": N_("servant"),
+    "building": N_("building"),
+    "commander": N_("commander"),
+    "deity": N_("deity"),
+    "fate": N_("fate"),
+}
 
 
 def column_words(col: str | None) -> str:
+    """A column in words ("upper military column"; "the centre" outside the columns), in the
+    request's language."""
     if not col or col == "centre":
-        return "the centre"
-    c = COLUMN_IDS.get(col)
-    return c.words.removeprefix("the ") if c else str(col)
+        return gettext("the centre")
+    return gettext(COLUMN_WORDS[col]) if col in COLUMN_WORDS else str(col)
+
+
+def column_name(col: str) -> str:
+    """A column's short name, as its button reads ("upper military")."""
+    return gettext(COLUMN_NAMES[col]) if col in COLUMN_NAMES else col.replace("-", " ")
+
+
+def zone_words(zone: str) -> str:
+    """Where a card is (a column, the hand, the deck...), for a picker."""
+    if zone in COLUMN_WORDS:
+        return column_words(zone)
+    return gettext(ZONE_WORDS[zone]) if zone in ZONE_WORDS else zone
+
+
+def type_words(kind: str) -> str:
+    """A card's type in words ("servant")."""
+    return gettext(TYPE_WORDS[kind]) if kind in TYPE_WORDS else kind
 
 
 def action_label(raw: Mapping[str, Any]) -> str:
-    """A legal action's button label, in words."""
+    """A legal action's button label, in words (the request's language)."""
     do = raw.get("do")
     card = raw.get("card")
     if do == "play":
         if raw.get("column"):
             return f"{card} → {column_words(raw['column'])}"
-        rep = f", replacing {raw['replace']}" if raw.get("replace") else ""
-        return f"Play {card}{rep}"
+        if raw.get("replace"):
+            return gettext("Play %(card)s, replacing %(deity)s", card=card, deity=raw["replace"])
+        return gettext("Play %(card)s", card=card)
     if do == "activate":
-        return f"Activate {card} ({column_words(raw.get('column'))})"
+        return gettext(
+            "Activate %(card)s (%(column)s)", card=card, column=column_words(raw.get("column"))
+        )
     if do == "cure":
-        whose = SEAT_TITLE.get(str(raw.get("side")), "your")
-        return f"Cure {whose}'s {card} ({column_words(raw.get('column'))})"
+        where = column_words(raw.get("column"))
+        whose = SEAT_TITLE.get(str(raw.get("side")))
+        if whose is None:
+            return gettext("Cure your %(card)s (%(column)s)", card=card, column=where)
+        return gettext(
+            "Cure %(whose)s's %(card)s (%(column)s)", whose=whose, card=card, column=where
+        )
     if do == "pass":
-        to = raw.get("to")
-        return f"To {PHASE_WORDS.get(str(to), 'the next phase')}"
+        to = PHASE_WORDS.get(str(raw.get("to")))
+        return gettext("To %(phase)s", phase=to) if to else gettext("To the next phase")
     if do == "exercise":
         col = str(raw.get("column"))
         kind = COLUMN_IDS[col].kind.value if col in COLUMN_IDS else ""
         if raw.get("target"):
             t = raw["target"]
-            return f"Curse {t.get('card')} ({column_words(t.get('column'))})"
-        what = {"military": "the opponent's deck top goes to his pile", "economic": "draw a card"}
-        return f"{column_words(col).capitalize()}: {what.get(kind, kind)}"
+            return gettext(
+                "Curse %(card)s (%(column)s)",
+                card=t.get("card"),
+                column=column_words(t.get("column")),
+            )
+        where = column_words(col).capitalize()
+        if kind == "military":
+            return gettext("%(column)s: the opponent's deck top goes to his pile", column=where)
+        if kind == "economic":
+            return gettext("%(column)s: draw a card", column=where)
+        return f"{where}: {kind}"
     if do == "end_turn":
-        return (
-            f"End the turn, discarding {raw['discard']}" if raw.get("discard") else "End the turn"
-        )
+        if raw.get("discard"):
+            return gettext("End the turn, discarding %(card)s", card=raw["discard"])
+        return gettext("End the turn")
     if do == "change_hand":
-        return "Change my hand"
+        return gettext("Change my hand")
     return str(do).replace("_", " ")
 
 
@@ -147,7 +220,8 @@ def effect_sources(view: Mapping[str, Any], seat: str) -> list[tuple[str, str]]:
     turn = view.get("turn") or {}
     cards = {c["name"]: c for c in view.get("cards", [])}
     if turn.get("pending") and turn.get("player") == seat:
-        out.append((f"{turn['pending']}@pending", f"{turn['pending']} (acting now)"))
+        acting = gettext("%(card)s (acting now)", card=turn["pending"])
+        out.append((f"{turn['pending']}@pending", acting))
     side = view.get(seat, {})
     for col, placed in (side.get("columns") or {}).items():
         for x in placed:
@@ -157,7 +231,7 @@ def effect_sources(view: Mapping[str, Any], seat: str) -> list[tuple[str, str]]:
     for x in side.get("deities", []):
         c = cards.get(x["card"], {})
         if c.get("text") == "passive" and not x.get("curses"):
-            out.append((f"{x['card']}@centre", f"{x['card']} (deity)"))
+            out.append((f"{x['card']}@centre", gettext("%(card)s (deity)", card=x["card"])))
     return out
 
 
@@ -168,14 +242,16 @@ def in_play(view: Mapping[str, Any]) -> list[tuple[str, str]]:
         side = view.get(p, {})
         for col in COLUMNS:
             for x in (side.get("columns") or {}).get(col.id, []):
-                out.append(
-                    (
-                        f"{x['card']}@{p}:{col.id}",
-                        f"{SEAT_TITLE[p]}'s {x['card']} ({column_words(col.id)})",
-                    )
+                words = gettext(
+                    "%(whose)s's %(card)s (%(column)s)",
+                    whose=SEAT_TITLE[p],
+                    card=x["card"],
+                    column=column_words(col.id),
                 )
+                out.append((f"{x['card']}@{p}:{col.id}", words))
         for x in side.get("deities", []):
-            out.append((f"{x['card']}@{p}:centre", f"{SEAT_TITLE[p]}'s deity {x['card']}"))
+            words = gettext("%(whose)s's deity %(card)s", whose=SEAT_TITLE[p], card=x["card"])
+            out.append((f"{x['card']}@{p}:centre", words))
     return out
 
 
@@ -227,15 +303,13 @@ class MinotaurPages:
         action = undone.body.get("action")
         action = action if isinstance(action, Mapping) else {}
         actor = str(undone.body.get("actor"))
-        own = seat == actor
-        whose = "your" if own else f"{SEAT_TITLE.get(actor, actor)}'s"
-        card = action.get("card") if isinstance(action.get("card"), str) else "the card"
-        if action.get("do") == "play":
-            where = column_words(action.get("column"))
-            return f"{lead}: {whose} play of {card} ({where}). It goes back into the hand."
-        if action.get("do") == "end_turn":
-            return f"{lead}: the end of {whose} turn. It is {whose} turn again."
-        return f"{lead}: {whose} action. Put the table back as it was before it."
+        return put_back_sentence(
+            str(action.get("do")),
+            "taken" if lead == "Taken back" else "undone",
+            None if seat == actor else SEAT_TITLE.get(actor, actor),
+            action.get("card") if isinstance(action.get("card"), str) else None,
+            column_words(action.get("column")),
+        )
 
     def extras_html(self, view: Mapping[str, Any]) -> str:
         rows = []
@@ -255,10 +329,14 @@ class MinotaurPages:
         phase = row.get("phase")
         if phase == "play":
             who = SEAT_TITLE.get(str(turn.get("player")), "")
-            return f"{who} to play, {PHASE_WORDS.get(str(turn.get('phase')), '')}"
+            return gettext(
+                "%(who)s to play, %(phase)s",
+                who=who,
+                phase=PHASE_WORDS.get(str(turn.get("phase")), ""),
+            )
         if phase == "over":
-            return f"{SEAT_TITLE.get(str(row.get('winner')), '')} won"
-        return "deck change between games (M17)"
+            return gettext("%(who)s won", who=SEAT_TITLE.get(str(row.get("winner")), ""))
+        return gettext("deck change between games (M17)")
 
     def seat_context(
         self, ref: Referee, game: str, seat: str, view: SeatView[Any]
@@ -285,6 +363,9 @@ class MinotaurPages:
             "in_play": in_play(v),
             "zones": ZONES,
             "column_words": column_words,
+            "column_name": column_name,
+            "zone_words": zone_words,
+            "type_words": type_words,
             "card_info": cards,
             "players_list": PLAYERS,
             "regions": ("upper", "lower"),
@@ -295,13 +376,15 @@ class MinotaurPages:
         return {
             "pose_examples": ['{"do": "pass", "to": "supremacy"}'],
             "amend_example": '{"do": "end_turn"}',
+            "column_name": column_name,
         }
 
     def common_context(self, view: SeatView[Any]) -> dict[str, Any]:
         return {"phase_words": PHASE_WORDS, "status_notes": []}
 
     def question_text(self, needs: str) -> str | None:
-        return NEEDS_TEXT.get(needs)
+        text = NEEDS_TEXT.get(needs)
+        return gettext(text) if text else None
 
     def form_action(self, form: Mapping[str, str], seat: str) -> dict[str, Any]:
         return form_action(form, seat)
@@ -317,10 +400,10 @@ class MinotaurPages:
             raw = json.loads(text)
         except json.JSONDecodeError:
             raise Unreadable(
-                'an action of Minotaur Lords is JSON, such as {"do": "pass", "to": "2"}'
+                Say('an action of Minotaur Lords is JSON, such as {"do": "pass", "to": "2"}')
             ) from None
         if not isinstance(raw, dict):
-            raise Unreadable("an action is a JSON object")
+            raise Unreadable(Say("an action is a JSON object"))
         return raw
 
     def action_summary(self, action: Mapping[str, Any]) -> str:
@@ -334,7 +417,7 @@ class MinotaurPages:
 
     def describe_record(self, record: Record, seat: str) -> list[str] | None:
         if record.kind == "create":
-            return ["A game of Minotaur Lords was created with the owner's deck list."]
+            return [Say("A game of Minotaur Lords was created with the owner's deck list.")]
         if record.kind == "action":
             action = record.body.get("action")
             if isinstance(action, Mapping):
@@ -349,8 +432,8 @@ class MinotaurPages:
             who = SEAT_TITLE.get(str(record.body.get("player")), "")
             card = record.body.get("card")
             if isinstance(card, str):
-                return [f"{who} holds {card}."]
-            return [f"{who} named a card of his hand."]  # sealed for this reader
+                return [Say("%(who)s holds %(card)s.", who=who, card=card)]
+            return [Say("%(who)s named a card of his hand.", who=who)]  # sealed for this reader
         return None
 
     def describe_events(self, events: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -375,18 +458,28 @@ class MinotaurPages:
             try:  # the kit (secret included) stays on the server, beside the game
                 kit = MinotaurKit.loads(kit_file.read(1024 * 1024).decode("utf-8-sig"))
             except (KitError, UnicodeDecodeError) as e:
-                raise ValueError(f"the kit file could not be read: {e}") from None
+                raise ValueError(
+                    Say("the kit file could not be read: %(problem)s", problem=str(e))
+                ) from None
             listing, kit_json = deck_list_text(kit.cards), kit.to_json()
         elif upload is not None and upload.filename:
             shown = "".join(ch for ch in str(upload.filename)[:80] if ch.isprintable())
             try:  # the one reader's decoding; its rows are read when the game is created
                 listing = utf8_file(upload.read(MAX_LIST_BYTES + 1), max_bytes=MAX_LIST_BYTES)
             except InputError as e:
-                raise ValueError(f"deck list {shown}: {e}") from None
+                raise ValueError(
+                    Say(
+                        "deck list %(file)s: %(problem)s",
+                        file=shown,
+                        problem=e.args[0] if len(e.args) == 1 else str(e),
+                    )
+                ) from None
         else:
             raise ValueError(
-                "deck list: a Minotaur Lords game needs your deck list file, or the kit file "
-                "printed from it (referee kit --game minotaur --template)"
+                Say(
+                    "deck list: a Minotaur Lords game needs your deck list file, or the kit file "
+                    "printed from it (referee kit --game minotaur --template)"
+                )
             )
         players = {p: form.get(p, "").strip()[:40] for p in PLAYERS if form.get(p, "").strip()}
         first = form.get("first", "miron")
@@ -417,6 +510,73 @@ class MinotaurPages:
         return CreateRequest(options=options, players=dict(body.get("players") or {}), kit=kit_json)
 
 
+def put_back_sentence(do: str, how: str, whose: str | None, card: str | None, where: str) -> str:
+    """What a seat is told to put back after a take-back (``how`` "taken") or the judge's undo
+    ("undone") of an action: ``whose`` None for the seat's own, else the actor's title."""
+    values = {"whose": whose, "card": card, "column": where}
+    if do == "play" and card is None:
+        return _PUT_BACK[(how, "play-card", whose is None)](**values)
+    kind = do if do in ("play", "end_turn") else "action"
+    return _PUT_BACK[(how, kind, whose is None)](**values)
+
+
+# each sentence whole, for each lead (taken back, undone), action and whose (own, another's)
+_PUT_BACK: dict[tuple[str, str, bool], Callable[..., str]] = {
+    ("taken", "play", True): lambda **v: gettext(
+        "Taken back: your play of %(card)s (%(column)s). It goes back into the hand.", **v
+    ),
+    ("taken", "play", False): lambda **v: gettext(
+        "Taken back: %(whose)s's play of %(card)s (%(column)s). It goes back into the hand.", **v
+    ),
+    ("taken", "play-card", True): lambda **v: gettext(
+        "Taken back: your play of the card (%(column)s). It goes back into the hand.", **v
+    ),
+    ("taken", "play-card", False): lambda **v: gettext(
+        "Taken back: %(whose)s's play of the card (%(column)s). It goes back into the hand.", **v
+    ),
+    ("taken", "end_turn", True): lambda **v: gettext(
+        "Taken back: the end of your turn. It is your turn again.", **v
+    ),
+    ("taken", "end_turn", False): lambda **v: gettext(
+        "Taken back: the end of %(whose)s's turn. It is %(whose)s's turn again.", **v
+    ),
+    ("taken", "action", True): lambda **v: gettext(
+        "Taken back: your action. Put the table back as it was before it.", **v
+    ),
+    ("taken", "action", False): lambda **v: gettext(
+        "Taken back: %(whose)s's action. Put the table back as it was before it.", **v
+    ),
+    ("undone", "play", True): lambda **v: gettext(
+        "Undone by the judge: your play of %(card)s (%(column)s). It goes back into the hand.", **v
+    ),
+    ("undone", "play", False): lambda **v: gettext(
+        "Undone by the judge: %(whose)s's play of %(card)s (%(column)s). It goes back into the "
+        "hand.",
+        **v,
+    ),
+    ("undone", "play-card", True): lambda **v: gettext(
+        "Undone by the judge: your play of the card (%(column)s). It goes back into the hand.", **v
+    ),
+    ("undone", "play-card", False): lambda **v: gettext(
+        "Undone by the judge: %(whose)s's play of the card (%(column)s). It goes back into the "
+        "hand.",
+        **v,
+    ),
+    ("undone", "end_turn", True): lambda **v: gettext(
+        "Undone by the judge: the end of your turn. It is your turn again.", **v
+    ),
+    ("undone", "end_turn", False): lambda **v: gettext(
+        "Undone by the judge: the end of %(whose)s's turn. It is %(whose)s's turn again.", **v
+    ),
+    ("undone", "action", True): lambda **v: gettext(
+        "Undone by the judge: your action. Put the table back as it was before it.", **v
+    ),
+    ("undone", "action", False): lambda **v: gettext(
+        "Undone by the judge: %(whose)s's action. Put the table back as it was before it.", **v
+    ),
+}
+
+
 PAGES = MinotaurPages()
 
 
@@ -424,8 +584,11 @@ def _no_camera(game: str) -> dict[str, Any]:
     """The API reads no photo or frame of this game: its seat page reads a photo of cards."""
     if seat_of(game) == "public":
         raise Forbidden(
-            "the public seat cannot send photos or frames; open your seat's join link first"
+            Say("the public seat cannot send photos or frames; open your seat's join link first")
         )
     raise NoKit(
-        "the API reads no photos or frames of this game; send a photo of cards from your seat page"
+        Say(
+            "the API reads no photos or frames of this game; send a photo of cards from your "
+            "seat page"
+        )
     )

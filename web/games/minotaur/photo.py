@@ -11,8 +11,9 @@ from werkzeug.wrappers import Response
 from printables.kits import KitError
 from printables.minotaur.kit import MinotaurKit
 from referee.service import ServiceError
-from web.acting import back
+from web.acting import back, reason_of
 from web.errors import BadImage
+from web.i18n import gettext, ngettext, say
 from web.limits import reads_photos
 from web.request import csrf_protected, get_referee, refusal, seat_of, with_game
 from web.uploads import check_image, upload_bytes
@@ -38,22 +39,25 @@ def cards_photo(game: str) -> Response:
 
     seat = seat_of(game)
     if seat not in PLAYERS:
-        flash("Refused: only a player sends photos of his cards", "error")
+        flash(gettext("Refused: only a player sends photos of his cards"), "error")
         return back(game)
     try:
         stored = get_referee().kit(game)
         if stored is None:
-            flash("Refused: this game was created without a sticker kit: choose the names", "error")
+            flash(
+                gettext("Refused: this game was created without a sticker kit: choose the names"),
+                "error",
+            )
             return back(game, "hand-entry")
         kit = MinotaurKit.from_json(stored)
         data = upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
         check_image(data, "photo")
         reads = read_minotaur_cards(decode_image(data, "photo"), kit)
     except BadImage as e:
-        flash(f"Refused: {e.message}. Take the photo again, or choose the names.", "error")
+        flash(again(e.message), "error")
         return back(game, "hand-entry")
     except (SourceError, ImageError, KitError) as e:
-        flash(f"Refused: {e}. Take the photo again, or choose the names.", "error")
+        flash(again(reason_of(e)), "error")
         return back(game, "hand-entry")
     except ServiceError as e:
         flash(refusal(e), "error")
@@ -61,9 +65,42 @@ def cards_photo(game: str) -> Response:
     names = [r.card for r in reads if r.card is not None]
     refused = sum(1 for r in reads if r.card is None)
     session[read_key(game)] = names
-    words = f"Read {len(names)} card{'s' if len(names) != 1 else ''}"
-    words += f": {', '.join(names)}" if names else ""
-    if refused:
-        words += f"; {refused} code(s) refused (another kit's, or not a card code)"
-    flash(words + ". Check them in the boxes below, then record them.", "ok" if names else "info")
+    flash(read_words(names, refused), "ok" if names else "info")
     return back(game, "hand-entry")
+
+
+def again(reason: str) -> str:
+    """A photo refused, and what to do, in the request's language."""
+    return gettext(
+        "Refused: %(reason)s. Take the photo again, or choose the names.", reason=say(reason)
+    )
+
+
+def read_words(names: list[str], refused: int) -> str:
+    """What a photo gave: the cards read, the codes refused (whole sentences per case)."""
+    check = gettext("Check them in the boxes below, then record them.")
+    if names and refused:
+        read = ngettext(
+            "Read %(num)d card: %(names)s; %(refused)s code(s) refused (another kit's, or not a "
+            "card code).",
+            "Read %(num)d cards: %(names)s; %(refused)s code(s) refused (another kit's, or not a "
+            "card code).",
+            len(names),
+            names=", ".join(names),
+            refused=refused,
+        )
+    elif names:
+        read = ngettext(
+            "Read %(num)d card: %(names)s.",
+            "Read %(num)d cards: %(names)s.",
+            len(names),
+            names=", ".join(names),
+        )
+    elif refused:
+        read = gettext(
+            "Read 0 cards; %(refused)s code(s) refused (another kit's, or not a card code).",
+            refused=refused,
+        )
+    else:
+        read = gettext("Read 0 cards.")
+    return f"{read} {check}"
