@@ -11,9 +11,10 @@ Marks (the extraction keywords, ``referee.language.KEYWORDS``):
 - ``Say("column %(column)s is full", column=3)``: a sentence with its values (``%(name)s``,
   filled by keyword; whole sentences, never glued from pieces, since word order differs);
 - ``say_n("%(num)d card", "%(num)d cards", n)``: a count and its plural forms;
-- ``N_("Pandora's reach")``: a constant marked for extraction, said by :func:`referee.language.say`
+- ``N_("The dragon's reach")``: a constant marked for extraction, said by
+  :func:`referee.language.say`
   where it is used (module level data: a rule's title);
-- ``C_("herazeus card", "Pegasus")``: a name in a context (a card name as printed in each
+- ``C_("somegame card", "Dragon")``: a name in a context (a card name as printed in each
   edition); :class:`Named` carries one as a value.
 
 A value that is itself a :class:`Say` or a :class:`Named` is said in the reader's language too;
@@ -75,8 +76,8 @@ def _rebuild(template: str, plural: str | None, num: int | None, values: dict[st
 
 
 class Named(str):
-    """A name said per language within a context (``C_``): a card name is ``Named("Pegasus",
-    "herazeus card")``, English here, the edition's printed name when said in Italian."""
+    """A name said per language within a context (``C_``): a card name is ``Named("Dragon",
+    "somegame card")``, English here, the edition's printed name when said in Italian."""
 
     context: str
 

@@ -56,8 +56,8 @@ KEYWORDS: dict[str, Any] = {
     "say_n": (1, 2),
     "C_": ((1, "c"), 2),
 }
-PROJECT = "herazeus-referee"
-HOLDER = "the herazeus-referee authors"
+PROJECT = "referee"
+HOLDER = "the referee's authors"
 CREATED = datetime(2026, 11, 28, tzinfo=UTC)
 
 

@@ -82,7 +82,7 @@ def lazy_gettext(string: str, **variables: Any) -> Any:
 
 
 def pgettext(context: str, string: str, **variables: Any) -> str:
-    """``string`` as said in ``context`` (a card name: ``pgettext("herazeus card", "Pegasus")``)."""
+    """``string`` as said in ``context`` (a card name: ``pgettext("somegame card", "Dragon")``)."""
     return str(flask_babel.pgettext(context, string, **variables))
 
 
