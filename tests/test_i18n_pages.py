@@ -150,6 +150,7 @@ DATA = re.compile(
     r"\b\d+:[0-9a-f]{8,}\b|\b[0-9a-f]{4}(?:-[0-9a-f]{4}){3,}\b"
     r"|\b(?:D|M|T|HZ-P?|ML-P?)\d+[a-z]?\b|⟦[^⟦⟧]*⟧|<code>[^<]*</code>"
     r"|\b[0-9a-f]{10}-r\d+t\d+\b|\bp\d+\b|\b\d\d:\d\d UTC\b"
+    r'|\{"do":[^}]*\}'  # notation: the legal actions listed on the judge's desk
     r"|\b[MV]\b"  # a Minotaur Lords card's owner on the drawing: Miron's or Vess's initial
 )
 
