@@ -18,6 +18,8 @@ from functools import cache
 from importlib import resources
 
 from engine.herazeus.errors import CatalogueError, NotationError
+from engine.herazeus.names import card_name
+from engine.say import Say
 
 HAND_LIMIT = 12  # D18
 COLUMNS = 3
@@ -295,15 +297,29 @@ def parse_card(cat: Catalogue, text: str, holder: Player, where: str | None = No
         try:
             origin = Player.parse(deck)
         except ValueError:
-            raise NotationError(f"unknown deck {deck!r} in card {text!r}", where) from None
+            raise NotationError(
+                Say("unknown deck %(deck)s in card %(text)s", deck=repr(deck), text=repr(text)),
+                where,
+            ) from None
     if not cat.has(name, origin):
         if name in cat.all_names():
             other = origin.other
-            hint = (
-                f"; a card of {other.title}'s deck taken by Sirens is written {name}/{other.key}"
+            said = (
+                Say(
+                    "%(card)s is not a card of %(player)s's deck; a card of %(other)s's deck "
+                    "taken by Sirens is written %(written)s",
+                    card=card_name(name),
+                    player=origin.title,
+                    other=other.title,
+                    written=f"{name}/{other.key}",
+                )
                 if cat.has(name, other)
-                else ""
+                else Say(
+                    "%(card)s is not a card of %(player)s's deck",
+                    card=card_name(name),
+                    player=origin.title,
+                )
             )
-            raise NotationError(f"{name} is not a card of {origin.title}'s deck{hint}", where)
-        raise NotationError(f"unknown card {text!r}", where)
+            raise NotationError(said, where)
+        raise NotationError(Say("unknown card %(text)s", text=repr(text)), where)
     return card(name, origin)
