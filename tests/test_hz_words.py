@@ -17,6 +17,7 @@ import random
 from collections.abc import Iterator
 from functools import cache
 
+import msgspec
 import pytest
 from babel.messages.pofile import read_po
 from helpers import pos
@@ -48,8 +49,10 @@ from engine.herazeus.profiles import Profile, Ruleset
 from engine.herazeus.simulate import random_game_start, random_playout
 from engine.herazeus.state import GameState, Phase
 from engine.say import Named, Say
-from referee.herazeus.game import project
+from referee.game import Malformed, NotYours
+from referee.herazeus.game import HERA_ZEUS, project
 from referee.language import TRANSLATIONS, say
+from referee.models import _plain
 
 # ---- one of each, in Italian, French and German ------------------------------------------------
 
@@ -225,3 +228,36 @@ def test_every_refusal_and_question_on_random_tables_is_marked_and_said_whole() 
     assert not bad, "\n".join(sorted(set(bad))[:15])
     assert {IllegalActionError, NeedsInputError} <= kinds
     assert len(seen) >= 40, f"only {len(seen)} different sentences met: widen the tables"
+
+
+# ---- the referee's Hera & Zeus module keeps the words sayable ----------------------------------
+
+
+def test_the_game_module_hands_the_service_a_malformed_action_still_sayable() -> None:
+    with pytest.raises(Malformed) as info:
+        HERA_ZEUS.parse_action({"do": "play", "card": "Pegasus", "column": 7}, "action")
+    reason = info.value.reason
+    assert reason == "action.column: must be a column 1..3, not 7"  # str(NotationError)
+    assert say(reason, "it") == "action.column: deve essere una colonna 1..3, non 7"
+    assert say(reason, "fr") == "action.column : doit être une colonne 1..3, pas 7"
+
+
+def test_the_game_module_says_a_seat_acting_out_of_turn_in_german() -> None:
+    st = pos(turn="hera", hera_hand=["Furies"])
+    with pytest.raises(NotYours) as info:
+        HERA_ZEUS.actor(st, Play("Furies", 1), "zeus")
+    assert say(info.value.reason, "de") == (
+        "Hera ist am Zug; der Platz zeus kann nicht für Hera handeln"
+    )
+
+
+def test_a_sayable_sentence_goes_into_the_apis_json_as_its_english_words() -> None:
+    """The views and rulings are msgspec structs, and msgspec encodes no ``str`` subclass:
+    referee.models encodes a Say as its English words (the API's language is another layer)."""
+    st = pos(turn="hera", hera_hand=["Sirens"])
+    with pytest.raises(IllegalActionError) as info:
+        apply(st, Play("Sirens", 1))
+    words = info.value.reason
+    with pytest.raises(TypeError):
+        msgspec.to_builtins({"message": words})
+    assert msgspec.to_builtins({"message": words}, enc_hook=_plain) == {"message": str(words)}
