@@ -50,6 +50,7 @@ from engine.herazeus.simulate import random_game_start, random_playout
 from engine.herazeus.state import GameState, Phase
 from engine.say import Named, Say
 from referee.game import Malformed, NotYours
+from referee.herazeus.board import describe_event_json
 from referee.herazeus.game import HERA_ZEUS, project
 from referee.language import TRANSLATIONS, say
 from referee.models import _plain
@@ -261,3 +262,47 @@ def test_a_sayable_sentence_goes_into_the_apis_json_as_its_english_words() -> No
     with pytest.raises(TypeError):
         msgspec.to_builtins({"message": words})
     assert msgspec.to_builtins({"message": words}, enc_hook=_plain) == {"message": str(words)}
+
+
+# ---- the log's sentences (referee/herazeus/board.py) ------------------------------------------
+
+
+def test_an_event_sentence_names_card_and_place_in_the_readers_language() -> None:
+    e = {"kind": "discarded", "player": "hera", "card": "Amazon/zeus", "from": "field 1.2"}
+    words = describe_event_json(e)
+    assert words == "Hera discards Amazon (Zeus's card) from column 1, row 2."
+    assert say(words, "it") == "Hera scarta Amazzone (carta di Zeus) dalla colonna 1, fila 2."
+    assert say(words, "fr") == "Hera défausse Amazone (carte de Zeus) de la colonne 1, rangée 2."
+    assert say(words, "de") == "Hera legt Amazon (Karte von Zeus) aus Spalte 1, Reihe 2 ab."
+
+
+@pytest.mark.parametrize(
+    ("ap", "german"),
+    [
+        (1, "der Zug von Zeus beginnt mit 1 Aktionspunkt."),
+        (3, "der Zug von Zeus beginnt mit 3 Aktionspunkten."),
+    ],
+)
+def test_an_event_sentence_counts_action_points_in_the_readers_plural(ap: int, german: str) -> None:
+    words = describe_event_json({"kind": "turn_began", "player": "zeus", "ap": ap})
+    assert words == f"Zeus's turn begins with {ap} action point{'s' if ap != 1 else ''}."
+    assert say(words, "de") == german
+
+
+def test_every_event_of_random_games_says_itself_whole_in_italian() -> None:
+    kinds: set[str] = set()
+    bad: list[str] = []
+    for g in range(12):
+        rng = random.Random(7_100 + g)
+        for _, _, out in random_playout(rng, random_game_start(rng)):
+            for ev in out.events:
+                words = describe_event_json(ev.to_json())
+                if words is None:
+                    continue
+                kinds.add(str(ev.kind.value))
+                if not isinstance(words, Say) or words.template not in _templates():
+                    bad.append(f"not marked: {words!r}")
+                elif "%(" in say(words, "it"):
+                    bad.append(f"said badly in Italian: {say(words, 'it')!r}")
+    assert not bad, "\n".join(sorted(set(bad))[:15])
+    assert len(kinds) >= 10
