@@ -311,7 +311,7 @@ def parse_card(cat: Catalogue, text: str, holder: Player, where: str | None = No
                     card=card_name(name),
                     player=origin.title,
                     other=other.title,
-                    written=f"{name}/{other.key}",
+                    written="/".join((name, other.key)),
                 )
                 if cat.has(name, other)
                 else Say(
