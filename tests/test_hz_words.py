@@ -306,3 +306,17 @@ def test_every_event_of_random_games_says_itself_whole_in_italian() -> None:
                     bad.append(f"said badly in Italian: {say(words, 'it')!r}")
     assert not bad, "\n".join(sorted(set(bad))[:15])
     assert len(kinds) >= 10
+
+
+def test_a_kits_bad_catalogue_is_refused_in_the_organisers_language() -> None:
+    with pytest.raises(Malformed) as info:
+        HERA_ZEUS.setup({"catalogue": {"strengths": {"Sirens": 3}}}, {})
+    reason = info.value.reason
+    assert reason == (
+        "create.catalogue: bad kit catalogue: Sirens has no printed strength; it cannot be "
+        "overridden"
+    )
+    assert say(reason, "it") == (
+        "create.catalogue: catalogo del kit non valido: Sirene non ha una forza stampata: non si "
+        "può modificare"
+    )

@@ -50,7 +50,7 @@ def read_catalogue(raw: object, where: str = "catalogue") -> Catalogue:
     try:
         return base.with_overrides(strengths=dict(raw))
     except CatalogueError as e:
-        raise NotationError(str(e), where) from None
+        raise NotationError(e.args[0] if e.args else str(e), where) from None
 
 
 def read_ruleset(raw: Mapping[str, Any]) -> Ruleset:

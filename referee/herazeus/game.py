@@ -222,7 +222,7 @@ def ruleset_from_create(body: Mapping[str, Any]) -> Ruleset:
             )
         except (CatalogueError, ValueError, AttributeError) as e:
             raise NotationError(
-                Say("bad kit catalogue: %(error)s", error=str(e)), "create.catalogue"
+                Say("bad kit catalogue: %(error)s", error=_said_args(e)), "create.catalogue"
             ) from None
     return Ruleset.build(profile, switches, cat)
 
@@ -505,6 +505,12 @@ def said(e: Exception) -> str:
     if isinstance(e, IllegalActionError):
         return Say("%(reason)s (%(rule)s)", reason=e.reason, rule=e.rule)
     return str(e)
+
+
+def _said_args(e: Exception) -> str:
+    """An exception's message as raised (a :class:`Say` stays one), else its text."""
+    first = e.args[0] if len(e.args) == 1 else None
+    return first if isinstance(first, str) else str(e)
 
 
 def _illegal(e: IllegalActionError) -> Illegal:
