@@ -32,6 +32,14 @@ class Head(TypedDict):
     hash: str
 
 
+def _plain(obj: Any) -> Any:
+    """A sentence that can be said again (``engine.say.Say``, ``Named``: ``str`` subclasses,
+    which msgspec does not encode) as its English words."""
+    if isinstance(obj, str):
+        return str.__str__(obj)
+    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+
+
 class Turn(TypedDict):
     """Whose turn it is; a game's own turn (its :class:`Board`'s ``turn``) adds its counts."""
 
@@ -124,7 +132,7 @@ class SeatView(msgspec.Struct, Generic[B], frozen=True, kw_only=True):
     def to_json(self) -> dict[str, Any]:
         """The view's JSON, as the API and the pages send it: the board's keys beside the
         service's (one flat object; a key left unset is absent)."""
-        out: dict[str, Any] = msgspec.to_builtins(self)
+        out: dict[str, Any] = msgspec.to_builtins(self, enc_hook=_plain)
         out.update(out.pop("board"))
         return out
 
@@ -162,7 +170,7 @@ class Ruling(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
     result: R
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = msgspec.to_builtins(self)
+        out: dict[str, Any] = msgspec.to_builtins(self, enc_hook=_plain)
         return out
 
 

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from engine.herazeus.cards import COLUMN_DEPTH, COLUMNS, Player
 from engine.herazeus.errors import NotationError
+from engine.say import Say
 
 
 class ActionKind(enum.Enum):
@@ -362,7 +363,12 @@ class _Reader:
         if v is None and not required:
             return None
         if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= COLUMNS:
-            raise NotationError(f"must be a column 1..{COLUMNS}, not {v!r}", f"{self.where}.{key}")
+            raise NotationError(
+                Say(
+                    "must be a column 1..%(columns)s, not %(value)s", columns=COLUMNS, value=repr(v)
+                ),
+                f"{self.where}.{key}",
+            )
         return v
 
     def position(self, key: str) -> int | None:
@@ -371,7 +377,12 @@ class _Reader:
             return None
         if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= COLUMN_DEPTH:
             raise NotationError(
-                f"must be a position 1..{COLUMN_DEPTH}, not {v!r}", f"{self.where}.{key}"
+                Say(
+                    "must be a position 1..%(depth)s, not %(value)s",
+                    depth=COLUMN_DEPTH,
+                    value=repr(v),
+                ),
+                f"{self.where}.{key}",
             )
         return v
 
@@ -386,7 +397,12 @@ class _Reader:
         )
         if not ok:
             raise NotationError(
-                f"must be [column 1..{COLUMNS}, position 1..{COLUMN_DEPTH}], not {v!r}",
+                Say(
+                    "must be [column 1..%(columns)s, position 1..%(depth)s], not %(value)s",
+                    columns=COLUMNS,
+                    depth=COLUMN_DEPTH,
+                    value=repr(v),
+                ),
                 f"{self.where}.{key}",
             )
         return (v[0], v[1])
@@ -396,7 +412,9 @@ class _Reader:
         if v is None and not required:
             return None
         if not isinstance(v, str) or not v:
-            raise NotationError(f"must be a card name, not {v!r}", f"{self.where}.{key}")
+            raise NotationError(
+                Say("must be a card name, not %(value)s", value=repr(v)), f"{self.where}.{key}"
+            )
         return v
 
     def names(self, key: str, raw: Any = None) -> tuple[str, ...]:
@@ -404,7 +422,10 @@ class _Reader:
         if v is None:
             return ()
         if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
-            raise NotationError(f"must be a list of card names, not {v!r}", f"{self.where}.{key}")
+            raise NotationError(
+                Say("must be a list of card names, not %(value)s", value=repr(v)),
+                f"{self.where}.{key}",
+            )
         return tuple(v)
 
     def int_or_none(self, key: str) -> int | None:
@@ -412,7 +433,10 @@ class _Reader:
         if v is None:
             return None
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise NotationError(f"must be a whole number ≥ 0, not {v!r}", f"{self.where}.{key}")
+            raise NotationError(
+                Say("must be a whole number ≥ 0, not %(value)s", value=repr(v)),
+                f"{self.where}.{key}",
+            )
         return v
 
     def player(self, key: str, required: bool) -> Player | None:
@@ -423,7 +447,8 @@ class _Reader:
             return Player.parse(v)
         except ValueError:
             raise NotationError(
-                f"must be 'hera' or 'zeus', not {v!r}", f"{self.where}.{key}"
+                Say("must be 'hera' or 'zeus', not %(value)s", value=repr(v)),
+                f"{self.where}.{key}",
             ) from None
 
     def order(self) -> Order:
@@ -431,13 +456,15 @@ class _Reader:
         if v is None:
             return ()
         if not isinstance(v, Mapping):
-            raise NotationError("must be an object {player: [cards]}", f"{self.where}.order")
+            raise NotationError(Say("must be an object {player: [cards]}"), f"{self.where}.order")
         out = []
         for k, names in v.items():
             try:
                 p = Player.parse(k)
             except ValueError:
-                raise NotationError(f"unknown player {k!r}", f"{self.where}.order") from None
+                raise NotationError(
+                    Say("unknown player %(value)s", value=repr(k)), f"{self.where}.order"
+                ) from None
             out.append((p, self.names(f"order.{k}", names if names is not None else [])))
         out.sort(key=lambda x: x[0])
         return tuple(out)
@@ -447,11 +474,16 @@ class _Reader:
         if v is None:
             return {}
         if not isinstance(v, Mapping):
-            raise NotationError("must be an object", f"{self.where}.reveal")
+            raise NotationError(Say("must be an object"), f"{self.where}.reveal")
         for k in v:
             if k not in allowed:
                 raise NotationError(
-                    f"unknown key {k!r} (allowed: {', '.join(allowed)})", f"{self.where}.reveal"
+                    Say(
+                        "unknown key %(value)s (allowed: %(allowed)s)",
+                        value=repr(k),
+                        allowed=list(allowed),
+                    ),
+                    f"{self.where}.reveal",
                 )
         return v
 
@@ -459,13 +491,13 @@ class _Reader:
         allowed = self.used | {"by", "id", "note"} | set(extra)
         for k in self.raw:
             if k not in allowed:
-                raise NotationError(f"unknown key {k!r}", self.where)
+                raise NotationError(Say("unknown key %(value)s", value=repr(k)), self.where)
 
 
 def parse_action(raw: Any, where: str = "action") -> Action:
     """Reads one action in the JSON form of POSITIONS.md. Raises NotationError."""
     if not isinstance(raw, Mapping):
-        raise NotationError("must be an object with a 'do' key", where)
+        raise NotationError(Say("must be an object with a 'do' key"), where)
     do = raw.get("do")
     r = _Reader(raw, where)
     by = r.player("by", required=False)
@@ -509,7 +541,8 @@ def parse_action(raw: Any, where: str = "action") -> Action:
             a = PegasusOwnFigure(by=by)
         else:
             raise NotationError(
-                f"must be 'hand', 'field' or 'own_figure', not {target!r}", f"{where}.target"
+                Say("must be 'hand', 'field' or 'own_figure', not %(value)s", value=repr(target)),
+                f"{where}.target",
             )
     elif do == "pythia":
         mode = r._get("mode")
@@ -523,7 +556,9 @@ def parse_action(raw: Any, where: str = "action") -> Action:
                 column=r.column() or 1, cards=r.names("reveal.cards", rv.get("cards", [])), by=by
             )
         else:
-            raise NotationError(f"must be 'spy' or 'reveal', not {mode!r}", f"{where}.mode")
+            raise NotationError(
+                Say("must be 'spy' or 'reveal', not %(value)s", value=repr(mode)), f"{where}.mode"
+            )
     elif do == "sirens":
         a = Sirens(by=by)
     elif do == "hades":
@@ -584,7 +619,10 @@ def parse_action(raw: Any, where: str = "action") -> Action:
                 }
             )
         )
-        raise NotationError(f"unknown action {do!r} (known: {known})", f"{where}.do")
+        raise NotationError(
+            Say("unknown action %(value)s (known: %(known)s)", value=repr(do), known=known),
+            f"{where}.do",
+        )
     r.finish()
     return a
 
@@ -594,7 +632,9 @@ def _reveal_name(rv: Mapping[str, Any], key: str, where: str) -> str | None:
     if v is None:
         return None
     if not isinstance(v, str) or not v:
-        raise NotationError(f"must be a card name, not {v!r}", f"{where}.reveal.{key}")
+        raise NotationError(
+            Say("must be a card name, not %(value)s", value=repr(v)), f"{where}.reveal.{key}"
+        )
     return v
 
 
@@ -667,7 +707,7 @@ def parse_action_text(text: str) -> Action:
     """Reads the text form (see the module docstring). Raises NotationError."""
     words = text.split()
     if not words:
-        raise NotationError("empty action", "action")
+        raise NotationError(Say("empty action"), "action")
     kw: dict[str, str] = {}
     pos: list[str] = []
     for w in words[1:]:
@@ -681,13 +721,24 @@ def parse_action_text(text: str) -> Action:
 
     def need(n: int) -> None:
         if len(pos) < n:
-            raise NotationError(f"'{head}' needs {n} more word(s): {text!r}", "action")
+            raise NotationError(
+                Say(
+                    "'%(word)s' needs %(count)s more word(s): %(text)s",
+                    word=head,
+                    count=n,
+                    text=repr(text),
+                ),
+                "action",
+            )
 
     def num(s: str) -> int:
         try:
             return int(s)
         except ValueError:
-            raise NotationError(f"not a number: {s!r} in {text!r}", "action") from None
+            raise NotationError(
+                Say("not a number: %(value)s in %(text)s", value=repr(s), text=repr(text)),
+                "action",
+            ) from None
 
     def lst(s: str) -> list[str]:
         return [] if s == "-" else [x for x in s.split(",") if x]
@@ -769,12 +820,19 @@ def parse_action_text(text: str) -> Action:
         if "at" in kw:
             raw["at"] = num(kw.pop("at"))
     else:
-        raise NotationError(f"unknown action {head!r}", "action")
+        raise NotationError(Say("unknown action %(value)s", value=repr(head)), "action")
     order = {k.partition(".")[2]: lst(kw.pop(k)) for k in list(kw) if k.startswith("order.")}
     if order:
         raw["order"] = order
     if "by" in kw:
         raw["by"] = kw.pop("by")
     if kw:
-        raise NotationError(f"unknown option(s) {', '.join(sorted(kw))} in {text!r}", "action")
+        raise NotationError(
+            Say(
+                "unknown option(s) %(options)s in %(text)s",
+                options=sorted(kw),
+                text=repr(text),
+            ),
+            "action",
+        )
     return parse_action(raw, "action")

@@ -18,6 +18,8 @@ from functools import cache
 from importlib import resources
 
 from engine.herazeus.errors import CatalogueError, NotationError
+from engine.herazeus.names import card_name
+from engine.say import Say
 
 HAND_LIMIT = 12  # D18
 COLUMNS = 3
@@ -151,7 +153,14 @@ class Catalogue:
         for p in Player:
             total = sum(i.copies for i in self._by_deck[p].values())
             if total != DECK_SIZE:
-                raise CatalogueError(f"{p.title}'s deck lists {total} cards, not {DECK_SIZE}")
+                raise CatalogueError(
+                    Say(
+                        "%(player)s's deck lists %(count)s cards, not %(size)s",
+                        player=p.title,
+                        count=total,
+                        size=DECK_SIZE,
+                    )
+                )
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Catalogue) and self._sig == other._sig)
@@ -205,22 +214,43 @@ class Catalogue:
                     continue
                 found = True
                 if info.strength is None:
-                    raise CatalogueError(f"{name} has no printed strength; it cannot be overridden")
+                    raise CatalogueError(
+                        Say(
+                            "%(card)s has no printed strength; it cannot be overridden",
+                            card=card_name(name),
+                        )
+                    )
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 7:
                     raise CatalogueError(
-                        f"strength of {name} must be a whole number 0..7, not {value!r}"
+                        Say(
+                            "strength of %(card)s must be a whole number 0..7, not %(value)s",
+                            card=card_name(name),
+                            value=repr(value),
+                        )
                     )
                 decks[p][name] = replace(
                     info, strength=value, unconfirmed=info.unconfirmed - {"strength"}
                 )
             if not found:
-                raise CatalogueError(f"unknown card {name!r} in the catalogue overrides")
+                raise CatalogueError(
+                    Say("unknown card %(text)s in the catalogue overrides", text=repr(name))
+                )
         for (p, name), n in (copies or {}).items():
             info = decks[p].get(name)
             if info is None:
-                raise CatalogueError(f"{name} is not in {p.title}'s deck")
+                raise CatalogueError(
+                    Say(
+                        "%(card)s is not in %(player)s's deck", card=card_name(name), player=p.title
+                    )
+                )
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise CatalogueError(f"copies of {name} must be a whole number ≥ 0, not {n!r}")
+                raise CatalogueError(
+                    Say(
+                        "copies of %(card)s must be a whole number ≥ 0, not %(value)s",
+                        card=card_name(name),
+                        value=repr(n),
+                    )
+                )
             decks[p][name] = replace(info, copies=n, unconfirmed=info.unconfirmed - {"copies"})
         still = any(i.unconfirmed for p in Player for i in decks[p].values())
         return Catalogue(decks, self.provisional and still if provisional is None else provisional)
@@ -295,15 +325,29 @@ def parse_card(cat: Catalogue, text: str, holder: Player, where: str | None = No
         try:
             origin = Player.parse(deck)
         except ValueError:
-            raise NotationError(f"unknown deck {deck!r} in card {text!r}", where) from None
+            raise NotationError(
+                Say("unknown deck %(deck)s in card %(text)s", deck=repr(deck), text=repr(text)),
+                where,
+            ) from None
     if not cat.has(name, origin):
         if name in cat.all_names():
             other = origin.other
-            hint = (
-                f"; a card of {other.title}'s deck taken by Sirens is written {name}/{other.key}"
+            said = (
+                Say(
+                    "%(card)s is not a card of %(player)s's deck; a card of %(other)s's deck "
+                    "taken by Sirens is written %(written)s",
+                    card=card_name(name),
+                    player=origin.title,
+                    other=other.title,
+                    written="/".join((name, other.key)),
+                )
                 if cat.has(name, other)
-                else ""
+                else Say(
+                    "%(card)s is not a card of %(player)s's deck",
+                    card=card_name(name),
+                    player=origin.title,
+                )
             )
-            raise NotationError(f"{name} is not a card of {origin.title}'s deck{hint}", where)
-        raise NotationError(f"unknown card {text!r}", where)
+            raise NotationError(said, where)
+        raise NotationError(Say("unknown card %(text)s", text=repr(text)), where)
     return card(name, origin)

@@ -70,6 +70,7 @@ from engine.herazeus.cards import (
 )
 from engine.herazeus.errors import IllegalActionError, NeedsInputError, NotationError
 from engine.herazeus.events import Event, EventKind, Outcome
+from engine.herazeus.names import card_name, said_card, written
 from engine.herazeus.profiles import (
     OwnFigureRemoval,
     PandoraScope,
@@ -78,6 +79,7 @@ from engine.herazeus.profiles import (
     Ruleset,
 )
 from engine.herazeus.state import FIGURE, EndReason, Field, GameState, Phase, Side, Slot, slot
+from engine.say import Say
 
 CANNOT_CHALLENGE = frozenset({"Io", "Argus", "Medusa", "Pandora"})  # D11
 FREE_ACTIONS = (God, EndTurn, DeclareStuck)
@@ -96,7 +98,20 @@ def field_loc(column: int, position: int) -> str:
 
 def field_words(column: int, position: int) -> str:
     """A field place as a person says it: "column 2, row 1" (``field_loc`` is the log's)."""
-    return f"column {column + 1}, row {position + 1}"
+    return Say("column %(column)s, row %(row)s", column=column + 1, row=position + 1)
+
+
+def _holds_no(p: Player, c: Card, what: str) -> Say:
+    """The refusal of a card ``p``'s hand does not hold, for what it was wanted (one whole
+    sentence each: word order differs between languages)."""
+    v = {"player": p.title, "card": said_card(c, p)}
+    if what == "play":
+        return Say("%(player)s holds no %(card)s to play", **v)
+    if what == "place":
+        return Say("%(player)s holds no %(card)s to place", **v)
+    if what == "be drawn by Pegasus":
+        return Say("%(player)s holds no %(card)s to be drawn by Pegasus", **v)
+    return Say("%(player)s holds no %(card)s to use", **v)
 
 
 # ---- the working copy ------------------------------------------------------------------------
@@ -261,7 +276,7 @@ class _Work:
             hand.remove(u)
             self.emit(EventKind.IDENTIFIED, p, c, "hand", public=False)
             return c
-        raise IllegalActionError(rule, f"{p.title} holds no {c.notation(p)} to {what}")
+        raise IllegalActionError(rule, _holds_no(p, c, what))
 
     def take_named(self, p: Player, name: str, rule: str, what: str) -> Card:
         """Removes a card of this name from p's hand, his own copy first, then one taken by
@@ -293,8 +308,12 @@ class _Work:
                 raise NeedsInputError(
                     "D20",
                     needs,
-                    f"the face-down card in {p.title}'s {field_words(col, pos)} is not known "
-                    f"to the referee; {p.title} must show it",
+                    Say(
+                        "the face-down card in %(player)s's %(place)s is not known to the "
+                        "referee; %(player)s must show it",
+                        player=p.title,
+                        place=field_words(col, pos),
+                    ),
                     (p.key,),
                 )
             c = self.parse_card(identity, p, needs)
@@ -304,14 +323,24 @@ class _Work:
                 and self.cat.kind(c) is not Kind.HOSTAGE
             ):
                 raise IllegalActionError(
-                    "D10", f"{c.name} cannot stand on the field; it cannot be that card"
+                    "D10",
+                    Say(
+                        "%(card)s cannot stand on the field; it cannot be that card",
+                        card=card_name(c.name),
+                    ),
                 )
             self.emit(EventKind.IDENTIFIED, p, c, field_loc(col, pos))
         elif self.checked and identity is not None and self.parse_card(identity, p, needs) != c:
             raise IllegalActionError(
                 "D20",
-                f"the card in {p.title}'s {field_words(col, pos)} is recorded as "
-                f"{c.notation(p)}, not {identity}; a judge must settle the difference",
+                Say(
+                    "the card in %(player)s's %(place)s is recorded as %(card)s, not "
+                    "%(given)s; a judge must settle the difference",
+                    player=p.title,
+                    place=field_words(col, pos),
+                    card=said_card(c, p),
+                    given=identity,
+                ),
             )
         if not s.up or c is not s.card:
             self.field[p][col][pos] = slot(c, True)
@@ -331,8 +360,8 @@ class _Work:
             given,
             f"order.{p.key}",
             "D1",
-            "the cards lost to Pandora",
-            f" from column {col + 1}",
+            Say("the cards lost to Pandora"),
+            Say("the cards lost to Pandora from column %(column)s", column=col + 1),
         )
         for c in order:
             # the card itself, else an unknown card that the order identified as it
@@ -365,11 +394,12 @@ def identify_all(
     given: tuple[str, ...] | None,
     needs: str,
     rule: str,
-    what: str,
-    where: str = "",
+    what: Say,
+    where: Say | None = None,
 ) -> list[Card]:
     """Orders ``cards`` as ``given`` lists them (the owner's choice), identifying unknown ones.
-    ``where`` (" from column 2") says where they come from, for the question.
+    ``what`` names the cards ("the cards lost to Pandora"); ``where``, when given, names them
+    with where they come from ("... from column 2"), for the question.
 
     With nothing given, the cards keep their order, unless some are unknown: then NeedsInputError.
     Raises IllegalActionError when ``given`` is not exactly these cards.
@@ -380,7 +410,11 @@ def identify_all(
             raise NeedsInputError(
                 "D20",
                 needs,
-                f"{p.title} must name {what}: the referee does not know them all",
+                Say(
+                    "%(player)s must name %(cards)s: the referee does not know them all",
+                    player=p.title,
+                    cards=what,
+                ),
                 (p.key,),
             )
         if given is None and w.asking and len(set(cards)) > 1:
@@ -389,8 +423,12 @@ def identify_all(
             raise NeedsInputError(
                 rule,
                 needs,
-                f"{p.title} chooses the order in which {what}{where} go onto the discard pile "
-                "(the last one ends on top)",
+                Say(
+                    "%(player)s chooses the order in which %(cards)s go onto the discard pile "
+                    "(the last one ends on top)",
+                    player=p.title,
+                    cards=where if where is not None else what,
+                ),
                 (p.key,),
             )
         return list(cards)
@@ -407,7 +445,7 @@ def _order_named(
     given: tuple[str, ...],
     needs: str,
     rule: str,
-    what: str,
+    what: Say,
 ) -> tuple[list[Card], list[Card]]:
     """The cards ``given`` names, checked to be exactly ``cards`` (an unknown card may be any
     card of its owner's deck), and those it names for the unknown ones. Changes nothing.
@@ -416,22 +454,38 @@ def _order_named(
     if w.checked and len(named) != len(cards):
         raise IllegalActionError(
             rule,
-            f"the order of {p.title}'s cards lists {len(named)} but {what} are {len(cards)}",
+            Say(
+                "the order of %(player)s's cards lists %(listed)s but %(cards)s are %(count)s",
+                player=p.title,
+                listed=len(named),
+                cards=what,
+                count=len(cards),
+            ),
         )
     pool = Counter(c for c in cards if not c.is_unknown)
     unknowns = sum(1 for c in cards if c.is_unknown)
     extra = Counter(named)
     extra.subtract(pool)
     if w.checked and (any(v < 0 for v in extra.values()) or sum(extra.values()) != unknowns):
-        shown = ", ".join(c.notation(p) for c in cards)
         raise IllegalActionError(
-            "D20", f"the order of {p.title}'s cards must list exactly {what} ({shown})"
+            "D20",
+            Say(
+                "the order of %(player)s's cards must list exactly %(cards)s (%(shown)s)",
+                player=p.title,
+                cards=what,
+                shown=[said_card(c, p) for c in cards],
+            ),
         )
     identified = list(extra.elements())
     for c in identified:
         if w.checked and c.origin is not p:
             raise IllegalActionError(
-                "D20", f"an unknown card of {p.title} cannot be {c.notation(p)}"
+                "D20",
+                Say(
+                    "an unknown card of %(player)s cannot be %(card)s",
+                    player=p.title,
+                    card=said_card(c, p),
+                ),
             )
     return named, identified
 
@@ -450,7 +504,7 @@ def _own_order_first(w: _Work, p: Player, ci: int, a: Challenge | PegasusField) 
     cards = [s.card for s in col if s.card is not None]
     if UNKNOWN in given and any(c.is_unknown for c in cards):
         return  # names nothing yet: asked if Pandora empties the column (D1, D20)
-    _order_named(w, p, cards, given, f"order.{p.key}", "D1", "the cards lost to Pandora")
+    _order_named(w, p, cards, given, f"order.{p.key}", "D1", Say("the cards lost to Pandora"))
 
 
 # ---- preconditions ---------------------------------------------------------------------------
@@ -458,32 +512,68 @@ def _own_order_first(w: _Work, p: Player, ci: int, a: Challenge | PegasusField) 
 
 def _turn_prelude(st: GameState, action: Action) -> Player:
     if st.phase is Phase.OVER:
-        who = st.winner.title if st.winner is not None else "nobody"
         reason = st.reason.value if st.reason else "-"
-        raise IllegalActionError("HZ-OVER", f"the game is over: {who} won ({reason})", action)
+        said = (
+            Say(
+                "the game is over: %(winner)s won (%(reason)s)",
+                winner=st.winner.title,
+                reason=reason,
+            )
+            if st.winner is not None
+            else Say("the game is over: nobody won (%(reason)s)", reason=reason)
+        )
+        raise IllegalActionError("HZ-OVER", said, action)
     if st.phase is Phase.SETUP:
         raise IllegalActionError(
-            "D19", "setup is not finished: both hands and first rows must be recorded first", action
+            "D19",
+            Say("setup is not finished: both hands and first rows must be recorded first"),
+            action,
         )
     actor = action.actor(st.player)
     if actor is not st.player:
         raise IllegalActionError(
-            "HZ-TURN", f"it is {st.player.title}'s turn, not {actor.title}'s", action
+            "HZ-TURN",
+            Say(
+                "it is %(player)s's turn, not %(actor)s's",
+                player=st.player.title,
+                actor=actor.title,
+            ),
+            action,
         )
     if cost(action) and st.used >= st.ap:
         raise IllegalActionError(
             "D7",
-            f"{actor.title} has no action point left ({st.used} of "
-            f"{st.ap} used); the turn must be ended",
+            Say(
+                "%(player)s has no action point left (%(used)s of %(ap)s used); the turn must "
+                "be ended",
+                player=actor.title,
+                used=st.used,
+                ap=st.ap,
+            ),
             action,
         )
     return actor
 
 
 def _no_first_turn(st: GameState, what: str) -> None:
+    """D6: ``what`` is "a challenge", "Pegasus against the hand" or "Pegasus against the first
+    row"; each has its own whole sentence."""
     if st.first:
-        no = f"no challenge is allowed on {st.player.title}'s first turn"
-        said = f"N{no[1:]}" if what == "a challenge" else f"{what} is a challenge: {no}"
+        who = st.player.title
+        if what == "a challenge":
+            said = Say("No challenge is allowed on %(player)s's first turn", player=who)
+        elif what == "Pegasus against the hand":
+            said = Say(
+                "Pegasus against the hand is a challenge: no challenge is allowed on "
+                "%(player)s's first turn",
+                player=who,
+            )
+        else:
+            said = Say(
+                "Pegasus against the first row is a challenge: no challenge is allowed on "
+                "%(player)s's first turn",
+                player=who,
+            )
         raise IllegalActionError("D6", said)
 
 
@@ -557,24 +647,37 @@ def _draw(w: _Work, p: Player, a: Draw) -> None:
         if len(hand) >= HAND_LIMIT:
             raise IllegalActionError(
                 "D18",
-                f"{p.title} already holds {HAND_LIMIT} cards, the hand limit; drawing is not "
-                "allowed",
+                Say(
+                    "%(player)s already holds %(limit)s cards, the hand limit; drawing is not "
+                    "allowed",
+                    player=p.title,
+                    limit=HAND_LIMIT,
+                ),
                 a,
             )
         if not deck:
-            raise IllegalActionError("D18", f"{p.title}'s deck is empty; drawing is not allowed", a)
+            raise IllegalActionError(
+                "D18", Say("%(player)s's deck is empty; drawing is not allowed", player=p.title), a
+            )
     top = deck.pop(0)
     if a.card is not None:
         named = w.parse_card(a.card, p, "card")
         if w.checked and named.origin is not p:
-            raise IllegalActionError("D18", f"{p.title}'s deck holds only {p.title}'s own cards", a)
+            raise IllegalActionError(
+                "D18", Say("%(player)s's deck holds only %(player)s's own cards", player=p.title), a
+            )
         if top.is_unknown:
             top = named
         elif w.checked and not named.is_unknown and named != top:
             raise IllegalActionError(
                 "D20",
-                f"the top card of {p.title}'s deck is recorded as "
-                f"{top.name}, not {named.name}; a judge must settle it",
+                Say(
+                    "the top card of %(player)s's deck is recorded as %(card)s, not %(given)s; "
+                    "a judge must settle it",
+                    player=p.title,
+                    card=card_name(top.name),
+                    given=card_name(named.name),
+                ),
                 a,
             )
     hand.append(top)
@@ -587,31 +690,48 @@ def _play(w: _Work, p: Player, a: Play) -> None:
     if w.checked and not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
         raise IllegalActionError(
             "D10",
-            f"{c.name} has no printed strength and is never played "
-            "to the field; it is used for its power from the hand",
+            Say(
+                "%(card)s has no printed strength and is never played to the field; it is used "
+                "for its power from the hand",
+                card=card_name(c.name),
+            ),
             a,
         )
     col = w.field[p][a.column - 1]
     if w.checked and len(col) >= COLUMN_DEPTH:
         raise IllegalActionError(
             "D10",
-            f"column {a.column} already holds {COLUMN_DEPTH} entries (the figure counts as one)",
+            Say(
+                "column %(column)s already holds %(depth)s entries (the figure counts as one)",
+                column=a.column,
+                depth=COLUMN_DEPTH,
+            ),
             a,
         )
     pos = a.position if a.position is not None else len(col) + 1
     if w.checked and pos > len(col) + 1:
         raise IllegalActionError(
             "D10",
-            f"column {a.column} holds {len(col)}; a card can go at "
-            f"position 1 to {len(col) + 1}, not {pos} (no gaps)",
+            Say(
+                "column %(column)s holds %(count)s; a card can go at position 1 to %(last)s, "
+                "not %(position)s (no gaps)",
+                column=a.column,
+                count=len(col),
+                last=len(col) + 1,
+                position=pos,
+            ),
             a,
         )
     if w.checked and pos == 1 and col and col[0].is_figure:
         w.rule("D17")
         raise IllegalActionError(
             "D10",
-            f"{p.title}'s figure stands at the front of column "
-            f"{a.column}; no card may be played in front of it",
+            Say(
+                "%(player)s's figure stands at the front of column %(column)s; no card may be "
+                "played in front of it",
+                player=p.title,
+                column=a.column,
+            ),
             a,
         )
     c = w.take_from_hand(p, c, "D10", "play")
@@ -631,7 +751,9 @@ def _challenge(w: _Work, p: Player, a: Challenge) -> None:
         _check_challenge(w, p, a)
     att = w.reveal_slot(p, ci, 0, a.attacker, "reveal.attacker", "D11")
     if w.checked and not _can_initiate(att, w.cat.kind(att)):
-        raise IllegalActionError("D11", f"{att.name} never starts a challenge", a)
+        raise IllegalActionError(
+            "D11", Say("%(card)s never starts a challenge", card=card_name(att.name)), a
+        )
     if w.checked:
         _own_order_first(w, p, ci, a)
     dfn = w.reveal_slot(o, ci, 0, a.defender, "reveal.defender", "D11")
@@ -646,27 +768,43 @@ def _check_challenge(w: _Work, p: Player, a: Challenge) -> None:
     mine, theirs = w.st.sides[p].field[ci], w.st.sides[o].field[ci]
     if not mine:
         raise IllegalActionError(
-            "D11", f"{p.title} has no card in column {a.column} to challenge with", a
+            "D11",
+            Say(
+                "%(player)s has no card in column %(column)s to challenge with",
+                player=p.title,
+                column=a.column,
+            ),
+            a,
         )
     if not theirs:
         raise IllegalActionError(
             "D11",
-            f"{o.title} has no card in column {a.column} to challenge (no diagonal challenges)",
+            Say(
+                "%(player)s has no card in column %(column)s to challenge (no diagonal challenges)",
+                player=o.title,
+                column=a.column,
+            ),
             a,
         )
     if mine[0].is_figure or theirs[0].is_figure:
         who = p if mine[0].is_figure else o
         raise IllegalActionError(
             "D11",
-            f"{who.title}'s figure stands in column {a.column}; no "
-            "challenge goes into or out of a column with a figure (only a "
-            "Pegasus from the hand may hit the figure itself, D5)",
+            Say(
+                "%(player)s's figure stands in column %(column)s; no challenge goes into or "
+                "out of a column with a figure (only a Pegasus from the hand may hit the "
+                "figure itself, D5)",
+                player=who.title,
+                column=a.column,
+            ),
             a,
         )
     known = mine[0].card
     assert known is not None
     if not known.is_unknown and not _can_initiate(known, w.cat.kind(known)):
-        raise IllegalActionError("D11", f"{known.name} never starts a challenge", a)
+        raise IllegalActionError(
+            "D11", Say("%(card)s never starts a challenge", card=card_name(known.name)), a
+        )
 
 
 def _resolve_challenge(w: _Work, p: Player, ci: int, att: Card, dfn: Card, a: Challenge) -> None:
@@ -746,7 +884,13 @@ def _ignore_place(w: _Work, a: PegasusHand, picked: Card) -> None:
     """HZ-P7: a column named for a card that goes to the pile anyway changes nothing."""
     if a.place is not None:
         w.rule("HZ-P7")
-        w.notes.append(f"column {a.place} was named, but {picked.name} is discarded (HZ-P7)")
+        w.notes.append(
+            Say(
+                "column %(column)s was named, but %(card)s is discarded (HZ-P7)",
+                column=a.place,
+                card=card_name(picked.name),
+            )
+        )
 
 
 def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
@@ -755,14 +899,21 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
     if w.checked:
         _no_first_turn(w.st, "Pegasus against the hand")
     if w.checked and not w.hand[o]:
-        raise IllegalActionError("D2", f"{o.title}'s hand is empty; Pegasus has nothing to draw", a)
+        raise IllegalActionError(
+            "D2", Say("%(player)s's hand is empty; Pegasus has nothing to draw", player=o.title), a
+        )
     peg = w.take_named(p, "Pegasus", "D2", "use")
     w.discard_card(p, peg, "hand")
     if a.pick is None or a.pick == UNKNOWN:  # '?' names no card: the pick is still unknown
         raise NeedsInputError(
             "D2",
             "pick",
-            f"{p.title} draws one card blind from {o.title}'s hand; the referee must be told which",
+            Say(
+                "%(player)s draws one card blind from %(opponent)s's hand; the referee must be "
+                "told which",
+                player=p.title,
+                opponent=o.title,
+            ),
             (p.key, o.key),
         )
     want = w.parse_card(a.pick, o, "pick")
@@ -786,7 +937,13 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
         rest.insert(at, picked)
         w.hand[o].clear()
         order = identify_all(
-            w, o, rest, a.order_for(o), f"order.{o.key}", "D2", f"the cards of {o.title}'s hand"
+            w,
+            o,
+            rest,
+            a.order_for(o),
+            f"order.{o.key}",
+            "D2",
+            Say("the cards of %(player)s's hand", player=o.title),
         )  # the question says "the cards of Hera's hand": the page offers her hand
         for c in order:
             w.discard_card(o, c, "hand")
@@ -804,25 +961,40 @@ def _pegasus_hand(w: _Work, p: Player, a: PegasusHand) -> None:
         if len(col) < COLUMN_DEPTH and not (col and col[0].is_figure)
     ]
     if not ok:
-        w.notes.append(f"no column of {o.title} can take {picked.name}; it is discarded (D2)")
+        w.notes.append(
+            Say(
+                "no column of %(player)s can take %(card)s; it is discarded (D2)",
+                player=o.title,
+                card=card_name(picked.name),
+            )
+        )
         w.discard_card(o, picked, "hand")
         _ignore_place(w, a, picked)
         return
     if a.place is None:
-        cols = ", ".join(str(i + 1) for i in ok)
         raise NeedsInputError(
             "D2",
             "place",
-            f"{p.title} must choose the column of {o.title}'s "
-            f"first row for {picked.name} (one of {cols})",
+            Say(
+                "%(player)s must choose the column of %(opponent)s's first row for %(card)s "
+                "(one of %(columns)s)",
+                player=p.title,
+                opponent=o.title,
+                card=card_name(picked.name),
+                columns=[str(i + 1) for i in ok],
+            ),
             (p.key,),
         )
     if w.checked and a.place - 1 not in ok:
-        cols = ", ".join(str(i + 1) for i in ok)
         raise IllegalActionError(
             "D2",
-            f"{picked.name} cannot go to column {a.place} (full, or "
-            f"the figure stands there); choose {cols}",
+            Say(
+                "%(card)s cannot go to column %(column)s (full, or the figure stands there); "
+                "choose %(columns)s",
+                card=card_name(picked.name),
+                column=a.place,
+                columns=[str(i + 1) for i in ok],
+            ),
             a,
         )
     w.field[o][a.place - 1].insert(0, slot(picked, True))
@@ -837,7 +1009,15 @@ def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
     if w.checked:
         _no_first_turn(w.st, "Pegasus against the first row")
     if w.checked and not theirs:
-        raise IllegalActionError("D5", f"{o.title} has no card or figure in column {a.column}", a)
+        raise IllegalActionError(
+            "D5",
+            Say(
+                "%(player)s has no card or figure in column %(column)s",
+                player=o.title,
+                column=a.column,
+            ),
+            a,
+        )
     mine = w.st.sides[p].field[ci]
     if (
         w.checked
@@ -848,8 +1028,13 @@ def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
     ):
         raise IllegalActionError(
             "D5",
-            f"{p.title}'s own figure stands in column {a.column}; under this rule set no "
-            f"Pegasus may challenge from it, except against {o.title}'s figure",
+            Say(
+                "%(player)s's own figure stands in column %(column)s; under this rule set no "
+                "Pegasus may challenge from it, except against %(opponent)s's figure",
+                player=p.title,
+                column=a.column,
+                opponent=o.title,
+            ),
             a,
         )
     peg = w.take_named(p, "Pegasus", "D5", "use")
@@ -881,7 +1066,9 @@ def _pegasus_field(w: _Work, p: Player, a: PegasusField) -> None:
 def _remove_own_figure(w: _Work, p: Player, how: str) -> None:
     ci = next((i for i, col in enumerate(w.field[p]) if col and col[0].is_figure), None)
     if ci is None:
-        raise IllegalActionError("D4", f"{p.title}'s figure is not on the field")
+        raise IllegalActionError(
+            "D4", Say("%(player)s's figure is not on the field", player=p.title)
+        )
     w.field[p][ci].pop(0)
     w.emit(EventKind.FIGURE_REMOVED, p, None, field_loc(ci, 0), "supply", how=how)
 
@@ -891,11 +1078,15 @@ def _pegasus_own_figure(w: _Work, p: Player) -> None:
     if w.checked and w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.ACTION:
         raise IllegalActionError(
             "D4",
-            "under this rule set the own figure is removed by an "
-            "action point, not by Pegasus (use remove_figure)",
+            Say(
+                "under this rule set the own figure is removed by an action point, not by "
+                "Pegasus (use remove_figure)"
+            ),
         )
     if w.checked and w.st.sides[p].figure_column() is None:
-        raise IllegalActionError("D4", f"{p.title}'s figure is not on the field")
+        raise IllegalActionError(
+            "D4", Say("%(player)s's figure is not on the field", player=p.title)
+        )
     peg = w.take_named(p, "Pegasus", "D4", "use")
     w.discard_card(p, peg, "hand")
     _remove_own_figure(w, p, "pegasus")
@@ -906,8 +1097,10 @@ def _remove_figure(w: _Work, p: Player) -> None:
     if w.checked and w.st.ruleset.switches.own_figure_removal is OwnFigureRemoval.PEGASUS:
         raise IllegalActionError(
             "D4",
-            "under this rule set the own figure is removed only by "
-            "playing a Pegasus from the hand against it",
+            Say(
+                "under this rule set the own figure is removed only by playing a Pegasus from "
+                "the hand against it"
+            ),
         )
     _remove_own_figure(w, p, "action")
 
@@ -925,30 +1118,54 @@ def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
                 raise NeedsInputError(
                     "D20",
                     "reveal.hand",
-                    f"{o.title} must show the hand: the "
-                    f"referee does not know {len(unknowns)} of its cards",
+                    Say(
+                        "%(player)s must show the hand: the referee does not know %(count)s of "
+                        "its cards",
+                        player=o.title,
+                        count=len(unknowns),
+                    ),
                     (o.key,),
                 )
             if w.checked:
                 raise IllegalActionError(
                     "D12",
-                    f"reveal.hand names {len(a.hand)} cards for "
-                    f"{len(unknowns)} unknown cards in {o.title}'s hand",
+                    Say(
+                        "reveal.hand names %(named)s cards for %(unknown)s unknown cards in "
+                        "%(player)s's hand",
+                        named=len(a.hand),
+                        unknown=len(unknowns),
+                        player=o.title,
+                    ),
                     a,
                 )
         if UNKNOWN in a.hand:  # '?' names nothing: the hand is still not shown
             raise NeedsInputError(
-                "D20", "reveal.hand", f"{o.title} must name every card shown, not '?'", (o.key,)
+                "D20",
+                "reveal.hand",
+                Say("%(player)s must name every card shown, not '?'", player=o.title),
+                (o.key,),
             )
         for i, text in zip(unknowns, a.hand, strict=True):
             c = w.parse_card(text, o, "reveal.hand")
             if w.checked and c.origin is not o:
-                raise IllegalActionError("D20", f"an unknown card of {o.title} cannot be {text}")
+                raise IllegalActionError(
+                    "D20",
+                    Say(
+                        "an unknown card of %(player)s cannot be %(card)s",
+                        player=o.title,
+                        card=written(text, c, o),
+                    ),
+                )
             hand[i] = c
             w.emit(EventKind.IDENTIFIED, o, c, "hand", public=False)
     elif w.checked and a.hand:
         raise IllegalActionError(
-            "D12", f"the referee knows {o.title}'s whole hand; reveal.hand must be empty", a
+            "D12",
+            Say(
+                "the referee knows %(player)s's whole hand; reveal.hand must be empty",
+                player=o.title,
+            ),
+            a,
         )
     w.emit(
         EventKind.SHOWN,
@@ -964,7 +1181,7 @@ def _pythia_spy(w: _Work, p: Player, a: PythiaSpy) -> None:
     found = [c for c in hand if c.name in POWERFUL]
     w.hand[o] = [c for c in hand if c.name not in POWERFUL]
     if len(found) > 1:
-        what = "the Poseidon and Nemesis cards Pythia found in the hand"
+        what = Say("the Poseidon and Nemesis cards Pythia found in the hand")
         found = identify_all(w, o, found, a.order_for(o), f"order.{o.key}", "D12", what)
     for c in found:
         w.discard_card(o, c, "hand")
@@ -977,7 +1194,13 @@ def _pythia_reveal(w: _Work, p: Player, a: PythiaReveal) -> None:
     col = w.field[o][ci]
     if w.checked and not any(s.card is not None for s in col):
         raise IllegalActionError(
-            "D12", f"{o.title}'s column {a.column} holds no card to turn over", a
+            "D12",
+            Say(
+                "%(player)s's column %(column)s holds no card to turn over",
+                player=o.title,
+                column=a.column,
+            ),
+            a,
         )
     py = w.take_named(p, "Pythia", "D12", "use")
     w.discard_card(p, py, "hand")
@@ -987,20 +1210,30 @@ def _pythia_reveal(w: _Work, p: Player, a: PythiaReveal) -> None:
             raise NeedsInputError(
                 "D20",
                 "reveal.cards",
-                f"{o.title} must turn over column "
-                f"{a.column}: the referee does not know {len(unknown_at)} of "
-                "its cards",
+                Say(
+                    "%(player)s must turn over column %(column)s: the referee does not know "
+                    "%(count)s of its cards",
+                    player=o.title,
+                    column=a.column,
+                    count=len(unknown_at),
+                ),
                 (o.key,),
             )
         if w.checked:
             raise IllegalActionError(
                 "D12",
-                f"reveal.cards names {len(a.cards)} cards for {len(unknown_at)} unknown cards",
+                Say(
+                    "reveal.cards names %(named)s cards for %(unknown)s unknown cards",
+                    named=len(a.cards),
+                    unknown=len(unknown_at),
+                ),
                 a,
             )
     if w.checked and a.cards and not unknown_at:
         raise IllegalActionError(
-            "D12", f"the referee knows column {a.column}; reveal.cards must be empty", a
+            "D12",
+            Say("the referee knows column %(column)s; reveal.cards must be empty", column=a.column),
+            a,
         )
     names = iter(a.cards)
     for i, s in enumerate(col):
@@ -1017,11 +1250,21 @@ def _sirens(w: _Work, p: Player) -> None:
     if w.checked:
         strength = w.cat.strength(top) if top is not None else None
         if top is None or strength is None or not 1 <= strength <= 7:
-            what = "is empty" if top is None else f"shows {top.notation(o)}"
-            raise IllegalActionError(
-                "D13",
-                f"{o.title}'s discard pile {what}; Sirens need a card of strength 1 to 7 on top",
+            said = (
+                Say(
+                    "%(player)s's discard pile is empty; Sirens need a card of strength 1 to 7 "
+                    "on top",
+                    player=o.title,
+                )
+                if top is None
+                else Say(
+                    "%(player)s's discard pile shows %(card)s; Sirens need a card of strength 1 "
+                    "to 7 on top",
+                    player=o.title,
+                    card=said_card(top, o),
+                )
             )
+            raise IllegalActionError("D13", said)
     assert top is not None  # a legal Sirens has a card to take
     s = w.take_named(p, "Sirens", "D13", "use")
     pile.pop()
@@ -1036,7 +1279,9 @@ def _hades(w: _Work, p: Player, a: Hades) -> None:
     pile = w.discard[p]
     if w.checked and not pile:
         raise IllegalActionError(
-            "D14", f"{p.title}'s discard pile is empty; Hades has nothing to take", a
+            "D14",
+            Say("%(player)s's discard pile is empty; Hades has nothing to take", player=p.title),
+            a,
         )
     want = w.parse_card(a.card, p, "card")
     for i in range(len(pile) - 1, -1, -1):
@@ -1045,7 +1290,15 @@ def _hades(w: _Work, p: Player, a: Hades) -> None:
             break
     else:
         if w.checked:
-            raise IllegalActionError("D14", f"{p.title}'s discard pile holds no {a.card}", a)
+            raise IllegalActionError(
+                "D14",
+                Say(
+                    "%(player)s's discard pile holds no %(card)s",
+                    player=p.title,
+                    card=written(a.card, want, p),
+                ),
+                a,
+            )
     w.hand[p].append(want)
     w.emit(EventKind.TAKEN, p, want, "discard", "hand", public=False)
     w.discard_card(p, h, "hand")
@@ -1086,41 +1339,60 @@ def _check_dionysus(f: Field, p: Player, a: Dionysus) -> None:
     """D16, HZ-P1: whether Dionysus may move the card from ``a.src`` to ``a.dst``."""
     (sc, sp), (dc, dp) = (a.src[0] - 1, a.src[1] - 1), (a.dst[0] - 1, a.dst[1] - 1)
     if sp >= len(f[sc]):
-        raise IllegalActionError("D16", f"{p.title} has nothing in {field_words(sc, sp)}", a)
+        raise IllegalActionError(
+            "D16",
+            Say("%(player)s has nothing in %(place)s", player=p.title, place=field_words(sc, sp)),
+            a,
+        )
     if f[sc][sp].is_figure:
-        raise IllegalActionError("D16", "Dionysus never moves the figure", a)
+        raise IllegalActionError("D16", Say("Dionysus never moves the figure"), a)
     if sc == dc:
         if dp >= len(f[sc]):
             raise IllegalActionError(
                 "D16",
-                f"column {sc + 1} holds {len(f[sc])}; a card moved "
-                f"within it goes to position 1 to {len(f[sc])}",
+                Say(
+                    "column %(column)s holds %(count)s; a card moved within it goes to position "
+                    "1 to %(count)s",
+                    column=sc + 1,
+                    count=len(f[sc]),
+                ),
                 a,
             )
         if dp == sp:
             raise IllegalActionError(
                 "D16",
-                "the card would stay where it is; Dionysus must move it to another place",
+                Say("the card would stay where it is; Dionysus must move it to another place"),
                 a,
                 also=("HZ-P1",),
             )
         rest = f[sc][:sp] + f[sc][sp + 1 :]
         if dp == 0 and rest and rest[0].is_figure:
-            raise IllegalActionError("D16", "no card may be put in front of the figure", a)
+            raise IllegalActionError("D16", Say("no card may be put in front of the figure"), a)
     else:
         if len(f[dc]) >= COLUMN_DEPTH:
             raise IllegalActionError(
-                "D16", f"column {dc + 1} already holds {COLUMN_DEPTH} entries", a
+                "D16",
+                Say(
+                    "column %(column)s already holds %(depth)s entries",
+                    column=dc + 1,
+                    depth=COLUMN_DEPTH,
+                ),
+                a,
             )
         if dp > len(f[dc]):
             raise IllegalActionError(
                 "D16",
-                f"column {dc + 1} holds {len(f[dc])}; a card goes "
-                f"to position 1 to {len(f[dc]) + 1} (no gaps)",
+                Say(
+                    "column %(column)s holds %(count)s; a card goes to position 1 to %(last)s "
+                    "(no gaps)",
+                    column=dc + 1,
+                    count=len(f[dc]),
+                    last=len(f[dc]) + 1,
+                ),
                 a,
             )
         if dp == 0 and f[dc] and f[dc][0].is_figure:
-            raise IllegalActionError("D16", "no card may be put in front of the figure", a)
+            raise IllegalActionError("D16", Say("no card may be put in front of the figure"), a)
 
 
 def _god(w: _Work, p: Player, a: God) -> int:
@@ -1140,18 +1412,26 @@ def _god(w: _Work, p: Player, a: God) -> int:
 def _check_god(st: GameState, p: Player, a: God) -> None:
     """D17: the figure goes into a column with 1 to 3 cards, once."""
     if st.sides[p].figure_column() is not None:
-        raise IllegalActionError("D17", f"{p.title}'s figure is already on the field", a)
+        raise IllegalActionError(
+            "D17", Say("%(player)s's figure is already on the field", player=p.title), a
+        )
     col = st.sides[p].field[a.column - 1]
     if not col:
         raise IllegalActionError(
             "D17",
-            f"column {a.column} is empty; the figure goes only into a column with 1 to 3 cards",
+            Say(
+                "column %(column)s is empty; the figure goes only into a column with 1 to 3 cards",
+                column=a.column,
+            ),
             a,
         )
     if len(col) >= COLUMN_DEPTH:
         raise IllegalActionError(
             "D17",
-            f"column {a.column} is full; the figure goes only into a column with 1 to 3 cards",
+            Say(
+                "column %(column)s is full; the figure goes only into a column with 1 to 3 cards",
+                column=a.column,
+            ),
             a,
         )
 
@@ -1162,8 +1442,13 @@ def _end_turn(w: _Work, p: Player, post: bool) -> Outcome:
     if w.checked and st.used < st.ap:
         raise IllegalActionError(
             "D7",
-            f"{p.title} has used {st.used} of {st.ap} action points; "
-            "every point must be used before the turn ends",
+            Say(
+                "%(player)s has used %(used)s of %(ap)s action points; every point must be used "
+                "before the turn ends",
+                player=p.title,
+                used=st.used,
+                ap=st.ap,
+            ),
         )
     nxt = p.other
     w.emit(EventKind.TURN_ENDED, p)
@@ -1188,14 +1473,19 @@ def _declare_stuck(w: _Work, p: Player) -> None:
     st = w.st
     if w.checked:
         if st.used >= st.ap:
-            raise IllegalActionError("D8", f"{p.title} has no action point left to lose over")
+            raise IllegalActionError(
+                "D8", Say("%(player)s has no action point left to lose over", player=p.title)
+            )
         side = st.sides[p]
         known = side.evolve(hand=tuple(c for c in side.hand if not c.is_unknown))
         if can_use_a_point(st.evolve(sides=st.with_side(p, known))):
             raise IllegalActionError(
                 "D8",
-                f"{p.title} can still spend a point with what the referee "
-                "knows (see the legal actions)",
+                Say(
+                    "%(player)s can still spend a point with what the referee knows (see the "
+                    "legal actions)",
+                    player=p.title,
+                ),
             )
     w.end(p.other, EndReason.CANNOT_USE_AP, "D8")
 
@@ -1259,7 +1549,7 @@ def can_use_a_point(st: GameState) -> bool:
 
 def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
     if checked and st.phase is not Phase.SETUP:
-        raise IllegalActionError("D19", "setup is over; the game is under way", a)
+        raise IllegalActionError("D19", Say("setup is over; the game is under way"), a)
     w = _Work(st, checked)
     w.rule("D19")
     if isinstance(a, Starter):
@@ -1267,12 +1557,18 @@ def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
         if checked and fixed is not None and a.player is not fixed:
             raise IllegalActionError(
                 "D19",
-                f"under the {st.ruleset.profile.value} profile {fixed.title} always starts",
+                Say(
+                    "under the %(profile)s profile %(player)s always starts",
+                    profile=st.ruleset.profile.value,
+                    player=fixed.title,
+                ),
                 a,
             )
         if checked and st.starting is not None:
             raise IllegalActionError(
-                "D19", f"the starting player is already {st.starting.title}", a
+                "D19",
+                Say("the starting player is already %(player)s", player=st.starting.title),
+                a,
             )
         w.emit(EventKind.STARTER, a.player)
         return _maybe_begin(w.close(st, starting=a.player))
@@ -1281,21 +1577,40 @@ def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
         deck = w.deck[p]
         if checked:
             if st.dealt[p]:
-                raise IllegalActionError("D19", f"{p.title}'s nine cards are already recorded", a)
+                raise IllegalActionError(
+                    "D19", Say("%(player)s's nine cards are already recorded", player=p.title), a
+                )
             if len(a.cards) != 9:
                 raise IllegalActionError(
-                    "D19", f"a starting hand is 9 cards, not {len(a.cards)}", a
+                    "D19", Say("a starting hand is 9 cards, not %(count)s", count=len(a.cards)), a
                 )
             if len(deck) < 9:
-                raise IllegalActionError("D19", f"{p.title}'s deck holds only {len(deck)} cards", a)
+                raise IllegalActionError(
+                    "D19",
+                    Say(
+                        "%(player)s's deck holds only %(count)s cards",
+                        player=p.title,
+                        count=len(deck),
+                    ),
+                    a,
+                )
         for i, text in enumerate(a.cards):
             c = w.parse_card(text, p, f"cards[{i}]")
             if checked and c.origin is not p:
-                raise IllegalActionError("D19", f"{p.title}'s deck holds only {p.title}'s cards", a)
+                raise IllegalActionError(
+                    "D19", Say("%(player)s's deck holds only %(player)s's cards", player=p.title), a
+                )
             top = deck.pop(0)
             if checked and not top.is_unknown and not c.is_unknown and top != c:
                 raise IllegalActionError(
-                    "D20", f"card {i + 1} dealt is recorded as {top.name}, not {c.name}", a
+                    "D20",
+                    Say(
+                        "card %(number)s dealt is recorded as %(card)s, not %(given)s",
+                        number=i + 1,
+                        card=card_name(top.name),
+                        given=card_name(c.name),
+                    ),
+                    a,
                 )
             got = top if c.is_unknown else c
             w.hand[p].append(got)
@@ -1307,13 +1622,23 @@ def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
         deck = w.deck[p]
         if checked:
             if not st.dealt[p]:
-                raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+                raise IllegalActionError(
+                    "D19", Say("%(player)s's hand is not recorded yet", player=p.title), a
+                )
             if hostage not in w.hand[p]:
                 raise IllegalActionError(
-                    "D19", f"{p.title} did not draw {hostage.name}; there is nothing to redraw", a
+                    "D19",
+                    Say(
+                        "%(player)s did not draw %(card)s; there is nothing to redraw",
+                        player=p.title,
+                        card=card_name(hostage.name),
+                    ),
+                    a,
                 )
             if not deck:
-                raise IllegalActionError("D19", f"{p.title}'s deck is empty", a)
+                raise IllegalActionError(
+                    "D19", Say("%(player)s's deck is empty", player=p.title), a
+                )
         w.hand[p].remove(hostage)
         w.emit(EventKind.HOSTAGE_SHOWN, p, hostage, "hand")
         top = deck.pop(0)
@@ -1323,7 +1648,13 @@ def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
                 top = named
             elif checked and named != top:
                 raise IllegalActionError(
-                    "D20", f"the top card is recorded as {top.name}, not {named.name}", a
+                    "D20",
+                    Say(
+                        "the top card is recorded as %(card)s, not %(given)s",
+                        card=card_name(top.name),
+                        given=card_name(named.name),
+                    ),
+                    a,
                 )
         w.hand[p].append(top)
         w.emit(EventKind.DRAWN, p, top, "deck", "hand", public=False)
@@ -1333,8 +1664,12 @@ def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
                 raise NeedsInputError(
                     "D19",
                     "at",
-                    f"where {hostage.name} went when "
-                    f"{p.title}'s deck was shuffled (0 to {len(deck)})",
+                    Say(
+                        "where %(card)s went when %(player)s's deck was shuffled (0 to %(count)s)",
+                        card=card_name(hostage.name),
+                        player=p.title,
+                        count=len(deck),
+                    ),
                     (p.key,),
                 )
             deck.insert(a.at, hostage)
@@ -1351,7 +1686,12 @@ def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
             c = w.parse_card(text, p, f"cards[{i}]")
             if checked and not c.is_unknown and not w.cat.info(c.name, c.origin).can_be_played:
                 raise IllegalActionError(
-                    "D19", f"{c.name} cannot be placed in the first row (no printed strength)", a
+                    "D19",
+                    Say(
+                        "%(card)s cannot be placed in the first row (no printed strength)",
+                        card=card_name(c.name),
+                    ),
+                    a,
                 )
             c = w.take_from_hand(p, c, "D19", "place")
             w.field[p][i] = [slot(c, False)]
@@ -1364,15 +1704,27 @@ def _resolve_setup(st: GameState, a: Action, checked: bool = True) -> Outcome:
 def _check_first_row(st: GameState, p: Player, a: FirstRow) -> None:
     """D19: a first row is laid once, after the hand is dealt and the hostage replaced."""
     if not st.dealt[p]:
-        raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+        raise IllegalActionError(
+            "D19", Say("%(player)s's hand is not recorded yet", player=p.title), a
+        )
     if st.placed[p]:
-        raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
+        raise IllegalActionError(
+            "D19", Say("%(player)s's first row is already placed", player=p.title), a
+        )
     if card(HOSTAGE_NAME[p], p) in st.sides[p].hand:
         raise IllegalActionError(
-            "D19", f"{p.title} must first show {HOSTAGE_NAME[p]} and draw a replacement", a
+            "D19",
+            Say(
+                "%(player)s must first show %(card)s and draw a replacement",
+                player=p.title,
+                card=card_name(HOSTAGE_NAME[p]),
+            ),
+            a,
         )
     if len(a.cards) != COLUMNS:
-        raise IllegalActionError("D19", f"the first row is {COLUMNS} cards, one per column", a)
+        raise IllegalActionError(
+            "D19", Say("the first row is %(count)s cards, one per column", count=COLUMNS), a
+        )
 
 
 HAND_SIZE = 9  # D19
@@ -1401,17 +1753,33 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
     hand = w.hand[p]
     if w.checked:
         if not st.dealt[p]:
-            raise IllegalActionError("D19", f"{p.title}'s hand is not recorded yet", a)
+            raise IllegalActionError(
+                "D19", Say("%(player)s's hand is not recorded yet", player=p.title), a
+            )
         if st.placed[p]:
-            raise IllegalActionError("D19", f"{p.title}'s first row is already placed", a)
+            raise IllegalActionError(
+                "D19", Say("%(player)s's first row is already placed", player=p.title), a
+            )
         hostage = card(HOSTAGE_NAME[p], p)
         if hostage in hand:
             raise IllegalActionError(
-                "D19", f"{p.title} must first show {hostage.name} and draw a replacement", a
+                "D19",
+                Say(
+                    "%(player)s must first show %(card)s and draw a replacement",
+                    player=p.title,
+                    card=card_name(hostage.name),
+                ),
+                a,
             )
         if len(a.cards) != HAND_SIZE:
             raise IllegalActionError(
-                "D19", f"a hand dealt again is {HAND_SIZE} cards, not {len(a.cards)}", a
+                "D19",
+                Say(
+                    "a hand dealt again is %(size)s cards, not %(count)s",
+                    size=HAND_SIZE,
+                    count=len(a.cards),
+                ),
+                a,
             )
     # The hand is shown to both players: its owner names the cards the referee does not know.
     unknown_at = [i for i, c in enumerate(hand) if c.is_unknown]
@@ -1420,33 +1788,57 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
             raise NeedsInputError(
                 "D19",
                 "shown",
-                f"{p.title} shows the hand before it is dealt again: the referee does not "
-                f"know {len(unknown_at)} of its cards",
+                Say(
+                    "%(player)s shows the hand before it is dealt again: the referee does not "
+                    "know %(count)s of its cards",
+                    player=p.title,
+                    count=len(unknown_at),
+                ),
                 (p.key,),
             )
         if w.checked and len(a.shown) != len(unknown_at):
             raise IllegalActionError(
                 "D19",
-                f"shown names {len(a.shown)} cards for {len(unknown_at)} unknown cards "
-                f"in {p.title}'s hand",
+                Say(
+                    "shown names %(named)s cards for %(unknown)s unknown cards in %(player)s's "
+                    "hand",
+                    named=len(a.shown),
+                    unknown=len(unknown_at),
+                    player=p.title,
+                ),
                 a,
             )
         for i, text in zip(unknown_at, a.shown, strict=True):
             c = w.parse_card(text, p, "shown")
             if w.checked and c.origin is not p:
-                raise IllegalActionError("D20", f"an unknown card of {p.title} cannot be {text}", a)
+                raise IllegalActionError(
+                    "D20",
+                    Say(
+                        "an unknown card of %(player)s cannot be %(card)s",
+                        player=p.title,
+                        card=written(text, c, p),
+                    ),
+                    a,
+                )
             hand[i] = c
             w.emit(EventKind.IDENTIFIED, p, c, "hand")
     elif w.checked and a.shown:
         raise IllegalActionError(
-            "D19", f"the referee knows {p.title}'s whole hand; shown must be empty", a
+            "D19",
+            Say("the referee knows %(player)s's whole hand; shown must be empty", player=p.title),
+            a,
         )
     strong = _strong(w.cat, hand)
     if w.checked and strong >= FIRST_ROW_MIN:
         raise IllegalActionError(
             "D19",
-            f"{p.title}'s hand holds {strong} cards with a printed strength, enough for the "
-            f"first row; only a hand with fewer than {FIRST_ROW_MIN} is dealt again",
+            Say(
+                "%(player)s's hand holds %(count)s cards with a printed strength, enough for the "
+                "first row; only a hand with fewer than %(least)s is dealt again",
+                player=p.title,
+                count=strong,
+                least=FIRST_ROW_MIN,
+            ),
             a,
         )
     w.rule("HZ-P9")
@@ -1462,15 +1854,23 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
     deck = w.deck[p]
     pool = [*hand, *deck]
     if w.checked and len(pool) < HAND_SIZE:  # pragma: no cover - a deck holds 43 cards
-        raise IllegalActionError("D19", f"{p.title} has only {len(pool)} cards to deal", a)
+        raise IllegalActionError(
+            "D19",
+            Say("%(player)s has only %(count)s cards to deal", player=p.title, count=len(pool)),
+            a,
+        )
     if deck and not any(c.is_unknown for c in deck):
         # The referee knows the deck (a simulation): the shuffle's result must be stated.
         if not a.deck:
             raise NeedsInputError(
                 "D19",
                 "deck",
-                f"the order of {p.title}'s deck after the shuffle: the "
-                f"{len(pool) - HAND_SIZE} cards left under the nine drawn, top first",
+                Say(
+                    "the order of %(player)s's deck after the shuffle: the %(count)s cards left "
+                    "under the nine drawn, top first",
+                    player=p.title,
+                    count=len(pool) - HAND_SIZE,
+                ),
                 (p.key,),
             )
         new_hand = [w.parse_card(t, p, f"cards[{i}]") for i, t in enumerate(a.cards)]
@@ -1478,22 +1878,31 @@ def _redeal(w: _Work, st: GameState, p: Player, a: Redeal) -> Outcome:
         if w.checked and Counter(new_hand + new_deck) != Counter(pool):
             raise IllegalActionError(
                 "D20",
-                f"cards and deck must be exactly the {len(pool)} cards of {p.title}'s hand "
-                "and deck, shuffled",
+                Say(
+                    "cards and deck must be exactly the %(count)s cards of %(player)s's hand and "
+                    "deck, shuffled",
+                    count=len(pool),
+                    player=p.title,
+                ),
                 a,
             )
     else:
         if w.checked and a.deck:
             raise IllegalActionError(
                 "D19",
-                f"the referee does not know the order of {p.title}'s deck; deck must be empty",
+                Say(
+                    "the referee does not know the order of %(player)s's deck; deck must be empty",
+                    player=p.title,
+                ),
                 a,
             )
         new_hand = []
         for i, text in enumerate(a.cards):
             c = w.parse_card(text, p, f"cards[{i}]")
             if w.checked and c.origin is not p:
-                raise IllegalActionError("D19", f"{p.title}'s deck holds only {p.title}'s cards", a)
+                raise IllegalActionError(
+                    "D19", Say("%(player)s's deck holds only %(player)s's cards", player=p.title), a
+                )
             new_hand.append(c)
         new_deck = [unknown(p)] * (len(pool) - HAND_SIZE)  # after the shuffle: only the count
     w.hand[p] = new_hand

@@ -24,8 +24,10 @@ from engine.herazeus.cards import (
     unknown,
 )
 from engine.herazeus.errors import CatalogueError, NotationError
+from engine.herazeus.names import card_name
 from engine.herazeus.profiles import Profile, Ruleset, parse_profile, parse_switches
 from engine.herazeus.state import FIGURE, GameState, Phase, Side, Slot, slot
+from engine.say import Say
 
 POSITION_KEYS = frozenset({"profile", "switches", "catalogue", "turn", "hera", "zeus"})
 FILE_KEYS = POSITION_KEYS | {"actions", "id", "source", "note", "expect"}
@@ -44,11 +46,11 @@ def read_catalogue(raw: object, where: str = "catalogue") -> Catalogue:
     if raw is None:
         return base
     if not isinstance(raw, Mapping):
-        raise NotationError("must be an object of card names to strengths", where)
+        raise NotationError(Say("must be an object of card names to strengths"), where)
     try:
         return base.with_overrides(strengths=dict(raw))
     except CatalogueError as e:
-        raise NotationError(str(e), where) from None
+        raise NotationError(e.args[0] if e.args else str(e), where) from None
 
 
 def read_ruleset(raw: Mapping[str, Any]) -> Ruleset:
@@ -59,7 +61,7 @@ def read_ruleset(raw: Mapping[str, Any]) -> Ruleset:
 
 def _card(text: object, holder: Player, cat: Catalogue, where: str) -> Card:
     if not isinstance(text, str) or not text:
-        raise NotationError(f"must be a card name, not {text!r}", where)
+        raise NotationError(Say("must be a card name, not %(value)s", value=repr(text)), where)
     return parse_card(cat, text, holder, where)
 
 
@@ -67,13 +69,13 @@ def _cards(
     raw: object, holder: Player, cat: Catalogue, where: str, allow_unknown: bool
 ) -> list[Card]:
     if not isinstance(raw, list):
-        raise NotationError("must be a list of card names", where)
+        raise NotationError(Say("must be a list of card names"), where)
     out = []
     for i, t in enumerate(raw):
         c = _card(t, holder, cat, f"{where}[{i}]")
         if c.is_unknown and not allow_unknown:
             raise NotationError(
-                "cards here are face up and must be named, not '?'", f"{where}[{i}]"
+                Say("cards here are face up and must be named, not '?'"), f"{where}[{i}]"
             )
         out.append(c)
     return out
@@ -86,55 +88,91 @@ def _field_entry(text: object, holder: Player, cat: Catalogue, where: str) -> Sl
     body = text[1:] if up and isinstance(text, str) else text
     c = _card(body, holder, cat, where)
     if c.is_unknown and up:
-        raise NotationError("a face-up card is always known: write its name after '^'", where)
+        raise NotationError(Say("a face-up card is always known: write its name after '^'"), where)
     if not c.is_unknown and not cat.info(c.name, c.origin).can_be_played:
-        raise NotationError(f"{c.name} never stands on the field (D10)", where)
+        raise NotationError(
+            Say("%(card)s never stands on the field (D10)", card=card_name(c.name)), where
+        )
     return slot(c, up)
 
 
 def read_side(raw: object, holder: Player, cat: Catalogue) -> Side:
     w = holder.key
     if not isinstance(raw, Mapping):
-        raise NotationError("must be an object with hand, deck, field, discard", w)
+        raise NotationError(Say("must be an object with hand, deck, field, discard"), w)
     for k in raw:
         if k not in SIDE_KEYS:
-            raise NotationError(f"unknown key {k!r} (known: {', '.join(sorted(SIDE_KEYS))})", w)
+            raise NotationError(
+                Say(
+                    "unknown key %(value)s (known: %(known)s)",
+                    value=repr(k),
+                    known=sorted(SIDE_KEYS),
+                ),
+                w,
+            )
     hand = _cards(raw.get("hand", []), holder, cat, f"{w}.hand", allow_unknown=True)
     if len(hand) > HAND_LIMIT:
         raise NotationError(
-            f"holds {len(hand)} cards; the hand limit is {HAND_LIMIT} (D18)", f"{w}.hand"
+            Say(
+                "holds %(count)s cards; the hand limit is %(limit)s (D18)",
+                count=len(hand),
+                limit=HAND_LIMIT,
+            ),
+            f"{w}.hand",
         )
     deck_raw = raw.get("deck", 0)
     if _is_count(deck_raw):
         if not 0 <= deck_raw <= DECK_SIZE:
             raise NotationError(
-                f"a deck cannot hold {deck_raw} cards (0 to {DECK_SIZE})", f"{w}.deck"
+                Say(
+                    "a deck cannot hold %(count)s cards (0 to %(size)s)",
+                    count=deck_raw,
+                    size=DECK_SIZE,
+                ),
+                f"{w}.deck",
             )
         deck = [unknown(holder)] * deck_raw
     else:
         if isinstance(deck_raw, list) and len(deck_raw) > DECK_SIZE:
             raise NotationError(
-                f"lists {len(deck_raw)} cards; a deck holds at most {DECK_SIZE}", f"{w}.deck"
+                Say(
+                    "lists %(count)s cards; a deck holds at most %(size)s",
+                    count=len(deck_raw),
+                    size=DECK_SIZE,
+                ),
+                f"{w}.deck",
             )
         deck = _cards(deck_raw, holder, cat, f"{w}.deck", allow_unknown=True)
         for i, c in enumerate(deck):
             if c.origin is not holder:
                 raise NotationError(
-                    f"a deck holds only its owner's cards, not {c}", f"{w}.deck[{i}]"
+                    Say(
+                        "a deck holds only its owner's cards, not %(card)s",
+                        card=Say("%(card)s/%(deck)s", card=card_name(c.name), deck=c.origin.key),
+                    ),
+                    f"{w}.deck[{i}]",
                 )
     field_raw = raw.get("field", [[], [], []])
     if not isinstance(field_raw, list) or len(field_raw) != COLUMNS:
         n = len(field_raw) if isinstance(field_raw, list) else "no list"
-        raise NotationError(f"must be exactly {COLUMNS} columns, not {n}", f"{w}.field")
+        raise NotationError(
+            Say("must be exactly %(columns)s columns, not %(value)s", columns=COLUMNS, value=n),
+            f"{w}.field",
+        )
     cols: list[tuple[Slot, ...]] = []
     figures = 0
     for ci, col in enumerate(field_raw):
         where = f"{w}.field[{ci}]"
         if not isinstance(col, list):
-            raise NotationError("a column must be a list", where)
+            raise NotationError(Say("a column must be a list"), where)
         if len(col) > COLUMN_DEPTH:
             raise NotationError(
-                f"holds {len(col)} entries; a column holds at most {COLUMN_DEPTH} (D10)", where
+                Say(
+                    "holds %(count)s entries; a column holds at most %(depth)s (D10)",
+                    count=len(col),
+                    depth=COLUMN_DEPTH,
+                ),
+                where,
             )
         slots = tuple(_field_entry(t, holder, cat, f"{where}[{i}]") for i, t in enumerate(col))
         for i, s in enumerate(slots):
@@ -142,12 +180,18 @@ def read_side(raw: object, holder: Player, cat: Catalogue) -> Side:
                 figures += 1
                 if i != 0:
                     raise NotationError(
-                        "the figure stands only at the front of a column (D17)", f"{where}[{i}]"
+                        Say("the figure stands only at the front of a column (D17)"),
+                        f"{where}[{i}]",
                     )
         cols.append(slots)
     if figures > 1:
         raise NotationError(
-            f"{holder.title} has {figures} figures on the field; there is one", f"{w}.field"
+            Say(
+                "%(player)s has %(count)s figures on the field; there is one",
+                player=holder.title,
+                count=figures,
+            ),
+            f"{w}.field",
         )
     discard = _cards(raw.get("discard", []), holder, cat, f"{w}.discard", allow_unknown=False)
     return Side(tuple(hand), tuple(deck), (cols[0], cols[1], cols[2]), tuple(discard))
@@ -156,10 +200,10 @@ def read_side(raw: object, holder: Player, cat: Catalogue) -> Side:
 def read_position(raw: object, allowed: frozenset[str] = POSITION_KEYS) -> GameState:
     """A :class:`GameState` in play from the notation. Raises NotationError."""
     if not isinstance(raw, Mapping):
-        raise NotationError("a position must be a JSON object")
+        raise NotationError(Say("a position must be a JSON object"))
     for k in raw:
         if k not in allowed:
-            raise NotationError(f"unknown key {k!r}", "position")
+            raise NotationError(Say("unknown key %(value)s", value=repr(k)), "position")
     rs = read_ruleset(raw)
     cat = rs.catalogue
     sides = (
@@ -168,11 +212,16 @@ def read_position(raw: object, allowed: frozenset[str] = POSITION_KEYS) -> GameS
     )
     turn = raw.get("turn", {})
     if not isinstance(turn, Mapping):
-        raise NotationError("must be an object", "turn")
+        raise NotationError(Say("must be an object"), "turn")
     for k in turn:
         if k not in TURN_KEYS:
             raise NotationError(
-                f"unknown key {k!r} (known: {', '.join(sorted(TURN_KEYS))})", "turn"
+                Say(
+                    "unknown key %(value)s (known: %(known)s)",
+                    value=repr(k),
+                    known=sorted(TURN_KEYS),
+                ),
+                "turn",
             )
     try:
         player = Player.parse(turn.get("player", "hera"))
@@ -180,17 +229,31 @@ def read_position(raw: object, allowed: frozenset[str] = POSITION_KEYS) -> GameS
         raise NotationError(str(e), "turn.player") from None
     first = turn.get("first", False)
     if not isinstance(first, bool):
-        raise NotationError(f"must be true or false, not {first!r}", "turn.first")
+        raise NotationError(
+            Say("must be true or false, not %(value)s", value=repr(first)), "turn.first"
+        )
     ap = turn.get("ap")
     if ap is None:
         ap = sides[player].action_points()  # D7
     elif not _is_count(ap) or not 0 <= ap <= MAX_AP:
-        raise NotationError(f"must be a whole number 0 to {MAX_AP} (D7), not {ap!r}", "turn.ap")
+        raise NotationError(
+            Say(
+                "must be a whole number 0 to %(max)s (D7), not %(value)s",
+                max=MAX_AP,
+                value=repr(ap),
+            ),
+            "turn.ap",
+        )
     used = turn.get("used", 0)
     if not _is_count(used) or used < 0:
-        raise NotationError(f"must be a whole number ≥ 0, not {used!r}", "turn.used")
+        raise NotationError(
+            Say("must be a whole number ≥ 0, not %(value)s", value=repr(used)), "turn.used"
+        )
     if used > ap:
-        raise NotationError(f"{used} points used of {ap}: more than the turn has", "turn.used")
+        raise NotationError(
+            Say("%(used)s points used of %(ap)s: more than the turn has", used=used, ap=ap),
+            "turn.used",
+        )
     return GameState(
         rs,
         sides,

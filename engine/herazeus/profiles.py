@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from engine.herazeus.cards import Catalogue, Player, default_catalogue
 from engine.herazeus.errors import NotationError
+from engine.say import Say
 
 
 class Profile(enum.Enum):
@@ -81,7 +82,9 @@ def parse_profile(text: object, where: str = "profile") -> Profile:
         if p.value == text:
             return p
     names = ", ".join(p.value for p in Profile)
-    raise NotationError(f"unknown profile {text!r} (known: {names})", where)
+    raise NotationError(
+        Say("unknown profile %(value)s (known: %(known)s)", value=repr(text), known=names), where
+    )
 
 
 def parse_switches(raw: object, where: str = "switches") -> dict[str, enum.Enum]:
@@ -89,19 +92,32 @@ def parse_switches(raw: object, where: str = "switches") -> dict[str, enum.Enum]
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        raise NotationError("must be an object of switch names to values", where)
+        raise NotationError(Say("must be an object of switch names to values"), where)
     out: dict[str, enum.Enum] = {}
     for name, value in raw.items():
         typ = SWITCH_TYPES.get(name)
         if typ is None:
             raise NotationError(
-                f"unknown switch {name!r} (known: {', '.join(SWITCH_TYPES)})", where
+                Say(
+                    "unknown switch %(value)s (known: %(known)s)",
+                    value=repr(name),
+                    known=list(SWITCH_TYPES),
+                ),
+                where,
             )
         try:
             out[name] = typ(value)
         except ValueError:
             allowed = " | ".join(str(m.value) for m in typ)
-            raise NotationError(f"{name} must be {allowed}, not {value!r}", where) from None
+            raise NotationError(
+                Say(
+                    "%(switch)s must be %(allowed)s, not %(value)s",
+                    switch=name,
+                    allowed=allowed,
+                    value=repr(value),
+                ),
+                where,
+            ) from None
     return out
 
 

@@ -64,9 +64,11 @@ from engine.herazeus.actions import (
 from engine.herazeus.cards import Card, Catalogue, Kind, default_catalogue, parse_card, unknown
 from engine.herazeus.errors import CatalogueError
 from engine.herazeus.game import parse_card_name
+from engine.herazeus.names import card_name
 from engine.herazeus.profiles import SWITCH_TYPES, parse_profile, parse_switches
 from engine.herazeus.state import Slot, slot
 from engine.outcome import Outcome as BaseOutcome
+from engine.say import N_, Say
 from referee.game import (
     Game,
     Illegal,
@@ -95,13 +97,14 @@ RULES_VERSION = "hz-engine/1"
 
 
 # Why a game ended (engine.EndReason), in words with the rule that ended it.
+# (marked: said in the reader's language by referee.language.say)
 END_WORDS = {
-    "hostage_challenged": "The opponent's hostage was challenged in the first row [D11].",
-    "hostage_by_pegasus": "Pegasus drew the opponent's hostage from the hand [D2].",
-    "pandora_hostage": "Pandora cost the opponent his hostage [D1].",
-    "pandora_own_hostage": "The challenger of Pandora lost his own hostage [D1].",
-    "cannot_use_ap": "The player to move could not use all his action points [D8].",
-    "empty_field": "A turn began with no card on the player's side [D9].",
+    "hostage_challenged": N_("The opponent's hostage was challenged in the first row [D11]."),
+    "hostage_by_pegasus": N_("Pegasus drew the opponent's hostage from the hand [D2]."),
+    "pandora_hostage": N_("Pandora cost the opponent his hostage [D1]."),
+    "pandora_own_hostage": N_("The challenger of Pandora lost his own hostage [D1]."),
+    "cannot_use_ap": N_("The player to move could not use all his action points [D8]."),
+    "empty_field": N_("A turn began with no card on the player's side [D9]."),
 }
 
 
@@ -218,7 +221,9 @@ def ruleset_from_create(body: Mapping[str, Any]) -> Ruleset:
                 strengths=strengths, copies=copies, provisional=bool(kit.get("provisional", False))
             )
         except (CatalogueError, ValueError, AttributeError) as e:
-            raise NotationError(f"bad kit catalogue: {e}", "create.catalogue") from None
+            raise NotationError(
+                Say("bad kit catalogue: %(error)s", error=_said_args(e)), "create.catalogue"
+            ) from None
     return Ruleset.build(profile, switches, cat)
 
 
@@ -238,13 +243,25 @@ def changed_confirmed(cat: Catalogue) -> str | None:
                 was, now = getattr(info, fld), getattr(got, fld)
                 if now == was:
                     continue
+                v = {
+                    "player": p.title,
+                    "card": card_name(info.name),
+                    "field": fld,
+                    "value": repr(now),
+                    "was": was,
+                }
                 if info.kind is Kind.HOSTAGE:
-                    why = f"exactly {was} is confirmed (the hostage is fixed)"
-                else:
-                    why = f"{was} is confirmed"
-                return (
-                    f"catalogue: {p.title}'s {info.name}: {fld} {now!r}, but {why}; a kit "
-                    "gives only the values no source confirms (RULES.md, 'The card catalogue')"
+                    return Say(
+                        "catalogue: %(player)s's %(card)s: %(field)s %(value)s, but exactly "
+                        "%(was)s is confirmed (the hostage is fixed); a kit gives only the values "
+                        "no source confirms (RULES.md, 'The card catalogue')",
+                        **v,
+                    )
+                return Say(
+                    "catalogue: %(player)s's %(card)s: %(field)s %(value)s, but %(was)s is "
+                    "confirmed; a kit gives only the values no source confirms (RULES.md, 'The "
+                    "card catalogue')",
+                    **v,
                 )
     return None
 
@@ -473,8 +490,27 @@ def _patch(cat: Catalogue, body: Mapping[str, Any]) -> Patch:
     c = parse_card(cat, str(body.get("card")), who, "card")
     zone = body.get("zone")
     if zone not in ("hand", "field"):
-        raise NotationError("zone must be 'hand' or 'field'", "zone")
+        raise NotationError(Say("zone must be 'hand' or 'field'"), "zone")
     return Patch(who, zone, int(body.get("column", 0) or 0), int(body.get("position", 0) or 0), c)
+
+
+def said(e: Exception) -> str:
+    """An engine error's words for a person, as ``str(e)`` reads them, kept sayable in another
+    language (:mod:`engine.say`): a notation error's place and detail, a refusal's reason and
+    rule."""
+    if isinstance(e, NotationError):
+        if e.where:
+            return Say("%(where)s: %(detail)s", where=e.where, detail=e.detail)
+        return e.detail
+    if isinstance(e, IllegalActionError):
+        return Say("%(reason)s (%(rule)s)", reason=e.reason, rule=e.rule)
+    return str(e)
+
+
+def _said_args(e: Exception) -> str:
+    """An exception's message as raised (a :class:`Say` stays one), else its text."""
+    first = e.args[0] if len(e.args) == 1 else None
+    return first if isinstance(first, str) else str(e)
 
 
 def _illegal(e: IllegalActionError) -> Illegal:
@@ -492,7 +528,7 @@ def _engine_errors() -> Iterator[None]:
     except NeedsInputError as e:
         raise Missing(e.reason, e.rule, e.needs, e.asked) from None
     except NotationError as e:
-        raise Malformed(str(e)) from None
+        raise Malformed(said(e)) from None
 
 
 class HeraZeus:
@@ -571,7 +607,7 @@ class HeraZeus:
             if catalogue is not None:
                 mapping(catalogue, "catalogue")
         except InputError as e:
-            raise Malformed(str(e)) from None
+            raise Malformed(said(e)) from None
         body: dict[str, Any] = {
             "profile": profile,
             "switches": {str(k): v for k, v in switches.items()},
@@ -582,7 +618,7 @@ class HeraZeus:
         try:
             rs = ruleset_from_create(body)
         except NotationError as e:
-            raise Malformed(str(e)) from None
+            raise Malformed(said(e)) from None
         rigged = changed_confirmed(rs.catalogue)
         if rigged is not None:
             raise Malformed(rigged)
@@ -591,8 +627,12 @@ class HeraZeus:
         if starting == "table":
             if fixed is not None:  # nothing to decide at the table: refused, not ignored
                 raise Illegal(
-                    f"under the {profile} profile {fixed.title} always starts: there is "
-                    "nothing to decide at the table; choose another profile to decide there",
+                    Say(
+                        "under the %(profile)s profile %(player)s always starts: there is nothing "
+                        "to decide at the table; choose another profile to decide there",
+                        profile=profile,
+                        player=fixed.title,
+                    ),
                     "D19",
                 )
             first = None
@@ -602,7 +642,14 @@ class HeraZeus:
             except ValueError as e:
                 raise Illegal(str(e), "D19") from None
             if fixed is not None and chosen is not fixed:
-                raise Illegal(f"under the {profile} profile {fixed.title} always starts", "D19")
+                raise Illegal(
+                    Say(
+                        "under the %(profile)s profile %(player)s always starts",
+                        profile=profile,
+                        player=fixed.title,
+                    ),
+                    "D19",
+                )
             first = chosen.key
         else:
             first = fixed.key if fixed is not None else "hera"  # D19: Hera by default
@@ -613,7 +660,7 @@ class HeraZeus:
         try:
             return ruleset_from_create(create)
         except NotationError as e:
-            raise Malformed(str(e)) from None
+            raise Malformed(said(e)) from None
 
     def rules_version(self, create: Mapping[str, Any]) -> str:
         return f"{RULES_VERSION}+{rules_digest(self.rules(create))}"
@@ -630,7 +677,7 @@ class HeraZeus:
         try:
             return parse_action(raw, where)
         except NotationError as e:
-            raise Malformed(str(e)) from None
+            raise Malformed(said(e)) from None
 
     def action_json(self, action: Action) -> dict[str, Any]:
         return action.to_json()
@@ -656,34 +703,54 @@ class HeraZeus:
         """HZ-P14: a challenge, a Pegasus or a Pythia turns up cards hidden from its player:
         it stands (HZ-P12)."""
         do = str(action.get("do", ""))
-        if do in ("challenge", "pegasus", "pythia"):
-            return (
-                f"a {do} turned up cards hidden from you: it stands (HZ-P12); "
-                "only the judge corrects it"
+        if do == "challenge":
+            return Say(
+                "a challenge turned up cards hidden from you: it stands (HZ-P12); only the "
+                "judge corrects it"
+            )
+        if do == "pegasus":
+            return Say(
+                "a pegasus turned up cards hidden from you: it stands (HZ-P12); only the "
+                "judge corrects it"
+            )
+        if do == "pythia":
+            return Say(
+                "a pythia turned up cards hidden from you: it stands (HZ-P12); only the "
+                "judge corrects it"
             )
         return None
 
     def actor(self, state: GameState, action: Action, seat: str) -> str:
         if isinstance(action, Starter):
             if seat not in ("judge", *PLAYERS):
-                raise NotYours("only the players or the judge choose the starting player")
+                raise NotYours(Say("only the players or the judge choose the starting player"))
             return action.player.key
         if isinstance(action, Deal | FirstRow | Redraw | Redeal):
             if seat not in ("judge", action.player.key):
                 raise NotYours(
-                    f"only {action.player.title}'s seat records {action.player.title}'s cards"
+                    Say(
+                        "only %(player)s's seat records %(player)s's cards",
+                        player=action.player.title,
+                    )
                 )
             return action.player.key
         if isinstance(action, DeclareStuck) and seat != "judge":
             raise NotYours(
-                "a player declares at the table that he cannot use his points; the "
-                "judge confirms it from the judge's seat (D8, HZ-P6)",
+                Say(
+                    "a player declares at the table that he cannot use his points; the judge "
+                    "confirms it from the judge's seat (D8, HZ-P6)"
+                ),
                 "D8",
             )
         actor = action.actor(state.player)
         if seat != "judge" and seat != actor.key:
             raise NotYours(
-                f"it is {state.player.title}'s turn; the {seat} seat cannot act for {actor.title}",
+                Say(
+                    "it is %(player)s's turn; the %(seat)s seat cannot act for %(actor)s",
+                    player=state.player.title,
+                    seat=seat,
+                    actor=actor.title,
+                ),
                 "HZ-TURN",
             )
         return actor.key
@@ -692,14 +759,19 @@ class HeraZeus:
         hidden = stated_hidden(state, action, seat)
         if hidden is not None:
             return Illegal(
-                f"{hidden}: a card hidden from you is stated by its holder, the judge or a scan, "
-                "never by you",
+                Say(
+                    "%(field)s: a card hidden from you is stated by its holder, the judge or a "
+                    "scan, never by you",
+                    field=hidden,
+                ),
                 "D22",
             )
         if seat in PLAYERS and isinstance(action, PegasusHand) and action.place is not None:
             return Illegal(
-                "place: the column is chosen once the drawn card is known; the referee asks for "
-                "it then",
+                Say(
+                    "place: the column is chosen once the drawn card is known; the referee asks "
+                    "for it then"
+                ),
                 "D2",
             )
         return None
@@ -775,9 +847,9 @@ class HeraZeus:
             who = Player.parse(str(obs.get("player")))
             c = parse_card_name(str(obs.get("card")), who, state, "observation.card")
         except (NotationError, ValueError) as e:
-            raise Malformed(str(e)) from None
+            raise Malformed(said(e)) from None
         if c.is_unknown:
-            raise Malformed("observation.card: an observation names a card, not '?'")
+            raise Malformed(Say("observation.card: an observation names a card, not '?'"))
         zone = obs.get("zone")
         # every observation carries both flags, so a copy that seals them (the opponent's)
         # shows the same fields whether it identified a card, contradicted one or neither
@@ -802,29 +874,40 @@ class HeraZeus:
                 and 1 <= col <= 3
                 and 1 <= pos <= len(side.field[col - 1])
             ):
-                raise Malformed("observation: no card at that column and position")
+                raise Malformed(Say("observation: no card at that column and position"))
             s = side.field[col - 1][pos - 1]
             if s.card is None:
-                raise Malformed("observation: the figure stands there, not a card")
+                raise Malformed(Say("observation: the figure stands there, not a card"))
             body.update(column=col, position=pos, face_up=s.up)
             if seat not in ("judge", who.key) and not s.up:
                 raise NotYours(
-                    "only its owner or the judge may report a face-down card (D22)", "D22"
+                    Say("only its owner or the judge may report a face-down card (D22)"), "D22"
                 )
             if cat.strength(c) is None and cat.kind(c) is not Kind.HOSTAGE:
-                raise Illegal(f"observation.card: {c.name} cannot stand on the field (D10)", "D10")
+                raise Illegal(
+                    Say(
+                        "observation.card: %(card)s cannot stand on the field (D10)",
+                        card=card_name(c.name),
+                    ),
+                    "D10",
+                )
             recorded = s.card
         else:
             if seat not in ("judge", who.key):
-                raise NotYours("only its owner or the judge may report a hand card (D22)", "D22")
+                raise NotYours(
+                    Say("only its owner or the judge may report a hand card (D22)"), "D22"
+                )
             if c in side.hand:
                 recorded = c
             elif any(x.is_unknown for x in side.hand):
                 if c.origin is not who:
                     raise Illegal(
-                        f"observation.card: a card of {c.origin.title}'s deck reaches "
-                        f"{who.title}'s hand only by Sirens, face up (D13); it cannot be "
-                        "an unseen card",
+                        Say(
+                            "observation.card: a card of %(deck)s's deck reaches %(player)s's "
+                            "hand only by Sirens, face up (D13); it cannot be an unseen card",
+                            deck=c.origin.title,
+                            player=who.title,
+                        ),
                         "D13",
                     )
                 recorded = next(x for x in side.hand if x.is_unknown)
@@ -835,17 +918,27 @@ class HeraZeus:
                 # the back tells the deck: a card of the other deck on this side came by
                 # Sirens, face up, and the referee knows it (D13)
                 raise Illegal(
-                    f"observation.card: this card's back is {recorded.origin.title}'s; a card of "
-                    f"{c.origin.title}'s deck is on {who.title}'s side only if it came by Sirens, "
-                    "and then the referee knows it (D13)",
+                    Say(
+                        "observation.card: this card's back is %(back)s's; a card of %(deck)s's "
+                        "deck is on %(player)s's side only if it came by Sirens, and then the "
+                        "referee knows it (D13)",
+                        back=recorded.origin.title,
+                        deck=c.origin.title,
+                        player=who.title,
+                    ),
                     "D13",
                 )
             copies = cat.info(c.name, c.origin).copies
             # judged on the observer's projection: a refusal counts only cards he may see (D22)
             if _copies_known(project(state, seat), c) >= copies:
                 raise Illegal(
-                    f"observation.card: {c.origin.title}'s deck holds {copies} {c.name}, "
-                    "all accounted for elsewhere (catalogue)",
+                    Say(
+                        "observation.card: %(player)s's deck holds %(count)s %(card)s, all "
+                        "accounted for elsewhere (catalogue)",
+                        player=c.origin.title,
+                        count=copies,
+                        card=card_name(c.name),
+                    ),
                     "D20",
                 )
             body["identifies"] = True
@@ -863,7 +956,7 @@ class HeraZeus:
             try:
                 patch = patch_from_body(state, body)
             except (NotationError, ValueError) as e:
-                raise Malformed(f"observation: {e}") from None
+                raise Malformed(Say("observation: %(error)s", error=said(e))) from None
             return Observed(body, patch)
         if recorded != c:
             was = recorded.notation(who) if recorded is not None else "not in the hand"
@@ -880,7 +973,7 @@ class HeraZeus:
         try:
             return _patch(rules.catalogue, body)
         except (NotationError, ValueError) as e:
-            raise Malformed(str(e)) from None
+            raise Malformed(said(e)) from None
 
     def apply_patch(self, state: GameState, patch: Patch) -> GameState:
         try:
@@ -908,10 +1001,12 @@ class HeraZeus:
         try:
             r = rule_on(state, [action])
         except NeedsInputError as e:
-            reason = f"{e.needs}: cannot rule without it: {e.reason}"
+            reason = Say(
+                "%(needs)s: cannot rule without it: %(reason)s", needs=e.needs, reason=e.reason
+            )
             raise Missing(reason, e.rule, e.needs) from None
         except (NotationError, IllegalActionError, EngineError) as e:
-            raise Malformed(str(e)) from None
+            raise Malformed(said(e)) from None
         result = msgspec.convert(render_json(r), HZRuling)
         return Ruling(
             legal=result.legal,

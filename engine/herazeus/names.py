@@ -1,0 +1,69 @@
+"""The Hera & Zeus card names as a person reads them (issue 36).
+
+The notation, the ruling files and the log name every card in English (one language); a
+sentence for a person says the name as the edition of the reader's language prints it. Each
+name is marked here with :func:`engine.say.C_` in the context ``herazeus card``, so the
+catalogues carry its Italian, French and German name; :func:`card_name` gives the
+:class:`engine.say.Named` a sentence takes as a value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.say import C_, Named, Say
+
+if TYPE_CHECKING:
+    from engine.herazeus.cards import Card, Player
+
+__all__ = ["CARD_NAMES", "CONTEXT", "card_name", "said_card", "written"]
+
+CONTEXT = "herazeus card"
+
+# every card name of both decks (data/hera.toml, data/zeus.toml), marked for the catalogues
+CARD_NAMES = (
+    C_("herazeus card", "Amazon"),
+    C_("herazeus card", "Apollo"),
+    C_("herazeus card", "Argus"),
+    C_("herazeus card", "Artemis"),
+    C_("herazeus card", "Centaur"),
+    C_("herazeus card", "Cyclops"),
+    C_("herazeus card", "Dionysus"),
+    C_("herazeus card", "Furies"),
+    C_("herazeus card", "Giant"),
+    C_("herazeus card", "Hades"),
+    C_("herazeus card", "Harpy"),
+    C_("herazeus card", "Hera"),
+    C_("herazeus card", "Hero"),
+    C_("herazeus card", "Hydra"),
+    C_("herazeus card", "Io"),
+    C_("herazeus card", "Medusa"),
+    C_("herazeus card", "Nemesis"),
+    C_("herazeus card", "Pandora"),
+    C_("herazeus card", "Pegasus"),
+    C_("herazeus card", "Persephone"),
+    C_("herazeus card", "Poseidon"),
+    C_("herazeus card", "Pythia"),
+    C_("herazeus card", "Sirens"),
+    C_("herazeus card", "Zeus"),
+)
+
+
+def card_name(name: str) -> Named:
+    """The card name ``name`` (English, as the notation writes it), said per language."""
+    return Named(name, CONTEXT)
+
+
+def said_card(c: Card, holder: Player) -> str:
+    """A card as ``holder``'s side writes it (:meth:`Card.notation`), its name said per
+    language: ``Pegasus``, or ``Pegasus/zeus`` for a card of the other deck."""
+    if c.origin is holder or c.is_unknown:
+        return card_name(c.name)
+    return Say("%(card)s/%(deck)s", card=card_name(c.name), deck=c.origin.key)
+
+
+def written(text: str, c: Card, holder: Player) -> str:
+    """What a player wrote for ``c`` (``text``), said per language when it is exactly the
+    card's notation; else (another spelling) his words as written."""
+    said = said_card(c, holder)
+    return said if said == text else text
