@@ -213,6 +213,7 @@ def header(pdf: FPDF, title: Words, note: Words, paper: str, lang: str = "en") -
     notes = [note] if isinstance(note, str) else list(note)
     notes.append(Say("Paper: %(paper)s.", paper=PAPER_NAME[paper]))
     text_at(pdf, PAGE_MARGIN, PAGE_MARGIN + 7.0, _line(notes, lang), 6.8)
+    pdf.set_text_color(0, 0, 0)
 
 
 def wrapped(pdf: FPDF, text: str, width: float) -> list[str]:
