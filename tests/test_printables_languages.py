@@ -68,7 +68,11 @@ def codes(pdf: Path) -> list[list[str]]:
 
 
 ITALIAN = {
-    "faces.pdf": ["adesivi del fronte", "Stampa al 100% (dimensioni effettive)", "Carta: A4 (210 x 297 mm)."],
+    "faces.pdf": [
+        "adesivi del fronte",
+        "Stampa al 100% (dimensioni effettive)",
+        "Carta: A4 (210 x 297 mm).",
+    ],
     "backs.pdf": ["marcatori del retro", "bustina di Hera", "50 mm: controlla con un righello"],
     "mat.pdf": ["Tappetino di gioco, foglio 1 di", "colonna 1", "fila 1 (davanti)", "LATO DI HERA"],
     "test-page.pdf": ["Pagina di prova", "Consigli di stampa:", "100 mm in orizzontale"],
