@@ -20,6 +20,7 @@ from test_event_pages import Organiser, playing
 from test_event_sheets import PRINTED, page_texts, qr_codes, sheet, slips, standings
 from web_helpers import make_app
 
+from engine.say import Named
 from printables.cli import add_kit_command
 from printables.event_sheets import (
     match_slips_pdf,
@@ -29,6 +30,7 @@ from printables.event_sheets import (
 )
 from printables.herazeus.kit import KIT_FILE, Kit
 from printables.herazeus.sheets import PDF_FILES, write_sheets
+from printables.sheets import said
 from referee.games import registered
 
 DPI = 200
@@ -115,8 +117,9 @@ def test_an_italian_kit_prints_the_same_codes_names_and_serials(kits: dict[str, 
     assert en == it and sum(map(len, en)) == 86  # every sticker of both decks, page by page
     kit = Kit.loads((kits["en"] / KIT_FILE).read_text("utf-8"))
     italian = text(kits["it"] / "faces.pdf")
-    for s in kit.stickers:
-        assert s.card in italian  # the card's name as the kit lists it, in every language
+    for s in kit.stickers:  # its serial, and its name as the Italian edition prints it
+        assert f"{s.deck[0].upper()}{s.serial:02d}" in italian
+        assert said(Named(s.card, "herazeus card"), "it") in italian
 
 
 def test_the_default_language_is_english(tmp_path: Path) -> None:

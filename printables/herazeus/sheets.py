@@ -31,7 +31,7 @@ from pathlib import Path
 
 from fpdf import FPDF
 
-from engine.say import N_, Say
+from engine.say import N_, Named, Say
 from printables.herazeus.kit import DECKS, Kit
 from printables.herazeus.mat import COLUMNS, ROWS, MatGeometry
 from printables.herazeus.payload import (
@@ -180,7 +180,7 @@ def faces_pdf(kit: Kit, path: Path, lang: str = "en") -> None:
         size = 6.0
         pdf.set_font("Helvetica", "B", size)
         serial = f"{DECK_TITLE[s.deck][0]}{s.serial:02d}"
-        name = s.card
+        name = said(Named(s.card, "herazeus card"), lang)  # as printed in the edition of lang
         while pdf.get_string_width(name + "  " + serial) > lay.sticker_w - 2 * TRIM and size > 4:
             size -= 0.25
             pdf.set_font("Helvetica", "B", size)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fpdf import FPDF
 
-from engine.say import Say
+from engine.say import Named, Say
 from printables.minotaur.kit import MinotaurKit
 from printables.minotaur.payload import ML_BACK_MARKER_IDS
 from printables.sheets import (
@@ -152,8 +152,9 @@ def minotaur_faces_pdf(kit: MinotaurKit, path: Path, lang: str = "en") -> None:
             draw_cells(pdf, qr_modules(p.payload), p.x + TRIM + quiet, p.y + TRIM + quiet, module)
             r, g, b = ML_DECK_RGB[deck]
             mark = f"{SCARAB_MARK}  " if p.scarab else ""
+            name = said(Named(p.name, "minotaur card"), lang)  # as printed in the edition of lang
             size = fitted_size(
-                pdf, f"{p.name}  {mark}{p.serial}", p.w - 2 * TRIM - 1.0, 6.0, 4.0, "B"
+                pdf, f"{name}  {mark}{p.serial}", p.w - 2 * TRIM - 1.0, 6.0, 4.0, "B"
             )
             base = p.y + p.h - TRIM - 0.9
             right = p.x + p.w - TRIM - 0.3
@@ -167,7 +168,7 @@ def minotaur_faces_pdf(kit: MinotaurKit, path: Path, lang: str = "en") -> None:
             pdf.set_text_color(r, g, b)
             pdf.set_font("Helvetica", "B", size)
             left = p.x + TRIM + 0.3
-            pdf.text(left, base, clipped(pdf, p.name, end - 0.8 - left))
+            pdf.text(left, base, clipped(pdf, name, end - 0.8 - left))
             pdf.set_text_color(0, 0, 0)
     pdf.output(str(path))
 
