@@ -234,7 +234,36 @@ def _bad_query(app: Flask, lang: str) -> TestResponse:
     return Browser(app).get("/api/v1/tables?state=maybe", headers={"Accept-Language": lang})
 
 
+_GAMES: dict[str, tuple[Browser, str, Any]] = {}  # made once, on first use
+
+
+def _acts_while_a_question_is_open(app: Flask, lang: str) -> TestResponse:
+    if "waiting" not in _GAMES:
+        _GAMES["waiting"] = (*waiting_for_an_answer(app), None)
+    b, game, _ = _GAMES["waiting"]
+    return submit(b, game, lang)
+
+
+def _illegal_action(app: Flask, lang: str) -> TestResponse:
+    if "illegal" not in _GAMES:
+        http = HttpReferee(app)
+        t = Table(http, random.Random(5))
+        t.setup()
+        legal = http.ref.view(t.game, "judge").to_json()["legal"]
+        action = next(a for a in ("god 1", "god 2", "god 3", "sirens") if a not in legal)
+        _GAMES["illegal"] = (http.browser(t.game, t.service.player.key), t.game, action)
+    b, game, action = _GAMES["illegal"]
+    return b.post(
+        f"/api/v1/games/{game}/actions",
+        {"action": action},
+        game=game,
+        headers={"Accept-Language": lang},
+    )
+
+
 REFUSALS: list[Callable[[Flask, str], TestResponse]] = [
+    _acts_while_a_question_is_open,
+    _illegal_action,
     _public_acts,
     _no_such_game,
     _bad_json,
@@ -266,9 +295,9 @@ def test_error_and_rule_never_differ_by_language(
     assert it["message"]
 
 
-# every refusal above but "no such game" (the reader's words, not yet marked) is said in the
-# language asked
-OURS = [r for r in REFUSALS if r is not _no_such_game]
+# every refusal above but "no such game" (the reader's words) and the engine's illegal action
+# (its reason, said once the engine marks it) is said in the language asked
+OURS = [r for r in REFUSALS if r not in (_no_such_game, _illegal_action)]
 
 
 @pytest.mark.parametrize("lang", LANGS)
