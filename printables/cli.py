@@ -2,6 +2,7 @@
 ``--game`` names (each game's kit command is its own: :mod:`printables.games`).
 
     referee kit --out DIR [--decks FILE] [--size MM] [--paper a4|letter] [--game GAME]
+                [--lang en|it|fr|de]
     referee kit --template [--game GAME]   print a deck list file to edit
 
 Exit status 0 when the kit was written; 2 with one line on stderr for bad input.
@@ -16,6 +17,8 @@ from typing import Any
 
 from printables.games import DEFAULT, KIT_COMMANDS
 from printables.kits import DEFAULT_CODE_MM, KIT_1080P_MM, fail
+from referee.language import DEFAULT as DEFAULT_LANG
+from referee.language import LANGUAGES
 
 
 def cmd_kit(
@@ -65,6 +68,13 @@ def add_kit_command(sub: Any) -> None:
         "full-resolution photo)",
     )
     p.add_argument("--paper", choices=["a4", "letter"], default="a4")
+    p.add_argument(
+        "--lang",
+        choices=list(LANGUAGES),
+        default=DEFAULT_LANG,
+        help="the language of the sheets' headings and instructions (default en); the codes "
+        "and card names are the same in every language",
+    )
     p.add_argument("--template", action="store_true", help="print a deck list file to edit")
     p.add_argument(
         "--game",

@@ -15,6 +15,11 @@ font ships with the packages the project depends on and the sheets must print on
 
 Every function raises :class:`ValueError` naming the input and the rule it breaks before any
 page is drawn.
+
+Languages (issue 36): every sheet takes ``lang`` (``en``, ``it``, ``fr``, ``de``; default
+English): its title, headings, column names and instructions are said in it
+(:func:`referee.language.say`), written in Latin-1 as the names are. The data stays as given:
+names, sides, table and round numbers, points, rule ids (T1...), the QR links.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from datetime import datetime
 
 from fpdf import FPDF
 
+from engine.say import N_, Say
 from printables.sheets import (
     PAGE_MARGIN,
     PAPER_MM,
@@ -38,6 +44,7 @@ from printables.sheets import (
     paper_pdf,
     text_at,
 )
+from referee.language import DEFAULT, say
 
 MAKER = "event sheets"
 BEST_OF = (1, 3)  # T1
@@ -241,19 +248,26 @@ def check_pairings(sheet: PairingsSheet) -> None:
 
 @dataclass(frozen=True, slots=True)
 class _Column:
-    heading: str
+    heading: str  # a marked constant (said in the sheet's language), or data (a side's name)
     share: float  # of the page's width inside the margins
     right: bool = False  # numbers align right
 
 
-def _frame(pdf: FPDF, title: str, subtitle: str, width: float, pages: int) -> float:
+def _said(text: str, lang: str) -> str:
+    """A marked sentence or heading in ``lang``, as the sheets print text (Latin-1)."""
+    return printable_text(say(text, lang))
+
+
+def _frame(
+    pdf: FPDF, title: str, subtitle: str, width: float, pages: int, lang: str = DEFAULT
+) -> float:
     """The page's header (title, subtitle, page n of ``pages``); returns the y below it."""
     pdf.set_text_color(0, 0, 0)
     size = fitted_size(pdf, title, width, 18, 11, "B")
     text_at(pdf, PAGE_MARGIN, PAGE_MARGIN + 7, clipped(pdf, title, width), size, "B")
     pdf.set_text_color(*DIM)
     text_at(pdf, PAGE_MARGIN, PAGE_MARGIN + 13, subtitle, 10)
-    page = f"page {pdf.page_no()} of {pages}"
+    page = _said(Say("page %(page)s of %(pages)s", page=pdf.page_no(), pages=pages), lang)
     pdf.set_font("Helvetica", "", 10)
     pdf.text(PAGE_MARGIN + width - pdf.get_string_width(page), PAGE_MARGIN + 13, page)
     pdf.set_text_color(0, 0, 0)
@@ -268,10 +282,13 @@ def _table_pdf(
     printed: datetime,
     paper: str,
     size: float,
+    lang: str = DEFAULT,
 ) -> bytes:
     """A PDF of one table of text: the header and the column headings repeated on every page,
     rows striped, each cell shrunk (to two thirds) then cut to fit. ``rows`` are each row's
-    cells and whether it is dimmed (a dropped player)."""
+    cells and whether it is dimmed (a dropped player). ``title``, ``subtitle`` and the
+    headings are said in ``lang`` (the cells are data)."""
+    title, subtitle = _said(title, lang), _said(subtitle, lang)
     w, h = PAPER_MM[paper]
     width = w - 2 * PAGE_MARGIN
     row_h = size * 0.3528 * 1.75
@@ -287,8 +304,9 @@ def _table_pdf(
     for i, (cells, dimmed) in enumerate(rows):
         if i % per_page == 0:
             pdf.add_page()
-            y = _frame(pdf, title, subtitle, width, pages) + 2
-            _row(pdf, [c.heading for c in columns], columns, edges, y, row_h, 10, "B")
+            y = _frame(pdf, title, subtitle, width, pages, lang) + 2
+            headings = [_said(c.heading, lang) for c in columns]
+            _row(pdf, headings, columns, edges, y, row_h, 10, "B")
             pdf.set_line_width(0.3)
             pdf.line(PAGE_MARGIN, y + row_h, PAGE_MARGIN + width, y + row_h)
             y += row_h
@@ -331,7 +349,7 @@ def _counts(sides: tuple[str, str], line: SeatLine) -> str:
     return f"{sides[0]} {line.first_games} · {sides[1]} {line.second_games}"
 
 
-def pairings_by_name_pdf(sheet: PairingsSheet, paper: str = "a4") -> bytes:
+def pairings_by_name_pdf(sheet: PairingsSheet, paper: str = "a4", lang: str = DEFAULT) -> bytes:
     """The "find your name" sheet: every player in alphabetical order (by the printed name,
     case ignored) with his table, opponent, side this round, side counts so far (T5) and match
     points, in large type, the header repeated on every page. Raises ValueError (see
@@ -359,8 +377,8 @@ def pairings_by_name_pdf(sheet: PairingsSheet, paper: str = "a4") -> bytes:
         rows.append(
             (
                 printable_text(b.player),
-                "bye",
-                "(bye: counts as a win)",
+                _said(BYE, lang),
+                _said(BYE_WIN, lang),
                 "-",
                 _counts(sides, b),
                 b.points,
@@ -368,25 +386,33 @@ def pairings_by_name_pdf(sheet: PairingsSheet, paper: str = "a4") -> bytes:
         )
     rows.sort(key=lambda r: (r[0].casefold(), r[0], int(r[1]) if r[1].isdigit() else 0))
     columns = (
-        _Column("Player", 30),
-        _Column("Table", 8, right=True),
-        _Column("Opponent", 26),
-        _Column("Side", 12),
-        _Column("Sides so far", 17),
-        _Column("Pts", 7, right=True),
+        _Column(N_("Player"), 30),
+        _Column(N_("Table"), 8, right=True),
+        _Column(N_("Opponent"), 26),
+        _Column(N_("Side"), 12),
+        _Column(N_("Sides so far"), 17),
+        _Column(N_("Pts"), 7, right=True),
     )
     return _table_pdf(
-        f"{printable_text(sheet.event)}: round {sheet.round}, pairings by name",
-        f"Find your name. Points are before this round. {_dated(sheet.printed)}",
+        Say(
+            "%(event)s: round %(round)s, pairings by name",
+            event=printable_text(sheet.event),
+            round=sheet.round,
+        ),
+        Say(
+            "Find your name. Points are before this round. %(printed)s",
+            printed=_dated(sheet.printed),
+        ),
         columns,
         [((n, t, o, s, c, str(p)), False) for n, t, o, s, c, p in rows],
         sheet.printed,
         paper,
         14,
+        lang,
     )
 
 
-def pairings_by_table_pdf(sheet: PairingsSheet, paper: str = "a4") -> bytes:
+def pairings_by_table_pdf(sheet: PairingsSheet, paper: str = "a4", lang: str = DEFAULT) -> bytes:
     """Every table in order: its number, the first side's player and his points, the second
     side's and his; the bye on the last line. Raises ValueError (see :func:`check_pairings`;
     an unknown paper)."""
@@ -394,11 +420,11 @@ def pairings_by_table_pdf(sheet: PairingsSheet, paper: str = "a4") -> bytes:
     _check_paper(paper)
     first, second = (printable_text(s) for s in sheet.sides)
     columns = (
-        _Column("Table", 9, right=True),
+        _Column(N_("Table"), 9, right=True),
         _Column(first, 36),
-        _Column("Pts", 7, right=True),
+        _Column(N_("Pts"), 7, right=True),
         _Column(second, 36),
-        _Column("Pts", 7, right=True),
+        _Column(N_("Pts"), 7, right=True),
     )
     rows: list[tuple[Sequence[str], bool]] = [
         (
@@ -416,20 +442,34 @@ def pairings_by_table_pdf(sheet: PairingsSheet, paper: str = "a4") -> bytes:
     if sheet.bye is not None:
         b = sheet.bye
         rows.append(
-            (("bye", printable_text(b.player), str(b.points), "(bye: counts as a win)", ""), False)
+            (
+                (
+                    _said(BYE, lang),
+                    printable_text(b.player),
+                    str(b.points),
+                    _said(BYE_WIN, lang),
+                    "",
+                ),
+                False,
+            )
         )
     return _table_pdf(
-        f"{printable_text(sheet.event)}: round {sheet.round}, pairings by table",
-        f"Points are before this round. {_dated(sheet.printed)}",
+        Say(
+            "%(event)s: round %(round)s, pairings by table",
+            event=printable_text(sheet.event),
+            round=sheet.round,
+        ),
+        Say("Points are before this round. %(printed)s", printed=_dated(sheet.printed)),
         columns,
         rows,
         sheet.printed,
         paper,
         13,
+        lang,
     )
 
 
-def standings_pdf(sheet: StandingsSheet, paper: str = "a4") -> bytes:
+def standings_pdf(sheet: StandingsSheet, paper: str = "a4", lang: str = DEFAULT) -> bytes:
     """The standings (T3): rank, player, match points, wins-losses-draws, OMW, GW and OGW as
     given, a dropped player dimmed and marked "(dropped)" (T9). Raises ValueError for a blank
     event or name, a round below 1, no rows, a rank below 1 or negative counts, a naive date,
@@ -445,10 +485,10 @@ def standings_pdf(sheet: StandingsSheet, paper: str = "a4") -> bytes:
         if r.rank < 1 or min(r.points, r.wins, r.losses, r.draws) < 0:
             raise ValueError(f"player {r.player!r}: rank must be 1 or more, counts not negative")
     columns = (
-        _Column("Rank", 9, right=True),
-        _Column("Player", 40),
-        _Column("Pts", 8, right=True),
-        _Column("W-L-D", 12, right=True),
+        _Column(N_("Rank"), 9, right=True),
+        _Column(N_("Player"), 40),
+        _Column(N_("Pts"), 8, right=True),
+        _Column(N_("W-L-D"), 12, right=True),
         _Column("OMW", 12, right=True),
         _Column("GW", 12, right=True),
         _Column("OGW", 12, right=True),
@@ -457,7 +497,9 @@ def standings_pdf(sheet: StandingsSheet, paper: str = "a4") -> bytes:
         (
             (
                 str(r.rank),
-                printable_text(r.player) + (" (dropped)" if r.dropped else ""),
+                _said(Say("%(player)s (dropped)", player=printable_text(r.player)), lang)
+                if r.dropped
+                else printable_text(r.player),
                 str(r.points),
                 f"{r.wins}-{r.losses}-{r.draws}",
                 r.omw,
@@ -469,18 +511,27 @@ def standings_pdf(sheet: StandingsSheet, paper: str = "a4") -> bytes:
         for r in sheet.rows
     ]
     return _table_pdf(
-        f"{printable_text(sheet.event)}: standings after round {sheet.after_round}",
-        f"Match points, then OMW, GW, OGW (T3). {_dated(sheet.printed)}",
+        Say(
+            "%(event)s: standings after round %(round)s",
+            event=printable_text(sheet.event),
+            round=sheet.after_round,
+        ),
+        Say("Match points, then OMW, GW, OGW (T3). %(printed)s", printed=_dated(sheet.printed)),
         columns,
         rows,
         sheet.printed,
         paper,
         12,
+        lang,
     )
 
 
-def _dated(printed: datetime) -> str:
-    return f"Printed {printed.strftime('%Y-%m-%d %H:%M %Z')}."
+BYE = N_("bye")
+BYE_WIN = N_("(bye: counts as a win)")
+
+
+def _dated(printed: datetime) -> Say:
+    return Say("Printed %(time)s.", time=printed.strftime("%Y-%m-%d %H:%M %Z"))
 
 
 # -- match slips ----------------------------------------------------------------------------------
@@ -516,7 +567,11 @@ def check_slips(slips: Sequence[MatchSlip]) -> None:
 
 
 def match_slips_pdf(
-    slips: Sequence[MatchSlip], printed: datetime, per_page: int = 3, paper: str = "a4"
+    slips: Sequence[MatchSlip],
+    printed: datetime,
+    per_page: int = 3,
+    paper: str = "a4",
+    lang: str = DEFAULT,
 ) -> bytes:
     """The match slips, ``per_page`` (2 or 3) to a page with cut lines between them: event,
     round, table, both players with their side and a QR code to each one's seat link, result
@@ -529,7 +584,8 @@ def match_slips_pdf(
     if per_page not in SLIPS_PER_PAGE:
         raise ValueError(f"per_page {per_page}: slips print 2 or 3 to a page")
     w, h = PAPER_MM[paper]
-    pdf = paper_pdf(paper, False, f"{printable_text(slips[0].event)}: match slips", printed, MAKER)
+    title = _said(Say("%(event)s: match slips", event=printable_text(slips[0].event)), lang)
+    pdf = paper_pdf(paper, False, title, printed, MAKER)
     codes = {u: link_modules(u) for s in slips for u in (s.first.join_url, s.second.join_url)}
     slip_h = (h - 2 * PAGE_MARGIN) / per_page
     for page in range(math.ceil(len(slips) / per_page)):
@@ -538,19 +594,19 @@ def match_slips_pdf(
         for i, slip in enumerate(on_page):
             top = PAGE_MARGIN + i * slip_h
             if i:
-                _cut_line(pdf, top, w)
-            _slip(pdf, slip, codes, top, slip_h, w - 2 * PAGE_MARGIN)
+                _cut_line(pdf, top, w, lang)
+            _slip(pdf, slip, codes, top, slip_h, w - 2 * PAGE_MARGIN, lang)
     return bytes(pdf.output())
 
 
-def _cut_line(pdf: FPDF, y: float, w: float) -> None:
+def _cut_line(pdf: FPDF, y: float, w: float, lang: str = DEFAULT) -> None:
     pdf.set_draw_color(*DIM)
     pdf.set_line_width(0.2)
     pdf.set_dash_pattern(dash=2, gap=1.5)
     pdf.line(2, y, w - 2, y)
     pdf.set_dash_pattern()
     pdf.set_text_color(*DIM)
-    text_at(pdf, PAGE_MARGIN, y - 0.8, "cut here", 6)
+    text_at(pdf, PAGE_MARGIN, y - 0.8, _said(N_("cut here"), lang), 6)
     pdf.set_text_color(0, 0, 0)
     pdf.set_draw_color(0, 0, 0)
 
@@ -562,24 +618,35 @@ def _slip(
     top: float,
     slip_h: float,
     width: float,
+    lang: str = DEFAULT,
 ) -> None:
     x0 = PAGE_MARGIN
     y = top + 8
-    table = f"Table {slip.table}"
+    table = _said(Say("Table %(table)s", table=slip.table), lang)
     pdf.set_font("Helvetica", "B", 20)
     tw = pdf.get_string_width(table)
     pdf.text(x0 + width - tw, y, table)
-    head = f"{printable_text(slip.event)}: round {slip.round}"
+    head = _said(
+        Say("%(event)s: round %(round)s", event=printable_text(slip.event), round=slip.round),
+        lang,
+    )
     size = fitted_size(pdf, head, width - tw - 6, 13, 9, "B")
     text_at(pdf, x0, y - 1, clipped(pdf, head, width - tw - 6), size, "B")
-    fmt = "best of one" if slip.best_of == 1 else "best of three: sides swap after each game (T1)"
+    fmt = (
+        Say("Match slip, best of one. Each player scans only his own code.")
+        if slip.best_of == 1
+        else Say(
+            "Match slip, best of three: sides swap after each game (T1). Each player scans only "
+            "his own code."
+        )
+    )
     pdf.set_text_color(*DIM)
-    text_at(pdf, x0, y + 4.5, f"Match slip, {fmt}. Each player scans only his own code.", 8.5)
+    text_at(pdf, x0, y + 4.5, _said(fmt, lang), 8.5)
     pdf.set_text_color(0, 0, 0)
     col = (width - 8) / 3  # the two seats on the sides, the result between them
     for k, seat in enumerate((slip.first, slip.second)):
-        _seat_block(pdf, seat, codes[seat.join_url], x0 + k * 2 * (col + 4), y + 8, col)
-    _result_block(pdf, slip, x0 + col + 4, y + 8, col)
+        _seat_block(pdf, seat, codes[seat.join_url], x0 + k * 2 * (col + 4), y + 8, col, lang)
+    _result_block(pdf, slip, x0 + col + 4, y + 8, col, lang)
     sig_y = top + slip_h - 7
     for k, seat in enumerate((slip.first, slip.second)):
         sx = x0 + k * (width / 2 + 4)
@@ -587,37 +654,58 @@ def _slip(
         pdf.set_line_width(0.25)
         pdf.line(sx + 20, sig_y, sx + sw, sig_y)
         pdf.set_font("Helvetica", "", 8)
-        label = clipped(pdf, f"Signed: {printable_text(seat.player)}", sw)
-        text_at(pdf, sx, sig_y - 1, "Signature", 8)
+        signed = _said(Say("Signed: %(player)s", player=printable_text(seat.player)), lang)
+        label = clipped(pdf, signed, sw)
+        text_at(pdf, sx, sig_y - 1, _said(N_("Signature"), lang), 8)
         text_at(pdf, sx + 20, sig_y + 3.2, label, 8)
 
 
 def _seat_block(
-    pdf: FPDF, seat: SlipSeat, cells: Sequence[Sequence[bool]], x: float, y: float, width: float
+    pdf: FPDF,
+    seat: SlipSeat,
+    cells: Sequence[Sequence[bool]],
+    x: float,
+    y: float,
+    width: float,
+    lang: str = DEFAULT,
 ) -> None:
     name = printable_text(seat.player)
     fitted_size(pdf, name, width, 14, 9, "B")
     pdf.text(x, y + 4, clipped(pdf, name, width))
     pdf.set_font("Helvetica", "", 10)
-    pdf.text(x, y + 9, clipped(pdf, f"plays {printable_text(seat.side)}", width))
+    pdf.text(
+        x,
+        y + 9,
+        clipped(pdf, _said(Say("plays %(side)s", side=printable_text(seat.side)), lang), width),
+    )
     module = QR_MM / len(cells)
     draw_cells(pdf, cells, x + (width - QR_MM) / 2, y + 12 + 4 * module, module)
 
 
-def _result_block(pdf: FPDF, slip: MatchSlip, x: float, y: float, width: float) -> None:
+def _result_block(
+    pdf: FPDF, slip: MatchSlip, x: float, y: float, width: float, lang: str = DEFAULT
+) -> None:
     """The boxes to tick: one row per game (one for a best of one), a box for each player's win
     and one for a draw (T6: no winner after the extra turns is a draw)."""
-    names = [printable_text(slip.first.player), printable_text(slip.second.player), "Draw"]
+    names = [
+        printable_text(slip.first.player),
+        printable_text(slip.second.player),
+        _said(N_("Draw"), lang),
+    ]
     label_w = 16.0
     box_w = (width - label_w) / 3
-    text_at(pdf, x, y + 3.5, "Result: tick the winner", 9, "B")
+    text_at(pdf, x, y + 3.5, _said(N_("Result: tick the winner"), lang), 9, "B")
     yy = y + 7
     pdf.set_font("Helvetica", "", 7)
     for k, n in enumerate(names):
         shown = clipped(pdf, n, box_w - 1)
         pdf.text(x + label_w + (k + 0.5) * box_w - pdf.get_string_width(shown) / 2, yy + 2.5, shown)
     yy += 4
-    games = ["Match"] if slip.best_of == 1 else ["Game 1", "Game 2", "Game 3"]
+    games = (
+        [_said(N_("Match"), lang)]
+        if slip.best_of == 1
+        else [_said(Say("Game %(number)s", number=n), lang) for n in (1, 2, 3)]
+    )
     pdf.set_line_width(0.3)
     for g in games:
         text_at(pdf, x, yy + 4.5, g, 9)
@@ -626,4 +714,10 @@ def _result_block(pdf: FPDF, slip: MatchSlip, x: float, y: float, width: float) 
             pdf.rect(cx, yy, 6, 6)
         yy += 9
     if slip.best_of == 3:
-        text_at(pdf, x, yy + 2, "Games won decide the match; equal games draw it (T6).", 6.5)
+        text_at(
+            pdf,
+            x,
+            yy + 2,
+            _said(N_("Games won decide the match; equal games draw it (T6)."), lang),
+            6.5,
+        )

@@ -20,6 +20,7 @@ import qrcode.util  # type: ignore[import-untyped]
 from fpdf import FPDF
 from fpdf.prefs import ViewerPreferences
 
+from engine.say import N_, Say
 from printables.codes import QR_VERSION, PayloadError
 from printables.kits import PrintOptions
 
@@ -173,16 +174,58 @@ def clipped(pdf: FPDF, text: str, width: float) -> str:
     return text.rstrip() + ".."
 
 
+_TYPOGRAPHY = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"}
+    | {"\u2026": "...", "\u0153": "oe", "\u0152": "OE", "\u00a0": " ", "\u202f": " "}
+)
+
+
+def said(text: str, lang: str) -> str:
+    """A marked sentence (an :class:`engine.say.Say` or an ``N_`` constant) in ``lang``
+    (:func:`referee.language.say`), as the core PDF fonts write it: Latin-1, typographic
+    quotes and dashes made plain, any other letter outside it a "?"."""
+    from referee.language import say  # the catalogues, read only when a sheet is printed
+
+    words = say(text, lang).translate(_TYPOGRAPHY)
+    return words.encode("latin-1", "replace").decode("latin-1")
+
+
 def text_at(pdf: FPDF, x: float, y: float, text: str, size: float, style: str = "") -> None:
     pdf.set_font("Helvetica", style, size)
     pdf.text(x, y, text)
 
 
-def header(pdf: FPDF, title: str, note: str, paper: str) -> None:
+Words = str | Sequence[str]
+
+
+def _line(words: Words, lang: str) -> str:
+    """One sentence, or several set apart by two spaces, each said in ``lang``."""
+    parts = (words,) if isinstance(words, str) else words
+    return "  ".join(said(w, lang) for w in parts)
+
+
+def header(pdf: FPDF, title: Words, note: Words, paper: str, lang: str = "en") -> None:
+    """A sticker page's title and note (marked sentences, or several of each set apart by two
+    spaces, said in ``lang``) and its paper."""
     pdf.set_text_color(0, 0, 0)
-    text_at(pdf, PAGE_MARGIN, PAGE_MARGIN + 3.2, title, 10.5, "B")
+    text_at(pdf, PAGE_MARGIN, PAGE_MARGIN + 3.2, _line(title, lang), 10.5, "B")
     pdf.set_text_color(60, 60, 60)
-    text_at(pdf, PAGE_MARGIN, PAGE_MARGIN + 7.0, f"{note}  Paper: {PAPER_NAME[paper]}.", 6.8)
+    notes = [note] if isinstance(note, str) else list(note)
+    notes.append(Say("Paper: %(paper)s.", paper=PAPER_NAME[paper]))
+    text_at(pdf, PAGE_MARGIN, PAGE_MARGIN + 7.0, _line(notes, lang), 6.8)
+    pdf.set_text_color(0, 0, 0)
+
+
+def wrapped(pdf: FPDF, text: str, width: float) -> list[str]:
+    """``text`` cut between words into lines no wider than ``width`` mm in the current font
+    (a word longer than that on a line of its own)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and pdf.get_string_width(lines[-1] + " " + word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
     pdf.set_text_color(0, 0, 0)
 
 
@@ -211,13 +254,13 @@ def scale_bar(pdf: FPDF, x: float, y: float, length: float, vertical: bool = Fal
             pdf.text(x + mm - pdf.get_string_width(label) / 2, y + thick + 5.3, label)
 
 
-def side_ruler(pdf: FPDF, paper: str) -> None:
+def side_ruler(pdf: FPDF, paper: str, lang: str = "en") -> None:
     w = PAPER_MM[paper][0]
     x = w - PAGE_MARGIN - RULER_STRIP + 3
     y = PAGE_MARGIN + HEADER + 2
     scale_bar(pdf, x, y, 50.0, vertical=True)
     with pdf.rotation(90, x + 9.5, y + 50):
-        text_at(pdf, x + 9.5, y + 50, "50 mm: check with a ruler", 5.5)
+        text_at(pdf, x + 9.5, y + 50, said(N_("50 mm: check with a ruler"), lang), 5.5)
 
 
 # -- sticker layout -------------------------------------------------------------------------------
@@ -279,10 +322,17 @@ def back_sticker_size(marker_mm: float) -> float:
 
 
 def back_pages(
-    pdf: FPDF, opts: PrintOptions, deck_name: str, sleeve: str, n: int, marker_id: int
+    pdf: FPDF,
+    opts: PrintOptions,
+    deck_name: str,
+    sleeve: str,
+    n: int,
+    marker_id: int,
+    lang: str = "en",
 ) -> None:
     """The pages of one deck's back markers (``n`` needed), every one the same. ``deck_name``
-    is the deck as the page title says it ("X's deck"), ``sleeve`` one of its sleeves."""
+    is the deck as the page title says it ("X's deck"), ``sleeve`` one of its sleeves (each a
+    Say or a name, said in ``lang`` with the page's words)."""
     side = back_sticker_size(opts.back_marker_mm)
     lay = grid_layout(opts.paper, side, side)
     cell = opts.back_marker_mm / ARUCO_CELLS
@@ -291,12 +341,21 @@ def back_pages(
         pdf.add_page()
         header(
             pdf,
-            f"{deck_name}: back markers ({lay.per_page} identical a page, {n} needed)",
-            f"Print at 100%. One on the back of every {sleeve}, centred. "
-            "All the same: a back never tells which card it is.",
+            Say(
+                "%(deck)s: back markers (%(per_page)s identical a page, %(needed)s needed)",
+                deck=deck_name,
+                per_page=lay.per_page,
+                needed=n,
+            ),
+            Say(
+                "Print at 100%%. One on the back of every %(sleeve)s, centred. All the same: a "
+                "back never tells which card it is.",
+                sleeve=sleeve,
+            ),
             opts.paper,
+            lang,
         )
-        side_ruler(pdf, opts.paper)
+        side_ruler(pdf, opts.paper, lang)
         for i in range(lay.per_page):
             sx, sy = lay.origin(i)
             cut_marks(pdf, sx, sy, lay.sticker_w, lay.sticker_h)

@@ -28,6 +28,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.say import Say
 from referee.errors import Forbidden, NeedsInput, NotFound, Refused, ServiceError, Stale
 from referee.fold import Folded
 from referee.game import Illegal, Malformed, Missing, NotYours, RuleError
@@ -46,6 +47,14 @@ def refusal(e: RuleError) -> ServiceError:
     if isinstance(e, NotYours):
         return Forbidden(e.reason, e.rule)
     return Refused(e.reason, e.rule)
+
+
+def either(names: Sequence[str]) -> str:
+    """``A`` or ``A or B`` (the "or" said in each language); three names and more are joined by
+    an English " or " (no message names more than two seats; zones are codes)."""
+    if len(names) == 2:
+        return Say("%(first)s or %(second)s", first=names[0], second=names[1])
+    return " or ".join(names)
 
 
 def fill_input(raw: dict[str, Any], path: str, value: Any) -> None:
@@ -68,8 +77,10 @@ def settled(f: Folded) -> None:
     """
     if f.broken is not None:
         raise Refused(
-            "the record is held: after a correction an earlier event no longer applies; the "
-            "judge must settle it first (undo, or amend that event)"
+            Say(
+                "the record is held: after a correction an earlier event no longer applies; the "
+                "judge must settle it first (undo, or amend that event)"
+            )
         )
 
 
@@ -96,7 +107,7 @@ class Acting:
         another seat (NeedsInput with its ``seq``)."""
         self.reading.seat_of(game, seat)
         if seat == "public":
-            raise Forbidden("the public seat cannot act")
+            raise Forbidden(Say("the public seat cannot act"))
         try:
             action_raw = dict(mapping(raw, "action"))
             key = idem_key(key)
@@ -109,8 +120,12 @@ class Acting:
             self.reader.refuse_used_key(f, seat, key)
             if expected_seq is not None and expected_seq != f.last_seq:
                 raise Stale(
-                    f"stale: you saw event {expected_seq}, the game is at event "
-                    f"{f.last_seq}; reload and try again",
+                    Say(
+                        "stale: you saw event %(seen)s, the game is at event %(last)s; reload "
+                        "and try again",
+                        seen=expected_seq,
+                        last=f.last_seq,
+                    ),
                     seq=f.last_seq,
                 )
             settled(f)
@@ -146,7 +161,7 @@ class Acting:
         q = f.question
         if q is None or seat == "judge":
             return
-        who = " or ".join(str(a).title() for a in q.body.get("asked", []))
+        who = either([str(a).title() for a in q.body.get("asked", [])])
         rule = f.module.hold_rule
         what = needs_words(
             str(q.body.get("needs", "")),
@@ -155,8 +170,14 @@ class Acting:
             f.module.needs_phrases,
         )
         raise Refused(
-            f"the referee is waiting for {who} to give {what} "
-            f"({q.body.get('rule')}); nothing else is recorded until it is answered ({rule})",
+            Say(
+                "the referee is waiting for %(who)s to give %(what)s (%(asked_rule)s); nothing "
+                "else is recorded until it is answered (%(rule)s)",
+                who=who,
+                what=what,
+                asked_rule=q.body.get("rule"),
+                rule=rule,
+            ),
             rule,
         )
 
@@ -218,8 +239,10 @@ class Acting:
                 }
                 self.ledger.write_on(f, [Draft(writer, "irregularity", body)])
                 raise Refused(
-                    "this does not match what the referee recorded; the judge has been called "
-                    "to settle it",
+                    Say(
+                        "this does not match what the referee recorded; the judge has been "
+                        "called to settle it"
+                    ),
                     g.contradiction_rule,
                 ) from None
             raise refusal(e) from None
@@ -252,9 +275,9 @@ class Acting:
                     return pe.reason
             except RuleError:
                 pass
-            who = " or ".join(a.title() for a in asked)
+            who = either([a.title() for a in asked])
             what = needs_words(e.needs, asked, g.possessives, g.needs_phrases)
-            return f"{who} must give {what}"  # shown with its rule
+            return Say("%(who)s must give %(what)s", who=who, what=what)  # shown with its rule
         return e.reason
 
     def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:
@@ -272,7 +295,7 @@ class Acting:
             f = self.reader.folded(game)
             q = f.question
             if q is None or (seat not in q.body.get("asked", ()) and seat != "judge"):
-                raise NotFound("nothing is waiting for this seat's input")
+                raise NotFound(Say("nothing is waiting for this seat's input"))
             self.reader.refuse_used_key(f, seat, key)
             raw = json.loads(json.dumps(q.body["action"]))
             fill_input(raw, str(q.body["needs"]), value)
@@ -301,11 +324,17 @@ class Acting:
         naming the refused card and what was not recorded; then nothing is written."""
         self.reading.seat_of(game, seat)
         if seat == "public":
-            raise Forbidden("the public seat cannot report observations")
+            raise Forbidden(Say("the public seat cannot report observations"))
         if not isinstance(observations, Sequence) or isinstance(observations, str | bytes):
-            raise Refused("observations: must be a list")
+            raise Refused(Say("observations: must be a list"))
         if not 1 <= len(observations) <= MAX_OBSERVATIONS:
-            raise Refused(f"observations: 1 to {MAX_OBSERVATIONS}, not {len(observations)}")
+            raise Refused(
+                Say(
+                    "observations: 1 to %(max)s, not %(given)s",
+                    max=MAX_OBSERVATIONS,
+                    given=len(observations),
+                )
+            )
         with self.ledger.lock(game):
             f = self.reader.folded(game)
             try:
@@ -323,9 +352,14 @@ class Acting:
                 except RuleError as e:
                     err = refusal(e)  # Refused or Forbidden: (message, rule)
                     if len(checked) > 1:
-                        what = f"{short(obs.get('card'))}: {err.message}"
                         err = type(err)(
-                            f"{what}; none of the {len(checked)} cards was recorded", err.rule
+                            Say(
+                                "%(card)s: %(reason)s; none of the %(num)s cards was recorded",
+                                card=short(obs.get("card")),
+                                reason=err.message,
+                                num=len(checked),
+                            ),
+                            err.rule,
                         )
                     raise err from None
                 drafts.append(Draft(seat, "observation", seen.body))
@@ -343,10 +377,15 @@ def _observation(obs: Any, zones: Sequence[str]) -> dict[str, Any]:
     allowed = {"player", "zone", "column", "position", "card", "source"}
     extra = sorted(set(obs) - allowed)
     if extra:
-        raise InputError(f"observation: unknown field {extra[0][:20]!r}")
+        raise InputError(Say("observation: unknown field %(field)s", field=repr(extra[0][:20])))
     text(obs.get("player"), "observation.player", max_len=10)
     if obs.get("zone") not in zones:
-        raise InputError(f"observation.zone: must be {' or '.join(repr(z) for z in zones)}")
+        raise InputError(
+            Say(
+                "observation.zone: must be %(zones)s",
+                zones=either([repr(z) for z in zones]),
+            )
+        )
     text(obs.get("card"), "observation.card", max_len=40)
     source = text(obs.get("source", "manual"), "observation.source", max_len=20)
     return {**obs, "source": source}

@@ -12,7 +12,9 @@
     ├── Held                the game's record failed verification or replay: not served
     └── Unavailable         storage failed (full disk, read-only, locked); nothing written
 
-Every method of :class:`referee.service.Referee` raises only these.
+Every method of :class:`referee.service.Referee` raises only these. ``message`` is for a person:
+an :class:`engine.say.Say` where the sentence was marked (its English words, so it reads as text),
+said in the reader's language only at the edge (``web.errors``), never rebuilt as an f-string.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ class ServiceError(Exception):
 
     def __init__(self, message: str, rule: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
+        self.message = message  # an engine.say.Say, kept: said in the reader's language at the edge
         self.rule = rule
+
+    def __str__(self) -> str:  # the message itself (a Say stays a Say)
+        return self.message if isinstance(self.message, str) else super().__str__()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"error": type(self).__name__, "message": self.message}

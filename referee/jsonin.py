@@ -24,6 +24,8 @@ import re
 from itertools import accumulate
 from typing import Any
 
+from engine.say import Say
+
 MAX_INT_DIGITS = 100  # far beyond any count, sequence number or time the referee reads
 _MAX_FLOAT_CHARS = 400  # a longer number literal is refused before it is converted
 _SHOW = 40  # characters of an offending key or literal quoted in a message
@@ -38,6 +40,15 @@ class _Refused(ValueError):
     """Raised inside the parser's hooks; :func:`loads_strict` adds the input's name."""
 
 
+class NotStrictJson(ValueError):
+    """What :func:`loads_strict` raises: a ``ValueError`` whose one argument is its sentence,
+    an :class:`engine.say.Say` (``str(e)`` is that Say)."""
+
+    def __str__(self) -> str:
+        first = self.args[0] if self.args else ""
+        return first if isinstance(first, str) else super().__str__()
+
+
 def _show(text: str) -> str:
     """A short, one-line quotation of ``text`` for a message."""
     r = repr(text[:_SHOW])
@@ -48,28 +59,30 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
-            raise _Refused(f"duplicate key {_show(k)} in an object")
+            raise _Refused(Say("duplicate key %(key)s in an object", key=_show(k)))
         out[k] = v
     return out
 
 
 def _constant(name: str) -> Any:
-    raise _Refused(f"{name} is not a JSON number")
+    raise _Refused(Say("%(name)s is not a JSON number", name=name))
 
 
 def _int(text: str) -> int:
     digits = len(text) - (text[0] == "-")
     if digits > MAX_INT_DIGITS:
-        raise _Refused(f"an integer of {digits} digits (at most {MAX_INT_DIGITS})")
+        raise _Refused(
+            Say("an integer of %(num)s digits (at most %(max)s)", num=digits, max=MAX_INT_DIGITS)
+        )
     return int(text)
 
 
 def _float(text: str) -> float:
     if len(text) > _MAX_FLOAT_CHARS:
-        raise _Refused(f"a number literal of {len(text)} characters")
+        raise _Refused(Say("a number literal of %(num)s characters", num=len(text)))
     v = float(text)
     if not math.isfinite(v):
-        raise _Refused(f"the number {_show(text)} is too large")
+        raise _Refused(Say("the number %(number)s is too large", number=_show(text)))
     return v
 
 
@@ -81,7 +94,7 @@ def _check_depth(text: str, max_depth: int) -> None:
         return
     for depth in accumulate(map(_STEP.__getitem__, brackets)):
         if depth > max_depth:  # stops at the first level too deep
-            raise _Refused(f"nested more than {max_depth} levels deep")
+            raise _Refused(Say("nested more than %(depth)s levels deep", depth=max_depth))
 
 
 def _check_strings(value: Any) -> None:
@@ -95,7 +108,10 @@ def _check_strings(value: Any) -> None:
                     v.encode("utf-8")
                 except UnicodeEncodeError:
                     raise _Refused(
-                        f"the string {_show(v)} holds a lone surrogate (not Unicode text)"
+                        Say(
+                            "the string %(string)s holds a lone surrogate (not Unicode text)",
+                            string=_show(v),
+                        )
                     ) from None
         elif isinstance(v, dict):
             stack.extend(v.keys())
@@ -111,15 +127,28 @@ def loads_strict(text: str, what: str, *, max_bytes: int = 1_000_000, max_depth:
     Raises ValueError with a one-line message that starts with ``what``.
     """
     if not isinstance(text, str):
-        raise ValueError(f"{what}: not text ({type(text).__name__})")
+        raise NotStrictJson(
+            Say("%(what)s: not text (%(type)s)", what=what, type=type(text).__name__)
+        )
     if len(text) > max_bytes:  # a character is at least one byte
-        raise ValueError(f"{what}: too large: more than {max_bytes:,} bytes")
+        raise NotStrictJson(
+            Say("%(what)s: too large: more than %(max)s bytes", what=what, max=f"{max_bytes:,}")
+        )
     try:
         size = len(text) if text.isascii() else len(text.encode("utf-8"))
     except UnicodeEncodeError:
-        raise ValueError(f"{what}: not Unicode text (a lone surrogate)") from None
+        raise NotStrictJson(
+            Say("%(what)s: not Unicode text (a lone surrogate)", what=what)
+        ) from None
     if size > max_bytes:
-        raise ValueError(f"{what}: too large: {size:,} bytes (at most {max_bytes:,})")
+        raise NotStrictJson(
+            Say(
+                "%(what)s: too large: %(size)s bytes (at most %(max)s)",
+                what=what,
+                size=f"{size:,}",
+                max=f"{max_bytes:,}",
+            )
+        )
     try:
         _check_depth(text, max_depth)
         value = json.loads(
@@ -132,9 +161,19 @@ def loads_strict(text: str, what: str, *, max_bytes: int = 1_000_000, max_depth:
         if _SURROGATE_ESCAPE.search(text):
             _check_strings(value)
     except json.JSONDecodeError as e:
-        raise ValueError(f"{what}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        raise NotStrictJson(
+            Say(
+                "%(what)s: not JSON: %(problem)s at line %(line)s column %(column)s",
+                what=what,
+                problem=e.msg,
+                line=e.lineno,
+                column=e.colno,
+            )
+        ) from None
     except _Refused as e:
-        raise ValueError(f"{what}: not accepted: {e}") from None
+        raise NotStrictJson(
+            Say("%(what)s: not accepted: %(problem)s", what=what, problem=e.args[0])
+        ) from None
     except RecursionError:  # pragma: no cover - _check_depth keeps the parser shallow
-        raise ValueError(f"{what}: nested too deeply") from None
+        raise NotStrictJson(Say("%(what)s: nested too deeply", what=what)) from None
     return value

@@ -38,6 +38,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
+from engine.say import Say
 from referee.games import WATCHERS
 from referee.jsonin import loads_strict
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
@@ -94,12 +95,15 @@ def route(
 
 @bp.errorhandler(ValidationError)
 def _invalid(e: ValidationError) -> Response:
-    msgs = e.messages if isinstance(e.messages, dict) else {"_schema": e.messages}
+    # marshmallow's messages read back as Says (schemas.said_messages), said in the request's
+    # language by error_response with the sentence that quotes the first of them
+    msgs = schemas.said_messages(
+        e.messages if isinstance(e.messages, dict) else {"_schema": e.messages}
+    )
     first = next(iter(msgs.items()), ("body", ["invalid"]))
     text = first[1][0] if isinstance(first[1], list) and first[1] else first[1]
-    return error_response(
-        422, "Invalid", f"the body is not valid: {first[0]}: {text}", None, fields=msgs
-    )
+    message = Say("the body is not valid: %(field)s: %(problem)s", field=first[0], problem=text)
+    return error_response(422, "Invalid", message, None, fields=msgs)
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -118,16 +122,18 @@ def _load(schema: type[Schema], required: bool = True) -> dict[str, Any]:
         data: Any = {}
     else:
         if request.mimetype != "application/json":
-            raise UnsupportedMediaType("send the body as JSON (Content-Type: application/json)")
+            raise UnsupportedMediaType(
+                Say("send the body as JSON (Content-Type: application/json)")
+            )
         try:
             text = raw.decode("utf-8")
             data = loads_strict(text, "body", max_bytes=limit, max_depth=16)
         except UnicodeDecodeError:
-            raise BadRequest("body: not UTF-8 text") from None
+            raise BadRequest(Say("body: not UTF-8 text")) from None
         except ValueError as e:  # duplicate keys, NaN, too deep: named in one line
             raise BadRequest(str(e)) from None
     if not isinstance(data, dict):
-        raise ValidationError({"_schema": ["the body must be a JSON object"]})
+        raise ValidationError({"_schema": [Say("the body must be a JSON object")]})
     out: dict[str, Any] = _schema(schema).load(data)
     return out
 
@@ -186,7 +192,7 @@ def _if_match() -> int | None:
         return None
     m = _ETAG_RE.match(value)
     if m is None:
-        raise BadRequest('If-Match must be the ETag of the view you saw, e.g. "12"')
+        raise BadRequest(Say('If-Match must be the ETag of the view you saw, e.g. "12"'))
     return int(m.group(1) or m.group(2))
 
 
@@ -264,7 +270,7 @@ def _once(game: str, call: Callable[[str | None], Response]) -> Response:
     if key is None:
         return _answer(game, call, None)
     if not _KEY_RE.match(key):
-        raise BadRequest("Idempotency-Key must be 1 to 100 visible ASCII characters")
+        raise BadRequest(Say("Idempotency-Key must be 1 to 100 visible ASCII characters"))
     seat = seat_of(game)
     h = hashlib.sha256()
     for part in (request.method, request.path, request.headers.get("If-Match", "")):
@@ -278,8 +284,10 @@ def _once(game: str, call: Callable[[str | None], Response]) -> Response:
             if hit.digest != digest:
                 return service_error_response(
                     KeyReused(
-                        "this Idempotency-Key was used for another request; use a new key for "
-                        "a new request"
+                        Say(
+                            "this Idempotency-Key was used for another request; use a new key for "
+                            "a new request"
+                        )
                     )
                 )
             resp = Response(hit.body, hit.status, mimetype="application/json")
@@ -455,7 +463,7 @@ def submit(game: str) -> Response:
     event."""
     seat = seat_of(game)
     if seat == "public":
-        raise Forbidden("the public seat cannot act")
+        raise Forbidden(Say("the public seat cannot act"))
     body = _load(schemas.ActionBodySchema)
     expected = _if_match()
 
@@ -483,7 +491,7 @@ def answer(game: str) -> Response:
     """Gives the input named by the view's ``asked.needs``; 404 when nothing waits on you."""
     seat = seat_of(game)
     if seat == "public":
-        raise Forbidden("the public seat answers nothing")
+        raise Forbidden(Say("the public seat answers nothing"))
     body = _load(schemas.AnswerSchema)
 
     def call(key: str | None) -> Response:
@@ -510,7 +518,7 @@ def observe(game: str) -> Response:
     """A card recorded as another becomes an irregularity for the judge."""
     seat = seat_of(game)
     if seat == "public":
-        raise Forbidden("the public seat cannot report observations")
+        raise Forbidden(Say("the public seat cannot report observations"))
     body = _load(schemas.ObservationSchema)
 
     def call(key: str | None) -> Response:
@@ -538,7 +546,7 @@ def call_judge(game: str) -> Response:
     """A player asks for the judge; the note is optional."""
     seat = seat_of(game)
     if seat not in _ref().game_info(game).players:
-        raise Forbidden(f"the {seat} seat cannot call the judge; a player can")
+        raise Forbidden(Say("the %(seat)s seat cannot call the judge; a player can", seat=seat))
     body = _load(schemas.CallSchema, required=False)
 
     def call(key: str | None) -> Response:
@@ -567,7 +575,9 @@ def take_back(game: str) -> Response:
     turned up a hidden card, or one that waits for an answer."""
     seat = seat_of(game)
     if seat not in _ref().game_info(game).players:
-        raise Forbidden(f"the {seat} seat cannot take back an action; a player can")
+        raise Forbidden(
+            Say("the %(seat)s seat cannot take back an action; a player can", seat=seat)
+        )
 
     def call(key: str | None) -> Response:
         return _record(game, seat, _ref().take_back(game, seat))
@@ -593,7 +603,7 @@ def answer_proposal(game: str) -> Response:
     table; an undo or amend at a table without a judge once both players approved)."""
     seat = seat_of(game)
     if seat not in _ref().game_info(game).players:
-        raise Forbidden(f"the {seat} seat cannot answer a proposal; a player can")
+        raise Forbidden(Say("the %(seat)s seat cannot answer a proposal; a player can", seat=seat))
     body = _load(schemas.ProposalAnswerSchema)
 
     def call(key: str | None) -> Response:
@@ -727,7 +737,9 @@ def reissue(game: str, seat: str) -> Response:
     opens the new one (a lost phone). A game has no judge's link to reissue."""
     seats = _ref().game_info(game).players
     if seat not in seats:
-        raise NotFound(f"no seat {seat[:20]!r} (seats: {', '.join(seats)})")
+        raise NotFound(
+            Say("no seat %(name)s (seats: %(seats)s)", name=repr(seat[:20]), seats=list(seats))
+        )
     code = _ref().reissue(game, "judge", seat)
     base = request.host_url.rstrip("/")
     return _json(
@@ -743,7 +755,15 @@ def _query_int(name: str, low: int, high: int, default: int | None) -> int | Non
     if raw is None:
         return default
     if not raw.isdigit() or len(raw) > 10 or not low <= int(raw) <= high:
-        raise BadRequest(f"{name}: a whole number from {low} to {high}, not {raw[:20]!r}")
+        raise BadRequest(
+            Say(
+                "%(name)s: a whole number from %(low)s to %(high)s, not %(given)s",
+                name=name,
+                low=low,
+                high=high,
+                given=repr(raw[:20]),
+            )
+        )
     return int(raw)
 
 
@@ -763,10 +783,10 @@ def tables() -> Response:
     setting up, quiet for two hours, and finished; the most recent first in each."""
     games = set(judged_games())
     if not games and not is_tournament_judge():
-        raise Forbidden("only a judge sees the tables; open your judge link first")
+        raise Forbidden(Say("only a judge sees the tables; open your judge link first"))
     state = request.args.get("state", "all")
     if state not in ("all", "active", "other"):
-        raise BadRequest(f"state: all, active or other, not {state[:20]!r}")
+        raise BadRequest(Say("state: all, active or other, not %(given)s", given=repr(state[:20])))
     limit = _query_int("limit", 1, 10_000, None)
     offset = _query_int("offset", 0, 10**9, 0) or 0
     listed = ordered([r for r in _ref().overview("judge") if r.get("game") in games])
@@ -894,7 +914,7 @@ def _action(game: str, action: dict[str, Any] | str) -> dict[str, Any]:
     try:
         return page_of(_ref(), game).action_from_text(action)
     except Unreadable as e:
-        raise ValidationError({"action": [str(e)]}) from None
+        raise ValidationError({"action": [e.args[0] if e.args else str(e)]}) from None
 
 
 def openapi_document() -> dict[str, Any]:

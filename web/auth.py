@@ -27,9 +27,11 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
+from engine.say import Say
 from referee.service import NotFound, ServiceError
 from web.forms import form_int
 from web.games import page_for, seat_title
+from web.i18n import gettext, say
 from web.request import (
     JUDGE_COOKIE,
     cookie_name,
@@ -71,8 +73,10 @@ def _hop(target: str) -> Response:
 
 def _no_seat() -> NotFound:
     return NotFound(
-        "this join link opens no seat: it is mistyped, or the judge has issued a new one "
-        "(ask the judge for the new link)"
+        Say(
+            "this join link opens no seat: it is mistyped, or the judge has issued a new one "
+            "(ask the judge for the new link)"
+        )
     )
 
 
@@ -141,11 +145,12 @@ def take(game: str, code: str) -> Response | tuple[str, int, dict[str, str]]:
 def recovery_words(title: str, code: str) -> Markup:
     """What the phone that took a seat at a table without a judge is told, once: the code on
     a line of its own."""
-    return Markup(
-        '{t}\'s recovery code: <strong class="code">{c}</strong> Write it down now, or print '
-        "this page: it is shown only once. Typed on any phone, it moves {t}'s seat to that "
-        "phone (a lost phone, or a copied key). Never show it to the other player."
-    ).format(t=title, c=code)
+    words = gettext(
+        '%(title)s\'s recovery code: <strong class="code">%(code)s</strong> Write it down now, '
+        "or print this page: it is shown only once. Typed on any phone, it moves %(title)s's "
+        "seat to that phone (a lost phone, or a copied key). Never show it to the other player."
+    )
+    return Markup(words) % {"title": title, "code": code}
 
 
 @bp.post("/g/<game>/seats/recover")
@@ -164,7 +169,10 @@ def recover(game: str) -> Response:
         flash(refusal(e), "error")
         return resp
     title = _title(game, claim.seat)
-    flash(f"{title}'s seat is on this phone now (its recovery code moved it).", "ok")
+    flash(
+        gettext("%(title)s's seat is on this phone now (its recovery code moved it).", title=title),
+        "ok",
+    )
     if claim.recovery is not None:  # the code typed works no more: this phone's new one, once
         flash(recovery_words(title, claim.recovery), "recovery")
     if claim.token is not None:
@@ -182,9 +190,9 @@ def approve(game: str) -> Response:
     try:
         rec = get_referee().approve_seat(game, seat_of(game), form_int(request.form, "request"))
         title = _title(game, str(rec.body.get("seat")))
-        flash(f"{title}'s seat moved to the device that asked for it.", "ok")
+        flash(gettext("%(title)s's seat moved to the device that asked for it.", title=title), "ok")
     except ValueError as e:
-        flash(f"Refused: {e}", "error")
+        flash(gettext("Refused: %(reason)s", reason=say(e)), "error")
     except ServiceError as e:
         flash(refusal(e), "error")
     return redirect(f"/g/{game}", 303)
@@ -197,7 +205,7 @@ def join_judge(code: str) -> Response:
     Raises NotFound for a wrong code."""
     expected = current_app.config.get("JUDGE_CODE")
     if not expected or not hmac.compare_digest(code.encode(), str(expected).encode()):
-        raise NotFound("this judge link is not valid on this server")
+        raise NotFound(Say("this judge link is not valid on this server"))
     resp = _hop("/judge")
     keep_cookie(resp, JUDGE_COOKIE, code)
     return resp

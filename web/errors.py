@@ -25,7 +25,14 @@ The refusals the web app meets, and their statuses (:data:`STATUS`, read through
         └── WrongImageType      415  not a JPEG, PNG or WebP
 
 Every error body is ``{"error", "rule", "message", ...}`` (the class's ``to_json``), as JSON
-under ``/api/`` and for clients that ask for JSON, else the ``error.html`` page. A 500 is
+under ``/api/`` and for clients that ask for JSON, else the ``error.html`` page.
+
+Languages (issue 36): this is the one place a refusal's words are said. ``message`` and every
+message under ``fields`` are said in the request's language (``Accept-Language``, or the
+``hzlang`` cookie: :func:`web.i18n.select_locale`) by :func:`web.i18n.say`: a
+:class:`engine.say.Say` by its template and values, a marked constant by its words, anything
+else as it is. ``error``, ``rule``, ``needs``, ``asked``, the field names and every other
+machine field are the same in every language; English bodies are what they always were. A 500 is
 logged with its traceback; the user sees only that the server failed.
 """
 
@@ -47,7 +54,7 @@ from referee.service import (
     Stale,
     Unavailable,
 )
-from web.i18n import gettext
+from web.i18n import gettext, say
 from web.middleware import loggable_path
 
 log = logging.getLogger("referee.web")
@@ -198,7 +205,12 @@ def wants_json() -> bool:
 def error_response(
     status: int, code: str, message: str, rule: str | None = None, **extra: Any
 ) -> Response:
-    """The error as JSON ``{"error", "rule", "message", ...}`` or as the error page."""
+    """The error as JSON ``{"error", "rule", "message", ...}`` or as the error page.
+    ``message`` (a Say, a marked constant, or words already in the request's language) and the
+    messages of ``fields`` are said in the request's language here."""
+    message = say(message)
+    if "fields" in extra:
+        extra["fields"] = said_fields(extra["fields"])
     if wants_json():
         body = {"error": code, "rule": rule, "message": message, **extra}
         resp = jsonify(body)
@@ -206,6 +218,16 @@ def error_response(
         return resp
     html = render_template("error.html", status=status, message=message, rule=rule)
     return Response(html, status, mimetype="text/html")
+
+
+def said_fields(messages: Any) -> Any:
+    """A validation error's messages by field (nested dicts and lists), each said in the
+    request's language; the field names as they are."""
+    if isinstance(messages, dict):
+        return {k: said_fields(v) for k, v in messages.items()}
+    if isinstance(messages, list | tuple):
+        return [said_fields(v) for v in messages]
+    return say(messages) if isinstance(messages, str) else messages
 
 
 def service_error_response(e: ServiceError) -> Response:

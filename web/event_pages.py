@@ -47,6 +47,7 @@ from referee.event.service import Events
 from referee.event.views import public_view
 from referee.games import GAMES
 from referee.store import parse_utc
+from web import i18n
 from web.events import (
     clock_of,
     event_or_404,
@@ -610,14 +611,15 @@ def pdf(event: str, sheet: str) -> Response:
     printed = _now().replace(microsecond=0)
     base = request.host_url.rstrip("/")
     try:
+        lang = i18n.lang()  # the organiser's page language (issue 36)
         if sheet == "by-name":
-            data = sheets.pairings_by_name_pdf(pairings_sheet(st, printed))
+            data = sheets.pairings_by_name_pdf(pairings_sheet(st, printed), lang=lang)
         elif sheet == "by-table":
-            data = sheets.pairings_by_table_pdf(pairings_sheet(st, printed))
+            data = sheets.pairings_by_table_pdf(pairings_sheet(st, printed), lang=lang)
         elif sheet == "slips":
-            data = sheets.match_slips_pdf(match_slips(ev, st, base), printed)
+            data = sheets.match_slips_pdf(match_slips(ev, st, base), printed, lang=lang)
         else:
-            data = sheets.standings_pdf(standings_sheet(st, printed))
+            data = sheets.standings_pdf(standings_sheet(st, printed), lang=lang)
     except ServiceError as e:
         flash(gettext("Refused: %(reason)s", reason=say(e.message)), "error")
         return redirect(url_for("event_pages.console", event=eid), 303)

@@ -58,6 +58,7 @@ from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 
+from engine.say import Say, say_n
 from referee import pgrates
 from referee.event.state import EVENT_ID
 from referee.pgstore import PostgresStore
@@ -165,49 +166,63 @@ def _per(limit: RequestLimit) -> str:
     item = limit.limit
     unit = item.GRANULARITY.name
     n = item.multiples
+    # the rate as configured ("20 per second"): notation, as the operator wrote it, untranslated
     return f"{item.amount} per {unit}" if n == 1 else f"{item.amount} per {n} {unit}s"
 
 
 def _seconds(wait: float) -> str:
-    return f"{wait:g} second{'s' if wait != 1 else ''}"
+    if float(wait).is_integer():
+        return say_n("%(num)d second", "%(num)d seconds", int(wait))
+    return Say("%(seconds)s seconds", seconds=f"{wait:g}")
 
 
 def _seat_message(limit: RequestLimit, wait: float) -> str:
-    return (
-        f"this device asked more often than this server lets one seat ({_per(limit)}); "
-        f"try again in {_seconds(wait)}"
+    return Say(
+        "this device asked more often than this server lets one seat (%(rate)s); try again in "
+        "%(wait)s",
+        rate=_per(limit),
+        wait=_seconds(wait),
     )
 
 
 def _address_message(limit: RequestLimit, wait: float) -> str:
-    return (
-        f"this address asked more often than this server lets a device without a seat "
-        f"({_per(limit)}); try again in {_seconds(wait)}"
+    return Say(
+        "this address asked more often than this server lets a device without a seat "
+        "(%(rate)s); try again in %(wait)s",
+        rate=_per(limit),
+        wait=_seconds(wait),
     )
 
 
 def _photo_message(limit: RequestLimit, wait: float) -> str:
-    return (
-        f"this seat sent more photos than this server reads for one seat ({_per(limit)}); "
-        f"try again in {_seconds(wait)}"
+    return Say(
+        "this seat sent more photos than this server reads for one seat (%(rate)s); try again "
+        "in %(wait)s",
+        rate=_per(limit),
+        wait=_seconds(wait),
     )
 
 
 def _creation_message(limit: RequestLimit, wait: float) -> str:
     cfg = current_app.config
-    return (
-        f"this device has created {limit.limit.amount} games in a short time; this server "
-        f"lets one device create {float(cfg['CREATE_PER_MINUTE']):g} a minute: try again in "
-        f"{_seconds(wait)}"
+    return Say(
+        "this device has created %(num)s games in a short time; this server lets one device "
+        "create %(per_minute)s a minute: try again in %(wait)s",
+        num=limit.limit.amount,
+        per_minute=f"{float(cfg['CREATE_PER_MINUTE']):g}",
+        wait=_seconds(wait),
     )
 
 
 def _all_message(limit: RequestLimit, wait: float) -> str:
     cfg = current_app.config
-    return (
+    return Say(
         "games are being created on this server faster than its limit for all devices "
-        f"together ({float(cfg['CREATE_GLOBAL_PER_MINUTE']):g} a minute, at most "
-        f"{limit.limit.amount} back to back): try again in {_seconds(wait)}"
+        "together (%(per_minute)s a minute, at most %(burst)s back to back): try again in "
+        "%(wait)s",
+        per_minute=f"{float(cfg['CREATE_GLOBAL_PER_MINUTE']):g}",
+        burst=limit.limit.amount,
+        wait=_seconds(wait),
     )
 
 
@@ -304,7 +319,7 @@ def _storage(app: Flask) -> dict[str, Any]:
 def _rate_limit_exceeded(e: RateLimitExceeded) -> Response:
     if isinstance(e.response, Response):
         return e.response
-    return service_error_response(TooManyRequests(e.description or "too many requests", 1.0))
+    return service_error_response(TooManyRequests(e.description or Say("too many requests"), 1.0))
 
 
 IDLE_RETRY = 60.0  # seconds a client refused by the idle-games cap is asked to wait, at most
@@ -318,21 +333,33 @@ def _check_idle(cap: int, expiry_minutes: float | None) -> None:
     idle = get_referee().idle_count(within)
     if idle.count < cap:
         return
-    held = f"{idle.count} game{'s' if idle.count != 1 else ''} nobody has joined yet"
+    held = say_n(
+        "%(num)d game nobody has joined yet", "%(num)d games nobody has joined yet", idle.count
+    )
     wait = idle.frees_in
     if within is None or idle.frees_at is None or wait is None:
         raise Busy(
-            f"this server holds {held}, its limit on idle games ({cap}): no game is made until "
-            "players join some; try again later or ask the organiser",
+            Say(
+                "this server holds %(held)s, its limit on idle games (%(cap)s): no game is made "
+                "until players join some; try again later or ask the organiser",
+                held=held,
+                cap=cap,
+            ),
             IDLE_RETRY,
         )
     minutes = max(1, math.ceil(wait / 60))
     raise Busy(
-        f"this server holds {held} (made in the last {float(expiry_minutes or 0):g} "
-        f"minutes), its limit on idle games ({cap}): no game is made until fewer are, as "
-        "players join them or they stop counting (the oldest at "
-        f"{idle.frees_at:%H:%M} UTC, in at most {minutes} minute{'s' if minutes != 1 else ''}); "
-        "try again then or ask the organiser",
+        Say(
+            "this server holds %(held)s (made in the last %(expiry)s minutes), its limit on idle "
+            "games (%(cap)s): no game is made until fewer are, as players join them or they stop "
+            "counting (the oldest at %(time)s UTC, in at most %(minutes)s); try again then or "
+            "ask the organiser",
+            held=held,
+            expiry=f"{float(expiry_minutes or 0):g}",
+            cap=cap,
+            time=f"{idle.frees_at:%H:%M}",
+            minutes=say_n("%(num)d minute", "%(num)d minutes", minutes),
+        ),
         min(IDLE_RETRY, max(1.0, math.ceil(wait))),
     )
 

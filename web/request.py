@@ -42,8 +42,10 @@ from urllib.parse import urlsplit
 from flask import current_app, g, get_flashed_messages, has_request_context, request
 from werkzeug.wrappers import Response
 
+from engine.say import Say
 from referee.service import Forbidden, NotFound, Referee, ServiceError, open_referee
 from web.errors import BadBearer, CsrfError
+from web.i18n import gettext, say
 
 COOKIE_PREFIX = "hz_"
 JUDGE_COOKIE = "hzjudge"
@@ -185,8 +187,10 @@ def may_create() -> None:
     link's code. Raises Forbidden."""
     if current_app.config.get("CREATE", "anyone") == "organiser" and not is_tournament_judge():
         raise Forbidden(
-            "only the organiser creates games on this server: open the organiser's link "
-            "(the judge's) first, or ask him for a table"
+            Say(
+                "only the organiser creates games on this server: open the organiser's link "
+                "(the judge's) first, or ask him for a table"
+            )
         )
 
 
@@ -209,13 +213,17 @@ def seat_of(game: str) -> str:
             seat = "judge"
     if code is not None and seat == "public" and g.get("_hz_held", {}).get(game):
         raise BadBearer(
-            "the seat of this Bearer token is held: two devices used its key; the judge (at a "
-            "table without one, the seat's recovery code) settles it"
+            Say(
+                "the seat of this Bearer token is held: two devices used its key; the judge (at a "
+                "table without one, the seat's recovery code) settles it"
+            )
         )
     if code is not None and seat == "public":
         raise BadBearer(
-            "the Bearer token opens no seat at this game (wrong, moved or reissued; a join "
-            "code is not a token: POST /api/v1/games/<game>/claim with it first)"
+            Say(
+                "the Bearer token opens no seat at this game (wrong, moved or reissued; a join "
+                "code is not a token: POST /api/v1/games/<game>/claim with it first)"
+            )
         )
     cache[game] = seat
     return seat
@@ -235,7 +243,7 @@ def judged_games() -> list[str]:
 def game_or_404(game: str) -> str:
     """``game`` when it can be a game id. Raises NotFound."""
     if not is_game_id(game):
-        raise NotFound(f"no game {game[:64]!r}")
+        raise NotFound(Say("no game %(name)s", name=repr(game[:64])))
     return game
 
 
@@ -289,7 +297,7 @@ def check_csrf(game: str = "") -> None:
     its seat comes from that header alone (no ambient credential to abuse); raises BadBearer
     when its code opens no seat at ``game``."""
     if not _same_origin():
-        raise CsrfError("this request comes from another site's page; it was refused")
+        raise CsrfError(Say("this request comes from another site's page; it was refused"))
     if bearer() is not None:
         if game:
             seat_of(game)
@@ -302,11 +310,13 @@ def check_csrf(game: str = "") -> None:
         sent = request.form.get(CSRF_FIELD)
     if not sent or not request.cookies.get(BROWSER_COOKIE):
         raise CsrfError(
-            "this request carries no CSRF token (form field 'csrf' or header 'X-CSRF-Token'); "
-            "reload the page and try again"
+            Say(
+                "this request carries no CSRF token (form field 'csrf' or header 'X-CSRF-Token'); "
+                "reload the page and try again"
+            )
         )
     if not hmac.compare_digest(sent.encode(), csrf_token(game).encode()):
-        raise CsrfError("the CSRF token does not match; reload the page and try again")
+        raise CsrfError(Say("the CSRF token does not match; reload the page and try again"))
 
 
 # ---- cookies -----------------------------------------------------------------------------
@@ -391,7 +401,7 @@ def judge_only(view: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(view)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         if seat_of(str(kwargs["game"])) != "judge":
-            raise Forbidden("only the judge may do this")
+            raise Forbidden(Say("only the judge may do this"))
         return view(*args, **kwargs)
 
     return wrapper
@@ -401,10 +411,18 @@ def judge_only(view: Callable[P, R]) -> Callable[P, R]:
 
 
 def refusal(e: ServiceError, about: str = "") -> str:
-    """A refusal as a page says it: ``Refused [rule]: about: message``."""
-    rule = f" [{e.rule}]" if e.rule else ""
-    prefix = f"{about}: " if about else ""
-    return f"Refused{rule}: {prefix}{e.message}"
+    """A refusal as a page says it, in the request's language: ``Refused [rule]: about:
+    message`` (the message, a Say, said in that language too; ``about`` as given)."""
+    reason = say(e.message)
+    if e.rule and about:
+        return gettext(
+            "Refused [%(rule)s]: %(about)s: %(reason)s", rule=e.rule, about=about, reason=reason
+        )
+    if e.rule:
+        return gettext("Refused [%(rule)s]: %(reason)s", rule=e.rule, reason=reason)
+    if about:
+        return gettext("Refused: %(about)s: %(reason)s", about=about, reason=reason)
+    return gettext("Refused: %(reason)s", reason=reason)
 
 
 def page_globals() -> dict[str, Any]:

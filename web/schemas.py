@@ -17,6 +17,7 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
+from engine.say import N_, Say
 from referee.game import AnyGame, Option
 from referee.games import DEFAULT, GAMES, WATCHERS, all_players
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
@@ -26,8 +27,12 @@ from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 # requests here and are stated in the OpenAPI document.
 TEXT_PATTERN = r"^[^\x00-\x08\x0b-\x1f]*$"
 FILLED_PATTERN = r"^[^\x00-\x08\x0b-\x1f]*[^\x00-\x08\x0b-\x1f\s][^\x00-\x08\x0b-\x1f]*$"
-_TEXT = validate.Regexp(TEXT_PATTERN, error="control characters are not allowed")
-_FILLED = validate.Regexp(FILLED_PATTERN, error="must not be empty and hold no control characters")
+# (marshmallow formats a validator's error into a plain str: these are marked constants, said at
+# the edge by their English words; :func:`said_messages`)
+_TEXT = validate.Regexp(TEXT_PATTERN, error=N_("control characters are not allowed"))
+_FILLED = validate.Regexp(
+    FILLED_PATTERN, error=N_("must not be empty and hold no control characters")
+)
 
 # Headers the API checks (web.api): the same patterns are stated in the OpenAPI document.
 IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,100}$"
@@ -94,23 +99,23 @@ def _bounded_json(value: Any, depth: int = 0) -> None:
     """Raises ValidationError for a value nested deeper than 8 levels or with strings longer
     than 200 characters (an action names cards and numbers, nothing longer)."""
     if depth > 8:
-        raise ValidationError("nested too deeply")
+        raise ValidationError(Say("nested too deeply"))
     if isinstance(value, str):
         if len(value) > 200:
-            raise ValidationError("a string is longer than 200 characters")
+            raise ValidationError(Say("a string is longer than 200 characters"))
     elif isinstance(value, Mapping):
         if len(value) > 40:
-            raise ValidationError("too many keys")
+            raise ValidationError(Say("too many keys"))
         for k, v in value.items():
             _bounded_json(k, depth + 1)
             _bounded_json(v, depth + 1)
     elif isinstance(value, list):
         if len(value) > 100:
-            raise ValidationError("a list is longer than 100 items")
+            raise ValidationError(Say("a list is longer than 100 items"))
         for v in value:
             _bounded_json(v, depth + 1)
     elif not (value is None or isinstance(value, bool | int | float)):
-        raise ValidationError("not a JSON value")
+        raise ValidationError(Say("not a JSON value"))
 
 
 class ActionField(fields.Field):  # type: ignore[type-arg]
@@ -124,16 +129,21 @@ class ActionField(fields.Field):  # type: ignore[type-arg]
         if isinstance(value, str):
             if len(value) > ACTION_TEXT_MAX or not re.match(FILLED_PATTERN, value):
                 raise ValidationError(
-                    f"an action text is 1 to {ACTION_TEXT_MAX} characters, not blank, "
-                    "without control characters"
+                    Say(
+                        "an action text is 1 to %(max)s characters, not blank, without control "
+                        "characters",
+                        max=ACTION_TEXT_MAX,
+                    )
                 )
             return value
         if isinstance(value, Mapping):
             _bounded_json(value)
             if not isinstance(value.get("do"), str):
-                raise ValidationError('an action object names its kind in "do"')
+                raise ValidationError(Say('an action object names its kind in "do"'))
             return dict(value)
-        raise ValidationError("an action is an object or a text as the view's 'legal' lists it")
+        raise ValidationError(
+            Say("an action is an object or a text as the view's 'legal' lists it")
+        )
 
 
 class AnyJson(fields.Field):  # type: ignore[type-arg]
@@ -144,6 +154,80 @@ class AnyJson(fields.Field):  # type: ignore[type-arg]
     ) -> Any:
         _bounded_json(value)
         return value
+
+
+# ---- marshmallow's own messages, in the reader's language ------------------------------------
+#
+# Translated at the edge, not per field: marshmallow formats its messages (str.format, the values
+# filled in) before anyone sees them, and giving every field of every schema (some built per game
+# at start-up) its own error_messages would repeat these sentences everywhere and miss the
+# validators' own. So each message marshmallow can give our schemas is written here once as a
+# template (``%(name)s``), and :func:`said_messages` reads a message back into a Say with its
+# values (the choices, the bounds: data, kept as they are). A message matched by none stays as
+# it is (a marked constant of ours is still said by its words; anything else stays English).
+
+MARSHMALLOW: tuple[str, ...] = (
+    N_("Missing data for required field."),
+    N_("Field may not be null."),
+    N_("Invalid value."),
+    N_("Invalid input."),
+    N_("Unknown field."),
+    N_("Invalid input type."),
+    N_("Invalid type."),
+    N_("Not a valid string."),
+    N_("Not a valid utf-8 string."),
+    N_("Not a valid integer."),
+    N_("Not a valid number."),
+    N_("Number too large."),
+    N_("Not a valid boolean."),
+    N_("Not a valid mapping type."),
+    N_("Not a valid list."),
+    N_("String does not match expected pattern."),
+    N_("Shorter than minimum length %(min)s."),
+    N_("Longer than maximum length %(max)s."),
+    N_("Length must be between %(min)s and %(max)s."),
+    N_("Length must be %(equal)s."),
+    N_("Must be one of: %(choices)s."),
+    N_("Must be greater than or equal to %(min)s."),
+    N_("Must be greater than %(min)s."),
+    N_("Must be less than or equal to %(max)s."),
+    N_("Must be less than %(max)s."),
+    N_("Must be greater than or equal to %(min)s and less than or equal to %(max)s."),
+    N_("Must be greater than %(min)s and less than %(max)s."),
+)
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"%\((\w+)\)s", template)
+    out = "".join(
+        re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)
+    )
+    return re.compile(out)
+
+
+_PATTERNS = [(t, _pattern(t)) for t in MARSHMALLOW]
+
+
+def said_message(message: Any) -> Any:
+    """One marshmallow message as a Say (its template and values) when it is one of
+    :data:`MARSHMALLOW`; else the message as it is (a Say of ours stays one)."""
+    if isinstance(message, Say) or not isinstance(message, str):
+        return message
+    for template, pattern in _PATTERNS:
+        m = pattern.fullmatch(message)
+        if m:
+            return Say(template, **m.groupdict())
+    return message
+
+
+def said_messages(messages: Any) -> Any:
+    """A ValidationError's ``messages`` (nested dicts and lists of messages, keyed by field
+    names) with every message read by :func:`said_message`; keys unchanged."""
+    if isinstance(messages, Mapping):
+        return {k: said_messages(v) for k, v in messages.items()}
+    if isinstance(messages, list | tuple):
+        return [said_messages(v) for v in messages]
+    return said_message(messages)
 
 
 # ---- requests ------------------------------------------------------------------------------

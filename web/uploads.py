@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import current_app, request
 
+from engine.say import Say
 from web.errors import BadImage, ImageTooLarge, NoImage, WrongImageType
 
 UPLOAD_TYPES = ("image/jpeg", "image/png", "image/webp")
@@ -22,10 +23,17 @@ def upload_bytes(field: str, limit: int) -> bytes:
     if request.mimetype == "multipart/form-data":
         f = request.files.get(field)
         if f is None or (not f.filename and not f.mimetype):
-            raise NoImage(f"send the image as the multipart field {field!r}", field)
+            raise NoImage(
+                Say("send the image as the multipart field %(field)s", field=repr(field)), field
+            )
         if f.mimetype not in UPLOAD_TYPES:
             raise WrongImageType(
-                f"{field}: a JPEG, PNG or WebP image is needed, not {f.mimetype!r}", field
+                Say(
+                    "%(field)s: a JPEG, PNG or WebP image is needed, not %(type)s",
+                    field=field,
+                    type=repr(f.mimetype),
+                ),
+                field,
             )
         data = f.read(limit + 1)
     elif request.mimetype in UPLOAD_TYPES:
@@ -35,14 +43,21 @@ def upload_bytes(field: str, limit: int) -> bytes:
             data = request.get_data(cache=False)
     else:
         raise WrongImageType(
-            f"send the {field} as multipart/form-data (field {field!r}) or as an image/jpeg "
-            f"body, not {request.mimetype or 'nothing'!r}",
+            Say(
+                "send the %(field)s as multipart/form-data (field %(name)s) or as an image/jpeg "
+                "body, not %(type)s",
+                field=field,
+                name=repr(field),
+                type=repr(request.mimetype or "nothing"),
+            ),
             field,
         )
     if len(data) > limit:
-        raise ImageTooLarge(f"{field}: larger than {limit // (1024 * 1024)} MB", field)
+        raise ImageTooLarge(
+            Say("%(field)s: larger than %(mb)s MB", field=field, mb=limit // (1024 * 1024)), field
+        )
     if not data:
-        raise NoImage(f"{field}: empty, not an image", field)
+        raise NoImage(Say("%(field)s: empty, not an image", field=field), field)
     return bytes(data)
 
 

@@ -50,7 +50,7 @@ def write_kit(
             kit = Kit.create(options=options)
         face_layout(kit)  # a size that fits no page fails here, before anything is written
         out.mkdir(parents=True, exist_ok=True)
-        pdfs = write_sheets(kit, out)
+        pdfs = write_sheets(kit, out, getattr(args, "lang", "en"))
         (out / KIT_FILE).write_text(kit.dumps(), "utf-8")
     except (KitError, PayloadError, ValueError) as e:
         return fail(str(e))

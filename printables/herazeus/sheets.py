@@ -16,6 +16,10 @@ rectangles, one per run of dark modules, so they print sharp at any resolution.
 
 Raises :class:`printables.codes.PayloadError` when a payload does not fit version 1-Q, and
 OSError when a file cannot be written.
+
+Every PDF takes ``lang`` (``en``, ``it``, ``fr``, ``de``; default English): its titles,
+instructions and the mat's labels are said in it (:func:`printables.sheets.said`). The codes,
+markers, serials, kit id and the card names on the stickers are the same in every language.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 
 from fpdf import FPDF
 
+from engine.say import N_, Named, Say
 from printables.herazeus.kit import DECKS, Kit
 from printables.herazeus.mat import COLUMNS, ROWS, MatGeometry
 from printables.herazeus.payload import (
@@ -52,23 +57,30 @@ from printables.sheets import (
     header,
     new_pdf,
     qr_modules,
+    said,
     scale_bar,
     side_ruler,
     text_at,
+    wrapped,
 )
 
 DECK_TITLE = {"hera": "Hera", "zeus": "Zeus"}
 DECK_RGB = {"hera": (92, 45, 145), "zeus": (30, 110, 55)}  # violet and green, as the cards
 
 
-def cell_name(owner: Deck, column: int, row: int) -> str:
-    """What the mat prints at a cell's centre."""
-    return f"{DECK_TITLE[owner]}  column {column}  row {row}" + (" (front)" if row == 1 else "")
+def cell_name(owner: Deck, column: int, row: int, lang: str = "en") -> str:
+    """What the mat prints at a cell's centre, in ``lang``."""
+    # three labels set apart by two spaces (layout, not a sentence)
+    where = Say("row %(row)s (front)", row=row) if row == 1 else Say("row %(row)s", row=row)
+    column_words = said(Say("column %(column)s", column=column), lang)
+    return "  ".join((DECK_TITLE[owner], column_words, said(where, lang)))
 
 
-def side_name(side: Deck) -> str:
-    """What the mat prints up its long margins for ``side``."""
-    return f"{DECK_TITLE[side].upper()}'S SIDE   (row 1 at the centre, row {ROWS} at the edge)"
+def side_name(side: Deck, lang: str = "en") -> str:
+    """What the mat prints up its long margins for ``side``, in ``lang``."""
+    whose = Say("%(deck)s'S SIDE", deck=DECK_TITLE[side].upper())
+    rows = Say("(row 1 at the centre, row %(rows)s at the edge)", rows=ROWS)
+    return said(whose, lang) + "   " + said(rows, lang)
 
 
 PDF_FILES = ("faces.pdf", "backs.pdf", "mat.pdf", "test-page.pdf")
@@ -119,10 +131,11 @@ def face_placements(kit: Kit) -> list[PlacedCode]:
 # -- the PDFs -----------------------------------------------------------------------------------
 
 
-def faces_pdf(kit: Kit, path: Path) -> None:
+def faces_pdf(kit: Kit, path: Path, lang: str = "en") -> None:
     """Writes the face stickers, each deck on its own page(s). Raises PayloadError, OSError."""
     opts = kit.options
-    pdf = new_pdf(kit, False, f"Hera & Zeus kit {kit.kit_id}: face stickers")
+    title = said(Say("Hera & Zeus kit %(kit)s: face stickers", kit=kit.kit_id), lang)
+    pdf = new_pdf(kit, False, title)
     lay = face_layout(kit)
     module = opts.code_mm / QR_MODULES
     places = face_placements(kit)
@@ -136,16 +149,29 @@ def faces_pdf(kit: Kit, path: Path) -> None:
             same = [q for q in places if q.page == page]
             first, last = by_payload[same[0].payload].serial, by_payload[same[-1].payload].serial
             total = sum(e.copies for e in kit.decks[s.deck])
-            prov = "  PROVISIONAL deck list." if kit.provisional else ""
+            note = Say(
+                "Print at 100%% (actual size). Codes %(size)s mm. One sticker per card, on the "
+                "sleeve front in a bottom corner.",
+                size=f"{opts.code_mm:g}",
+            )
+            notes = (note, PROVISIONAL) if kit.provisional else (note,)
             header(
                 pdf,
-                f"{DECK_TITLE[s.deck]}'s deck: face stickers {first}-{last} of {total}  "
-                f"(kit {kit.kit_id})",
-                f"Print at 100% (actual size). Codes {opts.code_mm:g} mm. One sticker per card, "
-                f"on the sleeve front in a bottom corner.{prov}",
+                (
+                    Say(
+                        "%(deck)s's deck: face stickers %(first)s-%(last)s of %(total)s",
+                        deck=DECK_TITLE[s.deck],
+                        first=first,
+                        last=last,
+                        total=total,
+                    ),
+                    Say("(kit %(kit)s)", kit=kit.kit_id),
+                ),
+                notes,
                 opts.paper,
+                lang,
             )
-            side_ruler(pdf, opts.paper)
+            side_ruler(pdf, opts.paper, lang)
         sx, sy = p.x - TRIM - opts.quiet_modules * module, p.y - TRIM - opts.quiet_modules * module
         cut_marks(pdf, sx, sy, lay.sticker_w, lay.sticker_h)
         draw_cells(pdf, qr_modules(p.payload), p.x, p.y, module)
@@ -154,7 +180,7 @@ def faces_pdf(kit: Kit, path: Path) -> None:
         size = 6.0
         pdf.set_font("Helvetica", "B", size)
         serial = f"{DECK_TITLE[s.deck][0]}{s.serial:02d}"
-        name = s.card
+        name = said(Named(s.card, "herazeus card"), lang)  # as printed in the edition of lang
         while pdf.get_string_width(name + "  " + serial) > lay.sticker_w - 2 * TRIM and size > 4:
             size -= 0.25
             pdf.set_font("Helvetica", "B", size)
@@ -166,14 +192,18 @@ def faces_pdf(kit: Kit, path: Path) -> None:
     pdf.output(str(path))
 
 
-def backs_pdf(kit: Kit, path: Path) -> None:
+def backs_pdf(kit: Kit, path: Path, lang: str = "en") -> None:
     """Writes one page per deck of that deck's back marker, all identical. Raises OSError."""
-    pdf = new_pdf(kit, False, f"Hera & Zeus kit {kit.kit_id}: back markers")
+    pdf = new_pdf(
+        kit, False, said(Say("Hera & Zeus kit %(kit)s: back markers", kit=kit.kit_id), lang)
+    )
     for deck in DECKS:
         n = sum(e.copies for e in kit.decks[deck])
         title = DECK_TITLE[deck]
         marker = BACK_MARKER_IDS[deck]
-        back_pages(pdf, kit.options, f"{title}'s deck", f"{title} sleeve", n, marker)
+        deck_name = Say("%(deck)s's deck", deck=title)
+        sleeve = Say("%(deck)s sleeve", deck=title)
+        back_pages(pdf, kit.options, deck_name, sleeve, n, marker, lang)
     pdf.output(str(path))
 
 
@@ -212,34 +242,46 @@ def mat_tiling(mat: MatGeometry, paper: str) -> Tiling:
     return best
 
 
-def mat_pdf(kit: Kit, path: Path) -> None:
+def mat_pdf(kit: Kit, path: Path, lang: str = "en") -> None:
     """Writes the play mat over several sheets with cut lines and join marks. Raises OSError."""
     mat, paper = kit.mat, kit.options.paper
     t = mat_tiling(mat, paper)
-    pdf = new_pdf(kit, t.landscape, f"Hera & Zeus kit {kit.kit_id}: play mat")
+    pdf = new_pdf(
+        kit, t.landscape, said(Say("Hera & Zeus kit %(kit)s: play mat", kit=kit.kit_id), lang)
+    )
     for n, (c, r, mx, my) in enumerate(t.windows(), start=1):
         pdf.add_page()
         ox, oy = PAGE_MARGIN - mx, PAGE_MARGIN - my  # page position of the mat's origin
-        where = f"row {r + 1} of {t.rows}" + (
-            f", column {c + 1} of {t.columns}" if t.columns > 1 else ""
+        where = (
+            Say(
+                "row %(row)s of %(rows)s, column %(column)s of %(columns)s",
+                row=r + 1,
+                rows=t.rows,
+                column=c + 1,
+                columns=t.columns,
+            )
+            if t.columns > 1
+            else Say("row %(row)s of %(rows)s", row=r + 1, rows=t.rows)
         )
         pdf.set_text_color(0, 0, 0)
-        text_at(
-            pdf,
-            PAGE_MARGIN,
-            6.5,
-            f"Play mat, sheet {n} of {t.sheets} ({where}). Kit {kit.kit_id}. Print at 100%. "
-            f"Whole mat {mat.width:g} x {mat.height:g} mm.",
-            7,
-            "B",
+        line = Say(
+            "Play mat, sheet %(sheet)s of %(sheets)s (%(where)s). Kit %(kit)s. Print at 100%%. "
+            "Whole mat %(width)s x %(height)s mm.",
+            sheet=n,
+            sheets=t.sheets,
+            where=where,
+            kit=kit.kit_id,
+            width=f"{mat.width:g}",
+            height=f"{mat.height:g}",
         )
+        text_at(pdf, PAGE_MARGIN, 6.5, said(line, lang), 7, "B")
         with pdf.rect_clip(PAGE_MARGIN, PAGE_MARGIN, t.window_w, t.window_h):
-            _draw_mat(pdf, mat, ox, oy)
-        _join_marks(pdf, t, c, r, mat)
+            _draw_mat(pdf, mat, ox, oy, lang)
+        _join_marks(pdf, t, c, r, mat, lang)
     pdf.output(str(path))
 
 
-def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
+def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float, lang: str = "en") -> None:
     pdf.set_draw_color(0, 0, 0)
     pdf.set_line_width(0.3)
     pdf.rect(ox, oy, mat.width, mat.height)  # the mat's outline: trim line
@@ -254,7 +296,7 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
         pdf.set_line_width(0.5)
         pdf.rect(rx, ry, rw, rh)
         pdf.set_text_color(*GREY)
-        label = cell_name(owner, column, row)
+        label = cell_name(owner, column, row, lang)
         pdf.set_font("Helvetica", "", 7)
         lw = pdf.get_string_width(label)
         cx, cy = rx + rw / 2, ry + rh / 2
@@ -289,7 +331,7 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
     for side, sign in turns:
         r, g, b = DECK_RGB[side]
         pdf.set_text_color(r, g, b)
-        text = side_name(side)
+        text = side_name(side, lang)
         tw = pdf.get_string_width(text)
         for x, y in mat.side_name_centres(side):
             ex, mid = ox + x, oy + y
@@ -298,7 +340,7 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float) -> None:
     pdf.set_text_color(0, 0, 0)
 
 
-def _join_marks(pdf: FPDF, t: Tiling, c: int, r: int, mat: MatGeometry) -> None:
+def _join_marks(pdf: FPDF, t: Tiling, c: int, r: int, mat: MatGeometry, lang: str = "en") -> None:
     """Cut lines on the edges joined to a previous sheet; join lines on the others."""
     x0, y0 = PAGE_MARGIN, PAGE_MARGIN
     x1, y1 = x0 + t.window_w, y0 + t.window_h
@@ -314,11 +356,22 @@ def _join_marks(pdf: FPDF, t: Tiling, c: int, r: int, mat: MatGeometry) -> None:
         pdf.text(
             x0,
             y0 - 1.2,
-            f"cut here; lay this edge on the 'sheet {n}' line of sheet {n - t.columns}",
+            said(
+                Say(
+                    "cut here; lay this edge on the 'sheet %(sheet)s' line of sheet %(above)s",
+                    sheet=n,
+                    above=n - t.columns,
+                ),
+                lang,
+            ),
         )
     if r < t.rows - 1 and y0 + t.window_h < PAGE_MARGIN + t.window_h + 1:
         pdf.line(x0 - 4, y1, x1 + 4, y1)
-        pdf.text(x0, y1 + 3, f"sheet {n + t.columns} joins here (tape on the back)")
+        pdf.text(
+            x0,
+            y1 + 3,
+            said(Say("sheet %(sheet)s joins here (tape on the back)", sheet=n + t.columns), lang),
+        )
     if c > 0:
         pdf.set_dash_pattern(1.5, 1)
         pdf.line(x0, y0 - 4, x0, y1 + 4)
@@ -336,23 +389,19 @@ def _join_marks(pdf: FPDF, t: Tiling, c: int, r: int, mat: MatGeometry) -> None:
     pdf.set_text_color(0, 0, 0)
 
 
-def test_page_pdf(kit: Kit, path: Path) -> None:
+def test_page_pdf(kit: Kit, path: Path, lang: str = "en") -> None:
     """Writes the 100% check page: 100 mm rulers both ways, a sample code at the kit's size."""
     opts = kit.options
-    pdf = new_pdf(kit, False, f"Hera & Zeus kit {kit.kit_id}: printer test page")
+    title = said(Say("Hera & Zeus kit %(kit)s: printer test page", kit=kit.kit_id), lang)
+    pdf = new_pdf(kit, False, title)
     pdf.add_page()
-    header(
-        pdf,
-        "Printer test page: print this first, at 100% (actual size)",
-        "Each bar must measure 100 mm with a ruler. If not, turn off 'fit to page'.",
-        opts.paper,
-    )
+    header(pdf, TEST_TITLE, TEST_NOTE, opts.paper, lang)
     x, y = PAGE_MARGIN + 5, PAGE_MARGIN + 22
     scale_bar(pdf, x, y, 100.0)
-    text_at(pdf, x + 104, y + 3, "100 mm across", 8)
+    text_at(pdf, x + 104, y + 3, said(N_("100 mm across"), lang), 8)
     scale_bar(pdf, x, y + 18, 100.0, vertical=True)
     with pdf.rotation(90, x - 1.5, y + 118):
-        text_at(pdf, x - 1.5, y + 118, "100 mm down", 8)
+        text_at(pdf, x - 1.5, y + 118, said(N_("100 mm down"), lang), 8)
     module = opts.code_mm / QR_MODULES
     qx, qy = x + 30, y + 30
     draw_cells(pdf, qr_modules("HZ TEST PAGE"), qx, qy, module)
@@ -360,38 +409,81 @@ def test_page_pdf(kit: Kit, path: Path) -> None:
         pdf,
         qx + opts.code_mm + 6,
         qy + 4,
-        f"A face code prints {opts.code_mm:g} mm square (this sample is no card).",
+        said(
+            Say(
+                "A face code prints %(size)s mm square (this sample is no card).",
+                size=f"{opts.code_mm:g}",
+            ),
+            lang,
+        ),
         8,
     )
     text_at(
         pdf,
         qx + opts.code_mm + 6,
         qy + 9,
-        f"Back markers print {opts.back_marker_mm:g} mm; "
-        f"mat corner markers {kit.mat.marker_size:g} mm.",
+        said(
+            Say(
+                "Back markers print %(back)s mm; mat corner markers %(corner)s mm.",
+                back=f"{opts.back_marker_mm:g}",
+                corner=f"{kit.mat.marker_size:g}",
+            ),
+            lang,
+        ),
         8,
     )
-    lines = [
-        "Printing advice:",
-        "- Print every sheet at 100% / 'actual size'; never 'fit to page' or 'shrink to fit'.",
-        "- Matte white label paper: glossy labels and glossy sleeves glare under lamps.",
-        "- Faces: one sticker per card, on the sleeve front in a bottom corner, so the name",
-        "  and the strength printed in the top corners stay readable.",
-        "- Backs: the same marker centred on every sleeve back of a deck.",
-        "- Mat: cut and tape the sheets in order; keep it flat and the corner markers uncovered.",
-    ]
+    lines = [said(ADVICE_TITLE, lang)]
+    for advice, wraps in ADVICE:
+        words = said(advice, lang)
+        if wraps:  # at 8 pt, English breaks after "so the name" as it always did
+            pdf.set_font("Helvetica", "", 8)
+            first, *more = wrapped(pdf, words, ADVICE_WRAP_MM)
+            lines += [first, *("  " + m for m in more)]
+        else:
+            lines.append(words)
     for i, line in enumerate(lines):
         text_at(pdf, x + 30, qy + opts.code_mm + 14 + i * 5, line, 8, "B" if i == 0 else "")
     pdf.output(str(path))
 
 
-def write_sheets(kit: Kit, out: Path) -> list[Path]:
-    """Writes the four PDFs into ``out`` (created if needed). Raises PayloadError, OSError."""
+TEST_TITLE = N_("Printer test page: print this first, at 100% (actual size)")
+TEST_NOTE = N_("Each bar must measure 100 mm with a ruler. If not, turn off 'fit to page'.")
+PROVISIONAL = N_("PROVISIONAL deck list.")
+ADVICE_TITLE = N_("Printing advice:")
+ADVICE_WRAP_MM = 104.0  # the Faces advice, over two lines (or more in a longer language)
+# each line of advice, and whether it is wrapped (the others fit the page in every language)
+ADVICE: tuple[tuple[str, bool], ...] = (
+    (
+        N_("- Print every sheet at 100% / 'actual size'; never 'fit to page' or 'shrink to fit'."),
+        False,
+    ),
+    (N_("- Matte white label paper: glossy labels and glossy sleeves glare under lamps."), False),
+    (
+        N_(
+            "- Faces: one sticker per card, on the sleeve front in a bottom corner, so the name "
+            "and the strength printed in the top corners stay readable."
+        ),
+        True,
+    ),
+    (N_("- Backs: the same marker centred on every sleeve back of a deck."), False),
+    (
+        N_(
+            "- Mat: cut and tape the sheets in order; keep it flat and the corner markers "
+            "uncovered."
+        ),
+        False,
+    ),
+)
+
+
+def write_sheets(kit: Kit, out: Path, lang: str = "en") -> list[Path]:
+    """Writes the four PDFs into ``out`` (created if needed), their words in ``lang``. Raises
+    PayloadError, OSError."""
     out.mkdir(parents=True, exist_ok=True)
     makers = (faces_pdf, backs_pdf, mat_pdf, test_page_pdf)
     paths = [out / name for name in PDF_FILES]
     for make, p in zip(makers, paths, strict=True):
-        make(kit, p)
+        make(kit, p, lang)
     return paths
 
 

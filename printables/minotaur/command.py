@@ -42,7 +42,7 @@ def write_kit(
         size = KIT_1080P_MM if args.for_1080p else args.size
         kit = MinotaurKit.create(cards, PrintOptions(paper=args.paper, code_mm=size))
         out.mkdir(parents=True, exist_ok=True)
-        pdfs = write_minotaur_sheets(kit, out)
+        pdfs = write_minotaur_sheets(kit, out, getattr(args, "lang", "en"))
         (out / KIT_FILE).write_text(kit.dumps(), "utf-8")
     except (CatalogueError, InputError) as e:
         return fail(f"{args.decks}: {e}")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fpdf import FPDF
 
+from engine.say import Named, Say
 from printables.minotaur.kit import MinotaurKit
 from printables.minotaur.payload import ML_BACK_MARKER_IDS
 from printables.sheets import (
@@ -23,6 +24,7 @@ from printables.sheets import (
     header,
     new_pdf,
     qr_modules,
+    said,
     side_ruler,
 )
 
@@ -30,8 +32,17 @@ from printables.sheets import (
 
 # Each deck by its name in the rules (MINOTAUR.md: House Miron's red deck, House Vess's blue
 # deck, the white bonus deck), the letter of its serials and the colour of its labels.
-ML_DECK_NAME = {"miron": "Miron's deck", "vess": "Vess's deck", "bonus": "The bonus deck"}
-ML_SLEEVE = {"miron": "Miron sleeve", "vess": "Vess sleeve", "bonus": "bonus-deck sleeve"}
+# (Says: English here, said in a kit's language when printed)
+ML_DECK_NAME = {
+    "miron": Say("%(deck)s's deck", deck="Miron"),
+    "vess": Say("%(deck)s's deck", deck="Vess"),
+    "bonus": Say("The bonus deck"),
+}
+ML_SLEEVE = {
+    "miron": Say("%(deck)s sleeve", deck="Miron"),
+    "vess": Say("%(deck)s sleeve", deck="Vess"),
+    "bonus": Say("bonus-deck sleeve"),
+}
 ML_SERIAL_LETTER = {"miron": "M", "vess": "V", "bonus": "B"}
 ML_DECK_RGB = {"miron": (156, 28, 28), "vess": (28, 79, 156), "bonus": (90, 90, 90)}
 ML_PDF_FILES = ("faces.pdf", "backs.pdf")
@@ -95,12 +106,13 @@ def _scarab_badge(pdf: FPDF, right: float, base: float, size: float) -> float:
     return left
 
 
-def minotaur_faces_pdf(kit: MinotaurKit, path: Path) -> None:
+def minotaur_faces_pdf(kit: MinotaurKit, path: Path, lang: str = "en") -> None:
     """Writes the face stickers of a Minotaur Lords kit, each deck on its own page(s), each
     sticker with its code, the card's name, its deck letter and serial, and the Scarab mark
     on a card with a Scarab Lords back (M18). Raises OSError."""
     opts = kit.options
-    pdf = new_pdf(kit, False, f"Minotaur Lords kit {kit.kit_id}: face stickers")
+    title = said(Say("Minotaur Lords kit %(kit)s: face stickers", kit=kit.kit_id), lang)
+    pdf = new_pdf(kit, False, title)
     module = opts.code_mm / QR_MODULES
     quiet = opts.quiet_modules * module
     places = minotaur_face_placements(kit)
@@ -111,23 +123,38 @@ def minotaur_faces_pdf(kit: MinotaurKit, path: Path) -> None:
         total = sum(1 for st in kit.stickers if st.deck == deck)
         first, last = on_page[0].number, on_page[-1].number
         scarabs = any(p.scarab for p in places if deck_of[p.payload] == deck)
-        note = f"  {SCARAB_MARK}: a card with a Scarab Lords back (M18)." if scarabs else ""
+        note = Say(
+            "Print at 100%% (actual size). Codes %(size)s mm. One sticker per card, on the "
+            "sleeve front in a corner.",
+            size=f"{opts.code_mm:g}",
+        )
+        scarab = Say("%(mark)s: a card with a Scarab Lords back (M18).", mark=SCARAB_MARK)
         pdf.add_page()
         header(
             pdf,
-            f"{ML_DECK_NAME[deck]}: face stickers {first}-{last} of {total}  (kit {kit.kit_id})",
-            f"Print at 100% (actual size). Codes {opts.code_mm:g} mm. One sticker per card, "
-            f"on the sleeve front in a corner.{note}",
+            (
+                Say(
+                    "%(deck)s: face stickers %(first)s-%(last)s of %(total)s",
+                    deck=ML_DECK_NAME[deck],
+                    first=first,
+                    last=last,
+                    total=total,
+                ),
+                Say("(kit %(kit)s)", kit=kit.kit_id),
+            ),
+            (note, scarab) if scarabs else (note,),
             opts.paper,
+            lang,
         )
-        side_ruler(pdf, opts.paper)
+        side_ruler(pdf, opts.paper, lang)
         for p in on_page:
             cut_marks(pdf, p.x, p.y, p.w, p.h)
             draw_cells(pdf, qr_modules(p.payload), p.x + TRIM + quiet, p.y + TRIM + quiet, module)
             r, g, b = ML_DECK_RGB[deck]
             mark = f"{SCARAB_MARK}  " if p.scarab else ""
+            name = said(Named(p.name, "minotaur card"), lang)  # as printed in the edition of lang
             size = fitted_size(
-                pdf, f"{p.name}  {mark}{p.serial}", p.w - 2 * TRIM - 1.0, 6.0, 4.0, "B"
+                pdf, f"{name}  {mark}{p.serial}", p.w - 2 * TRIM - 1.0, 6.0, 4.0, "B"
             )
             base = p.y + p.h - TRIM - 0.9
             right = p.x + p.w - TRIM - 0.3
@@ -141,23 +168,25 @@ def minotaur_faces_pdf(kit: MinotaurKit, path: Path) -> None:
             pdf.set_text_color(r, g, b)
             pdf.set_font("Helvetica", "B", size)
             left = p.x + TRIM + 0.3
-            pdf.text(left, base, clipped(pdf, p.name, end - 0.8 - left))
+            pdf.text(left, base, clipped(pdf, name, end - 0.8 - left))
             pdf.set_text_color(0, 0, 0)
     pdf.output(str(path))
 
 
-def minotaur_backs_pdf(kit: MinotaurKit, path: Path) -> None:
+def minotaur_backs_pdf(kit: MinotaurKit, path: Path, lang: str = "en") -> None:
     """Writes each deck's back marker, all identical within a deck. Raises OSError."""
-    pdf = new_pdf(kit, False, f"Minotaur Lords kit {kit.kit_id}: back markers")
+    title = said(Say("Minotaur Lords kit %(kit)s: back markers", kit=kit.kit_id), lang)
+    pdf = new_pdf(kit, False, title)
     for deck, name in ML_DECK_NAME.items():
         n = sum(1 for c in kit.cards if c.deck == deck)
-        back_pages(pdf, kit.options, name, ML_SLEEVE[deck], n, ML_BACK_MARKER_IDS[deck])
+        back_pages(pdf, kit.options, name, ML_SLEEVE[deck], n, ML_BACK_MARKER_IDS[deck], lang)
     pdf.output(str(path))
 
 
-def write_minotaur_sheets(kit: MinotaurKit, out: Path) -> list[Path]:
-    """Writes ``faces.pdf`` and ``backs.pdf`` of a Minotaur Lords kit into ``out``."""
+def write_minotaur_sheets(kit: MinotaurKit, out: Path, lang: str = "en") -> list[Path]:
+    """Writes ``faces.pdf`` and ``backs.pdf`` of a Minotaur Lords kit into ``out``, their words
+    in ``lang`` (the codes, names and serials as in every language)."""
     paths = [out / name for name in ML_PDF_FILES]
-    minotaur_faces_pdf(kit, paths[0])
-    minotaur_backs_pdf(kit, paths[1])
+    minotaur_faces_pdf(kit, paths[0], lang)
+    minotaur_backs_pdf(kit, paths[1], lang)
     return paths
