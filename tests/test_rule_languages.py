@@ -157,8 +157,8 @@ def test_every_rule_of_both_catalogues_is_translated(lang: str) -> None:
     for r in HZ_RULES.values():
         texts += [(r.id, r.title), (r.id, r.text)]
         texts += [(f"{r.id} {p.value}", t) for p, t in r.profiles.items()]
-    for r in ML_RULES.values():
-        texts += [(r.id, r.title), (r.id, r.text)]
+    for m in ML_RULES.values():
+        texts += [(m.id, m.title), (m.id, m.text)]
     texts += [(key, text) for key, text in SOURCES.items()]
     assert len(texts) > 150
     for where, english in texts:
