@@ -1,7 +1,8 @@
 """The referee package's commands of ``referee`` (the command itself is :mod:`web.cli`,
 which adds these with :func:`add_commands`, beside those of printables, vision and web).
 
-    referee rule [--json] FILE               rule on a ruling file (POSITIONS.md)
+    referee rule [--json] [--lang L] FILE    rule on a ruling file (POSITIONS.md), its words
+                                             in en, it, fr or de
     referee verify [--redacted] [--key FP] [--head SEQ:HASH] LOG
                                              check a log's chain, signatures, cuts and head
     referee replay [--json] [--at N] [--key FP] [--head SEQ:HASH] LOG
@@ -34,7 +35,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.errors import EngineError, NeedsInputError
+from engine.errors import EngineError, NeedsInputError, NotationError
+from engine.say import Say
 from referee.anchors import (
     AnchorError,
     TrustedKey,
@@ -48,10 +50,11 @@ from referee.fold import step as fold_step
 from referee.game import Malformed
 from referee.games import DEFAULT, GAMES, all_seats, check_export_seat, game_of
 from referee.keys import KeyFileError
+from referee.language import say
 from referee.log import Header, Record, read_lines, verify
 from referee.narration import record_words
 from referee.place import add_db_options, place_of
-from referee.rulings import MAX_FILE_BYTES, game_of_file
+from referee.rulings import MAX_FILE_BYTES, game_of_file, language_refused
 from referee.service import Referee, ServiceError, open_referee
 from referee.store import StoreError
 from referee.views import cutter
@@ -87,6 +90,11 @@ def _read_bounded(file: str, limit: int) -> str:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
+    lang = args.lang
+    refused = language_refused(lang)
+    if refused is not None:
+        return _fail(_one_line(f"--lang: {refused}"))
+
     def fail(message: str) -> int:
         return _fail(_one_line(f"{args.file}: {message}"))
 
@@ -100,10 +108,20 @@ def cmd_rule(args: argparse.Namespace) -> int:
     name = "stdin" if args.file == "-" else Path(args.file).name
     try:
         game = game_of_file(text, name, GAMES, DEFAULT)
-        print(game.rule_on_file(text, name, args.json))
+        print(game.rule_on_file(text, name, args.json, lang))
     except NeedsInputError as e:
-        return fail(f"{e.needs}: cannot rule without it: {e.reason} ({e.rule})")
-    except EngineError as e:  # NotationError and the rest: the file is malformed
+        missing = Say(
+            "%(needs)s: cannot rule without it: %(reason)s (%(rule)s)",
+            needs=e.needs,
+            reason=e.reason,
+            rule=e.rule,
+        )
+        return fail(say(missing, lang))
+    except NotationError as e:  # the file is malformed: where, then what (said)
+        msg = say(e.detail, lang)
+        msg = f"{e.where}: {msg}" if e.where else msg
+        return fail(msg[len(name) + 2 :] if msg.startswith(f"{name}: ") else msg)
+    except EngineError as e:  # the rest
         msg = str(e)
         return fail(msg[len(name) + 2 :] if msg.startswith(f"{name}: ") else msg)
     return 0
@@ -381,6 +399,13 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("rule", help="rule on a ruling file (position + actions)")
     p.add_argument("file", help="the ruling file (JSON, POSITIONS.md); - reads stdin")
     p.add_argument("--json", action="store_true", help="print the result object")
+    p.add_argument(
+        "--lang",
+        default="en",
+        metavar="LANG",
+        help="the language of the ruling's words: en (default), it, fr or de; ids, codes, "
+        "notation and the outcome are the same in every language",
+    )
     p.set_defaults(func=cmd_rule)
 
     p = sub.add_parser("verify", help="check a log: hash chain, signatures, cuts, head")

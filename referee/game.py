@@ -325,9 +325,10 @@ class Game(Protocol[S, A, V, Rs, P, X]):
     # is the seat the path names (``referee.words.needs_words``)
     ruling_keys: frozenset[str]  # keys only this game's ruling files have (see rule_on_file)
 
-    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+    def rule_on_file(self, text: str, name: str, as_json: bool, lang: str = "en") -> str:
         """``referee rule`` on a ruling file of this game (its whole text, from ``name``): the
-        result object (JSON, ``as_json``) or its text for a judge. Raises
+        result object (JSON, ``as_json``) or its text for a judge, its human words in ``lang``
+        (the machine fields the same in every language). Raises
         :class:`engine.errors.EngineError` (NotationError for a malformed file,
         NeedsInputError when a choice or an identity is missing)."""
         ...

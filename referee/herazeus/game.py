@@ -582,11 +582,11 @@ class HeraZeus:
     )
     ruling_keys: frozenset[str] = frozenset({"hera", "zeus"})
 
-    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+    def rule_on_file(self, text: str, name: str, as_json: bool, lang: str = "en") -> str:
         ruling = rule_file(text, name)
         if as_json:
-            return json.dumps(render_json(ruling), indent=1, ensure_ascii=False)
-        return render_text(ruling)
+            return json.dumps(render_json(ruling, lang), indent=1, ensure_ascii=False)
+        return render_text(ruling, lang)
 
     # ---- a game's rules --------------------------------------------------------------------
 

@@ -30,8 +30,12 @@ from engine.herazeus import (
 from engine.herazeus.actions import card_names
 from engine.herazeus.cards import UNKNOWN, Catalogue
 from engine.herazeus.notation import FILE_KEYS, POSITION_KEYS
+from engine.herazeus.rulebook import Rule
+from engine.say import N_, Say
 from referee.herazeus.board import describe_event_json
 from referee.jsonin import loads_strict
+from referee.language import DEFAULT, say
+from referee.rulings import sources_said
 
 
 @dataclass(frozen=True)
@@ -186,7 +190,9 @@ def rule_file(text: str, name: str = "file") -> Ruling:
 # ---- rendering -----------------------------------------------------------------------------
 
 
-def render_json(r: Ruling) -> dict[str, Any]:
+def render_json(r: Ruling, lang: str = DEFAULT) -> dict[str, Any]:
+    """The result object (POSITIONS.md); its human fields (``ruling``, ``citations``) in
+    ``lang``, its machine fields the same in every language."""
     v = r.verdict
     rules = list(v.rules)
     for alt in r.others.values():
@@ -195,12 +201,27 @@ def render_json(r: Ruling) -> dict[str, Any]:
                 rules.append(x)
     return {
         **_verdict_json(v),
-        "ruling": " ".join(sentences(r)),
+        "ruling": " ".join(sentences(r, lang)),
         "position": v.position,
         "profile": r.profile.value,
         "others": {p.value: _verdict_json(alt) for p, alt in r.others.items()},
-        "citations": {x: RULES[x].citation() for x in rules if x in RULES},
+        "citations": {x: citation(RULES[x], lang) for x in rules if x in RULES},
     }
+
+
+# the source a reader of each language looks up first (RULES.md's keys): the German one is the
+# German FAQ; the German edition is not among the sources
+OWN_SOURCE = {"en": "EN", "it": "IT", "fr": "FR", "de": "FAQ-DE"}
+
+
+def citation(rule: Rule, lang: str = DEFAULT) -> str:
+    """``D1 Pandora's reach (EN, IT)`` in ``lang``: the title said, the sources with the
+    language's own edition first, or a sentence saying it lacks the passage
+    (:func:`referee.rulings.sources_said`). English: :meth:`Rule.citation`."""
+    if lang == DEFAULT:
+        return rule.citation()
+    cited = sources_said(rule.sources, lang, OWN_SOURCE)
+    return f"{rule.id} {say(rule.title, lang)} ({cited})"
 
 
 def _verdict_json(v: Verdict) -> dict[str, Any]:
@@ -221,29 +242,51 @@ def describe_event(e: Event) -> str | None:
 
 
 REASON_TEXT = {
-    "hostage_challenged": "the opponent's hostage was challenged in the first row",
-    "hostage_by_pegasus": "Pegasus drew the opponent's hostage from the hand",
-    "pandora_hostage": "Pandora cost the opponent his hostage",
-    "pandora_own_hostage": "the challenger of Pandora lost his own hostage",
-    "cannot_use_ap": "the player to move could not use all his action points",
-    "empty_field": "a turn began with no card on the player's side",
+    "hostage_challenged": N_("the opponent's hostage was challenged in the first row"),
+    "hostage_by_pegasus": N_("Pegasus drew the opponent's hostage from the hand"),
+    "pandora_hostage": N_("Pandora cost the opponent his hostage"),
+    "pandora_own_hostage": N_("the challenger of Pandora lost his own hostage"),
+    "cannot_use_ap": N_("the player to move could not use all his action points"),
+    "empty_field": N_("a turn began with no card on the player's side"),
 }
 
 
-def _verdict_sentences(v: Verdict) -> list[str]:
+def _reason(reason: str) -> str:
+    """How a game ended, as a value of a sentence (said with it); an unknown code as it is."""
+    return Say(REASON_TEXT[reason]) if reason in REASON_TEXT else reason
+
+
+def _verdict_sentences(v: Verdict, lang: str = DEFAULT) -> list[str]:
     out: list[str] = []
     for s in v.steps:
+        act = {"num": s.index + 1, "action": s.action.text(), "player": s.actor.title}
         if not s.legal:
             out.append(
-                f"Action {s.index + 1} ({s.action.text()}) by {s.actor.title} is not legal: "
-                f"{s.refusal} [{', '.join(s.rules)}]. Nothing of it is applied."
+                say(
+                    Say(
+                        "Action %(num)s (%(action)s) by %(player)s is not legal: %(reason)s "
+                        "[%(rules)s]. Nothing of it is applied.",
+                        reason=s.refusal,
+                        rules=s.rules,
+                        **act,
+                    ),
+                    lang,
+                )
             )
             continue
-        said = [x for x in (describe_event(e) for e in s.events) if x]
-        cite = f" [{', '.join(s.rules)}]" if s.rules else ""
-        out.append(f"Action {s.index + 1} ({s.action.text()}) by {s.actor.title} is legal{cite}.")
+        said = [say(x, lang) for x in (describe_event(e) for e in s.events) if x]
+        if s.rules:
+            legal = Say(
+                "Action %(num)s (%(action)s) by %(player)s is legal [%(rules)s].",
+                rules=s.rules,
+                **act,
+            )
+        else:
+            legal = Say("Action %(num)s (%(action)s) by %(player)s is legal.", **act)
+        out.append(say(legal, lang))
         out.extend(said)
-        out.extend(n[0].upper() + n[1:] + "." if not n.endswith(".") else n for n in s.notes)
+        notes = (say(n, lang) for n in s.notes)
+        out.extend(n[0].upper() + n[1:] + "." if not n.endswith(".") else n for n in notes)
     if v.winner is not None and v.reason is not None:
         last = next((s for s in reversed(v.steps) if s.legal), None)
         rid = next(
@@ -255,73 +298,103 @@ def _verdict_sentences(v: Verdict) -> list[str]:
             ),
             None,
         )
-        out.append(
-            f"{v.winner.title} wins: {REASON_TEXT.get(v.reason, v.reason)}"
-            f"{f' [{rid}]' if rid else ''}."
-        )
+        who, why = v.winner.title, _reason(v.reason)
+        if rid:
+            wins = Say("%(player)s wins: %(reason)s [%(rule)s].", player=who, reason=why, rule=rid)
+        else:
+            wins = Say("%(player)s wins: %(reason)s.", player=who, reason=why)
+        out.append(say(wins, lang))
         if last is not None and last.index < len(v.steps) - 1:
-            out.append("Later actions are not applied.")
+            out.append(say(Say("Later actions are not applied."), lang))
     return out
 
 
-def sentences(r: Ruling) -> list[str]:
-    out = _verdict_sentences(r.verdict)
+def sentences(r: Ruling, lang: str = DEFAULT) -> list[str]:
+    out = _verdict_sentences(r.verdict, lang)
     for prof, alt in r.others.items():
         if not alt.legal:
             step = alt.steps[-1]
-            out.append(
-                f"Under the {prof.value} profile action {step.index + 1} would not be "
-                f"legal: {step.refusal} [{', '.join(step.rules)}]."
+            text = Say(
+                "Under the %(profile)s profile action %(num)s would not be legal: %(reason)s "
+                "[%(rules)s].",
+                profile=prof.value,
+                num=step.index + 1,
+                reason=step.refusal,
+                rules=step.rules,
             )
         elif alt.winner is not None and alt.reason is not None:
-            out.append(
-                f"Under the {prof.value} profile {alt.winner.title} would win: "
-                f"{REASON_TEXT.get(alt.reason, alt.reason)}."
+            text = Say(
+                "Under the %(profile)s profile %(player)s would win: %(reason)s.",
+                profile=prof.value,
+                player=alt.winner.title,
+                reason=_reason(alt.reason),
             )
         else:
-            out.append(
-                f"Under the {prof.value} profile the result would differ: "
-                f"{' '.join(_verdict_sentences(alt)[-2:])}"
+            text = Say(
+                "Under the %(profile)s profile the result would differ: %(what)s",
+                profile=prof.value,
+                what=" ".join(_verdict_sentences(alt, lang)[-2:]),
             )
+        out.append(say(text, lang))
     return out
 
 
-def render_text(r: Ruling) -> str:
+def render_text(r: Ruling, lang: str = DEFAULT) -> str:
+    """The ruling as a judge reads it aloud, in ``lang`` (profiles, codes and notation as
+    they are)."""
     v = r.verdict
-    lines = [
-        f"Ruling under the {r.profile.value} profile: "
-        + ("LEGAL" if v.legal else f"NOT LEGAL at action {(v.failed_at or 0) + 1}")
-    ]
+    head: dict[str, Any] = {"profile": r.profile.value, "num": (v.failed_at or 0) + 1}
     if v.winner is not None:
-        lines[0] += f"; {v.winner.title} wins ({v.reason})"
+        head |= {"player": v.winner.title, "reason": v.reason}
+        first = (
+            Say("Ruling under the %(profile)s profile: LEGAL; %(player)s wins (%(reason)s)", **head)
+            if v.legal
+            else Say(
+                "Ruling under the %(profile)s profile: NOT LEGAL at action %(num)s; "
+                "%(player)s wins (%(reason)s)",
+                **head,
+            )
+        )
+    elif v.legal:
+        first = Say("Ruling under the %(profile)s profile: LEGAL", profile=r.profile.value)
+    else:
+        first = Say("Ruling under the %(profile)s profile: NOT LEGAL at action %(num)s", **head)
+    lines = [say(first, lang)]
     lines.append("")
-    lines.extend(f"  {s}" for s in _verdict_sentences(v))
+    mine = _verdict_sentences(v, lang)
+    lines.extend(f"  {s}" for s in mine)
     if r.others:
         lines.append("")
-        lines.append("Other profiles:")
-        for s in sentences(r)[len(_verdict_sentences(v)) :]:
+        lines.append(say(Say("Other profiles:"), lang))
+        for s in sentences(r, lang)[len(mine) :]:
             lines.append(f"  {s}")
     else:
         lines.append("")
-        lines.append("The other profiles rule the same.")
+        lines.append(say(Say("The other profiles rule the same."), lang))
     cited = list(v.rules)
     lines.append("")
-    lines.append("Rules applied:")
+    lines.append(say(Say("Rules applied:"), lang))
     for rid in cited:
         rule = RULES.get(rid)
         if rule is None:
             continue
-        lines.append(f"  {rule.citation()}")
-        lines.append(f"      {rule.text}")
+        lines.append(f"  {citation(rule, lang)}")
+        lines.append(f"      {say(rule.text, lang)}")
         if rule.profiles:
-            diffs = "; ".join(f"{p.value}: {t}" for p, t in rule.profiles.items())
-            lines.append(f"      Profiles: {diffs}")
+            diffs = "; ".join(f"{p.value}: {say(t, lang)}" for p, t in rule.profiles.items())
+            lines.append(f"      {say(Say('Profiles: %(diffs)s', diffs=diffs), lang)}")
         if rule.switch:
-            lines.append(f"      House-rule switch: {rule.switch}")
+            switch = Say("House-rule switch: %(switch)s", switch=rule.switch)
+            lines.append(f"      {say(switch, lang)}")
     if r.provisional_catalogue:
         lines.append("")
         lines.append(
-            "Note: card strengths not given in the file come from the provisional "
-            "default catalogue."
+            say(
+                Say(
+                    "Note: card strengths not given in the file come from the provisional "
+                    "default catalogue."
+                ),
+                lang,
+            )
         )
     return "\n".join(lines)

@@ -407,10 +407,10 @@ class Minotaur:
     )
     ruling_keys: frozenset[str] = frozenset({"cards", "miron", "vess", "markers", "bonus", "match"})
 
-    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+    def rule_on_file(self, text: str, name: str, as_json: bool, lang: str = "en") -> str:
         from referee.minotaur.ruling import rule_text  # it reads the file's limits
 
-        return rule_text(text, name, as_json)
+        return rule_text(text, name, as_json, lang)
 
     # ---- a game's rules --------------------------------------------------------------------
 

@@ -544,7 +544,7 @@ class Tiny:
     needs_phrases: Mapping[str, str] = MappingProxyType({})
     ruling_keys: frozenset[str] = frozenset({"slots", "wins"})
 
-    def rule_on_file(self, text: str, name: str, as_json: bool) -> str:
+    def rule_on_file(self, text: str, name: str, as_json: bool, lang: str = "en") -> str:
         try:
             result = rule_file(json.loads(text))
         except json.JSONDecodeError as e:
