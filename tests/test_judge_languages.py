@@ -74,9 +74,11 @@ def test_the_judges_hall_and_console_show_no_english_in_a_made_up_language(
     created, b = new_game(pseudo_app)
     g = created.game
     other, _ = new_game(pseudo_app)
+    judge = in_pseudo(judge_browser(pseudo_app))
+    calm = judge.get("/judge").get_data(as_text=True)  # nothing needs the judge yet
+    assert no_english(element(calm, '<section id="hall-alerts"'), set()) == []
     r = b["hera"].post(f"/api/v1/games/{g}/calls", {"note": "the deck fell"}, game=g)
     assert r.status_code == 201
-    judge = in_pseudo(judge_browser(pseudo_app))
     page = judge.get(f"/judge?table={g}").get_data(as_text=True)
     data = {g, other.game, "the deck fell", "Hera & Zeus"} | statuses(pseudo_app)
     for part in (
