@@ -24,7 +24,7 @@ from test_i18n import PSEUDO, english_left, pseudo_app, pseudo_dir  # noqa: F401
 from test_web_camera import kit_game
 from web_helpers import Browser, judge_browser, make_app, new_game, referee_of
 
-from engine.say import Say
+from referee.reader import _changed_at
 from web.games import page_for
 from web.i18n import LANG_COOKIE
 
@@ -103,16 +103,15 @@ def test_a_held_game_shows_no_english_in_a_made_up_language(
 ) -> None:
     created, _ = new_game(pseudo_app)
     g = created.game
-    why = Say("event %(event)s changed under the server", event=3)  # a reason, as said
-    referee_of(pseudo_app).holds.hold(g, why)
+    # held as the reader holds a game whose event 3 changed under it (its own words)
+    referee_of(pseudo_app).reader.hold(g, _changed_at(3, "0badc0de" * 8, "5eed" * 16))
     page = in_pseudo(judge_browser(pseudo_app)).get("/judge").get_data(as_text=True)
     alerts = element(page, '<section id="hall-alerts"')
     overview = element(page, '<div id="overview"')
-    # the reason itself is the caller's sentence (not marked in this test's catalogue): data
-    data = {g, "event 3 changed under the server"}
+    data = {g, "0badc0de", "5eed5eed"}
     assert no_english(alerts, data) == [] and no_english(overview, data) == []
     said = html.unescape(page)
-    assert f"⟦held: ⟦game '{g}' failed verification (held for the judge):" in said
+    assert f"⟦held: ⟦game '{g}' failed verification (held for the judge): ⟦event 3 changed" in said
     assert "⟦record held: ⟦game" in said
 
 
