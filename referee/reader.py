@@ -316,10 +316,20 @@ class Reader:
         if fault is not None:
             i, what = fault
             if what == "chain":
-                raise Held(f"game {game!r} failed verification: record {i} does not chain")
+                raise Held(
+                    Say(
+                        "game %(game)s failed verification: record %(record)s does not chain",
+                        game=repr(game),
+                        record=i,
+                    )
+                )
             raise Held(
-                f"game {game!r} failed verification: record {i}'s content does not match "
-                "its hash (edited)"
+                Say(
+                    "game %(game)s failed verification: record %(record)s's content does not "
+                    "match its hash (edited)",
+                    game=repr(game),
+                    record=i,
+                )
             )
         a = self.anchors.journal.get(game)
         if a is not None and a.seq < len(records) and records[a.seq].hash != a.hash:
@@ -328,13 +338,18 @@ class Reader:
         pk = self.public_key(game)
         if not signature_ok(parse_public_key(pk), last.hash, last.sig):
             raise Held(
-                f"game {game!r} failed verification: the head's signature does not verify "
-                "(re-hashed or signed by another key)"
+                Say(
+                    "game %(game)s failed verification: the head's signature does not verify "
+                    "(re-hashed or signed by another key)",
+                    game=repr(game),
+                )
             )
         try:
             f = fold(records, verified=True)  # its actions are not checked again
         except (FoldError, ValueError) as e:  # ValueError: a stored record that is not one
-            raise Held(f"game {game!r} cannot be replayed: {e}") from None
+            raise Held(
+                Say("game %(game)s cannot be replayed: %(why)s", game=repr(game), why=str(e))
+            ) from None
         # a verified head is an anchor too (a game from before the journal is adopted here); a
         # journal that cannot be written is logged, not raised
         try:
