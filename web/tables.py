@@ -19,9 +19,9 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 
-from engine.say import Say, say_n
 from referee import witnessing
 from referee.models import TableRow
+from web.i18n import gettext, ngettext, say
 
 QUIET_AFTER = datetime.timedelta(hours=2)
 PAGE_SIZE = 50
@@ -80,38 +80,40 @@ def alerts(rows: Sequence[TableRow], now: datetime.datetime) -> list[dict[str, s
     """What needs the judge across the hall, oldest first (issue 13, item 5): each open call
     with its note, each open irregularity, each held or broken record, and each question
     waiting for a player's answer for more than :data:`ANSWER_LATE`. ``now`` is the clock's
-    (injected by the caller, so a test needs no sleep). Each ``what`` is a
-    :class:`engine.say.Say` (its English words; a page says it with ``|say``); what the log
-    stores (a player's note, a problem the log recorded in English) goes in as it is, except
-    a device's report of a head, said again from its fields (:func:`referee.witnessing.problem`)."""
+    (injected by the caller, so a test needs no sleep). Each ``what`` is said in the request's
+    language (English outside a request); what the log stores (a player's note, a problem the
+    log recorded in English) goes in as it is, except a device's report of a head, said again
+    from its fields (:func:`referee.witnessing.problem`), and the reason a game is held."""
     out: list[dict[str, str]] = []
     for r in rows:
         g = r["game"]
         if "held" in r:
-            out.append({"game": g, "time": "", "what": Say("record held: %(why)s", why=r["held"])})
+            out.append(
+                {"game": g, "time": "", "what": gettext("record held: %(why)s", why=say(r["held"]))}
+            )
             continue
         if r.get("broken"):
-            broken = Say("record broken: %(why)s", why=r.get("broken"))
+            broken = gettext("record broken: %(why)s", why=say(r.get("broken")))
             out.append({"game": g, "time": "", "what": broken})
         for c in r.get("calls", []):
             note = str(c.get("body", {}).get("note") or "").strip()
             who = str(c.get("seat", "")).title()
             if note:
-                what = Say("%(seat)s calls the judge: %(note)s", seat=who, note=note)
+                what = gettext("%(seat)s calls the judge: %(note)s", seat=who, note=note)
             else:
-                what = Say("%(seat)s calls the judge", seat=who)
+                what = gettext("%(seat)s calls the judge", seat=who)
             out.append({"game": g, "time": c.get("time", ""), "what": what, "seq": str(c["seq"])})
         for i in r.get("irregularities", []):
             body = i.get("body", {})
-            problem = witnessing.problem(body, str(i.get("seat", ""))) or str(
-                body.get("problem") or i.get("kind")
-            )
-            said = Say("irregularity: %(problem)s", problem=problem)
+            reported = witnessing.problem(body, str(i.get("seat", "")))
+            # else the log's own words
+            problem = reported if reported is not None else str(body.get("problem") or i["kind"])
+            said = gettext("irregularity: %(problem)s", problem=say(problem))
             out.append({"game": g, "time": i.get("time", ""), "what": said})
         since = _time(r.get("waiting_since"))
         if since is not None and now - since > ANSWER_LATE:
             late = int((now - since).total_seconds() // 60)
-            waiting = say_n(
+            waiting = ngettext(
                 "waiting for a player's answer for %(num)d min",
                 "waiting for a player's answer for %(num)d min",
                 late,
