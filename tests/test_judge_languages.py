@@ -3,7 +3,8 @@ page in the reader's language (docs/i18n.md, "The judge's pages").
 
 - In a made-up language whose every translation is ⟦English⟧ (tests/test_i18n.py's
   ``pseudo_app``), the parts of these pages that their own templates write (the judge's hall
-  and console, a held game's row, the public table's heading and seat notices, the replay's
+  and console, a held game's row, the public table's heading and seat notices, a correction
+  proposed at a table without a judge, the replay's
   stepper, the report's headings, the camera page) show no English once data (game ids, seat
   and player names, heads, times) is set aside. What other templates put on the same pages
   (the desk, the status line, the log's narration, the game's drawing) is theirs, not checked
@@ -242,3 +243,21 @@ def test_the_report_downloaded_in_french_is_french() -> None:
     assert "Go to the end" not in page and "Log head" not in page
     english = Browser(app).get(f"/g/{g}/report.html").get_data(as_text=True)
     assert english.startswith('<!doctype html><html lang="en">') and "Go to the end" in english
+
+
+def test_a_proposed_correction_shows_no_english_in_a_made_up_language(
+    pseudo_app: Flask,  # noqa: F811
+) -> None:
+    """At a table without a judge: the proposal Zeus is asked to approve, and the players'
+    own correction forms (_seats.html)."""
+    created, b = new_game(pseudo_app, judged=False)
+    g = created.game
+    ref = referee_of(pseudo_app)
+    before = ref.head(g)["seq"]
+    ref.submit(g, "hera", {"do": "deal", "player": "hera", "cards": ["?"] * 9})
+    ref.propose(g, "hera", {"kind": "undo", "to": before, "reason": "wrong pile"})
+    page = in_pseudo(b["zeus"]).get(f"/g/{g}").get_data(as_text=True)
+    for part in (element(page, '<section id="seats"'), element(page, '<section id="propose"')):
+        assert "⟦" in part
+        assert no_english(part, {g, "wrong pile"}) == [], part
+    assert "⟦Approved by Hera.⟧" in page and "⟦Propose the undo⟧" in page
