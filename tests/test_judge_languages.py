@@ -4,13 +4,12 @@ page in the reader's language (docs/i18n.md, "The judge's pages").
 - In a made-up language whose every translation is ⟦English⟧ (tests/test_i18n.py's
   ``pseudo_app``), the parts of these pages that their own templates write (the judge's hall
   and console, a held game's row, the public table's heading and seat notices, a correction
-  proposed at a table without a judge, the replay's
-  stepper, the report's headings, the camera page) show no English once data (game ids, seat
-  and player names, heads, times) is set aside. What other templates put on the same pages
-  (the desk, the status line, the log's narration, the game's drawing) is theirs, not checked
-  here.
+  proposed at a table without a judge, the replay's stepper, the report's headings, the camera
+  page and its script's words) show no English once data (game ids, seat and player names,
+  heads, times) is set aside. What other templates put on the same pages (the desk, the status
+  line, the log's narration, the game's drawing) is theirs, not checked here.
 - A player's call reaches the judge in German, and so do his settling of it and the service's
-  refusal of a correction.
+  refusal to settle it twice.
 - The report downloaded with ``Accept-Language: fr`` is French and says so in ``<html lang>``.
 """
 
