@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from engine.say import Say
 from referee.errors import Held
 
 _log = logging.getLogger(__name__)
@@ -15,12 +16,18 @@ class Holds:
     """The games held since this server started, each with the reason. Thread-safe."""
 
     def __init__(self) -> None:
-        self._held: dict[str, str] = {}
+        self._held: dict[str, str] = {}  # game -> the reason, a Say
         self._guard = threading.Lock()
 
     def hold(self, game: str, why: str) -> Held:
-        """Holds ``game`` (the first reason stays) and returns the error to raise."""
-        message = f"game {game!r} failed verification (held for the judge): {why}"
+        """Holds ``game`` (the first reason stays) and returns the error to raise. Its message
+        is a :class:`engine.say.Say` (``why`` too, where the caller gives one): a page says it in
+        its reader's language."""
+        message = Say(
+            "game %(game)s failed verification (held for the judge): %(why)s",
+            game=repr(game),
+            why=why,
+        )
         with self._guard:
             self._held.setdefault(game, message)
         _log.error("%s", message)

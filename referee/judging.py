@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.say import Say
 from referee.errors import Forbidden, Refused
 from referee.fold import Folded
 from referee.game import Malformed, Missing, RuleError
@@ -69,7 +70,7 @@ class Judging:
 
             def build(f: Folded) -> list[Draft]:
                 if seat not in f.module.players:
-                    raise Forbidden("only a player calls the judge")
+                    raise Forbidden(Say("only a player calls the judge"))
                 return [Draft(seat, "call", {"note": note})]
 
             recs, after = self.ledger.write(game, build)
@@ -87,13 +88,21 @@ class Judging:
 
             def build(f: Folded) -> list[Draft]:
                 if event not in {r.seq for r in f.open_items()}:
-                    raise Refused(f"event {event} is not an open irregularity or judge call")
+                    raise Refused(
+                        Say(
+                            "event %(event)s is not an open irregularity or judge call", event=event
+                        )
+                    )
                 held = next((s for s, r in f.held.items() if r.seq == event), None)
                 if held is not None:
                     raise Refused(
-                        f"event {event} holds the {held} seat (two devices used its key): "
-                        f"settle it with a new link for {held} (reissue) or by moving the seat "
-                        "to one device's request; that closes it"
+                        Say(
+                            "event %(event)s holds the %(seat)s seat (two devices used its "
+                            "key): settle it with a new link for %(seat)s (reissue) or by "
+                            "moving the seat to one device's request; that closes it",
+                            event=event,
+                            seat=held,
+                        )
                     )
                 return [Draft(seat, "resolve", {"event": event, "note": note})]
 
@@ -108,7 +117,9 @@ class Judging:
             integer(to, "to", 0, 10**9)
             reason = text(reason, "reason")
         except InputError as e:
-            raise Refused(f"{e}; a correction needs an event and a reason") from None
+            raise Refused(
+                Say("%(problem)s; a correction needs an event and a reason", problem=_why(e))
+            ) from None
         with self.ledger.lock(game):
             recs, _ = self.ledger.write(
                 game, lambda f: [Draft(seat, "undo", self._undo_body(f, to, reason))]
@@ -117,12 +128,17 @@ class Judging:
 
     def _undo_body(self, f: Folded, to: int, reason: str) -> dict[str, Any]:
         if not 0 <= to <= f.last_seq:
-            raise Refused(f"no event {to} (the log ends at {f.last_seq})")
+            raise Refused(
+                Say("no event %(event)s (the log ends at %(last)s)", event=to, last=f.last_seq)
+            )
         if not changes_anything(f, to):
             raise Refused(
-                f"an undo to event {to} changes nothing: no action after it is in effect, so "
-                "the game would continue from the position it is in now; choose the event "
-                "before the action to take back",
+                Say(
+                    "an undo to event %(event)s changes nothing: no action after it is in "
+                    "effect, so the game would continue from the position it is in now; choose "
+                    "the event before the action to take back",
+                    event=to,
+                ),
                 f.module.undo_rule,
             )
         return {"to": to, "reason": reason}
@@ -137,7 +153,12 @@ class Judging:
             action_raw = dict(mapping(raw, "action"))
             reason = text(reason, "reason")
         except InputError as e:
-            raise Refused(f"{e}; a correction needs an event, an action and a reason") from None
+            raise Refused(
+                Say(
+                    "%(problem)s; a correction needs an event, an action and a reason",
+                    problem=_why(e),
+                )
+            ) from None
         with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
@@ -156,13 +177,19 @@ class Judging:
             raise Refused(e.reason) from None
         target = self.reader.records(f.game, after=event - 1, upto=event)
         if not target or target[0].kind != "action":
-            raise Refused(f"event {event} is not an action")
+            raise Refused(Say("event %(event)s is not an action", event=event))
         if not any(s == event for s, _ in (*f.ops, *f.suspended)):
-            raise Refused(f"event {event} is no longer in effect: a judge's undo dropped it")
+            raise Refused(
+                Say(
+                    "event %(event)s is no longer in effect: a judge's undo dropped it", event=event
+                )
+            )
         try:
             g.check(f.state_at(event - 1), action)
         except RuleError as e:
-            raise Refused(f"the amended action is not legal there: {e.reason}") from None
+            raise Refused(
+                Say("the amended action is not legal there: %(reason)s", reason=e.reason)
+            ) from None
         return {
             "event": event,
             "action": g.action_json(action),
@@ -186,7 +213,7 @@ class Judging:
         g = f.module
         st = f.state if at is None else f.state_at(at)
         if not g.in_play(st):
-            raise Refused("the ruling tool poses actions on a position in play, not in setup")
+            raise Refused(Say("the ruling tool poses actions on a position in play, not in setup"))
         try:
             action = g.parse_action(action_raw, "action")
             return g.ruling(st, action)
@@ -203,8 +230,13 @@ class Judging:
         self.reading.judge_of(game, seat)
         f = self.reader.folded(game)
         if target not in f.module.players:
-            who = " or ".join(f.module.players)
-            raise Refused(f"seat {short(target)!r} has no join code ({who})")
+            raise Refused(
+                Say(
+                    "seat %(seat)s has no join code (%(seats)s)",
+                    seat=repr(short(target)),
+                    seats=_either(list(f.module.players)),
+                )
+            )
         code, stored = self.tables.new_code()
         with self.ledger.lock(game):
             self.ledger.write(
@@ -243,18 +275,23 @@ class Judging:
             f0 = self.reader.folded(game)
             asked = f0.requests.get(request)
             if asked is None:
-                raise Refused(f"event {request} is not an open request for a seat")
+                raise Refused(
+                    Say("event %(event)s is not an open request for a seat", event=request)
+                )
             target = str(asked.body.get("seat"))
             device = str(asked.body.get("device"))
             if is_judged(f0.create):
                 if seat != "judge":
-                    raise Forbidden("the judge approves a seat's move to another device")
+                    raise Forbidden(Say("the judge approves a seat's move to another device"))
             elif seat != target:
                 # the other player's approval never moves a seat: he would read the hand
                 raise Forbidden(
-                    f"at a table without a judge, only the device holding the {target} seat "
-                    "approves its move (or the seat's recovery code moves it); the other "
-                    "player's approval never moves a seat"
+                    Say(
+                        "at a table without a judge, only the device holding the %(seat)s seat "
+                        "approves its move (or the seat's recovery code moves it); the other "
+                        "player's approval never moves a seat",
+                        seat=target,
+                    )
                 )
             stored = self.reader.secrets(game)
             pending = stored.get(f"{PENDING}{device}", "")
@@ -262,7 +299,9 @@ class Judging:
 
             def build(f: Folded) -> list[Draft]:
                 if request not in f.requests:
-                    raise Refused(f"event {request} is not an open request for a seat")
+                    raise Refused(
+                        Say("event %(event)s is not an open request for a seat", event=request)
+                    )
                 body = {"seat": target, "device": device, "request": request}
                 return [Draft(seat, "move", body)]
 
@@ -286,9 +325,9 @@ class Judging:
 
     def _player_at_unjudged(self, f: Folded, seat: str) -> None:
         if is_judged(f.create):
-            raise Forbidden("the judge makes corrections at this table: call the judge")
+            raise Forbidden(Say("the judge makes corrections at this table: call the judge"))
         if seat not in f.module.players:
-            raise Forbidden("at a table without a judge, the players make corrections")
+            raise Forbidden(Say("at a table without a judge, the players make corrections"))
 
     def propose(self, game: str, seat: str, correction: Mapping[str, Any]) -> Record:
         """A player proposes a correction (``{"kind": "undo", "to", "reason"}`` or ``{"kind":
@@ -300,12 +339,14 @@ class Judging:
             c = mapping(correction, "correction")
             kind = c.get("kind")
             if kind not in ("undo", "amend"):
-                raise InputError("correction.kind: 'undo' or 'amend'")
+                raise InputError(Say("correction.kind: 'undo' or 'amend'"))
             reason = text(c.get("reason", ""), "reason")
             number = integer(c.get("to" if kind == "undo" else "event"), "event", 0, 10**9)
             raw = dict(mapping(c.get("action"), "action")) if kind == "amend" else {}
         except InputError as e:
-            raise Refused(f"{e}; a correction needs an event and a reason") from None
+            raise Refused(
+                Say("%(problem)s; a correction needs an event and a reason", problem=_why(e))
+            ) from None
         with self.ledger.lock(game):
 
             def build(f: Folded) -> list[Draft]:
@@ -323,18 +364,21 @@ class Judging:
         """The action ``seat`` may take back now, or why not (the game's take-back rule)."""
         g = f.module
         if seat not in g.players:
-            return None, "only a player takes back his own action"
+            return None, Say("only a player takes back his own action")
         if f.question is not None:
             return (
                 None,
-                f"an action waiting for an answer stands ({g.answered_rule}); call the judge",
+                Say(
+                    "an action waiting for an answer stands (%(rule)s); call the judge",
+                    rule=g.answered_rule,
+                ),
             )
         last = f.last_move  # kept by the fold: the whole log is not read again
         if last is None or last.kind != "action":
-            return None, "there is no action of yours to take back since the last correction"
+            return None, Say("there is no action of yours to take back since the last correction")
         action = last.body.get("action")
         if last.seat != seat or last.body.get("actor") != seat or not isinstance(action, dict):
-            return None, "only your own last action, before your opponent acts, is taken back"
+            return None, Say("only your own last action, before your opponent acts, is taken back")
         why = g.take_back_refusal(action)
         if why is not None:
             return None, why
@@ -350,7 +394,7 @@ class Judging:
             def build(f: Folded) -> list[Draft]:
                 last, why = self.take_back_refusal(f, seat)
                 if last is None:
-                    raise Refused(f"no take-back: {why}", f.module.takeback_rule)
+                    raise Refused(Say("no take-back: %(why)s", why=why), f.module.takeback_rule)
                 body = {"kind": "undo", "to": last.seq - 1, "reason": "take-back"}
                 return [Draft(seat, "propose", {"correction": body, "takeback": last.seq})]
 
@@ -371,16 +415,16 @@ class Judging:
             def build(f: Folded) -> list[Draft]:
                 p = f.proposals.get(proposal)
                 if p is None:  # never made, settled, or lapsed when the table moved on
-                    raise Refused(f"event {proposal} is not an open proposal")
+                    raise Refused(Say("event %(event)s is not an open proposal", event=proposal))
                 if "takeback" in p.body:
                     if seat not in f.module.players or seat == p.seat:
-                        raise Forbidden("the other player accepts or declines a take-back")
+                        raise Forbidden(Say("the other player accepts or declines a take-back"))
                 else:
                     self._player_at_unjudged(f, seat)
                 if not agree:
                     return [Draft(seat, "decline", {"proposal": proposal})]
                 if seat in f.approvals.get(proposal, ()):
-                    raise Refused(f"you approved proposal {proposal} already")
+                    raise Refused(Say("you approved proposal %(event)s already", event=proposal))
                 out = [Draft(seat, "approve", {"proposal": proposal})]
                 done = set(f.approvals.get(proposal, ())) | {seat}
                 if done >= set(f.module.players):
@@ -391,6 +435,19 @@ class Judging:
 
             recs, after = self.ledger.write(game, build)
         return [redact(r, seat, after.module) for r in recs]
+
+
+def _why(e: Exception) -> str:
+    """An error's sentence as it came (a Say it carries stays one, to be said again)."""
+    return e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
+
+
+def _either(seats: list[str]) -> str:
+    """Seats named as alternatives: "hera or zeus" (a Say per pair)."""
+    out = seats[0] if seats else ""
+    for s in seats[1:]:
+        out = Say("%(first)s or %(second)s", first=out, second=s)
+    return out
 
 
 def changes_anything(f: Folded, to: int) -> bool:

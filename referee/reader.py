@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
+from engine.say import Say
 from referee.anchors import Anchor, AnchorError, Anchors
 from referee.errors import Held, NotFound, Refused, Stale, Unavailable
 from referee.fold import Folded, FoldError, fold, step
@@ -240,9 +241,12 @@ class Reader:
         if head[0] < a.seq:
             raise self.hold(
                 game,
-                f"the log went backwards: the database ends at event {head_text(*head)}, "
-                f"but this server had the game at event {head_text(a.seq, a.hash)} "
-                "(records were deleted)",
+                Say(
+                    "the log went backwards: the database ends at event %(stored)s, but this "
+                    "server had the game at event %(known)s (records were deleted)",
+                    stored=head_text(*head),
+                    known=head_text(a.seq, a.hash),
+                ),
             )
         if head[0] == a.seq and head[1] != a.hash:
             raise self.hold(game, _changed_at(a.seq, head[1], a.hash))
@@ -312,10 +316,20 @@ class Reader:
         if fault is not None:
             i, what = fault
             if what == "chain":
-                raise Held(f"game {game!r} failed verification: record {i} does not chain")
+                raise Held(
+                    Say(
+                        "game %(game)s failed verification: record %(record)s does not chain",
+                        game=repr(game),
+                        record=i,
+                    )
+                )
             raise Held(
-                f"game {game!r} failed verification: record {i}'s content does not match "
-                "its hash (edited)"
+                Say(
+                    "game %(game)s failed verification: record %(record)s's content does not "
+                    "match its hash (edited)",
+                    game=repr(game),
+                    record=i,
+                )
             )
         a = self.anchors.journal.get(game)
         if a is not None and a.seq < len(records) and records[a.seq].hash != a.hash:
@@ -324,13 +338,18 @@ class Reader:
         pk = self.public_key(game)
         if not signature_ok(parse_public_key(pk), last.hash, last.sig):
             raise Held(
-                f"game {game!r} failed verification: the head's signature does not verify "
-                "(re-hashed or signed by another key)"
+                Say(
+                    "game %(game)s failed verification: the head's signature does not verify "
+                    "(re-hashed or signed by another key)",
+                    game=repr(game),
+                )
             )
         try:
             f = fold(records, verified=True)  # its actions are not checked again
         except (FoldError, ValueError) as e:  # ValueError: a stored record that is not one
-            raise Held(f"game {game!r} cannot be replayed: {e}") from None
+            raise Held(
+                Say("game %(game)s cannot be replayed: %(why)s", game=repr(game), why=str(e))
+            ) from None
         # a verified head is an anchor too (a game from before the journal is adopted here); a
         # journal that cannot be written is logged, not raised
         try:
@@ -388,25 +407,39 @@ class Reader:
         entries = [e for e in stored if e.seq <= f.last_seq]
         fault = chain_fault(entries, game)
         if fault is not None:
-            why = f"event {fault[0]} changed under the server (it does not chain)"
+            why = Say(
+                "event %(event)s changed under the server (it does not chain)", event=fault[0]
+            )
             raise self.hold(game, why)
         if not entries or (entries[-1].seq, entries[-1].hash) != (f.last_seq, f.last_hash):
-            end = head_text(entries[-1].seq, entries[-1].hash) if entries else "nothing"
-            raise self.hold(
-                game,
-                f"the database ends at {end}, but this server had the game at event "
-                f"{head_text(f.last_seq, f.last_hash)}",
-            )
+            known = head_text(f.last_seq, f.last_hash)
+            if entries:
+                end = head_text(entries[-1].seq, entries[-1].hash)
+                why = Say(
+                    "the database ends at %(stored)s, but this server had the game at event "
+                    "%(known)s",
+                    stored=end,
+                    known=known,
+                )
+            else:
+                why = Say(
+                    "the database ends at nothing, but this server had the game at event %(known)s",
+                    known=known,
+                )
+            raise self.hold(game, why)
         wanted = entries if upto is None else entries[: upto + 1]
         try:
             return [e.record() for e in wanted]
         except ValueError:
-            why = "a stored record is not a record (it changed under the server)"
+            why = Say("a stored record is not a record (it changed under the server)")
             raise self.hold(game, why) from None
 
 
 def _changed_at(seq: int, got: str, want: str) -> str:
-    return (
-        f"event {seq} changed under the server: the database holds {got[:8]}, this "
-        f"server had {want[:8]}"
+    return Say(
+        "event %(event)s changed under the server: the database holds %(stored)s, this server "
+        "had %(known)s",
+        event=seq,
+        stored=got[:8],
+        known=want[:8],
     )

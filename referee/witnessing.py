@@ -18,8 +18,10 @@ once.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
+from engine.say import Say
 from referee.errors import Forbidden, Refused
 from referee.ledger import Draft, Ledger
 from referee.log import Record
@@ -33,8 +35,54 @@ HASH = re.compile(r"^[0-9a-f]{8,64}$")
 
 def _hash(value: Any, name: str) -> str:
     if not isinstance(value, str) or not HASH.match(value):
-        raise Refused(f"{name}: not a record hash (8 to 64 lowercase hex digits)")
+        raise Refused(
+            Say("%(field)s: not a record hash (8 to 64 lowercase hex digits)", field=name)
+        )
     return value
+
+
+def problem(body: Mapping[str, Any], seat: str) -> Say | None:
+    """What a device's report of a head says (the irregularity's ``problem``), said again from
+    its fields so a page says it in its reader's language; None for another irregularity.
+    ``seat`` is the seat that reported it."""
+    seen, served = body.get("seen"), body.get("served")
+    if body.get("source") != SOURCE or not isinstance(seen, dict) or not isinstance(served, dict):
+        return None
+    values = {
+        "seen": seen.get("seq"),
+        "seen_hash": str(seen.get("hash", ""))[:8],
+        "served": served.get("seq"),
+        "served_hash": str(served.get("hash", ""))[:8],
+    }
+    seen_seq, served_seq = seen.get("seq"), served.get("seq")
+    behind = isinstance(seen_seq, int) and isinstance(served_seq, int) and served_seq < seen_seq
+    if seat == JUDGE:
+        if behind:
+            return Say(
+                "the judge's console was shown the record up to event %(seen)s (%(seen_hash)s); "
+                "the server now serves it only up to event %(served)s (%(served_hash)s): the "
+                "database may have been rolled back or replaced",
+                **values,
+            )
+        return Say(
+            "the judge's console was shown event %(seen)s as %(seen_hash)s; the server now "
+            "serves %(served_hash)s there: the database may have been replaced",
+            **values,
+        )
+    if behind:
+        return Say(
+            "%(seat)s's device was shown the record up to event %(seen)s (%(seen_hash)s); the "
+            "server now serves it only up to event %(served)s (%(served_hash)s): the database "
+            "may have been rolled back or replaced",
+            seat=seat.title(),
+            **values,
+        )
+    return Say(
+        "%(seat)s's device was shown event %(seen)s as %(seen_hash)s; the server now serves "
+        "%(served_hash)s there: the database may have been replaced",
+        seat=seat.title(),
+        **values,
+    )
 
 
 def report_head(
@@ -53,7 +101,13 @@ def report_head(
     reading.seat_of(game, seat)
     for name, pair in (("seen", seen), ("served", served)):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise Refused(f"{name}: a head as (seq, hash), not {type(pair).__name__}")
+            raise Refused(
+                Say(
+                    "%(field)s: a head as (seq, hash), not %(type)s",
+                    field=name,
+                    type=type(pair).__name__,
+                )
+            )
     try:
         seen_seq = integer(seen[0], "seen_seq", 0, 10**9)
         served_seq = integer(served[0], "served_seq", 0, 10**9)
@@ -63,31 +117,25 @@ def report_head(
     served_hash = _hash(served[1], "served_hash")
     if served_seq > seen_seq or (served_seq == seen_seq and served_hash == seen_hash):
         raise Refused(
-            f"event {served_seq} ({served_hash[:8]}) is not older than nor different from "
-            f"event {seen_seq} ({seen_hash[:8]}): nothing to report"
+            Say(
+                "event %(served)s (%(served_hash)s) is not older than nor different from "
+                "event %(seen)s (%(seen_hash)s): nothing to report",
+                served=served_seq,
+                served_hash=served_hash[:8],
+                seen=seen_seq,
+                seen_hash=seen_hash[:8],
+            )
         )
-    who = "the judge's console" if seat == JUDGE else f"{seat.title()}'s device"
-    if served_seq < seen_seq:
-        problem = (
-            f"{who} was shown the record up to event {seen_seq} ({seen_hash[:8]}); the "
-            f"server now serves it only up to event {served_seq} ({served_hash[:8]}): "
-            "the database may have been rolled back or replaced"
-        )
-    else:
-        problem = (
-            f"{who} was shown event {seen_seq} as {seen_hash[:8]}; the server now serves "
-            f"{served_hash[:8]} there: the database may have been replaced"
-        )
-    body = {
-        "source": SOURCE,
-        "problem": problem,
-        "seen": {"seq": seen_seq, "hash": seen_hash},
-        "served": {"seq": served_seq, "hash": served_hash},
-    }
+    seen_head = {"seq": seen_seq, "hash": seen_hash}
+    served_head = {"seq": served_seq, "hash": served_hash}
+    # the log stores the English words, as it always has; a page says them again from the
+    # fields (problem)
+    said = problem({"source": SOURCE, "seen": seen_head, "served": served_head}, seat)
+    body = {"source": SOURCE, "problem": str(said), "seen": seen_head, "served": served_head}
     with ledger.lock(game):
         f = reading.reader.folded(game)
         if seat not in f.module.players and seat != JUDGE:
-            raise Forbidden("only a seat's device or the judge reports what it was shown")
+            raise Forbidden(Say("only a seat's device or the judge reports what it was shown"))
         for r in f.open_items():
             if r.kind == "irregularity" and r.body.get("seen") == body["seen"]:
                 return redact(r, seat, f.module)  # reported already, still open

@@ -12,6 +12,7 @@ At a table without a judge, the players' corrections: one proposes an undo or an
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -33,6 +34,7 @@ from referee.service import ServiceError
 from web.acting import back, submit
 from web.forms import form_int
 from web.games import PageModule, Unreadable, page_for, page_of, seat_title, seats
+from web.i18n import gettext, say
 from web.links import join_path
 from web.present import qr_svg
 from web.request import (
@@ -41,7 +43,6 @@ from web.request import (
     is_game_id,
     is_tournament_judge,
     judge_only,
-    refusal,
     seat_of,
     with_game,
 )
@@ -56,11 +57,24 @@ def _flash_refusals() -> Iterator[None]:
     try:
         yield
     except Unreadable as e:
-        flash(f"Refused: the action does not read: {e}", "error")
+        flash(gettext("Refused: the action does not read: %(why)s", why=_said(e)), "error")
     except ValueError as e:
-        flash(f"Refused: {e}", "error")
+        flash(gettext("Refused: %(reason)s", reason=_said(e)), "error")
     except ServiceError as e:
-        flash(refusal(e), "error")
+        flash(refused(e), "error")
+
+
+def _said(e: Exception) -> str:
+    """An error's sentence in this request's language (a Say it carries, said again)."""
+    return say(e.args[0]) if e.args and isinstance(e.args[0], str) else str(e)
+
+
+def refused(e: ServiceError) -> str:
+    """The service's refusal as a page flashes it, in this request's language: ``Refused
+    [rule]: message`` (in English the words of :func:`web.request.refusal`)."""
+    if e.rule:
+        return gettext("Refused [%(rule)s]: %(message)s", rule=e.rule, message=say(e.message))
+    return gettext("Refused: %(message)s", message=say(e.message))
 
 
 bp = Blueprint("judge", __name__)
@@ -91,25 +105,30 @@ def judge_action(game: str, what: str) -> Response:
     with _flash_refusals():
         if what == "undo":
             rec = ref.undo(game, "judge", _event_of(f, "to"), reason)
-            flash(f"Undone: the game continues after event {rec.body['to']}.", "ok")
+            flash(
+                gettext("Undone: the game continues after event %(event)s.", event=rec.body["to"]),
+                "ok",
+            )
         elif what == "amend":
             raw = pages(game).action_from_text(f.get("action", ""))
             event = _event_of(f, "event")
             ref.amend(game, "judge", event, raw, reason)
-            flash(f"Event {event} amended.", "ok")
+            flash(gettext("Event %(event)s amended.", event=event), "ok")
         elif what == "act":  # typed, else picked from the legal actions
             typed = f.get("action", "").strip() or f.get("legal", "")
             submit(game, "judge", pages(game).action_from_text(typed))
         elif what == "resolve":
             ref.resolve(game, "judge", form_int(f, "event"), reason)
-            flash(f"Event {f.get('event')} settled.", "ok")
+            flash(gettext("Event %(event)s settled.", event=f.get("event")), "ok")
         elif what == "reissue":
             seat = f.get("seat", "")
             code = ref.reissue(game, "judge", seat)
             url = request.host_url.rstrip("/") + join_path(game, code)
             session[REISSUED] = {"game": game, "seat": seat, "url": url}
             title = seat_title(pages(game), seat)
-            flash(f"A new link for {title}; the old one opens nothing now.", "ok")
+            flash(
+                gettext("A new link for %(seat)s; the old one opens nothing now.", seat=title), "ok"
+            )
             # shown at once, with its QR code (issue 13, item 5): the session holds it once
             return redirect(url_for("judge.reissued", game=game), 303)
         else:
@@ -143,7 +162,13 @@ def propose(game: str, what: str) -> Response:
             corr = {"kind": "amend", "event": form_int(f, "event"), "action": raw}
             corr["reason"] = reason
         rec = get_referee().propose(game, seat, corr)
-        flash(f"Proposed (event {rec.seq}): the other player approves it on his phone.", "ok")
+        flash(
+            gettext(
+                "Proposed (event %(event)s): the other player approves it on his phone.",
+                event=rec.seq,
+            ),
+            "ok",
+        )
     return back(game)
 
 
@@ -159,11 +184,17 @@ def proposal(game: str, what: str) -> Response:
         proposal = form_int(request.form, "proposal")
         recs = get_referee().approve(game, seat_of(game), proposal, agree=what == "approve")
         if what == "decline":
-            flash(f"Proposal {proposal} declined.", "ok")
+            flash(gettext("Proposal %(event)s declined.", event=proposal), "ok")
         elif len(recs) > 1:
-            flash(f"Both players approved: the correction is event {recs[-1].seq}.", "ok")
+            flash(
+                gettext(
+                    "Both players approved: the correction is event %(event)s.",
+                    event=recs[-1].seq,
+                ),
+                "ok",
+            )
         else:
-            flash(f"Proposal {proposal} approved.", "ok")
+            flash(gettext("Proposal %(event)s approved.", event=proposal), "ok")
     return back(game)
 
 
@@ -214,8 +245,9 @@ def tables() -> str:
             continue
         pm = page_for(t)
         players = t.get("players", {})
+        names = [str(players.get(s, title)) for s, title in seats(pm)]
         words[t["game"]] = {
-            "versus": " vs ".join(players.get(s, title) for s, title in seats(pm)),
+            "versus": functools.reduce(lambda a, b: gettext("%(a)s vs %(b)s", a=a, b=b), names),
             "status": pm.table_status(t),
         }
     now = current_app.config.get("CLOCK", lambda: datetime.datetime.now(datetime.UTC))()

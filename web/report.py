@@ -15,6 +15,7 @@ from html import escape
 
 from referee.service import Referee
 from referee.words import head_text
+from web import i18n
 from web.games import PageModule, page_for, seat_title, seats
 from web.present import replay_frames
 
@@ -44,7 +45,8 @@ def style_source(pm: PageModule) -> str:
 
 
 def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None = None) -> str:
-    """The report of ``game`` as ``seat`` may read it. Raises ServiceError (NotFound) for an
+    """The report of ``game`` as ``seat`` may read it, in the request's language (its
+    ``<html lang>`` names it; outside a request, English). Raises ServiceError (NotFound) for an
     unknown game, Forbidden for an unknown seat."""
     view = ref.view(game, seat)
     pm = page_for(view)
@@ -53,35 +55,52 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
     players = view.players
     last = frames[-1]["view"]
     title = escape(pm.title)
+    lang = i18n.lang()
+    me = escape(seat_title(pm, seat))
     who = " · ".join(f"{escape(t)}: {escape(str(players.get(s, t)))}" for s, t in seats(pm))
+    meta = _(
+        "%(players)s · profile %(profile)s · as seen by %(seat)s",
+        players=who,
+        profile=escape(str(last.get("profile"))),
+        seat=me,
+    )
+    head_line = escape(head_text(head["seq"], head["hash"]))
+    if fingerprint:
+        heads = _(
+            "Log head <strong>%(head)s</strong> · server key %(key)s",
+            head=head_line,
+            key=escape(fingerprint),
+        )
+    else:
+        heads = _("Log head <strong>%(head)s</strong>", head=head_line)
     parts = [
-        "<!doctype html><html lang=en><head><meta charset=utf-8>",
+        f'<!doctype html><html lang="{escape(lang)}"><head><meta charset=utf-8>',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<link rel="icon" href="data:,">',
-        f"<title>{title} · game {escape(game)} · {escape(seat_title(pm, seat))}</title>",
+        "<title>"
+        + _("%(title)s · game %(game)s · %(seat)s", title=title, game=escape(game), seat=me)
+        + "</title>",
         f"<style>{report_style(pm)}</style></head><body>",
-        f"<h1>{title} · game {escape(game)}</h1>",
-        f'<p class="meta">{who} · profile '
-        f"{escape(str(last.get('profile')))} · as seen by {escape(seat_title(pm, seat))}</p>",
-        f'<p class="meta">Log head <strong>{escape(head_text(head["seq"], head["hash"]))}</strong>'
-        + (f" · server key {escape(fingerprint)}" if fingerprint else "")
-        + "</p>",
+        "<h1>" + _("%(title)s · game %(game)s", title=title, game=escape(game)) + "</h1>",
+        f'<p class="meta">{meta}</p>',
+        f'<p class="meta">{heads}</p>',
     ]
     # an index of the events at the top, and the end one tap away
-    parts.append('<nav class="index" id="index"><p><a href="#end">Go to the end</a></p><ol>')
+    parts.append(
+        '<nav class="index" id="index"><p><a href="#end">' + _("Go to the end") + "</a></p><ol>"
+    )
     for fr in frames:
         rec = fr["record"]
-        parts.append(
-            f'<li><a href="#e{rec["seq"]}">#{rec["seq"]}</a> {escape(rec["text"][:80])}</li>'
-        )
+        text = i18n.say(rec["text"])
+        parts.append(f'<li><a href="#e{rec["seq"]}">#{rec["seq"]}</a> {escape(text[:80])}</li>')
     parts.append("</ol></nav>")
     for fr in frames:
         rec = fr["record"]
-        cites = pm.citations(fr["rules"])
+        cites = [i18n.say(c) for c in pm.citations(fr["rules"])]
         parts.append(f'<section class="ev" id="e{rec["seq"]}">')
         parts.append(
             f'<p><span class="seq">#{rec["seq"]}</span> {escape(rec["stamp"])} '
-            f"<strong>{escape(rec['seat'])}</strong>: {escape(rec['text'])}</p>"
+            f"<strong>{escape(rec['seat'])}</strong>: {escape(i18n.say(rec['text']))}</p>"
         )
         if cites:
             parts.append(
@@ -93,12 +112,22 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
     parts.append('<section id="end">')
     if last.get("phase") == "over":
         w = str(last.get("winner") or "")
+        winner = escape(seat_title(pm, w) if w else "")
+        why = escape(i18n.say(pm.reason_text(last.get("reason"))))
         parts.append(
-            f"<p><strong>{escape(seat_title(pm, w) if w else '')} wins</strong>: "
-            f"{escape(pm.reason_text(last.get('reason')))}</p>"
+            "<p>" + _("<strong>%(seat)s wins</strong>: %(why)s", seat=winner, why=why) + "</p>"
         )
     else:
-        parts.append("<p>The game is not over: this is where it stands.</p>")
-    parts.append('<p><a href="#index">Back to the index</a></p></section>')
+        parts.append("<p>" + _("The game is not over: this is where it stands.") + "</p>")
+    parts.append('<p><a href="#index">' + _("Back to the index") + "</a></p></section>")
     parts.append("</body></html>")
     return "".join(parts)
+
+
+def _(text: str, **values: str) -> str:
+    """``text`` in the request's language, its values (escaped HTML already) put in, and the
+    translation itself escaped but for the tags the English has (``<strong>``)."""
+    said = i18n.gettext(text)  # the template alone: the values are HTML already
+    safe = str(escape(said)).replace("&lt;strong&gt;", "<strong>")
+    safe = safe.replace("&lt;/strong&gt;", "</strong>")
+    return safe % values if values else safe

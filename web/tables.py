@@ -19,7 +19,9 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 
+from referee import witnessing
 from referee.models import TableRow
+from web.i18n import gettext, ngettext, say
 
 QUIET_AFTER = datetime.timedelta(hours=2)
 PAGE_SIZE = 50
@@ -78,31 +80,43 @@ def alerts(rows: Sequence[TableRow], now: datetime.datetime) -> list[dict[str, s
     """What needs the judge across the hall, oldest first (issue 13, item 5): each open call
     with its note, each open irregularity, each held or broken record, and each question
     waiting for a player's answer for more than :data:`ANSWER_LATE`. ``now`` is the clock's
-    (injected by the caller, so a test needs no sleep)."""
+    (injected by the caller, so a test needs no sleep). Each ``what`` is said in the request's
+    language (English outside a request); what the log stores (a player's note, a problem the
+    log recorded in English) goes in as it is, except a device's report of a head, said again
+    from its fields (:func:`referee.witnessing.problem`), and the reason a game is held."""
     out: list[dict[str, str]] = []
     for r in rows:
         g = r["game"]
         if "held" in r:
-            out.append({"game": g, "time": "", "what": f"record held: {r['held']}"})
+            out.append(
+                {"game": g, "time": "", "what": gettext("record held: %(why)s", why=say(r["held"]))}
+            )
             continue
         if r.get("broken"):
-            out.append({"game": g, "time": "", "what": f"record broken: {r.get('broken')}"})
+            broken = gettext("record broken: %(why)s", why=say(r.get("broken")))
+            out.append({"game": g, "time": "", "what": broken})
         for c in r.get("calls", []):
             note = str(c.get("body", {}).get("note") or "").strip()
             who = str(c.get("seat", "")).title()
-            what = f"{who} calls the judge" + (f": {note}" if note else "")
+            if note:
+                what = gettext("%(seat)s calls the judge: %(note)s", seat=who, note=note)
+            else:
+                what = gettext("%(seat)s calls the judge", seat=who)
             out.append({"game": g, "time": c.get("time", ""), "what": what, "seq": str(c["seq"])})
         for i in r.get("irregularities", []):
-            problem = str(i.get("body", {}).get("problem") or i.get("kind"))
-            out.append({"game": g, "time": i.get("time", ""), "what": f"irregularity: {problem}"})
+            body = i.get("body", {})
+            reported = witnessing.problem(body, str(i.get("seat", "")))
+            # else the log's own words
+            problem = reported if reported is not None else str(body.get("problem") or i["kind"])
+            said = gettext("irregularity: %(problem)s", problem=say(problem))
+            out.append({"game": g, "time": i.get("time", ""), "what": said})
         since = _time(r.get("waiting_since"))
         if since is not None and now - since > ANSWER_LATE:
             late = int((now - since).total_seconds() // 60)
-            out.append(
-                {
-                    "game": g,
-                    "time": r.get("waiting_since") or "",
-                    "what": f"waiting for a player's answer for {late} min",
-                }
+            waiting = ngettext(
+                "waiting for a player's answer for %(num)d min",
+                "waiting for a player's answer for %(num)d min",
+                late,
             )
+            out.append({"game": g, "time": r.get("waiting_since") or "", "what": waiting})
     return sorted(out, key=lambda a: a["time"])

@@ -15,6 +15,19 @@
   var lastProposals = "", confirming = false;
 
   function $(id) { return document.getElementById(id); }
+  // words for a person, in the page's language: the server puts them in the page (#words,
+  // web.i18n.script_words, registered in web/games/herazeus/camera.py); "%(name)s" is filled
+  // from vars, "%%" is a percent sign
+  var WORDS = null;
+  function w(key, vars) {
+    if (WORDS === null) {
+      try { WORDS = JSON.parse((document.getElementById("words") || {}).textContent || "{}") || {}; } catch (e) { WORDS = {}; }
+    }
+    var text = Object.prototype.hasOwnProperty.call(WORDS, key) ? WORDS[key] : key;
+    return text.replace(/%\(([a-z_]+)\)[sd]/g, function (m, name) {
+      return vars && Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : m;
+    }).replace(/%%/g, "%");
+  }
   function say(text) { if (statusEl) { statusEl.textContent = text; } }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -24,7 +37,9 @@
   }
 
   function headers(extra) {
-    var h = { "X-CSRF-Token": root.getAttribute("data-csrf"), "Accept": "application/json" };
+    // the JSON messages come back in the page's language
+    var h = { "X-CSRF-Token": root.getAttribute("data-csrf"), "Accept": "application/json",
+              "Accept-Language": document.documentElement.lang || "en" };
     Object.keys(extra || {}).forEach(function (k) { h[k] = extra[k]; });
     return h;
   }
@@ -40,7 +55,7 @@
     // the highest resolution the device offers, 4K where it can (issue 14, item 4)
     var video_c = { width: { ideal: 3840 }, height: { ideal: 2160 } };
     if (deviceId) { video_c.deviceId = { exact: deviceId }; } else { video_c.facingMode = { ideal: "environment" }; }
-    say("Asking for the camera…");
+    say(w("cam_asking"));
     return navigator.mediaDevices.getUserMedia({ video: video_c, audio: false })
       .then(function (s) {
         stream = s;
@@ -51,15 +66,14 @@
         stopBtn.hidden = false;
         var track = s.getVideoTracks()[0];
         var set = track && track.getSettings ? track.getSettings() : {};
-        say("Camera on (" + (set.width || "?") + " x " + (set.height || "?") + "). Point it at the mat.");
+        say(w("cam_on", { width: set.width || "?", height: set.height || "?" }));
         if (stillBtn) { stillBtn.hidden = false; }
         listDevices();
         schedule(300);
       })
       .catch(function (e) {
         running = false;
-        say("The camera could not start (" + (e && e.name ? e.name : "error") +
-            "). Allow the camera for this page, or send a photo below.");
+        say(w("cam_failed", { error: e && e.name ? e.name : "error" }));
       });
   }
 
@@ -71,7 +85,7 @@
     startBtn.hidden = false;
     stopBtn.hidden = true;
     if (stillBtn) { stillBtn.hidden = true; }
-    say("Camera stopped.");
+    say(w("cam_stopped"));
   }
 
   function listDevices() {
@@ -83,7 +97,7 @@
       var current = stream && stream.getVideoTracks()[0] && stream.getVideoTracks()[0].getSettings().deviceId;
       deviceSel.textContent = "";
       cams.forEach(function (d, i) {
-        var o = el("option", "", d.label || ("camera " + (i + 1)));
+        var o = el("option", "", d.label || w("cam_device", { num: i + 1 }));
         o.value = d.deviceId;
         if (d.deviceId === current) { o.selected = true; }
         deviceSel.appendChild(o);
@@ -127,7 +141,7 @@
     var take = (track && window.ImageCapture)
       ? new window.ImageCapture(track).takePhoto()
       : Promise.reject(new Error("no ImageCapture"));
-    say("Taking a full-resolution still…");
+    say(w("cam_taking_still"));
     take.catch(function () {  // no ImageCapture: the video frame at its full size
       return new Promise(function (resolve) {
         canvas.width = video.videoWidth; canvas.height = video.videoHeight;
@@ -135,7 +149,7 @@
         canvas.toBlob(resolve, "image/jpeg", 0.92);
       });
     }).then(function (blob) {
-      if (!blob) { say("No still could be taken; send a photo below."); return; }
+      if (!blob) { say(w("cam_no_still")); return; }
       sending = true;
       send(blob, true).then(function () { sending = false; });
     });
@@ -150,14 +164,14 @@
       return r.json().catch(function () { return {}; }).then(function (body) {
         if (r.status === 429 || r.status === 503) {
           var after = parseInt(r.headers.get("Retry-After") || "1", 10);
-          say(body.message || "The server is busy; the next frame waits.");
+          say(body.message || w("cam_busy"));
           return (isNaN(after) ? 1 : after) * 1000;
         }
-        if (!r.ok) { say("Refused: " + (body.message || ("error " + r.status))); return 2000; }
+        if (!r.ok) { say(w("cam_refused", { message: body.message || w("cam_error", { status: r.status }) })); return 2000; }
         show(body);
         return 0;
       });
-    }).catch(function () { say("No answer from the server; trying again."); return 2000; });
+    }).catch(function () { say(w("cam_no_answer")); return 2000; });
   }
 
   // ---- showing a frame's answer ----
@@ -166,18 +180,18 @@
     var noMat = $("no-mat");
     if (!data.found) {
       if (!noMat) { noMat = el("p", "flash error"); noMat.id = "no-mat"; result.insertBefore(noMat, result.firstChild); }
-      noMat.textContent = data.message || "The mat was not found.";
-      say("Mat not found (" + Math.round(data.ms || 0) + " ms).");
+      noMat.textContent = data.message || w("cam_no_mat");
+      say(w("cam_mat_not_found", { ms: Math.round(data.ms || 0) }));
       return;
     }
     if (noMat) { noMat.remove(); }
     showFraming(data.framing);
-    var waiting = data.pending ? " " + data.pending + " change(s) seen once: checking with the next frame." : "";
-    say("Mat read in " + Math.round(data.ms || 0) + " ms; " +
-        (data.proposals.length ? data.proposals.length + " proposal(s)." : "the table matches the record.") + waiting);
+    var waiting = data.pending ? " " + w("cam_pending", { num: data.pending }) : "";
+    var ms = Math.round(data.ms || 0);
+    say((data.proposals.length ? w("cam_read", { ms: ms, num: data.proposals.length }) : w("cam_read_matches", { ms: ms })) + waiting);
     renderProposals(data.proposals, data.seq);
     if (!img) {  // below the proposals: what to tap comes first on a phone
-      img = el("img", "mat"); img.id = "cam-mat"; img.alt = "The mat as the camera read it";
+      img = el("img", "mat"); img.id = "cam-mat"; img.alt = w("cam_mat_alt");
       result.appendChild(img);
     }
     img.src = data.image;
@@ -192,19 +206,18 @@
     box.textContent = "";
     var p = el("p", f.found && f.faces === "yes" ? "flash ok" : "flash info");
     if (!f.found) {
-      p.textContent = f.width + " x " + f.height + ": the mat was not found.";
+      p.textContent = w("cam_framing_no_mat", { width: f.width, height: f.height });
     } else {
-      var verdict = { yes: "face codes will read", marginal: "face codes will read only in part", no: "face codes will not read" }[f.faces];
-      p.textContent = f.width + " x " + f.height + ": " + f.module_px_min.toFixed(1) +
-        " px per module at the farthest cell (" + f.module_px_median.toFixed(1) + " median); " +
-        f.needs + " needed: " + verdict + ".";
+      var verdict = { yes: "cam_framing_yes", marginal: "cam_framing_marginal", no: "cam_framing_no" }[f.faces] || "cam_framing_no";
+      p.textContent = w(verdict, { width: f.width, height: f.height, least: f.module_px_min.toFixed(1),
+                                   median: f.module_px_median.toFixed(1), needs: f.needs });
     }
     box.appendChild(p);
     if (f.fixes && f.fixes.length) {  // one line on the phone; the fixes a tap away
       var more = el("details", "fixes");
       if (fixesOpen) { more.open = true; }
       more.addEventListener("toggle", function () { fixesOpen = more.open; });
-      more.appendChild(el("summary", "", "How to fix it (" + f.fixes.length + ")"));
+      more.appendChild(el("summary", "", w("cam_fixes", { num: f.fixes.length })));
       var ul = el("ul", "");
       f.fixes.forEach(function (t) { ul.appendChild(el("li", "", t)); });
       more.appendChild(ul);
@@ -222,38 +235,38 @@
     }
     lastProposals = key;
     if (!list) {
-      var h = el("h2", "", "What changed");
+      var h = el("h2", "", w("cam_what_changed"));
       list = el("ol", "proposals"); list.id = "proposals";
       var before = $("cam-mat");
       result.insertBefore(h, before); result.insertBefore(list, before);
     }
     list.setAttribute("data-seq", seq);
     list.textContent = "";
-    if (!props.length) { list.appendChild(el("li", "proposal none", "The table matches the record.")); return; }
+    if (!props.length) { list.appendChild(el("li", "proposal none", w("cam_matches"))); return; }
     props.forEach(function (p) {
       var li = el("li", "proposal kind-" + p.kind);
       var d = el("p", "", p.description + " ");
-      d.appendChild(el("span", "sure", Math.round(p.confidence * 100) + "% sure"));
+      d.appendChild(el("span", "sure", w("cam_sure", { percent: Math.round(p.confidence * 100) })));
       li.appendChild(d);
       var c = p.confirm || {};
       if (c.endpoint) {
         var row = el("div", "row"), sel = null;
         if (c.choices && c.choices.length) {
-          var lab = el("label", "", "Which card? ");
+          var lab = el("label", "", w("cam_which_card") + " ");
           sel = el("select");
-          var o0 = el("option", "", "not entered (?)"); o0.value = "?"; sel.appendChild(o0);
+          var o0 = el("option", "", w("cam_not_entered")); o0.value = "?"; sel.appendChild(o0);
           c.choices.forEach(function (n) { var o = el("option", "", n); o.value = n; sel.appendChild(o); });
           lab.appendChild(sel); row.appendChild(lab);
         }
-        var b = el("button", "primary", "Confirm");
+        var b = el("button", "primary", w("cam_confirm"));
         b.type = "button";
         b.addEventListener("click", function () { confirm(c, sel, b, li); });
         row.appendChild(b);
         li.appendChild(row);
       } else if (c.by) {
-        li.appendChild(el("p", "hint", c.by.charAt(0).toUpperCase() + c.by.slice(1) + " confirms this on his own phone."));
+        li.appendChild(el("p", "hint", w("cam_confirms_by", { seat: c.by.charAt(0).toUpperCase() + c.by.slice(1) })));
       } else {
-        li.appendChild(el("p", "hint", "A person decides what to record: use the table page, or call the judge."));
+        li.appendChild(el("p", "hint", w("cam_person_decides")));
       }
       list.appendChild(li);
     });
@@ -273,16 +286,17 @@
       return r.json().catch(function () { return {}; }).then(function (out) {
         var note = li.querySelector(".outcome") || el("p", "outcome");
         if (r.status === 200 || r.status === 201) {
-          note.className = "outcome flash ok"; note.textContent = "Recorded (event " + out.seq + ").";
+          note.className = "outcome flash ok"; note.textContent = w("cam_recorded", { seq: out.seq });
         } else if (r.status === 202) {
           note.className = "outcome flash info";
-          note.textContent = "The referee needs more: " + out.message + " Answer on the table page.";
+          note.textContent = w("cam_needs_more", { message: out.message });
         } else if (r.status === 409) {
           note.className = "outcome flash info";
-          note.textContent = "The table changed since this picture; the next one will show it.";
+          note.textContent = w("cam_table_changed");
         } else {
           note.className = "outcome flash error";
-          note.textContent = "Refused" + (out.rule ? " [" + out.rule + "]" : "") + ": " + (out.message || ("error " + r.status));
+          var message = out.message || w("cam_error", { status: r.status });
+          note.textContent = out.rule ? w("cam_refused_rule", { rule: out.rule, message: message }) : w("cam_refused", { message: message });
           button.disabled = false;
         }
         li.appendChild(note);

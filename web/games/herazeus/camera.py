@@ -44,11 +44,72 @@ from web.games.herazeus.images import (
     remember_photo,
     remembered,
 )
+from web.i18n import gettext, lazy_gettext, ngettext, say, script_words
+from web.judge import refused
 from web.limits import reads_photos
 from web.request import csrf_protected, csrf_token, get_referee, refusal, seat_of, with_game
 from web.uploads import upload_bytes
 
 bp = Blueprint("camera", __name__)
+
+# what the camera page's script (web/static/camera.js) says, in the page's language
+script_words(
+    cam_asking=lazy_gettext("Asking for the camera…"),
+    cam_on=lazy_gettext("Camera on (%(width)s x %(height)s). Point it at the mat."),
+    cam_failed=lazy_gettext(
+        "The camera could not start (%(error)s). Allow the camera for this page, or send a "
+        "photo below."
+    ),
+    cam_stopped=lazy_gettext("Camera stopped."),
+    cam_device=lazy_gettext("camera %(num)s"),
+    cam_taking_still=lazy_gettext("Taking a full-resolution still…"),
+    cam_no_still=lazy_gettext("No still could be taken; send a photo below."),
+    cam_busy=lazy_gettext("The server is busy; the next frame waits."),
+    cam_refused=lazy_gettext("Refused: %(message)s"),
+    cam_refused_rule=lazy_gettext("Refused [%(rule)s]: %(message)s"),
+    cam_error=lazy_gettext("error %(status)s"),
+    cam_no_answer=lazy_gettext("No answer from the server; trying again."),
+    cam_no_mat=lazy_gettext("The mat was not found."),
+    cam_mat_not_found=lazy_gettext("Mat not found (%(ms)s ms)."),
+    cam_pending=lazy_gettext("%(num)s change(s) seen once: checking with the next frame."),
+    cam_read=lazy_gettext("Mat read in %(ms)s ms; %(num)s proposal(s)."),
+    cam_read_matches=lazy_gettext("Mat read in %(ms)s ms; the table matches the record."),
+    cam_mat_alt=lazy_gettext("The mat as the camera read it"),
+    cam_framing_no_mat=lazy_gettext("%(width)s x %(height)s: the mat was not found."),
+    cam_framing_yes=lazy_gettext(
+        "%(width)s x %(height)s: %(least)s px per module at the farthest cell (%(median)s "
+        "median); %(needs)s needed: face codes will read."
+    ),
+    cam_framing_marginal=lazy_gettext(
+        "%(width)s x %(height)s: %(least)s px per module at the farthest cell (%(median)s "
+        "median); %(needs)s needed: face codes will read only in part."
+    ),
+    cam_framing_no=lazy_gettext(
+        "%(width)s x %(height)s: %(least)s px per module at the farthest cell (%(median)s "
+        "median); %(needs)s needed: face codes will not read."
+    ),
+    cam_fixes=lazy_gettext("How to fix it (%(num)s)"),
+    cam_what_changed=lazy_gettext("What changed"),
+    cam_matches=lazy_gettext("The table matches the record."),
+    cam_sure=lazy_gettext("%(percent)s%% sure"),
+    cam_which_card=lazy_gettext("Which card?"),
+    cam_not_entered=lazy_gettext("not entered (?)"),
+    cam_confirm=lazy_gettext("Confirm"),
+    cam_confirms_by=lazy_gettext("%(seat)s confirms this on his own phone."),
+    cam_person_decides=lazy_gettext(
+        "A person decides what to record: use the table page, or call the judge."
+    ),
+    cam_recorded=lazy_gettext("Recorded (event %(seq)s)."),
+    cam_needs_more=lazy_gettext("The referee needs more: %(message)s Answer on the table page."),
+    cam_table_changed=lazy_gettext(
+        "The table changed since this picture; the next one will show it."
+    ),
+)
+
+
+def _said(e: Exception) -> str:
+    """An error's sentence in this request's language (a Say it carries, said again)."""
+    return say(e.args[0]) if e.args and isinstance(e.args[0], str) else str(e)
 
 
 def _back(game: str) -> Response:
@@ -68,20 +129,37 @@ def photo(game: str) -> Response:
         data = upload_bytes("photo", int(current_app.config["MAX_CONTENT_LENGTH"]))
         read = read_photo(cam, data)
     except BadImage as e:
-        flash(f"Refused: {e.message}. Take the photo again, or tap the names.", "error")
+        flash(
+            gettext(
+                "Refused: %(reason)s. Take the photo again, or tap the names.",
+                reason=say(e.message),
+            ),
+            "error",
+        )
         return _back(game)
     except ServiceError as e:
-        flash(refusal(e), "error")
+        flash(refused(e), "error")
         return _back(game)
     remember_photo(game, seat, read)
     own = [c["name"] for c in read["cards"] if c["own"]]
     others = len(read["cards"]) - len(own)
-    parts = [f"Read {len(own)} of your cards" + (f": {', '.join(own)}" if own else "")]
+    parts = [
+        ngettext(
+            "Read %(num)d of your cards: %(names)s.",
+            "Read %(num)d of your cards: %(names)s.",
+            len(own),
+            names=", ".join(own),
+        )
+        if own
+        else gettext("Read 0 of your cards.")
+    ]
     if others:
-        parts.append(f"{others} of the other deck")
+        parts.append(ngettext("%(num)d of the other deck.", "%(num)d of the other deck.", others))
     if read["refused"]:
-        parts.append(f"{len(read['refused'])} code(s) refused")
-    flash(". ".join(parts) + ". Check them below, then confirm.", "ok" if own else "info")
+        n_refused = len(read["refused"])
+        parts.append(ngettext("%(num)d code(s) refused.", "%(num)d code(s) refused.", n_refused))
+    parts.append(gettext("Check them below, then confirm."))
+    flash(" ".join(parts), "ok" if own else "info")
     return _back(game)
 
 
@@ -98,7 +176,7 @@ def photo_confirm(game: str) -> Response:
     if use == "clear" or kept is None:
         session.pop(PHOTO_SESSION, None)
         if use != "clear":
-            flash("Refused: no photo was read for this seat; take one first.", "error")
+            flash(gettext("Refused: no photo was read for this seat; take one first."), "error")
         return _back(game)
     picked = set(request.form.getlist("pick"))
     chosen = [c for c in kept["cards"] if c["own"] and f"{c['deck']}:{c['serial']}" in picked]
@@ -107,19 +185,19 @@ def photo_confirm(game: str) -> Response:
     before = int(ref.head(game)["seq"])
     if use == "hand":
         if not names:
-            flash("Refused: tick the cards to enter.", "error")
+            flash(gettext("Refused: tick the cards to enter."), "error")
             return _back(game)
         try:  # all or nothing: one refused card records none (issue 12)
             ref.observe_all(game, seat, [hand_observation(seat, n) for n in names])
         except ServiceError as e:
             flash(refusal(e, names[0] if len(names) == 1 else ""), "error")
             return _back(game)
-        flash(f"Recorded in your hand: {', '.join(names)}.", "ok")
+        flash(gettext("Recorded in your hand: %(cards)s.", cards=", ".join(names)), "ok")
     else:
         try:
             raw = entry_raw(use, seat, names)
         except ValueError as e:
-            flash(f"Refused: {e}", "error")
+            flash(gettext("Refused: %(reason)s", reason=_said(e)), "error")
             return _back(game)
         submit(game, seat, raw)
         if int(ref.head(game)["seq"]) == before:
@@ -161,7 +239,10 @@ def _camera_page(game: str, result: Mapping[str, Any] | None = None, status: int
 def camera_page(game: str) -> Any:
     """The camera page of a seat or the judge (the public is sent to his table page)."""
     if seat_of(game) == "public":
-        flash("The camera page is for the players and the judge: open your join link.", "error")
+        flash(
+            gettext("The camera page is for the players and the judge: open your join link."),
+            "error",
+        )
         return back(game)
     return _camera_page(game)
 
@@ -177,7 +258,7 @@ def camera_photo(game: str) -> Any:
         data = upload_bytes("frame", int(current_app.config["MAX_CONTENT_LENGTH"]))
         result = read_frame(cam, data)
     except ServiceError as e:
-        flash(refusal(e), "error")
+        flash(refused(e), "error")
         return redirect(url_for("camera.camera_page", game=game), 303)
     return _camera_page(game, result)
 
@@ -193,9 +274,9 @@ def camera_confirm(game: str) -> Response:
     try:
         body = loads_strict(request.form.get("body", ""), "proposal", max_bytes=4096)
         if not isinstance(body, dict):
-            raise ValueError("proposal: not an object")
+            raise ValueError(gettext("proposal: not an object"))
     except ValueError as e:
-        flash(f"Refused: {e}", "error")
+        flash(gettext("Refused: %(reason)s", reason=_said(e)), "error")
         return to_camera
     endpoint = request.form.get("endpoint", "")
     if endpoint == "actions" and isinstance(body.get("action"), dict):
@@ -207,9 +288,12 @@ def camera_confirm(game: str) -> Response:
     elif endpoint == "observations":
         try:
             get_referee().observe(game, seat, body)
-            flash(f"Recorded: {body.get('card')}.", "ok")
+            flash(gettext("Recorded: %(card)s.", card=body.get("card")), "ok")
         except ServiceError as e:
-            flash(refusal(e), "error")
+            flash(refused(e), "error")
     else:
-        flash("Refused: this proposal is for a person to decide; record it by hand.", "error")
+        flash(
+            gettext("Refused: this proposal is for a person to decide; record it by hand."),
+            "error",
+        )
     return to_camera
