@@ -61,13 +61,26 @@ HOLDER = "the referee's authors"
 CREATED = datetime(2026, 11, 28, tzinfo=UTC)
 
 
+# catalogues of languages beyond LANGUAGES that an app serves from its own folder (a test's
+# made-up language), by code: their folder
+_ELSEWHERE: dict[str, str] = {}
+
+
+def add_catalogue(lang: str, folder: str) -> None:
+    """Says ``lang`` from the catalogue in ``folder`` (``folder/<lang>/LC_MESSAGES``) rather than
+    the project's own: a language an app serves that the project does not ship."""
+    if _ELSEWHERE.get(lang) != folder:
+        _ELSEWHERE[lang] = folder
+        translations.cache_clear()
+
+
 @lru_cache(maxsize=16)
 def translations(lang: str) -> NullTranslations:
     """The compiled catalogue of ``lang`` (English, or a language without one: the words as
     written)."""
     if lang == DEFAULT:
         return NullTranslations()
-    return Translations.load(str(TRANSLATIONS), [lang])
+    return Translations.load(_ELSEWHERE.get(lang, str(TRANSLATIONS)), [lang])
 
 
 def say(text: Any, lang: str, table: NullTranslations | None = None) -> str:

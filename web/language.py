@@ -12,6 +12,7 @@ import flask_babel
 from flask import Blueprint, Flask, redirect, request
 from werkzeug.wrappers import Response
 
+from referee import language
 from web.i18n import (
     DEFAULT,
     LANG_COOKIE,
@@ -96,6 +97,11 @@ def install(app: Flask) -> None:
     """Flask-Babel on ``app``, the picker's route, and the templates' ``html_lang()``,
     ``languages()``, ``lang_csrf()`` and ``lang_next()``."""
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
+    # a language this app serves beyond the project's (a test's made-up one) is said from the
+    # app's own catalogue folder everywhere, the referee's sentences included
+    for code in app.config.get("LANGUAGES") or ():
+        if code not in language.LANGUAGES:
+            language.add_catalogue(code, str(app.config["BABEL_TRANSLATION_DIRECTORIES"]))
     flask_babel.Babel(app, locale_selector=select_locale)
     # {% trans %} blocks are looked up as extracted (babel.cfg: trimmed): lines joined by one space
     app.jinja_env.policies["ext.i18n.trimmed"] = True
