@@ -106,7 +106,10 @@ SAME_ON_PURPOSE: dict[str, set[frozenset[str]]] = {
     "it": set(),
     "fr": set(),
     # German capitalises every noun: "game X" in a sentence and "Game X" as a heading
-    "de": {frozenset({"game %(game)s", "Game %(game)s"})},
+    "de": {
+        frozenset({"game %(game)s", "Game %(game)s"}),
+        frozenset({"page %(page)s of %(pages)s", "Page %(page)s of %(pages)s"}),
+    },
 }
 
 

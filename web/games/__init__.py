@@ -34,7 +34,11 @@ from referee.service import Referee, Unavailable
 from web.i18n import gettext
 
 EXTENSION = "page_modules"
-OTHER_SEATS = {"judge": "Judge", "public": "Public"}
+def N_(text: str) -> str:  # a mark for extraction (engine.say's, which the shell may not import)
+    return text
+
+
+OTHER_SEATS = {"judge": N_("Judge"), "public": N_("Public")}
 
 # The parts of the shell's pages a page module fills (keys of ``PageModule.templates``):
 PARTS = (
@@ -281,7 +285,9 @@ def default_module() -> PageModule:
 
 def seat_title(pm: PageModule, seat: str) -> str:
     """A seat's title: the judge's and the public's are the shell's, a player's the game's."""
-    return OTHER_SEATS.get(seat) or pm.seat_title(seat)
+    if seat in OTHER_SEATS:
+        return gettext(OTHER_SEATS[seat])
+    return pm.seat_title(seat)
 
 
 def seats(pm: PageModule) -> list[tuple[str, str]]:
