@@ -33,9 +33,22 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 from babel.support import NullTranslations, Translations
 
-from engine.say import Named, Say
+from engine.say import C_, N_, Named, Say, say_n
 
-__all__ = ["DEFAULT", "KEYWORDS", "LANGUAGES", "TRANSLATIONS", "say", "translations"]
+# engine.say's marks, for the modules that may not import the engine (the web shell)
+__all__ = [
+    "C_",
+    "DEFAULT",
+    "KEYWORDS",
+    "LANGUAGES",
+    "N_",
+    "TRANSLATIONS",
+    "Named",
+    "Say",
+    "say",
+    "say_n",
+    "translations",
+]
 
 TRANSLATIONS = Path(__file__).parent / "translations"
 ROOT = Path(__file__).resolve().parent.parent  # the source tree (extraction only)

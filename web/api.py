@@ -38,9 +38,9 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 
-from engine.say import Say
 from referee.games import WATCHERS
 from referee.jsonin import loads_strict
+from referee.language import Say
 from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError, Stale
 from web import schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of

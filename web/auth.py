@@ -27,7 +27,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
-from engine.say import Say
+from referee.language import Say
 from referee.service import NotFound, ServiceError
 from web.forms import form_int
 from web.games import page_for, seat_title

@@ -30,10 +30,10 @@ import msgspec
 from flask import Response, jsonify
 from marshmallow import Schema, fields, validate
 
-from engine.say import Say
 from referee.errors import Forbidden, NotFound, Refused, ServiceError
 from referee.event import state as S
 from referee.event.service import Events
+from referee.language import Say
 from web.api import load_json, schema_instance
 from web.api import route as api_route
 from web.errors import BadBearer

@@ -38,7 +38,6 @@ from flask import (
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from engine.say import N_, Say
 from printables import event_sheets as sheets
 from referee.errors import Forbidden, ServiceError
 from referee.event import state as S
@@ -46,6 +45,7 @@ from referee.event.clock import remaining_text
 from referee.event.service import Events
 from referee.event.views import public_view
 from referee.games import GAMES
+from referee.language import N_, Say
 from referee.store import parse_utc
 from web import i18n
 from web.events import (

@@ -24,11 +24,11 @@ from flask import Blueprint, current_app, g, request
 from flask_babel import format_percent, get_locale
 from werkzeug.wrappers import Response
 
-from engine.say import Say
 from referee.errors import NotFound, ServiceError
 from referee.event.log import store_id
 from referee.event.service import Events
 from referee.event.state import EVENT_ID, EventState, Round, Table
+from referee.language import Say
 from referee.store import parse_utc
 from web.errors import service_error_response
 from web.i18n import gettext, lazy_gettext, say, script_words

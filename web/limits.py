@@ -58,9 +58,9 @@ from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 
-from engine.say import Say, say_n
 from referee import pgrates
 from referee.event.state import EVENT_ID
+from referee.language import Say, say_n
 from referee.pgstore import PostgresStore
 from referee.service import Referee
 from web.errors import Busy, TooManyRequests, service_error_response

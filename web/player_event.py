@@ -29,11 +29,11 @@ from typing import Any
 from flask import Blueprint, flash, jsonify, redirect, render_template, request
 from werkzeug.wrappers import Response
 
-from engine.say import Say
 from referee.errors import NotFound, Refused, ServiceError
 from referee.event.log import store_id
 from referee.event.state import EventState
 from referee.games import game_named
+from referee.language import Say
 from web.event_api import event_csrf_key
 from web.events import (
     clock_of,

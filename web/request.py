@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 from flask import current_app, g, get_flashed_messages, has_request_context, request
 from werkzeug.wrappers import Response
 
-from engine.say import Say
+from referee.language import Say
 from referee.service import Forbidden, NotFound, Referee, ServiceError, open_referee
 from web.errors import BadBearer, CsrfError
 from web.i18n import gettext, say

@@ -17,9 +17,9 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
-from engine.say import N_, Say
 from referee.game import AnyGame, Option
 from referee.games import DEFAULT, GAMES, WATCHERS, all_players
+from referee.language import N_, Say
 from referee.validate import MAX_NAME, MAX_SEQ, MAX_TEXT
 
 # Text the service takes (referee.validate.text): no control characters but tab and newline;

@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import current_app, request
 
-from engine.say import Say
+from referee.language import Say
 from web.errors import BadImage, ImageTooLarge, NoImage, WrongImageType
 
 UPLOAD_TYPES = ("image/jpeg", "image/png", "image/webp")

@@ -34,6 +34,8 @@ from referee.service import Referee, Unavailable
 from web.i18n import gettext
 
 EXTENSION = "page_modules"
+
+
 def N_(text: str) -> str:  # a mark for extraction (engine.say's, which the shell may not import)
     return text
 
