@@ -351,3 +351,18 @@ def parse_card(cat: Catalogue, text: str, holder: Player, where: str | None = No
             raise NotationError(said, where)
         raise NotationError(Say("unknown card %(text)s", text=repr(text)), where)
     return card(name, origin)
+
+
+def said_card(c: Card, holder: Player) -> str:
+    """A card as ``holder``'s side writes it (:meth:`Card.notation`), its name said per
+    language: ``Pegasus``, or ``Pegasus/zeus`` for a card of the other deck."""
+    if c.origin is holder or c.is_unknown:
+        return card_name(c.name)
+    return Say("%(card)s/%(deck)s", card=card_name(c.name), deck=c.origin.key)
+
+
+def written(text: str, c: Card, holder: Player) -> str:
+    """What a player wrote for ``c`` (``text``), said per language when it is exactly the
+    card's notation; else (another spelling) his words as written."""
+    said = said_card(c, holder)
+    return said if said == text else text

@@ -66,11 +66,13 @@ from engine.herazeus.cards import (
     Player,
     card,
     parse_card,
+    said_card,
     unknown,
+    written,
 )
 from engine.herazeus.errors import IllegalActionError, NeedsInputError, NotationError
 from engine.herazeus.events import Event, EventKind, Outcome
-from engine.herazeus.names import card_name, said_card, written
+from engine.herazeus.names import card_name
 from engine.herazeus.profiles import (
     OwnFigureRemoval,
     PandoraScope,

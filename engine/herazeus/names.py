@@ -9,14 +9,9 @@ catalogues carry its Italian, French and German name; :func:`card_name` gives th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from engine.say import C_, Named
 
-from engine.say import C_, Named, Say
-
-if TYPE_CHECKING:
-    from engine.herazeus.cards import Card, Player
-
-__all__ = ["CARD_NAMES", "CONTEXT", "card_name", "said_card", "written"]
+__all__ = ["CARD_NAMES", "CONTEXT", "card_name"]
 
 CONTEXT = "herazeus card"
 
@@ -52,18 +47,3 @@ CARD_NAMES = (
 def card_name(name: str) -> Named:
     """The card name ``name`` (English, as the notation writes it), said per language."""
     return Named(name, CONTEXT)
-
-
-def said_card(c: Card, holder: Player) -> str:
-    """A card as ``holder``'s side writes it (:meth:`Card.notation`), its name said per
-    language: ``Pegasus``, or ``Pegasus/zeus`` for a card of the other deck."""
-    if c.origin is holder or c.is_unknown:
-        return card_name(c.name)
-    return Say("%(card)s/%(deck)s", card=card_name(c.name), deck=c.origin.key)
-
-
-def written(text: str, c: Card, holder: Player) -> str:
-    """What a player wrote for ``c`` (``text``), said per language when it is exactly the
-    card's notation; else (another spelling) his words as written."""
-    said = said_card(c, holder)
-    return said if said == text else text
