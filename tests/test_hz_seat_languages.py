@@ -20,7 +20,9 @@ from flask import Flask, render_template
 from test_i18n import PSEUDO, english_left
 from web_helpers import Browser, make_app, new_game
 
+from referee.language import say
 from web.games import served
+from web.games.herazeus.forms import parse_answer
 from web.i18n import LANG_COOKIE
 
 HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
@@ -200,3 +202,18 @@ def test_the_create_form_shows_no_english_in_a_made_up_language(pseudo_app: Flas
     codes |= set(re.findall(r"\bD\d+\b", html))
     assert english_in(html, codes) == []
     assert "⟦Decide at the table⟧" in html
+
+
+def test_a_form_refusal_is_a_sentence_said_in_the_readers_language() -> None:
+    """The form's reasons stay English words (what the pages flash today) and are Says, so the
+    page that shows one says it in its reader's language."""
+    with pytest.raises(ValueError) as e:
+        parse_answer("place", {"value": "x"})
+    assert str(e.value) == "tap the column, not 'x'"
+    assert say(e.value.args[0], "it") == "tocca la colonna, non 'x'"
+    with pytest.raises(ValueError) as e:
+        parse_answer("order.hera", {"stood": "Hydra,?,?"})
+    assert say(e.value.args[0], "fr") == (
+        "nommez les 2 cartes que l'arbitre ne connaît pas, dans l'ordre où elles étaient"
+        " (0 nommées) [D20]"
+    )

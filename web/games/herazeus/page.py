@@ -52,7 +52,7 @@ from web.games.herazeus.present import (
     setup_of,
     taken_names,
 )
-from web.i18n import gettext
+from web.i18n import gettext, say
 
 # Why a game ended (engine.EndReason), with the rule that ended it.
 REASONS = END_WORDS  # why a game ended, in words with its rule (the game module's)
@@ -104,21 +104,74 @@ class HeraZeusPages:
         actor = str(undone.body.get("actor"))
         who = SEAT_TITLE.get(actor, actor)
         own = seat == actor
-        whose = "your" if own else f"{who}'s"
-        his = "your" if own else ("her" if actor == "hera" else "his")
         named = action.get("card")
-        card = named if isinstance(named, str) and named != "?" else "the card"
+        card = card_name(named) if isinstance(named, str) and named != "?" else gettext("the card")
+        lead = say(lead)
         do = action.get("do")
         if do == "draw":
-            doer = "Put" if own else f"{who} puts"
-            return f"{lead}: {whose} draw. {doer} {card} back on top of {his} deck."
+            if own:
+                return gettext(
+                    "%(lead)s: your draw. Put %(card)s back on top of your deck.",
+                    lead=lead,
+                    card=card,
+                )
+            if actor == "hera":
+                return gettext(
+                    "%(lead)s: %(who)s's draw. %(who)s puts %(card)s back on top of her deck.",
+                    lead=lead,
+                    who=who,
+                    card=card,
+                )
+            return gettext(
+                "%(lead)s: %(who)s's draw. %(who)s puts %(card)s back on top of his deck.",
+                lead=lead,
+                who=who,
+                card=card,
+            )
         if do == "play":
-            doer = "Take" if own else f"{who} takes"
             column = action.get("column")
-            return f"{lead}: {whose} play into column {column}. {doer} {card} back into {his} hand."
+            if own:
+                return gettext(
+                    "%(lead)s: your play into column %(column)s. Take %(card)s back into your"
+                    " hand.",
+                    lead=lead,
+                    column=column,
+                    card=card,
+                )
+            if actor == "hera":
+                return gettext(
+                    "%(lead)s: %(who)s's play into column %(column)s. %(who)s takes %(card)s"
+                    " back into her hand.",
+                    lead=lead,
+                    who=who,
+                    column=column,
+                    card=card,
+                )
+            return gettext(
+                "%(lead)s: %(who)s's play into column %(column)s. %(who)s takes %(card)s back"
+                " into his hand.",
+                lead=lead,
+                who=who,
+                column=column,
+                card=card,
+            )
         if do == "end_turn":
-            return f"{lead}: the end of {whose} turn. It is {whose} turn again."
-        return f"{lead}: {whose} action. Put the table back as it was before it."
+            if own:
+                return gettext("%(lead)s: the end of your turn. It is your turn again.", lead=lead)
+            return gettext(
+                "%(lead)s: the end of %(who)s's turn. It is %(who)s's turn again.",
+                lead=lead,
+                who=who,
+            )
+        if own:
+            return gettext(
+                "%(lead)s: your action. Put the table back as it was before it.", lead=lead
+            )
+        return gettext(
+            "%(lead)s: %(who)s's action. Put the table back as it was before it.",
+            lead=lead,
+            who=who,
+        )
 
     def extras_html(self, view: Mapping[str, Any]) -> str:
         """Each hand the reader may see, as a list."""
