@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from web_helpers import Browser, make_app, new_game
 from referee.language import say
 from web.games import served
 from web.games.herazeus.forms import parse_answer
+from web.games.herazeus.page import PAGES
 from web.i18n import LANG_COOKIE
 
 HERA_HAND = ["Hydra", "Harpy", "Furies", "Pegasus", "Nemesis", "Artemis", "Amazon", "Sirens"]
@@ -217,3 +219,22 @@ def test_a_form_refusal_is_a_sentence_said_in_the_readers_language() -> None:
         "nommez les 2 cartes que l'arbitre ne connaît pas, dans l'ordre où elles étaient"
         " (0 nommées) [D20]"
     )
+
+
+def test_the_take_back_words_are_whole_sentences_in_the_readers_language(app: Flask) -> None:
+    """HZ-P14: what goes back where, for the one who acted and for the other, in each
+    language; the English words stay as they were."""
+    undone: Any = SimpleNamespace(body={"actor": "hera", "action": {"do": "draw", "card": "Hydra"}})
+    said = {}
+    for lang in ("en", "it", "fr"):
+        with app.test_request_context("/", headers={"Accept-Language": lang}):
+            said[lang] = (
+                PAGES.put_back_words(undone, "hera"),
+                PAGES.put_back_words(undone, "zeus"),
+            )
+    assert said["en"] == (
+        "Taken back: your draw. Put Hydra back on top of your deck.",
+        "Taken back: Hera's draw. Hera puts Hydra back on top of her deck.",
+    )
+    assert said["it"][0].endswith("la tua pescata. Rimetti Idra in cima al tuo mazzo.")
+    assert said["fr"][1].endswith("la pioche de Hera. Hera remet Hydre sur le dessus de sa pioche.")

@@ -52,7 +52,7 @@ from typing import Any, cast
 from flask import current_app, session
 
 from engine.herazeus.cards import HOSTAGE_NAME, Player
-from engine.say import Say
+from engine.say import N_, Say
 from referee.herazeus.game import PLAYERS
 from referee.service import Forbidden
 from web.errors import (
@@ -202,7 +202,7 @@ def sort_detections(dets: Sequence[Any], seat: str) -> dict[str, Any]:
             refused.append(
                 {
                     "payload": str(d.payload)[:64],
-                    "reason": str(d.refused or "not a code of this kit"),
+                    "reason": str(d.refused or N_("not a code of this kit")),
                     "corners": [[round(x, 1), round(y, 1)] for x, y in d.corners],
                 }
             )
