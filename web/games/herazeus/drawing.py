@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from referee.words import plural
+from web.games.herazeus.present import card_name
+from web.i18n import gettext, ngettext
 
 PLAYERS = ("hera", "zeus")
 TITLE = {"hera": "Hera", "zeus": "Zeus"}
@@ -60,7 +61,7 @@ def describe_cell(text: str, owner: str) -> tuple[str, str]:
     ``^Name`` face up, ``?`` or ``?/deck`` a back or an unknown card, else a face-down card
     this seat may look at."""
     if text == "@":
-        return "figure", f"{TITLE.get(owner, owner)}'s figure"
+        return "figure", gettext("%(seat)s's figure", seat=TITLE.get(owner, owner))
     if text.startswith("^"):
         return "up", text[1:]
     if text.startswith("?"):
@@ -75,18 +76,32 @@ def cell_words(text: str, owner: str, mine: bool) -> tuple[str, str, str, str]:
     so that the sides differ by more than colour; a card of the other deck says so in words."""
     cls, label = describe_cell(text, owner)
     if cls == "figure":
-        return cls, "figure", LETTER.get(owner, "?"), label
+        return cls, gettext("figure"), LETTER.get(owner, "?"), label
     if cls.startswith("back"):
         deck = cls.rpartition("-")[2]
-        state = "not entered" if mine else "hidden"
-        whose = f"{TITLE.get(deck, deck)}'s deck"
-        return cls, "?", f"{LETTER.get(deck, '?')} · {state}", f"a card of {whose}, {state}"
-    name, _, origin = label.partition("/")
+        seat = TITLE.get(deck, deck)
+        if mine:
+            state = gettext("not entered")
+            words = gettext("a card of %(seat)s's deck, not entered", seat=seat)
+        else:
+            state = gettext("hidden")
+            words = gettext("a card of %(seat)s's deck, hidden", seat=seat)
+        return cls, "?", f"{LETTER.get(deck, '?')} · {state}", words
+    base, _, origin = label.partition("/")
+    name = card_name(base)
     deck = origin or owner
-    state = "face up" if cls == "up" else "face down"
-    words = f"{name}, {state}"
+    up = cls == "up"
+    state = gettext("face up") if up else gettext("face down")
     if deck != owner:
-        words = f"{name} ({TITLE.get(deck, deck)}'s card), {state}"
+        other = TITLE.get(deck, deck)
+        if up:
+            words = gettext("%(card)s (%(seat)s's card), face up", card=name, seat=other)
+        else:
+            words = gettext("%(card)s (%(seat)s's card), face down", card=name, seat=other)
+    elif up:
+        words = gettext("%(card)s, face up", card=name)
+    else:
+        words = gettext("%(card)s, face down", card=name)
     return cls, name, f"{LETTER.get(deck, '?')} · {state}", words
 
 
@@ -115,8 +130,10 @@ def _card(
     cx = x + w / 2
     if "figure" in cls:
         parts.append(f'<circle class="fig" cx="{x + 18}" cy="{y + h / 2}" r="9"/>')
-        label = f"figure · {sub}" if sub else "figure"
-        parts.append(f'<text x="{cx + 8}" y="{y + h / 2 + 6}" text-anchor="middle">{label}</text>')
+        label = f"{label} · {sub}" if sub else label
+        parts.append(
+            f'<text x="{cx + 8}" y="{y + h / 2 + 6}" text-anchor="middle">{escape(label)}</text>'
+        )
     else:
         top = y + (21 if sub else h / 2 + 6)
         parts.append(
@@ -138,17 +155,39 @@ def rows_shown(field: Sequence[Sequence[str]]) -> int:
     return max([1] + [min(len(col) + 1, DEPTH) for col in field])
 
 
+def hand_line(side: Mapping[str, Any]) -> str:
+    """A side's hand and deck, in words ("5 cards in hand · deck 20")."""
+    n = int(side.get("hand_size", len(side.get("hand") or [])))
+    deck = int(side.get("deck", 0))
+    return ngettext(
+        "%(num)d card in hand · deck %(deck)s",
+        "%(num)d cards in hand · deck %(deck)s",
+        n,
+        deck=deck,
+    )
+
+
 def side_lines(side: Mapping[str, Any], owner: str) -> tuple[str, str]:
     """The two lines of a side's strip: its hand and deck; its discard pile (height and top
     card, D21) and figure."""
-    n = int(side.get("hand_size", len(side.get("hand") or [])))
-    deck = int(side.get("deck", 0))
     top, height = discard_facts(side)
-    figure = side.get("figure", "supply")
-    first = f"{TITLE[owner]} · {plural(n, 'card')} in hand · deck {deck}"
-    pile = f"pile {height}, top {top.partition('/')[0]}" if top and height else "pile empty"
-    where = "in supply" if figure == "supply" else "on the field"
-    return first, f"{pile} · figure {where}"
+    on_field = side.get("figure", "supply") != "supply"
+    first = f"{TITLE[owner]} · {hand_line(side)}"
+    if top and height:
+        card = card_name(top.partition("/")[0])
+        if on_field:
+            second = gettext(
+                "pile %(height)s, top %(card)s · figure on the field", height=height, card=card
+            )
+        else:
+            second = gettext(
+                "pile %(height)s, top %(card)s · figure in supply", height=height, card=card
+            )
+    elif on_field:
+        second = gettext("pile empty · figure on the field")
+    else:
+        second = gettext("pile empty · figure in supply")
+    return first, second
 
 
 def column_x(ci: int, bottom: str) -> float:
@@ -200,14 +239,28 @@ def _side(
             )
             if pi < len(col):
                 cls, name, sub, words = cell_words(str(col[pi]), owner, mine)
-                title = f"{TITLE[owner]}, column {ci + 1}, row {pi + 1}: {words}"
+                title = gettext(
+                    "%(seat)s, column %(column)s, row %(row)s: %(card)s",
+                    seat=TITLE[owner],
+                    column=ci + 1,
+                    row=pi + 1,
+                    card=words,
+                )
                 out.append(_card(x, y, COL_W, CELL_H, cls, name, attrs, sub, title))
             elif pi == len(col):
                 empty = ' data-empty="1"' if tappable else ""
                 out.append(
                     f'<g class="slot"{attrs}{empty}>'
-                    f"<title>{escape(TITLE[owner])}, column {ci + 1}: free place, row {pi + 1}"
-                    "</title>"
+                    "<title>"
+                    + escape(
+                        gettext(
+                            "%(seat)s, column %(column)s: free place, row %(row)s",
+                            seat=TITLE[owner],
+                            column=ci + 1,
+                            row=pi + 1,
+                        )
+                    )
+                    + "</title>"
                     f'<rect x="{x}" y="{y}" width="{COL_W}" height="{CELL_H}" rx="6"/></g>'
                 )
     return out, STRIP_H + field_h
@@ -224,16 +277,29 @@ def bottom_side(seat: str, side: str | None = None) -> str:
 def table_label(view: Mapping[str, Any], bottom: str) -> str:
     """The drawing's one label for a listener (the text version beside it says the rest)."""
     turn = view.get("turn") or {}
-    label = f"The table seen from {TITLE[bottom]}'s side"
+    seen = TITLE[bottom]
     if view.get("phase") == "play" and turn.get("player") in TITLE:
         left = int(turn.get("ap", 0)) - int(turn.get("used", 0))
-        label += f": {TITLE[turn['player']]}'s turn, {left} of {turn.get('ap', 0)} points left"
-    elif view.get("phase") == "over":
+        return gettext(
+            "The table seen from %(seat)s's side: %(player)s's turn, %(left)s of %(ap)s points"
+            " left",
+            seat=seen,
+            player=TITLE[turn["player"]],
+            left=left,
+            ap=turn.get("ap", 0),
+        )
+    if view.get("phase") == "over":
         w = view.get("winner")
-        label += f": {TITLE[str(w)]} won" if w in TITLE else ": the game is over"
-    elif view.get("phase") == "setup":
-        label += ": setting up"
-    return label
+        if w in TITLE:
+            return gettext(
+                "The table seen from %(seat)s's side: %(winner)s won",
+                seat=seen,
+                winner=TITLE[str(w)],
+            )
+        return gettext("The table seen from %(seat)s's side: the game is over", seat=seen)
+    if view.get("phase") == "setup":
+        return gettext("The table seen from %(seat)s's side: setting up", seat=seen)
+    return gettext("The table seen from %(seat)s's side", seat=seen)
 
 
 def table_svg(
@@ -262,9 +328,11 @@ def table_svg(
     parts.append(f'<line class="middle" x1="0" y1="{mid}" x2="{WIDTH}" y2="{mid}"/>')
     for ci in range(COLUMNS):
         x = column_x(ci, bottom) + COL_W / 2
+        number = escape(gettext("column %(column)s", column=ci + 1))
         parts.append(
             f'<rect class="band" x="{x - 44}" y="{h1 + 3}" width="88" height="{MID_H - 6}" rx="4"/>'
-            f'<text class="colno" x="{x}" y="{mid + 6}" text-anchor="middle">column {ci + 1}</text>'
+            f'<text class="colno" x="{x}" y="{mid + 6}" text-anchor="middle">'
+            f"{number}</text>"
         )
     bot_parts, h2 = _side(view, bottom, False, h1 + MID_H, me, tappable, bottom)
     parts += bot_parts
@@ -291,16 +359,19 @@ def table_text(view: Mapping[str, Any], *, seat: str | None = None) -> str:
         for ci in range(COLUMNS):
             col = list(field[ci]) if ci < len(field) else []
             cells = [
-                f"row {pi + 1}: {cell_words(str(t), owner, mine)[3]}" for pi, t in enumerate(col)
+                gettext(
+                    "row %(row)s: %(card)s", row=pi + 1, card=cell_words(str(t), owner, mine)[3]
+                )
+                for pi, t in enumerate(col)
             ]
-            rows.append(
-                f'<tr><th scope="row">{TITLE[owner]}, column {ci + 1}</th>'
-                f"<td>{escape('; '.join(cells) or 'empty')}</td></tr>"
-            )
-        first, second = side_lines(side, owner)
+            where = gettext("%(seat)s, column %(column)s", seat=TITLE[owner], column=ci + 1)
+            said = "; ".join(cells) or gettext("empty")
+            rows.append(f'<tr><th scope="row">{escape(where)}</th><td>{escape(said)}</td></tr>')
+        _first, second = side_lines(side, owner)
+        piles = gettext("%(seat)s's hand and piles", seat=TITLE[owner])
         rows.append(
-            f'<tr><th scope="row">{TITLE[owner]}\'s hand and piles</th>'
-            f"<td>{escape(first.partition(' · ')[2])}; {escape(second)}</td></tr>"
+            f'<tr><th scope="row">{escape(piles)}</th>'
+            f"<td>{escape(hand_line(side))}; {escape(second)}</td></tr>"
         )
     caption = escape(table_label(view, bottom_side(me)))
     return (

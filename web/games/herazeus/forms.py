@@ -1,6 +1,6 @@
 """What the Hera & Zeus forms mean: the action a seat's form describes, the value of an
 answer, a card seen. Pure functions of the form's fields; each raises ValueError naming the
-field.
+field, its sentence a :class:`engine.say.Say` (said in the reader's language where it is shown).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.herazeus import NotationError, parse_action_text
+from engine.say import Say, say_n
 from web.forms import form_int
 
 
@@ -21,15 +22,22 @@ def parse_answer(needs: str, form: Mapping[str, str]) -> Any:
         try:
             return int(text)
         except ValueError:
-            what = "tap the column" if needs == "place" else "give the place as a number"
-            raise ValueError(f"{what}, not {text!r}" if text else what) from None
+            if needs == "place":
+                why = Say("tap the column, not %(text)s", text=repr(text))
+                if not text:
+                    why = Say("tap the column")
+            else:
+                why = Say("give the place as a number, not %(text)s", text=repr(text))
+                if not text:
+                    why = Say("give the place as a number")
+            raise ValueError(why) from None
     if needs.startswith("order."):
         return order_answer(form)
     if needs in ("reveal.cards", "reveal.hand"):
         return names_of(form.get("value", ""))
     text = (form.get("tap") or form.get("value", "")).strip()
     if not text:
-        raise ValueError("choose a card")
+        raise ValueError(Say("choose a card"))
     return text
 
 
@@ -51,16 +59,30 @@ def order_answer(form: Mapping[str, str]) -> list[str]:
         return typed
     stood = names_of(form.get("stood", ""))
     if not stood:
-        raise ValueError("give the order of the cards: tap their names, first onto the pile first")
+        raise ValueError(
+            Say("give the order of the cards: tap their names, first onto the pile first")
+        )
     named = [n for n in names_of(form.get("named", "")) if n != "?"]
     unknown = stood.count("?")
     if len(named) != unknown:
         raise ValueError(
-            f"name the {unknown} card{'s' if unknown != 1 else ''} the referee does not know, "
-            f"in the order they stood ({len(named)} named) [D20]"
+            say_n(
+                "name the %(num)d card the referee does not know, in the order they stood "
+                "(%(named)s named) [D20]",
+                "name the %(num)d cards the referee does not know, in the order they stood "
+                "(%(named)s named) [D20]",
+                unknown,
+                named=len(named),
+            )
         )
     names = iter(named)
     return [next(names) if c == "?" else c for c in stood]
+
+
+def reason_of(e: Exception) -> str:
+    """An error's sentence as it was raised (a :class:`engine.say.Say` stays one)."""
+    first = e.args[0] if e.args else None
+    return first if isinstance(first, str) else str(e)
 
 
 def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:
@@ -69,7 +91,7 @@ def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:
         try:
             return parse_action_text(f["action"]).to_json()
         except NotationError as e:
-            raise ValueError(f"action: {e}") from None
+            raise ValueError(Say("action: %(reason)s", reason=reason_of(e))) from None
     do = f.get("do", "")
     if do == "draw":
         raw: dict[str, Any] = {"do": "draw"}
@@ -103,7 +125,7 @@ def form_action(f: Mapping[str, str], seat: str) -> dict[str, Any]:
         return raw
     if do == "starter":
         return {"do": "starter", "player": f.get("player", "")}
-    raise ValueError(f"do: unknown form action {do!r}")
+    raise ValueError(Say("do: unknown form action %(do)s", do=repr(do)))
 
 
 def form_observation(f: Mapping[str, str], seat: str) -> dict[str, Any]:

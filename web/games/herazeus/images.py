@@ -52,6 +52,7 @@ from typing import Any, cast
 from flask import current_app, session
 
 from engine.herazeus.cards import HOSTAGE_NAME, Player
+from engine.say import N_, Say
 from referee.herazeus.game import PLAYERS
 from referee.service import Forbidden
 from web.errors import (
@@ -89,9 +90,11 @@ def game_kit(game: str) -> Any:
         if fallback is not None:
             return fallback
         raise NoKit(
-            "this game was created without a sticker kit, so the camera cannot check card "
-            "codes; tap the card names instead (or create the game with the kit.json from "
-            "'referee kit')"
+            Say(
+                "this game was created without a sticker kit, so the camera cannot check card "
+                "codes; tap the card names instead (or create the game with the kit.json from "
+                "'referee kit')"
+            )
         )
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()
     cache: OrderedDict[str, Any] = current_app.extensions.setdefault("hz_kits", OrderedDict())
@@ -105,7 +108,9 @@ def game_kit(game: str) -> Any:
     try:
         vk = as_vision_kit(Kit.from_json(raw, "the game's kit"))
     except ValueError as e:
-        raise NoKit(f"the game's stored kit cannot be read ({e}); call the judge") from None
+        raise NoKit(
+            Say("the game's stored kit cannot be read (%(reason)s); call the judge", reason=str(e))
+        ) from None
     cache[digest] = vk
     while len(cache) > KITS_CACHED:
         cache.popitem(last=False)
@@ -157,7 +162,7 @@ def camera_for(game: str) -> Camera:
     seat = seat_of(game)
     if seat == "public":
         raise Forbidden(
-            "the public seat cannot send photos or frames; open your seat's join link first"
+            Say("the public seat cannot send photos or frames; open your seat's join link first")
         )
     return Camera(game, seat, game_kit(game))
 
@@ -197,7 +202,7 @@ def sort_detections(dets: Sequence[Any], seat: str) -> dict[str, Any]:
             refused.append(
                 {
                     "payload": str(d.payload)[:64],
-                    "reason": str(d.refused or "not a code of this kit"),
+                    "reason": str(d.refused or N_("not a code of this kit")),
                     "corners": [[round(x, 1), round(y, 1)] for x, y in d.corners],
                 }
             )
@@ -296,15 +301,19 @@ def entry_raw(use: str, seat: str, names: Sequence[str]) -> dict[str, Any]:
     Raises ValueError naming the problem (wrong count, unknown use)."""
     if use == "deal":
         if not names or len(names) > 9:
-            raise ValueError(f"the deal is nine cards: choose 1 to 9 of them, not {len(names)}")
+            raise ValueError(
+                Say("the deal is nine cards: choose 1 to 9 of them, not %(num)s", num=len(names))
+            )
         return {"do": "deal", "player": seat, "cards": [*names, *["?"] * (9 - len(names))]}
     if use in ("draw", "redraw"):
         if len(names) != 1:
-            raise ValueError(f"choose the one card you drew, not {len(names)}")
+            raise ValueError(Say("choose the one card you drew, not %(num)s", num=len(names)))
         if use == "draw":
             return {"do": "draw", "card": names[0]}
         return {"do": "redraw", "player": seat, "card": names[0]}
-    raise ValueError(f"use: unknown entry {use[:20]!r} (deal, redraw, draw or hand)")
+    raise ValueError(
+        Say("use: unknown entry %(use)s (deal, redraw, draw or hand)", use=repr(use[:20]))
+    )
 
 
 def hand_observation(seat: str, name: str) -> dict[str, Any]:
@@ -335,8 +344,11 @@ class FrameGate:
                 self._buckets[(game, seat)] = (tokens, t)
                 wait = (1.0 - tokens) / self.rate if self.rate > 0 else 60.0
                 raise TooManyFrames(
-                    f"frames come faster than {self.rate:g} a second from this seat; "
-                    "wait for the answer to the last one",
+                    Say(
+                        "frames come faster than %(rate)s a second from this seat; "
+                        "wait for the answer to the last one",
+                        rate=f"{self.rate:g}",
+                    ),
                     wait,
                 )
             self._buckets[(game, seat)] = (tokens - 1.0, t)
@@ -348,7 +360,9 @@ class FrameGate:
         """Takes a worker slot (photos and frames share them). Raises Busy when all are
         busy."""
         if not self._workers.acquire(blocking=False):
-            raise Busy(f"the server is reading other {what}; try again in a moment", 1.0)
+            if what == "photos":
+                raise Busy(Say("the server is reading other photos; try again in a moment"), 1.0)
+            raise Busy(Say("the server is reading other frames; try again in a moment"), 1.0)
 
     def leave(self) -> None:
         self._workers.release()
@@ -580,7 +594,10 @@ def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
     except MatNotFound as e:
         return {
             "found": False,
-            "message": f"{e}. Hold the camera so that the mat's four corner squares show.",
+            "message": Say(
+                "%(reason)s. Hold the camera so that the mat's four corner squares show.",
+                reason=str(e),
+            ),
             "seq": seq,
             "proposals": [],
             "framing": no_mat(kit, width, height, str(e)).to_json(),

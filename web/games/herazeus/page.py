@@ -23,7 +23,6 @@ from marshmallow import ValidationError
 from engine.herazeus import RULES, NotationError, Player, parse_action, parse_action_text
 from engine.herazeus.cards import HOSTAGE_NAME
 from engine.herazeus.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
-from referee.herazeus.board import card_words
 from referee.herazeus.game import END_WORDS, NAME, PLAYERS, hz_board, side_of
 from referee.log import Record
 from referee.models import SeatView, TableRow
@@ -44,6 +43,7 @@ from web.games.herazeus.present import (
     SWITCH_HELP,
     SWITCH_TITLE,
     action_label,
+    card_name,
     controls_for,
     event_lines,
     order_choices,
@@ -52,6 +52,7 @@ from web.games.herazeus.present import (
     setup_of,
     taken_names,
 )
+from web.i18n import gettext, say
 
 # Why a game ended (engine.EndReason), with the rule that ended it.
 REASONS = END_WORDS  # why a game ended, in words with its rule (the game module's)
@@ -103,21 +104,74 @@ class HeraZeusPages:
         actor = str(undone.body.get("actor"))
         who = SEAT_TITLE.get(actor, actor)
         own = seat == actor
-        whose = "your" if own else f"{who}'s"
-        his = "your" if own else ("her" if actor == "hera" else "his")
         named = action.get("card")
-        card = named if isinstance(named, str) and named != "?" else "the card"
+        card = card_name(named) if isinstance(named, str) and named != "?" else gettext("the card")
+        lead = say(lead)
         do = action.get("do")
         if do == "draw":
-            doer = "Put" if own else f"{who} puts"
-            return f"{lead}: {whose} draw. {doer} {card} back on top of {his} deck."
+            if own:
+                return gettext(
+                    "%(lead)s: your draw. Put %(card)s back on top of your deck.",
+                    lead=lead,
+                    card=card,
+                )
+            if actor == "hera":
+                return gettext(
+                    "%(lead)s: %(who)s's draw. %(who)s puts %(card)s back on top of her deck.",
+                    lead=lead,
+                    who=who,
+                    card=card,
+                )
+            return gettext(
+                "%(lead)s: %(who)s's draw. %(who)s puts %(card)s back on top of his deck.",
+                lead=lead,
+                who=who,
+                card=card,
+            )
         if do == "play":
-            doer = "Take" if own else f"{who} takes"
             column = action.get("column")
-            return f"{lead}: {whose} play into column {column}. {doer} {card} back into {his} hand."
+            if own:
+                return gettext(
+                    "%(lead)s: your play into column %(column)s. Take %(card)s back into your"
+                    " hand.",
+                    lead=lead,
+                    column=column,
+                    card=card,
+                )
+            if actor == "hera":
+                return gettext(
+                    "%(lead)s: %(who)s's play into column %(column)s. %(who)s takes %(card)s"
+                    " back into her hand.",
+                    lead=lead,
+                    who=who,
+                    column=column,
+                    card=card,
+                )
+            return gettext(
+                "%(lead)s: %(who)s's play into column %(column)s. %(who)s takes %(card)s back"
+                " into his hand.",
+                lead=lead,
+                who=who,
+                column=column,
+                card=card,
+            )
         if do == "end_turn":
-            return f"{lead}: the end of {whose} turn. It is {whose} turn again."
-        return f"{lead}: {whose} action. Put the table back as it was before it."
+            if own:
+                return gettext("%(lead)s: the end of your turn. It is your turn again.", lead=lead)
+            return gettext(
+                "%(lead)s: the end of %(who)s's turn. It is %(who)s's turn again.",
+                lead=lead,
+                who=who,
+            )
+        if own:
+            return gettext(
+                "%(lead)s: your action. Put the table back as it was before it.", lead=lead
+            )
+        return gettext(
+            "%(lead)s: %(who)s's action. Put the table back as it was before it.",
+            lead=lead,
+            who=who,
+        )
 
     def extras_html(self, view: Mapping[str, Any]) -> str:
         """Each hand the reader may see, as a list."""
@@ -140,10 +194,12 @@ class HeraZeusPages:
         if phase == "play":
             ap, used = int(turn.get("ap", 0)), int(turn.get("used", 0))
             who = str(turn.get("player", "")).capitalize()
-            return f"{who} to play, {ap - used} of {ap} left"
+            return gettext(
+                "%(player)s to play, %(left)s of %(ap)s left", player=who, left=ap - used, ap=ap
+            )
         if phase == "over":
-            return f"{(row.get('winner') or '').capitalize()} won"
-        return "setup"
+            return gettext("%(winner)s won", winner=(row.get("winner") or "").capitalize())
+        return gettext("setup")
 
     # ---- pages -------------------------------------------------------------------------------
 
@@ -169,7 +225,10 @@ class HeraZeusPages:
             "taken_names": taken_names(p, held),
             "playable": hz.playable or [],
             "controls": controls_for(legal),
-            "groups": GROUPS,
+            "groups": [
+                (key, card_name(title) if key in ("pegasus", "pythia") else gettext(title))
+                for key, title in GROUPS
+            ],
             "label": action_label,
             "setup": setup_of(hz, p) if view.phase == "setup" else None,
             "hostage": HOSTAGE_NAME[p],
@@ -178,15 +237,17 @@ class HeraZeusPages:
             "order_choices": order_choices(wire, p),
             "order_stood": order_stood(wire, p),
             "dead_end_note": DEAD_END_NOTE,
-            "card_words": card_words,
+            "card_words": card_name,
         }
 
     def judge_context(self, ref: Referee, game: str, view: SeatView[Any]) -> dict[str, Any]:
         return {
             "pose_examples": ["challenge 2", "pegasus field 1"],
             "pose_words": {
-                "challenge 2": "a challenge in column 2",
-                "pegasus field 1": "Pegasus against the front card of column 1",
+                "challenge 2": gettext("a challenge in column 2"),
+                "pegasus field 1": gettext(
+                    "%(pegasus)s against the front card of column 1", pegasus=card_name("Pegasus")
+                ),
             },
             "amend_example": "draw Artemis",
             "dead_end_note": DEAD_END_NOTE,
@@ -197,11 +258,13 @@ class HeraZeusPages:
         hz = hz_board(view)
         return {
             "points_left": hz.turn["ap"] - hz.turn["used"],
-            "status_notes": ["provisional card list"] if hz.provisional_catalogue else [],
+            "card_words": card_name,  # a card's name in the reader's language (every page)
+            "status_notes": [gettext("provisional card list")] if hz.provisional_catalogue else [],
         }
 
     def question_text(self, needs: str) -> str | None:
-        return NEEDS_TEXT.get(needs)
+        text = NEEDS_TEXT.get(needs)
+        return gettext(text) if text else None
 
     # ---- forms -------------------------------------------------------------------------------
 
@@ -245,13 +308,13 @@ class HeraZeusPages:
         """Profiles, switches and their help, each profile's defaults."""
         return {
             "profiles": [p.value for p in Profile],
-            "profile_help": PROFILE_HELP,
+            "profile_help": {p: gettext(text) for p, text in PROFILE_HELP.items()},
             "switches": [
                 (
                     name,
-                    SWITCH_TITLE[name],
+                    gettext(SWITCH_TITLE[name]),
                     SWITCH_DECISION[name],
-                    [(m.value, SWITCH_HELP[name][m.value]) for m in typ],
+                    [(m.value, gettext(SWITCH_HELP[name][m.value])) for m in typ],
                 )
                 for name, typ in SWITCH_TYPES.items()
             ],

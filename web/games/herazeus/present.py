@@ -30,70 +30,128 @@ from engine.herazeus.actions import (
     Sirens,
 )
 from engine.herazeus.cards import HOSTAGE_NAME, POWERFUL
+from engine.say import C_, N_
 from referee.herazeus.board import describe_event_json
 from referee.herazeus.game import HZBoard, side_of
 from referee.log import Record
+from web.i18n import gettext, pgettext
 
 SEAT_TITLE = {"hera": "Hera", "zeus": "Zeus"}
 
 # One line per switch value: what it changes (RULES.md D1, D3, D4, D5), in our own words.
 SWITCH_HELP: dict[str, dict[str, str]] = {
     "pandora_scope": {
-        "both": "a challenged first-row Pandora empties the column on both sides",
-        "owner": "only Pandora's owner loses the column; the challenger stays face up",
+        "both": N_("a challenged first-row Pandora empties the column on both sides"),
+        "owner": N_("only Pandora's owner loses the column; the challenger stays face up"),
     },
     "pythia_defends": {
-        "normal": "a challenged Pythia defends with her printed strength",
-        "always_loses": "a challenged Pythia is always discarded (the translations' reading)",
+        "normal": N_("a challenged Pythia defends with her printed strength"),
+        "always_loses": N_("a challenged Pythia is always discarded (the translations' reading)"),
     },
     "own_figure_removal": {
-        "action": "a player removes his own figure for 1 action point",
-        "pegasus": "a player removes his own figure by playing a Pegasus from the hand on it",
-        "both": "either way: 1 action point, or a Pegasus from the hand",
+        "action": N_("a player removes his own figure for 1 action point"),
+        "pegasus": N_("a player removes his own figure by playing a Pegasus from the hand on it"),
+        "both": N_("either way: 1 action point, or a Pegasus from the hand"),
     },
     "pegasus_beside_own_figure": {
-        "allowed": "Pegasus may hit the card opposite one's own figure (the designer's answer)",
-        "forbidden": "no Pegasus beside one's own figure, except against the opposing figure",
+        "allowed": N_("Pegasus may hit the card opposite one's own figure (the designer's answer)"),
+        "forbidden": N_("no Pegasus beside one's own figure, except against the opposing figure"),
     },
 }
 SWITCH_TITLE = {
-    "pandora_scope": "Pandora's reach",
-    "pythia_defends": "Pythia when challenged",
-    "own_figure_removal": "Removing your own figure",
-    "pegasus_beside_own_figure": "Pegasus beside your own figure",
+    "pandora_scope": N_("Pandora's reach"),
+    "pythia_defends": N_("Pythia when challenged"),
+    "own_figure_removal": N_("Removing your own figure"),
+    "pegasus_beside_own_figure": N_("Pegasus beside your own figure"),
 }
 PROFILE_HELP = {
-    "rio-grande": "the English rules as printed, with the designer's FAQ where they are silent",
-    "kosmos": "as rio-grande, but Hera always starts and a Pegasus removes your own figure",
-    "translations": "as rio-grande, but a challenged Pythia always loses",
+    "rio-grande": N_("the English rules as printed, with the designer's FAQ where they are silent"),
+    "kosmos": N_("as rio-grande, but Hera always starts and a Pegasus removes your own figure"),
+    "translations": N_("as rio-grande, but a challenged Pythia always loses"),
 }
 NEEDS_TEXT = {
-    "reveal.attacker": "Which card is your front card in the challenging column?",
-    "reveal.defender": "Your front card is challenged: which card is it?",
-    "reveal.target": "Pegasus turns your front card face up: which card is it?",
-    "reveal.cards": "Pythia turns the face-down cards of your column face up: which are they "
-    "(front to back)?",
-    "reveal.hand": "Pythia looks at your hand: name the cards the referee does not know yet.",
-    "pick": "Pegasus drew a card from the hand: which card came out?",
-    "place": "The card Pegasus drew goes face up to the front of a column: which column?",
-    "at": "Where did the hostage land when the deck was shuffled (0 = on top)?",
+    "reveal.attacker": N_("Which card is your front card in the challenging column?"),
+    "reveal.defender": N_("Your front card is challenged: which card is it?"),
+    "reveal.target": N_("Pegasus turns your front card face up: which card is it?"),
+    "reveal.cards": N_(
+        "Pythia turns the face-down cards of your column face up: which are they (front to back)?"
+    ),
+    "reveal.hand": N_("Pythia looks at your hand: name the cards the referee does not know yet."),
+    "pick": N_("Pegasus drew a card from the hand: which card came out?"),
+    "place": N_("The card Pegasus drew goes face up to the front of a column: which column?"),
+    "at": N_("Where did the hostage land when the deck was shuffled (0 = on top)?"),
 }
 # A player's call that declares the dead end of D8 (HZ-P6): the judge's "Confirm the dead end"
 # is shown only while such a call from the player to act is open (issue 13, item 5).
-DEAD_END_NOTE = "I cannot use my remaining action points [D8]"
+DEAD_END_NOTE = "I cannot use my remaining action points [D8]"  # a code too: stays English
 GROUPS = (
-    ("draw", "Draw"),
-    ("play", "Play a card into a column"),
-    ("challenge", "Challenge"),
-    ("pegasus", "Pegasus"),
+    ("draw", N_("Draw")),
+    ("play", N_("Play a card into a column")),
+    ("challenge", N_("Challenge")),
+    ("pegasus", "Pegasus"),  # a card's name: said by card_name
     ("pythia", "Pythia"),
-    ("myth", "Other myth cards"),
-    ("god", "God card and figure"),
-    ("end", "End the turn"),
+    ("myth", N_("Other myth cards")),
+    ("god", N_("God card and figure")),
+    ("end", N_("End the turn")),
+)
+
+
+# The cards' names, marked in their context ("herazeus card") so that each language's catalogue
+# says them as its edition prints them (IT and FR; DE: the English names); card_name says one.
+CARD_NAMES = (
+    C_("herazeus card", "Amazon"),
+    C_("herazeus card", "Apollo"),
+    C_("herazeus card", "Argus"),
+    C_("herazeus card", "Artemis"),
+    C_("herazeus card", "Centaur"),
+    C_("herazeus card", "Cyclops"),
+    C_("herazeus card", "Dionysus"),
+    C_("herazeus card", "Furies"),
+    C_("herazeus card", "Giant"),
+    C_("herazeus card", "Hades"),
+    C_("herazeus card", "Harpy"),
+    C_("herazeus card", "Hera"),
+    C_("herazeus card", "Hero"),
+    C_("herazeus card", "Hydra"),
+    C_("herazeus card", "Io"),
+    C_("herazeus card", "Medusa"),
+    C_("herazeus card", "Nemesis"),
+    C_("herazeus card", "Pandora"),
+    C_("herazeus card", "Pegasus"),
+    C_("herazeus card", "Persephone"),
+    C_("herazeus card", "Poseidon"),
+    C_("herazeus card", "Pythia"),
+    C_("herazeus card", "Sirens"),
+    C_("herazeus card", "Zeus"),
 )
 
 
 # ---- helpers (pure) ------------------------------------------------------------------------
+
+
+def card_name(name: str) -> str:
+    """A card as a person reads it, in the reader's language: its name as the reader's edition
+    prints it; the notation's ``Pegasus/zeus`` (a card of Zeus's deck taken by Sirens, D13) is
+    "Pegasus (Zeus's card)". ``?`` and anything else not a card's name stay as they are. Only for
+    words shown: a form's value, the notation and the codes keep the English name."""
+    base, _, deck = name.partition("/")
+    said = pgettext("herazeus card", base) if base in CARD_NAMES else base
+    if deck in SEAT_TITLE:
+        return gettext("%(card)s (%(seat)s's card)", card=said, seat=SEAT_TITLE[deck])
+    return said if not deck else name
+
+
+def card_code(name: str) -> str:
+    """A card as the notation writes it (``Nemesis/hera``), its name in the reader's language
+    and the deck it came from as it is (the order buttons, which have always shown it so)."""
+    base, slash, deck = name.partition("/")
+    said = pgettext("herazeus card", base) if base in CARD_NAMES else base
+    return f"{said}{slash}{deck}"
+
+
+def card_names(names: Iterable[str]) -> str:
+    """Cards as :func:`card_code` writes them, separated by commas."""
+    return ", ".join(card_code(n) for n in names)
 
 
 def group_of(a: Action) -> str:
@@ -162,30 +220,37 @@ def controls_for(legal: Sequence[str]) -> Controls:
 
 def action_label(a: Action) -> str:
     """A button's words for one action."""
+    pegasus, pythia = card_name("Pegasus"), card_name("Pythia")
     if isinstance(a, Challenge):
-        return f"Challenge in column {a.column}"
+        return gettext("Challenge in column %(column)s", column=a.column)
     if isinstance(a, PegasusHand):
-        return "Pegasus against the hand (draw blind)"
+        return gettext("%(pegasus)s against the hand (draw blind)", pegasus=pegasus)
     if isinstance(a, PegasusField):
-        return f"Pegasus against the first row, column {a.column}"
+        return gettext(
+            "%(pegasus)s against the first row, column %(column)s", pegasus=pegasus, column=a.column
+        )
     if isinstance(a, PegasusOwnFigure):
-        return "Pegasus on your own figure (removes it)"
+        return gettext("%(pegasus)s on your own figure (removes it)", pegasus=pegasus)
     if isinstance(a, PythiaSpy):
-        return "Pythia: look at the opponent's hand"
+        return gettext("%(pythia)s: look at the opponent's hand", pythia=pythia)
     if isinstance(a, PythiaReveal):
-        return f"Pythia: turn up column {a.column}"
+        return gettext("%(pythia)s: turn up column %(column)s", pythia=pythia, column=a.column)
     if isinstance(a, Sirens):
-        return "Sirens: take the opponent's top discard"
+        return gettext("%(sirens)s: take the opponent's top discard", sirens=card_name("Sirens"))
     if isinstance(a, Persephone):
-        return "Persephone: take back your Pegasus cards"
+        return gettext(
+            "%(persephone)s: take back your %(pegasus)s cards",
+            persephone=card_name("Persephone"),
+            pegasus=pegasus,
+        )
     if isinstance(a, God):
-        return f"God card: figure to column {a.column}"
+        return gettext("God card: figure to column %(column)s", column=a.column)
     if isinstance(a, RemoveFigure):
-        return "Remove your own figure (1 point)"
+        return gettext("Remove your own figure (1 point)")
     if isinstance(a, EndTurn):
-        return "End the turn"
+        return gettext("End the turn")
     if isinstance(a, Draw):
-        return "Draw a card"
+        return gettext("Draw a card")
     return a.text()
 
 
@@ -221,12 +286,17 @@ def order_choices(view: Mapping[str, Any], p: Player) -> list[tuple[str, str]] |
     cards = order_stood(view, p)
     if cards is None or len(cards) < 2 or any(c.startswith(("?", "@")) for c in cards):
         return None
-    out = [(f"Keep this order: {', '.join(cards)} (on top: {cards[-1]})", ",".join(cards))]
+    keep = gettext(
+        "Keep this order: %(cards)s (on top: %(top)s)",
+        cards=card_names(cards),
+        top=card_code(cards[-1]),
+    )
+    out = [(keep, ",".join(cards))]
     for c in dict.fromkeys(cards):
         if c != cards[-1]:
             rest = list(cards)
             rest.remove(c)
-            out.append((f"{c} on top", ",".join([*rest, c])))
+            out.append((gettext("%(card)s on top", card=card_code(c)), ",".join([*rest, c])))
     return out
 
 
