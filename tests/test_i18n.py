@@ -109,6 +109,7 @@ SAME_ON_PURPOSE: dict[str, set[frozenset[str]]] = {
     "de": {
         frozenset({"game %(game)s", "Game %(game)s"}),
         frozenset({"page %(page)s of %(pages)s", "Page %(page)s of %(pages)s"}),
+        frozenset({"column %(column)s", "Column %(column)s"}),
     },
 }
 
