@@ -103,7 +103,7 @@ def test_hera_reads_her_page_in_italian_and_zeus_in_french(app: Flask) -> None:
     g.setup()
     hera, zeus = g.page("hera"), g.page("zeus")
     assert "Tocca a te" in hera and "Pesca (1 punto)" in hera
-    assert "Idra, coperta" in hera  # her drawing: her own Hydra, face down
+    assert "Hydra, coperta" in hera  # her drawing: her own Hydra, face down
     assert "À Hera de jouer" in zeus and "Cyclope, face cachée" in zeus
     assert "Pioche de Zeus" in zeus and "Mazzo di Hera" in hera
 
@@ -236,5 +236,5 @@ def test_the_take_back_words_are_whole_sentences_in_the_readers_language(app: Fl
         "Taken back: your draw. Put Hydra back on top of your deck.",
         "Taken back: Hera's draw. Hera puts Hydra back on top of her deck.",
     )
-    assert said["it"][0].endswith("la tua pescata. Rimetti Idra in cima al tuo mazzo.")
+    assert said["it"][0].endswith("la tua pescata. Rimetti Hydra in cima al tuo mazzo.")
     assert said["fr"][1].endswith("la pioche de Hera. Hera remet Hydre sur le dessus de sa pioche.")

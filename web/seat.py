@@ -21,6 +21,7 @@ from werkzeug.wrappers import Response
 
 from referee.games import game_named
 from referee.jsonin import loads_strict
+from referee.language import N_
 from referee.log import Record
 from referee.narration import takeback_of
 from referee.service import NeedsInput, ServiceError, fill_input
@@ -191,7 +192,8 @@ def put_back(pm: PageModule, records: list[Record], seat: str) -> list[str]:
         asked = approved.body.get("proposal") if approved.kind == "approve" else None
         proposal = records[asked] if isinstance(asked, int) and asked < len(records) else None
         taken = proposal is not None and "takeback" in proposal.body
-        lead = "Taken back" if taken else "Undone by the judge"  # the page module says it
+        # marked here, said by the page module (its sentence holds it)
+        lead = N_("Taken back") if taken else N_("Undone by the judge")
         gone = [seq for seq, by in undone_by(records[: i + 1]).items() if by == r.seq]
         return [pm.put_back_words(records[seq], seat, lead) for seq in sorted(gone, reverse=True)]
     return []
