@@ -55,6 +55,7 @@ from engine.minotaur.state import (
     State,
     Turn,
 )
+from engine.say import Say, say_n
 
 GAME = "minotaur"
 MAX_CARDS = 120
@@ -547,6 +548,100 @@ def rule_file(raw: Mapping[str, Any], *, possible: bool = True) -> dict[str, Any
 
 def _col(c: str | None) -> str:
     return "the centre" if c in (None, "centre") else COLUMN_IDS[c].words
+
+
+# the places of the board in words, for a person (the ids are notation: ``upper-military``)
+COLUMN_SAID: dict[str, Say] = {
+    "upper-military": Say("the upper military column"),
+    "upper-economic": Say("the upper economic column"),
+    "upper-religious": Say("the upper religious column"),
+    "lower-military": Say("the lower military column"),
+    "lower-economic": Say("the lower economic column"),
+    "lower-religious": Say("the lower religious column"),
+    "centre": Say("the centre"),
+}
+
+
+def column_said(c: str | None) -> Say:
+    """A column (or the centre) in words, said per language (English as :func:`_col`)."""
+    return COLUMN_SAID["centre" if c is None else c]
+
+
+def phase_said(phase: Phase) -> Say:
+    """A phase in words, said per language (English as ``Phase.words``)."""
+    if phase is Phase.SUPREMACY:
+        return Say("the supremacy phase")
+    return Say("phase %(number)s", number=phase.value)
+
+
+def action_words(a: Action) -> Say:
+    """An action as a verb phrase for the log, the player's name set before it by the page:
+    :func:`describe`'s words without the actor, said per language."""
+    if isinstance(a, ChangeHand):
+        n = len(a.discard)
+        return say_n(
+            "changes his hand, discarding %(num)d card",
+            "changes his hand, discarding %(num)d cards",
+            n,
+        )
+    if isinstance(a, Play):
+        if a.column and a.replace:
+            return Say(
+                "plays %(card)s into %(column)s, replacing %(old)s",
+                card=a.card,
+                column=column_said(a.column),
+                old=a.replace,
+            )
+        if a.column:
+            return Say("plays %(card)s into %(column)s", card=a.card, column=column_said(a.column))
+        if a.replace:
+            return Say("plays %(card)s, replacing %(old)s", card=a.card, old=a.replace)
+        return Say("plays %(card)s", card=a.card)
+    if isinstance(a, Activate):
+        return Say("activates %(card)s in %(column)s", card=a.card, column=column_said(a.at))
+    if isinstance(a, Cure):
+        where = column_said(a.at.zone)
+        if a.at.side in (SELF, "@"):
+            return Say("cures his own %(card)s in %(column)s", card=a.card, column=where)
+        return Say(
+            "cures %(owner)s's %(card)s in %(column)s",
+            owner=a.at.side.title(),
+            card=a.card,
+            column=where,
+        )
+    if isinstance(a, Pass):
+        return Say("passes to %(phase)s", phase=phase_said(a.to)) if a.to else Say("passes")
+    if isinstance(a, Exercise):
+        if a.target:
+            return Say(
+                "exercises supremacy in %(column)s, cursing %(card)s in %(where)s",
+                column=column_said(a.column),
+                card=a.target[0],
+                where=column_said(a.target[1]),
+            )
+        return Say("exercises supremacy in %(column)s", column=column_said(a.column))
+    if isinstance(a, Effect):
+        return say_n(
+            "records an effect of %(card)s (%(num)d operation)",
+            "records an effect of %(card)s (%(num)d operations)",
+            len(a.ops),
+            card=a.card,
+        )
+    if isinstance(a, EndTurn):
+        return Say("ends his turn, discarding a card") if a.discard else Say("ends his turn")
+    if isinstance(a, Hand):
+        return say_n(
+            "names %(num)d card of his hand", "names %(num)d cards of his hand", len(a.cards)
+        )
+    if isinstance(a, SetAside):
+        return say_n(
+            "sets %(num)d card aside for the bonus deck",
+            "sets %(num)d cards aside for the bonus deck",
+            len(a.cards),
+        )
+    if a.cards:
+        return Say("takes %(cards)s from the bonus deck", cards=list(a.cards))
+    return Say("takes no card from the bonus deck")
 
 
 def describe(a: Action, actor: str) -> str:

@@ -57,11 +57,17 @@ from engine.minotaur.cards import (
     opponent,
     parse_deck_list,
 )
-from engine.minotaur.notation import REASON_WORDS, describe, position_json, rule_file
+from engine.minotaur.notation import (
+    action_words,
+    column_said,
+    position_json,
+    rule_file,
+)
 from engine.minotaur.rulebook import RULES
 from engine.minotaur.rules import ColumnJson
 from engine.minotaur.state import Discarded, EndReason, Placed, Stage, State
 from engine.outcome import Outcome as BaseOutcome
+from engine.say import N_, Say, say_n
 from referee.game import (
     Game,
     Illegal,
@@ -509,7 +515,7 @@ class Minotaur:
 
     def reason_text(self, reason: str | None) -> str:
         try:
-            return f"The winner {REASON_WORDS[EndReason(reason)]}."
+            return WINNER_SAID[EndReason(reason)]
         except ValueError:
             return reason or ""
 
@@ -699,7 +705,7 @@ class Minotaur:
             a = self.parse_action(action, "action")
         except Malformed:
             return SEALED_WORDS.get(str(action.get("do")), str(action.get("do", "acts")))
-        return describe(a, "@").removeprefix("@ ")
+        return action_words(a)
 
     def event_text(self, event: Mapping[str, Any]) -> str | None:
         return event_words(event)
@@ -743,75 +749,128 @@ def _known(st: State, p: str, name: str) -> int:
     return n
 
 
+# how a game ended, as whole sentences (English as REASON_WORDS says it after "The winner"/"he")
+WINNER_SAID = {
+    EndReason.SUPREMACY: Say(
+        "The winner holds two of the three columns in both regions at the start of his turn (M2)."
+    ),
+    EndReason.EMPTY_DECK: Say(
+        "The winner starts his turn with his opponent's deck empty (M2, M15)."
+    ),
+}
+
+
+def _won(who: str, reason: str) -> Say:
+    if EndReason(reason) is EndReason.SUPREMACY:
+        return Say(
+            "%(who)s wins: he holds two of the three columns in both regions at the start of "
+            "his turn (M2).",
+            who=who,
+        )
+    return Say(
+        "%(who)s wins: he starts his turn with his opponent's deck empty (M2, M15).", who=who
+    )
+
+
 def event_words(e: Mapping[str, Any]) -> str | None:
-    """One sentence for a recorded event (a sealed value names nothing)."""
+    """One sentence for a recorded event (a sealed value names nothing), said per language."""
     kind = e.get("event")
     who = str(e.get("player", "")).title()
     card = e.get("card")
     if kind == "played":
         where = e.get("column")
         if where == "centre":
-            return f"{who} played the deity {card} (M9)."
+            return Say("%(who)s played the deity %(card)s (M9).", who=who, card=card)
         if where == "fate":
-            return f"{who} played the fate card {card}, then discarded it (M9)."
-        return (
-            f"{who} played {card} into {COLUMN_IDS[str(where)].words}."
-            if where in COLUMN_IDS
-            else None
-        )
+            return Say(
+                "%(who)s played the fate card %(card)s, then discarded it (M9).", who=who, card=card
+            )
+        if where in COLUMN_IDS:
+            return Say(
+                "%(who)s played %(card)s into %(column)s.",
+                who=who,
+                card=card,
+                column=column_said(str(where)),
+            )
+        return None
     if kind == "hand_changed":
-        n, k = e.get("discarded"), e.get("drew")
-        return f"{who} changed his hand: {n} discarded face down, {k} drawn (M1)."
+        return Say(
+            "%(who)s changed his hand: %(discarded)s discarded face down, %(drew)s drawn (M1).",
+            who=who,
+            discarded=e.get("discarded"),
+            drew=e.get("drew"),
+        )
     if kind == "discarded":
         if e.get("from") == "hand":
-            return f"{who} discarded a card from his hand face down (M4)."
-        return f"{who} discarded {card} from play (M9)."
+            return Say("%(who)s discarded a card from his hand face down (M4).", who=who)
+        return Say("%(who)s discarded %(card)s from play (M9).", who=who, card=card)
     if kind == "activated":
-        return f"{who} activated {card} (M10)."
+        return Say("%(who)s activated %(card)s (M10).", who=who, card=card)
     if kind == "cured":
-        return f"{who}'s {card} lost a curse token (M10)."
+        return Say("%(who)s's %(card)s lost a curse token (M10).", who=who, card=card)
     if kind == "cursed":
-        return f"{who}'s {card} was cursed (M10)."
+        return Say("%(who)s's %(card)s was cursed (M10).", who=who, card=card)
     if kind == "phase":
         ph = e.get("phase")
-        return f"{who} moved to {'the supremacy phase' if ph == 'supremacy' else f'phase {ph}'}."
+        if ph == "supremacy":
+            return Say("%(who)s moved to the supremacy phase.", who=who)
+        return Say("%(who)s moved to phase %(number)s.", who=who, number=ph)
     if kind == "supremacy_checked":
         held = [c for c in e.get("columns", []) if c.get("after")]
-        return f"Supremacy checked: {len(held)} of 6 columns held (M11)."
+        return Say("Supremacy checked: %(held)s of 6 columns held (M11).", held=len(held))
     if kind == "supremacy_skipped":
-        return f"{who}'s first turn took two phases: no supremacy check (M5)."
+        return Say("%(who)s's first turn took two phases: no supremacy check (M5).", who=who)
     if kind == "deck_top_discarded":
-        return f"{who} discarded his deck's top card unseen (M11, M14)." if e.get("count") else None
+        if not e.get("count"):
+            return None
+        return Say("%(who)s discarded his deck's top card unseen (M11, M14).", who=who)
     if kind == "drew":
         n = e.get("count", 0)
-        return f"{who} drew {n} card{'s' if n != 1 else ''}." if n else f"{who} drew nothing (M15)."
+        if not n:
+            return Say("%(who)s drew nothing (M15).", who=who)
+        return say_n("%(who)s drew %(num)d card.", "%(who)s drew %(num)d cards.", n, who=who)
     if kind == "effect":
-        return f"{who} recorded an effect of {card} (M12)."
+        return Say("%(who)s recorded an effect of %(card)s (M12).", who=who, card=card)
     if kind == "strength":
-        return f"{who}'s {card} changed strength by {e.get('delta')} (M13)."
-    if kind == "moved":
-        return (
-            f"{card} moved by a card's text (M12)."
-            if card
-            else "A card moved by a card's text (M12)."
+        return Say(
+            "%(who)s's %(card)s changed strength by %(delta)s (M13).",
+            who=who,
+            card=card,
+            delta=e.get("delta"),
         )
+    if kind == "moved":
+        if card:
+            return Say("%(card)s moved by a card's text (M12).", card=card)
+        return Say("A card moved by a card's text (M12).")
     if kind == "turn_ended":
-        return f"{who} ended his turn."
+        return Say("%(who)s ended his turn.", who=who)
     if kind == "turn":
-        return f"{who}'s turn."
+        return Say("%(who)s's turn.", who=who)
     if kind == "won":
-        return f"{who} wins: he {REASON_WORDS[EndReason(str(e.get('reason')))]}."
+        return _won(who, str(e.get("reason")))
     if kind == "hand_named":
         n = e.get("count", 0)
-        return f"{who} named {n} card{'s' if n != 1 else ''} of his hand."
+        return say_n(
+            "%(who)s named %(num)d card of his hand.",
+            "%(who)s named %(num)d cards of his hand.",
+            n,
+            who=who,
+        )
     if kind == "set_aside":
-        return f"{who} set {e.get('count')} cards aside for the bonus deck (M17)."
+        return Say(
+            "%(who)s set %(count)s cards aside for the bonus deck (M17).",
+            who=who,
+            count=e.get("count"),
+        )
     if kind == "bonus_revealed":
-        return f"The bonus deck now holds {len(e.get('cards', []))} cards (M17)."
+        return Say("The bonus deck now holds %(count)s cards (M17).", count=len(e.get("cards", [])))
     if kind == "took":
-        return f"{who} took {', '.join(e.get('cards', [])) or 'no card'} from the bonus deck (M17)."
+        cards = e.get("cards", [])
+        if cards:
+            return Say("%(who)s took %(cards)s from the bonus deck (M17).", who=who, cards=cards)
+        return Say("%(who)s took no card from the bonus deck (M17).", who=who)
     if kind == "game_started":
-        return f"A new game: {str(e.get('first')).title()} starts (M17)."
+        return Say("A new game: %(first)s starts (M17).", first=str(e.get("first")).title())
     return None
 
 
@@ -844,12 +903,12 @@ def board_text(st: State) -> str:
 
 
 SEALED_WORDS = {
-    "hand": "names cards of his hand",
-    "change_hand": "changes his hand",
-    "end_turn": "ends his turn, discarding a card face down (M4)",
-    "set_aside": "sets cards aside for the bonus deck (M17)",
-    "effect": "records an effect of a card (M12)",
-    "exercise": "exercises supremacy",
+    "hand": N_("names cards of his hand"),
+    "change_hand": N_("changes his hand"),
+    "end_turn": N_("ends his turn, discarding a card face down (M4)"),
+    "set_aside": N_("sets cards aside for the bonus deck (M17)"),
+    "effect": N_("records an effect of a card (M12)"),
+    "exercise": N_("exercises supremacy"),
 }
 
 # the module, checked by mypy against its own types
