@@ -174,14 +174,14 @@ class Reader:
         """The store's last seq of ``game``, read now (never pinned: for waiting)."""
         h: Head | None = store_call(lambda: self.store.head(game))
         if h is None:
-            raise NotFound(f"no game {game!r}")
+            raise NotFound(Say("no game %(game)s", game=repr(game)))
         return h[0]
 
     def head(self, game: str) -> Head:
         """The stored head. Raises NotFound, Unavailable."""
         h = self.stored_head(game)
         if h is None:
-            raise NotFound(f"no game {game!r}")
+            raise NotFound(Say("no game %(game)s", game=repr(game)))
         return h
 
     def exists(self, game: str) -> bool:
@@ -292,7 +292,7 @@ class Reader:
         with _collector_paused():
             entries: list[Entry] = list(store_call(lambda: self.store.entries(game)))
             if not entries:
-                raise NotFound(f"no game {game!r}")
+                raise NotFound(Say("no game %(game)s", game=repr(game)))
             k = Known(self._load(game, entries), entries)
         self._remember(k)
         return k

@@ -96,6 +96,8 @@ def needs_words(
     if phrase is None or ("{whose}" in phrase and not seat):
         return Say("an answer")  # said in the reader's language where a page shows it
     if "{whose}" not in phrase:
-        return phrase
-    own = tuple(asked) == (seat,)
-    return phrase.format(whose=possessive(seat, possessives) if own else f"{seat.capitalize()}'s")
+        return Say(phrase)  # the game marks its phrases (N_) for the catalogues
+    if tuple(asked) == (seat,):  # the game marks these too: "the order of her cards ..."
+        return Say(phrase.format(whose=possessive(seat, possessives)))
+    # "the order of %(seat)s's cards onto the discard pile", marked by the game
+    return Say(phrase.replace("{whose}", "%(seat)s's"), seat=seat.capitalize())

@@ -12,11 +12,14 @@ from typing import Any
 
 from markupsafe import Markup
 
+from referee.games import GAMES
+from referee.language import DEFAULT, Say
 from referee.log import Record
-from referee.narration import record_words
+from referee.narration import record_words, who_and
 from referee.service import Receipt, Referee
+from referee.words import needs_words
 from web.games import PageModule, page_for, seat_title
-from web.i18n import gettext, lazy_gettext, say
+from web.i18n import gettext, lang, lazy_gettext, say
 
 # the seat of the records no seat makes (the create record), said like a seat's title
 SYSTEM = lazy_gettext("system")
@@ -33,6 +36,8 @@ def describe_record(
     lines = pm.describe_record(r, seat)
     if lines is None:
         lines = [record_words(r, judge, records)]
+        if r.kind == "ask" and lang() != DEFAULT:  # its stored reason is English words
+            lines = [asked_words(r)]
     if judge:
         reason = body.get("reason") or body.get("note")
         if reason and r.kind not in ("irregularity", "ask"):  # an ask's reason is its line
@@ -46,6 +51,22 @@ def describe_record(
         "text": " ".join(say(line) for line in lines),  # in the reader's language
         "hash": r.hash,
     }
+
+
+def asked_words(r: Record) -> Say:
+    """A question's log line said from its fields (who is asked, what for, the rule), for a
+    reader of another language than the English words the record keeps."""
+    body = r.body
+    asked = [str(a) for a in body.get("asked") or []]
+    phrases = {h: w for g in GAMES.values() for h, w in g.needs_phrases.items()}
+    possessives = {s: w for g in GAMES.values() for s, w in g.possessives.items()}
+    what = needs_words(str(body.get("needs") or ""), asked, possessives, phrases)
+    who = who_and(asked) if asked else Say("a player")
+    rule = f" [{body.get('rule')}]" if body.get("rule") else ""
+    why = Say("%(who)s must give %(what)s", who=who, what=what)
+    return Say(
+        "The referee waits for %(who)s to answer: %(why)s%(rule)s.", who=who, why=why, rule=rule
+    )
 
 
 def said(receipt: Receipt) -> str:

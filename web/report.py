@@ -92,7 +92,9 @@ def render_report(ref: Referee, game: str, seat: str, *, fingerprint: str | None
     for fr in frames:
         rec = fr["record"]
         text = i18n.say(rec["text"])
-        parts.append(f'<li><a href="#e{rec["seq"]}">#{rec["seq"]}</a> {escape(text[:80])}</li>')
+        if len(text) > 80:  # cut at a word, and say so
+            text = text[:79].rsplit(" ", 1)[0] + "…"
+        parts.append(f'<li><a href="#e{rec["seq"]}">#{rec["seq"]}</a> {escape(text)}</li>')
     parts.append("</ol></nav>")
     for fr in frames:
         rec = fr["record"]

@@ -574,11 +574,17 @@ class HeraZeus:
     needs_phrases: Mapping[str, str] = MappingProxyType(
         {
             "order": "the order of {whose} cards onto the discard pile",
-            "reveal": "the name of a card turned face up",
-            "pick": "the card drawn from the hand",
-            "place": "the column the card goes to",
-            "at": "where the card landed in the deck",
+            "reveal": N_("the name of a card turned face up"),
+            "pick": N_("the card drawn from the hand"),
+            "place": N_("the column the card goes to"),
+            "at": N_("where the card landed in the deck"),
         }
+    )
+    # the order phrase as referee.words.needs_words says it: to the seat asked, and of another
+    needs_said = (
+        N_("the order of his cards onto the discard pile"),
+        N_("the order of her cards onto the discard pile"),
+        N_("the order of %(seat)s's cards onto the discard pile"),
     )
     ruling_keys: frozenset[str] = frozenset({"hera", "zeus"})
 

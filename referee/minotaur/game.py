@@ -404,12 +404,17 @@ class Minotaur:
     needs_phrases: Mapping[str, str] = MappingProxyType(
         {
             "hand_cards": "the cards of {whose} hand the text takes",
-            "target": "the card the text acts on",
-            "column": "a column",
-            "discard": "the card discarded",
-            "replace": "the card put in its place",
-            "by": "who acts",
+            "target": N_("the card the text acts on"),
+            "column": N_("a column"),
+            "discard": N_("the card discarded"),
+            "replace": N_("the card put in its place"),
+            "by": N_("who acts"),
         }
+    )
+    # the hand phrase as referee.words.needs_words says it: to the seat asked, and of another
+    needs_said = (
+        N_("the cards of his hand the text takes"),
+        N_("the cards of %(seat)s's hand the text takes"),
     )
     ruling_keys: frozenset[str] = frozenset({"cards", "miron", "vess", "markers", "bonus", "match"})
 

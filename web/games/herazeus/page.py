@@ -24,6 +24,7 @@ from engine.herazeus import RULES, NotationError, Player, parse_action, parse_ac
 from engine.herazeus.cards import HOSTAGE_NAME
 from engine.herazeus.profiles import PROFILE_DEFAULTS, SWITCH_DECISION, SWITCH_TYPES, Profile
 from referee.herazeus.game import END_WORDS, NAME, PLAYERS, hz_board, side_of
+from referee.herazeus.ruling import citation
 from referee.log import Record
 from referee.models import SeatView, TableRow
 from referee.service import Referee
@@ -52,7 +53,7 @@ from web.games.herazeus.present import (
     setup_of,
     taken_names,
 )
-from web.i18n import gettext, say
+from web.i18n import gettext, lang, say
 
 # Why a game ended (engine.EndReason), with the rule that ended it.
 REASONS = END_WORDS  # why a game ended, in words with its rule (the game module's)
@@ -179,11 +180,17 @@ class HeraZeusPages:
         for p in PLAYERS:
             hand = view.get(p, {}).get("hand", [])
             if hand and any(h != "?" and not str(h).startswith("?/") for h in hand):
-                out.append(f"<li>{SEAT_TITLE[p]}'s hand: {escape(', '.join(hand))}</li>")
+                said = gettext(
+                    "%(seat)s's hand: %(cards)s",
+                    seat=SEAT_TITLE[p],
+                    cards=", ".join(card_name(h) for h in hand),
+                )
+                out.append(f"<li>{escape(said)}</li>")
         return f'<ul class="hands">{"".join(out)}</ul>' if out else ""
 
     def citations(self, rules: Sequence[str]) -> list[str]:
-        return [RULES[x].citation() for x in rules if x in RULES]
+        """Each rule applied, cited in the page's language (its edition first, issue 36)."""
+        return [citation(RULES[x], lang()) for x in rules if x in RULES]
 
     def reason_text(self, reason: str | None) -> str:
         return REASONS.get(str(reason), reason or "")

@@ -30,7 +30,7 @@ from engine.herazeus.actions import (
     Sirens,
 )
 from engine.herazeus.cards import HOSTAGE_NAME, POWERFUL
-from engine.say import C_, N_
+from engine.say import C_, N_, Say
 from referee.herazeus.board import describe_event_json
 from referee.herazeus.game import HZBoard, side_of
 from referee.log import Record
@@ -343,8 +343,12 @@ def record_lines(r: Record) -> list[str] | None:
     if r.kind == "create":
         players = body.get("players", {})
         return [
-            f"Game created: {players.get('hera', 'Hera')} (Hera) against "
-            f"{players.get('zeus', 'Zeus')} (Zeus), profile {body.get('profile')}."
+            Say(
+                "Game created: %(hera)s (Hera) against %(zeus)s (Zeus), profile %(profile)s.",
+                hera=players.get("hera", "Hera"),
+                zeus=players.get("zeus", "Zeus"),
+                profile=body.get("profile"),
+            )
         ]
     if r.kind == "action":
         lines = event_lines(r.events)

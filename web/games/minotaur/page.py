@@ -34,6 +34,7 @@ from printables.kits import KitError
 from printables.minotaur.kit import MinotaurKit
 from referee.log import Record
 from referee.minotaur.game import MINOTAUR, NAME, event_words
+from referee.minotaur.ruling import citation
 from referee.models import SeatView, TableRow
 from referee.service import Forbidden, Referee
 from referee.validate import InputError, utf8_file
@@ -45,7 +46,7 @@ from web.games.minotaur.drawing import table_text as draw_text
 from web.games.minotaur.forms import form_action, form_observation, parse_answer
 from web.games.minotaur.photo import bp as photo_bp
 from web.games.minotaur.photo import read_key
-from web.i18n import gettext, lazy_gettext
+from web.i18n import gettext, lang, lazy_gettext
 from web.request import seat_of
 
 SEAT_TITLE = {"miron": "Miron", "vess": "Vess"}
@@ -319,7 +320,8 @@ class MinotaurPages:
         return f'<ul class="supremacy">{"".join(rows)}</ul>'
 
     def citations(self, rules: Sequence[str]) -> list[str]:
-        return [RULES[x].citation() for x in rules if x in RULES]
+        """Each rule applied, cited in the page's language (its edition first, issue 36)."""
+        return [citation(RULES[x], lang()) for x in rules if x in RULES]
 
     def reason_text(self, reason: str | None) -> str:
         return MINOTAUR.reason_text(reason)
