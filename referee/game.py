@@ -305,10 +305,10 @@ class Game(Protocol[S, A, V, Rs, P, X]):
 
     # ---- rulings ---------------------------------------------------------------------------
 
-    def ruling(self, state: S, action: A) -> Ruling[X]:
+    def ruling(self, state: S, action: A, lang: str = "en") -> Ruling[X]:
         """The ruling on ``action`` posed on ``state``: ``legal``, ``rules``, ``ruling``
-        (text), ``citations``, ``other_profiles`` and the game's own ``result``. Raises
-        Missing or Malformed."""
+        (text) and ``citations`` in ``lang`` (issue 36), ``other_profiles`` and the game's own
+        ``result``. Raises Missing or Malformed."""
         ...
 
     # ---- what a game decides for the shared service -----------------------------------------

@@ -198,10 +198,16 @@ class Judging:
         }
 
     def ruling(
-        self, game: str, seat: str, raw: Mapping[str, Any], at: int | None = None
+        self,
+        game: str,
+        seat: str,
+        raw: Mapping[str, Any],
+        at: int | None = None,
+        lang: str = "en",
     ) -> Ruling[Any]:
         """The ruling on an action posed on the position after event ``at`` (default: now),
-        with its sources and what the other profiles rule; the game is not changed."""
+        with its sources and what the other profiles rule, its words in ``lang``; the game is
+        not changed."""
         self.reading.judge_of(game, seat)
         try:
             action_raw = dict(mapping(raw, "action"))
@@ -216,7 +222,7 @@ class Judging:
             raise Refused(Say("the ruling tool poses actions on a position in play, not in setup"))
         try:
             action = g.parse_action(action_raw, "action")
-            return g.ruling(st, action)
+            return g.ruling(st, action, lang)
         except Missing as e:
             raise Refused(e.reason, e.rule) from None
         except RuleError as e:

@@ -366,9 +366,14 @@ class Referee:
         return self.judging.amend(game, seat, event, raw, reason)
 
     def ruling(
-        self, game: str, seat: str, raw: Mapping[str, Any], at: int | None = None
+        self,
+        game: str,
+        seat: str,
+        raw: Mapping[str, Any],
+        at: int | None = None,
+        lang: str = "en",
     ) -> Ruling[Any]:
-        return self.judging.ruling(game, seat, raw, at)
+        return self.judging.ruling(game, seat, raw, at, lang)
 
     def reissue(self, game: str, seat: str, target: str) -> str:
         return self.judging.reissue(game, seat, target)

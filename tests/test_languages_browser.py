@@ -196,6 +196,9 @@ def test_hera_in_italian_and_zeus_in_french_play_a_whole_game_and_the_judge_read
     ruling = judge.text("#ruling")
     step("judge-rules-in-german", judge)
     assert lang_of(judge) == "de", ruling
+    # the rule the ruling applies, cited in German (its German source first, or said absent)
+    assert citation(RULES["D18"], "de") in ruling, ruling
+    assert "is legal" not in ruling and "Ruling under" not in ruling, ruling
     judge.type("form.call input[name=reason]", "Ja, ab dem zweiten Zug (D2)")
     submit(judge, "form.call")
     live(hera)

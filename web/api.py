@@ -45,6 +45,7 @@ from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError,
 from web import schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
 from web.games import Unreadable, page_module, page_of
+from web.i18n import lang
 from web.limits import check_idle_games, creates_games, reads_photos
 from web.links import join_path, remember_codes
 from web.openapi import DOCS, RouteDoc
@@ -715,7 +716,7 @@ def resolve(game: str) -> Response:
 def ruling(game: str) -> Response:
     """Poses the action on the position after event ``at`` (default: now); records nothing."""
     body = _load(schemas.RulingRequestSchema)
-    out = _ref().ruling(game, "judge", _action(game, body["action"]), at=body["at"])
+    out = _ref().ruling(game, "judge", _action(game, body["action"]), at=body["at"], lang=lang())
     return _typed(out.to_json(), 200, _seq(game))
 
 

@@ -19,7 +19,7 @@ from referee.log import Record
 from referee.models import Ruling, SeatView
 from referee.service import Referee, ServiceError
 from web.games import PageModule, Unreadable
-from web.i18n import gettext, say
+from web.i18n import gettext, lang, say
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,6 @@ def rule_on(
     except ValueError:
         return NoRuling(gettext("'at' must be an event number, not %(value)s", value=repr(at_text)))
     try:
-        return ref.ruling(game, "judge", action, at=at)
+        return ref.ruling(game, "judge", action, at=at, lang=lang())
     except ServiceError as e:
         return NoRuling(e.message, e.rule)

@@ -1003,7 +1003,7 @@ class HeraZeus:
 
     # ---- rulings ---------------------------------------------------------------------------
 
-    def ruling(self, state: GameState, action: Action) -> Ruling[HZRuling]:
+    def ruling(self, state: GameState, action: Action, lang: str = "en") -> Ruling[HZRuling]:
         try:
             r = rule_on(state, [action])
         except NeedsInputError as e:
@@ -1014,11 +1014,12 @@ class HeraZeus:
         except (NotationError, IllegalActionError, EngineError) as e:
             raise Malformed(said(e)) from None
         result = msgspec.convert(render_json(r), HZRuling)
+        citations = result.citations if lang == "en" else render_json(r, lang)["citations"]
         return Ruling(
             legal=result.legal,
             rules=result.rules,
-            ruling=render_text(r),
-            citations=result.citations,
+            ruling=render_text(r, lang),
+            citations=citations,
             other_profiles=result.others,
             result=result,
         )

@@ -80,6 +80,7 @@ from referee.game import (
     Setup,
     Summary,
 )
+from referee.minotaur.ruling import citation
 from referee.models import Board, Ruling, Turn
 from referee.validate import InputError, file_text
 from referee.views import sees_all
@@ -723,7 +724,7 @@ class Minotaur:
 
     # ---- rulings ---------------------------------------------------------------------------
 
-    def ruling(self, state: State, action: Action) -> Ruling[MLRuling]:
+    def ruling(self, state: State, action: Action, lang: str = "en") -> Ruling[MLRuling]:
         raw = position_json(state)
         raw["actions"] = [action_json(action)]
         try:
@@ -738,7 +739,7 @@ class Minotaur:
             legal=typed.legal,
             rules=typed.rules,
             ruling=typed.ruling,
-            citations={r: RULES[r].citation() for r in typed.rules if r in RULES},
+            citations={r: citation(RULES[r], lang) for r in typed.rules if r in RULES},
             other_profiles={},
             result=typed,
         )

@@ -517,7 +517,7 @@ class Tiny:
     def position_json(self, state: State) -> dict[str, Any]:
         return position(state)
 
-    def ruling(self, state: State, action: Action) -> Ruling[TinyRuling]:
+    def ruling(self, state: State, action: Action, lang: str = "en") -> Ruling[TinyRuling]:
         result = msgspec.convert(
             rule_file({"game": NAME, "position": position(state), "actions": [to_json(action)]}),
             TinyRuling,
