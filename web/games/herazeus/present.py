@@ -30,7 +30,8 @@ from engine.herazeus.actions import (
     Sirens,
 )
 from engine.herazeus.cards import HOSTAGE_NAME, POWERFUL
-from engine.say import C_, N_, Say
+from engine.herazeus.names import CARD_NAMES  # each marked in its context, "herazeus card"
+from engine.say import N_, Say
 from referee.herazeus.board import describe_event_json
 from referee.herazeus.game import HZBoard, side_of
 from referee.log import Record
@@ -93,36 +94,6 @@ GROUPS = (
     ("myth", N_("Other myth cards")),
     ("god", N_("God card and figure")),
     ("end", N_("End the turn")),
-)
-
-
-# The cards' names, marked in their context ("herazeus card") so that each language's catalogue
-# says them as its edition prints them (IT and FR; DE: the English names); card_name says one.
-CARD_NAMES = (
-    C_("herazeus card", "Amazon"),
-    C_("herazeus card", "Apollo"),
-    C_("herazeus card", "Argus"),
-    C_("herazeus card", "Artemis"),
-    C_("herazeus card", "Centaur"),
-    C_("herazeus card", "Cyclops"),
-    C_("herazeus card", "Dionysus"),
-    C_("herazeus card", "Furies"),
-    C_("herazeus card", "Giant"),
-    C_("herazeus card", "Hades"),
-    C_("herazeus card", "Harpy"),
-    C_("herazeus card", "Hera"),
-    C_("herazeus card", "Hero"),
-    C_("herazeus card", "Hydra"),
-    C_("herazeus card", "Io"),
-    C_("herazeus card", "Medusa"),
-    C_("herazeus card", "Nemesis"),
-    C_("herazeus card", "Pandora"),
-    C_("herazeus card", "Pegasus"),
-    C_("herazeus card", "Persephone"),
-    C_("herazeus card", "Poseidon"),
-    C_("herazeus card", "Pythia"),
-    C_("herazeus card", "Sirens"),
-    C_("herazeus card", "Zeus"),
 )
 
 
