@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
 from engine.errors import CatalogueError
+from engine.say import Say
 
 PLAYERS = ("miron", "vess")
 DECKS = ("miron", "vess", "bonus")
@@ -61,9 +62,19 @@ class Column:
         return self.id
 
     @property
-    def words(self) -> str:
-        return f"the {self.region.value} {self.kind.value} column"
+    def words(self) -> Say:
+        """``the upper military column``: a :class:`~engine.say.Say` (said per language)."""
+        return _COLUMN_WORDS[self.region.value, self.kind.value]
 
+
+_COLUMN_WORDS: dict[tuple[str, str], Say] = {
+    ("upper", "military"): Say("the upper military column"),
+    ("upper", "economic"): Say("the upper economic column"),
+    ("upper", "religious"): Say("the upper religious column"),
+    ("lower", "military"): Say("the lower military column"),
+    ("lower", "economic"): Say("the lower economic column"),
+    ("lower", "religious"): Say("the lower religious column"),
+}
 
 COLUMNS: tuple[Column, ...] = tuple(Column(r, k) for r in Region for k in Kind)
 COLUMN_IDS: dict[str, Column] = {c.id: c for c in COLUMNS}
