@@ -8,6 +8,7 @@ committed catalogue, and said in Italian with every value filled in.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,9 +55,10 @@ def _with_jalal() -> State:
     cards = list(CARDS_CSV)
     i = next(k for k, c in enumerate(cards) if c.deck == "miron" and c.type is CardType.SERVANT)
     cards[i] = replace(cards[i], name="Jalal")
-    decks = {p: [c.name for c in cards if c.deck == p] for p in PLAYERS}
-    decks["miron"].remove("Jalal")
-    decks["miron"].insert(0, "Jalal")
+    decks: dict[str, Sequence[str | None]] = {
+        p: [c.name for c in cards if c.deck == p] for p in PLAYERS
+    }
+    decks["miron"] = ["Jalal", *(n for n in decks["miron"] if n != "Jalal")]
     bonus = [c.name for c in cards if c.deck == "bonus"]
     return new_game(Catalogue(cards), decks, "miron", bonus=bonus)
 
@@ -137,7 +139,11 @@ def _probes(rng: random.Random, st: State) -> list[Action]:
 
 def _marked() -> set[str]:
     with POT.open("rb") as f:
-        return {m.id[0] if isinstance(m.id, tuple) else m.id for m in read_po(f) if m.id}
+        return {
+            str(m.id[0]) if isinstance(m.id, (tuple, list)) else str(m.id)
+            for m in read_po(f)
+            if m.id
+        }
 
 
 def test_every_refusal_and_question_of_random_games_is_marked_and_said_in_italian() -> None:
