@@ -169,3 +169,15 @@ def test_every_refusal_and_question_of_random_games_is_marked_and_said_in_italia
                 except NotationError:
                     pass
     assert len(seen) >= 25, sorted(seen)  # the probes reach most of the refusals
+
+
+def test_a_log_sentence_of_the_seat_pages_is_said_in_italian_french_and_german() -> None:
+    from referee.minotaur.game import event_words
+
+    words = event_words(
+        {"event": "played", "player": "miron", "card": "Jalal", "column": "lower-religious"}
+    )
+    assert words == "Miron played Jalal into the lower religious column."
+    assert say(words, "it") == "Miron ha giocato Jalal nella colonna religiosa inferiore."
+    assert say(words, "fr") == "Miron a joué Jalal dans la colonne religieuse du bas."
+    assert say(words, "de") == "Miron hat Jalal in die Religionsspalte unten gespielt."

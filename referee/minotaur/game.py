@@ -57,11 +57,13 @@ from engine.minotaur.cards import (
     opponent,
     parse_deck_list,
 )
+from engine.minotaur.names import card_name
 from engine.minotaur.notation import REASON_WORDS, describe, position_json, rule_file
 from engine.minotaur.rulebook import RULES
 from engine.minotaur.rules import ColumnJson
 from engine.minotaur.state import Discarded, EndReason, Placed, Stage, State
 from engine.outcome import Outcome as BaseOutcome
+from engine.say import Say, say_n
 from referee.game import (
     Game,
     Illegal,
@@ -744,74 +746,123 @@ def _known(st: State, p: str, name: str) -> int:
 
 
 def event_words(e: Mapping[str, Any]) -> str | None:
-    """One sentence for a recorded event (a sealed value names nothing)."""
+    """One sentence for a recorded event (a sealed value names nothing): a :class:`Say`, said
+    in the reader's language where it is shown; the log keeps the event itself."""
     kind = e.get("event")
     who = str(e.get("player", "")).title()
-    card = e.get("card")
+    card = card_name(str(e.get("card"))) if e.get("card") is not None else None
     if kind == "played":
         where = e.get("column")
         if where == "centre":
-            return f"{who} played the deity {card} (M9)."
+            return Say("%(player)s played the deity %(card)s (M9).", player=who, card=card)
         if where == "fate":
-            return f"{who} played the fate card {card}, then discarded it (M9)."
+            return Say(
+                "%(player)s played the fate card %(card)s, then discarded it (M9).",
+                player=who,
+                card=card,
+            )
         return (
-            f"{who} played {card} into {COLUMN_IDS[str(where)].words}."
+            Say(
+                "%(player)s played %(card)s into %(column)s.",
+                player=who,
+                card=card,
+                column=COLUMN_IDS[str(where)].words,
+            )
             if where in COLUMN_IDS
             else None
         )
     if kind == "hand_changed":
         n, k = e.get("discarded"), e.get("drew")
-        return f"{who} changed his hand: {n} discarded face down, {k} drawn (M1)."
+        return Say(
+            "%(player)s changed his hand: %(discarded)s discarded face down, %(drew)s drawn (M1).",
+            player=who,
+            discarded=n,
+            drew=k,
+        )
     if kind == "discarded":
         if e.get("from") == "hand":
-            return f"{who} discarded a card from his hand face down (M4)."
-        return f"{who} discarded {card} from play (M9)."
+            return Say("%(player)s discarded a card from his hand face down (M4).", player=who)
+        return Say("%(player)s discarded %(card)s from play (M9).", player=who, card=card)
     if kind == "activated":
-        return f"{who} activated {card} (M10)."
+        return Say("%(player)s activated %(card)s (M10).", player=who, card=card)
     if kind == "cured":
-        return f"{who}'s {card} lost a curse token (M10)."
+        return Say("%(player)s's %(card)s lost a curse token (M10).", player=who, card=card)
     if kind == "cursed":
-        return f"{who}'s {card} was cursed (M10)."
+        return Say("%(player)s's %(card)s was cursed (M10).", player=who, card=card)
     if kind == "phase":
         ph = e.get("phase")
-        return f"{who} moved to {'the supremacy phase' if ph == 'supremacy' else f'phase {ph}'}."
+        if ph == "supremacy":
+            return Say("%(player)s moved to the supremacy phase.", player=who)
+        return Say("%(player)s moved to phase %(phase)s.", player=who, phase=ph)
     if kind == "supremacy_checked":
         held = [c for c in e.get("columns", []) if c.get("after")]
-        return f"Supremacy checked: {len(held)} of 6 columns held (M11)."
+        return Say("Supremacy checked: %(held)s of 6 columns held (M11).", held=len(held))
     if kind == "supremacy_skipped":
-        return f"{who}'s first turn took two phases: no supremacy check (M5)."
+        return Say("%(player)s's first turn took two phases: no supremacy check (M5).", player=who)
     if kind == "deck_top_discarded":
-        return f"{who} discarded his deck's top card unseen (M11, M14)." if e.get("count") else None
+        if not e.get("count"):
+            return None
+        return Say("%(player)s discarded his deck's top card unseen (M11, M14).", player=who)
     if kind == "drew":
         n = e.get("count", 0)
-        return f"{who} drew {n} card{'s' if n != 1 else ''}." if n else f"{who} drew nothing (M15)."
+        if not n:
+            return Say("%(player)s drew nothing (M15).", player=who)
+        return say_n(
+            "%(player)s drew %(num)d card.", "%(player)s drew %(num)d cards.", n, player=who
+        )
     if kind == "effect":
-        return f"{who} recorded an effect of {card} (M12)."
+        return Say("%(player)s recorded an effect of %(card)s (M12).", player=who, card=card)
     if kind == "strength":
-        return f"{who}'s {card} changed strength by {e.get('delta')} (M13)."
+        return Say(
+            "%(player)s's %(card)s changed strength by %(delta)s (M13).",
+            player=who,
+            card=card,
+            delta=e.get("delta"),
+        )
     if kind == "moved":
         return (
-            f"{card} moved by a card's text (M12)."
+            Say("%(card)s moved by a card's text (M12).", card=card)
             if card
-            else "A card moved by a card's text (M12)."
+            else Say("A card moved by a card's text (M12).")
         )
     if kind == "turn_ended":
-        return f"{who} ended his turn."
+        return Say("%(player)s ended his turn.", player=who)
     if kind == "turn":
-        return f"{who}'s turn."
+        return Say("%(player)s's turn.", player=who)
     if kind == "won":
-        return f"{who} wins: he {REASON_WORDS[EndReason(str(e.get('reason')))]}."
+        if EndReason(str(e.get("reason"))) is EndReason.SUPREMACY:
+            return Say(
+                "%(player)s wins: he holds two of the three columns in both regions at the "
+                "start of his turn (M2).",
+                player=who,
+            )
+        return Say(
+            "%(player)s wins: he starts his turn with his opponent's deck empty (M2, M15).",
+            player=who,
+        )
     if kind == "hand_named":
         n = e.get("count", 0)
-        return f"{who} named {n} card{'s' if n != 1 else ''} of his hand."
+        return say_n(
+            "%(player)s named %(num)d card of his hand.",
+            "%(player)s named %(num)d cards of his hand.",
+            n,
+            player=who,
+        )
     if kind == "set_aside":
-        return f"{who} set {e.get('count')} cards aside for the bonus deck (M17)."
+        return Say(
+            "%(player)s set %(count)s cards aside for the bonus deck (M17).",
+            player=who,
+            count=e.get("count"),
+        )
     if kind == "bonus_revealed":
-        return f"The bonus deck now holds {len(e.get('cards', []))} cards (M17)."
+        return Say("The bonus deck now holds %(count)s cards (M17).", count=len(e.get("cards", [])))
     if kind == "took":
-        return f"{who} took {', '.join(e.get('cards', [])) or 'no card'} from the bonus deck (M17)."
+        took = [card_name(str(x)) for x in e.get("cards", [])]
+        if not took:
+            return Say("%(player)s took no card from the bonus deck (M17).", player=who)
+        return Say("%(player)s took %(cards)s from the bonus deck (M17).", player=who, cards=took)
     if kind == "game_started":
-        return f"A new game: {str(e.get('first')).title()} starts (M17)."
+        return Say("A new game: %(player)s starts (M17).", player=str(e.get("first")).title())
     return None
 
 
