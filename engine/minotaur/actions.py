@@ -12,6 +12,7 @@ from typing import Any
 from engine.errors import NotationError
 from engine.minotaur.cards import COLUMN_IDS, MAX_NAME, PLAYERS
 from engine.minotaur.state import Phase
+from engine.say import Say
 
 ZONES = ("hand", "deck", "deck-bottom", "discard", "centre", *COLUMN_IDS)
 SELF = "self"  # a side not named: the action's player, resolved when it is applied
@@ -185,49 +186,59 @@ _KEYS: dict[str, set[str]] = {
 
 def _name(v: object, where: str) -> str:
     if not isinstance(v, str) or not v or len(v) > MAX_NAME:
-        raise NotationError("a card name (1-40 characters)", where)
+        raise NotationError(Say("a card name (1-40 characters)"), where)
     return v
 
 
 def _names(v: object, where: str) -> tuple[str, ...]:
     if not isinstance(v, list) or len(v) > MAX_LIST:
-        raise NotationError(f"a list of up to {MAX_LIST} card names", where)
+        raise NotationError(Say("a list of up to %(most)s card names", most=MAX_LIST), where)
     return tuple(_name(x, f"{where}[{i}]") for i, x in enumerate(v))
 
 
 def _column(v: object, where: str) -> str:
     if not isinstance(v, str) or v not in COLUMN_IDS:
-        raise NotationError(f"{str(v)[:40]!r} is not a column ({', '.join(COLUMN_IDS)})", where)
+        raise NotationError(
+            Say(
+                "%(got)s is not a column (%(columns)s)",
+                got=repr(str(v)[:40]),
+                columns=tuple(COLUMN_IDS),
+            ),
+            where,
+        )
     return v
 
 
 def _player(v: object, where: str) -> str:
     if v not in PLAYERS and v != SELF:
-        raise NotationError(f"{str(v)[:20]!r} is not a player (miron or vess)", where)
+        raise NotationError(
+            Say("%(got)s is not a player (miron or vess)", got=repr(str(v)[:20])), where
+        )
     return str(v)
 
 
 def _int(v: object, where: str, lo: int, hi: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise NotationError(f"a whole number {lo} to {hi}", where)
+        raise NotationError(Say("a whole number %(lo)s to %(hi)s", lo=lo, hi=hi), where)
     return v
 
 
 def _place(v: object, where: str, actor: str) -> Place:
     if not isinstance(v, dict) or set(v) - {"side", "zone"}:
-        raise NotationError('a place {"side": ..., "zone": ...}', where)
+        raise NotationError(Say('a place {"side": ..., "zone": ...}'), where)
     side = _player(v.get("side", actor), f"{where}.side")
     zone = v.get("zone")
     if zone not in ZONES:
         raise NotationError(
-            f"{str(zone)[:30]!r} is not a zone ({', '.join(ZONES)})", f"{where}.zone"
+            Say("%(got)s is not a zone (%(zones)s)", got=repr(str(zone)[:30]), zones=tuple(ZONES)),
+            f"{where}.zone",
         )
     return Place(side, str(zone))
 
 
 def parse_op(raw: object, where: str, actor: str) -> Op:
     if not isinstance(raw, dict):
-        raise NotationError("an operation object", where)
+        raise NotationError(Say("an operation object"), where)
     kind = raw.get("op")
     keys = {
         "move": {"op", "card", "from", "to"},
@@ -238,12 +249,15 @@ def parse_op(raw: object, where: str, actor: str) -> Op:
     }.get(kind if isinstance(kind, str) else "")
     if keys is None:
         raise NotationError(
-            f"{str(kind)[:20]!r} is not an operation (move, curse, cure, draw, strength)",
+            Say(
+                "%(got)s is not an operation (move, curse, cure, draw, strength)",
+                got=repr(str(kind)[:20]),
+            ),
             f"{where}.op",
         )
     extra = set(raw) - keys
     if extra:
-        raise NotationError(f"unknown key {sorted(extra)[0]!r}", where)
+        raise NotationError(Say("unknown key %(key)s", key=repr(sorted(extra)[0])), where)
     if kind == "move":
         card = raw.get("card")
         return Move(
@@ -260,7 +274,7 @@ def parse_op(raw: object, where: str, actor: str) -> Op:
         )
     at = _place({"side": raw.get("side", actor), "zone": raw.get("zone")}, where, actor)
     if not at.in_play:
-        raise NotationError("a card in play: a column or centre", f"{where}.zone")
+        raise NotationError(Say("a card in play: a column or centre"), f"{where}.zone")
     card = _name(raw.get("card"), f"{where}.card")
     if kind == "strength":
         return Strength(card, at, _int(raw.get("delta"), f"{where}.delta", -99, 99))
@@ -270,16 +284,21 @@ def parse_op(raw: object, where: str, actor: str) -> Op:
 def parse_action(raw: object, where: str, turn_player: str | None = None) -> Action:
     """An action from its JSON. Raises NotationError naming ``where``."""
     if not isinstance(raw, dict):
-        raise NotationError('an action is an object with "do"', where)
+        raise NotationError(Say('an action is an object with "do"'), where)
     do = raw.get("do")
     keys = _KEYS.get(do if isinstance(do, str) else "")
     if keys is None:
         raise NotationError(
-            f"{str(do)[:30]!r} is not an action ({', '.join(_KEYS)})", f"{where}.do"
+            Say(
+                "%(got)s is not an action (%(actions)s)",
+                got=repr(str(do)[:30]),
+                actions=tuple(_KEYS),
+            ),
+            f"{where}.do",
         )
     extra = set(raw) - keys - {"do", "by"}
     if extra:
-        raise NotationError(f"unknown key {sorted(extra)[0]!r}", where)
+        raise NotationError(Say("unknown key %(key)s", key=repr(sorted(extra)[0])), where)
     by = None if "by" not in raw else _player(raw["by"], f"{where}.by")
     actor = by or turn_player or SELF
     w = where
@@ -317,14 +336,17 @@ def parse_action(raw: object, where: str, turn_player: str | None = None) -> Act
     if do == "pass":
         to = raw.get("to")
         if to is not None and not (isinstance(to, str) and to in {p.value for p in Phase}):
-            raise NotationError(f"{str(to)[:20]!r} is not a phase (0, 1, 2, supremacy)", f"{w}.to")
+            raise NotationError(
+                Say("%(got)s is not a phase (0, 1, 2, supremacy)", got=repr(str(to)[:20])),
+                f"{w}.to",
+            )
         return Pass(None if to is None else Phase(to), by)
     if do == "exercise":
         t = raw.get("target")
         target = None
         if t is not None:
             if not isinstance(t, dict) or set(t) - {"card", "column"}:
-                raise NotationError('a target {"card": ..., "column": ...}', f"{w}.target")
+                raise NotationError(Say('a target {"card": ..., "column": ...}'), f"{w}.target")
             target = (
                 _name(t.get("card"), f"{w}.target.card"),
                 _column(t.get("column"), f"{w}.target.column"),
@@ -339,12 +361,12 @@ def parse_action(raw: object, where: str, turn_player: str | None = None) -> Act
     if do == "effect":
         ops = raw.get("ops")
         if not isinstance(ops, list) or not 1 <= len(ops) <= MAX_OPS:
-            raise NotationError(f"a list of 1 to {MAX_OPS} operations", f"{w}.ops")
+            raise NotationError(Say("a list of 1 to %(most)s operations", most=MAX_OPS), f"{w}.ops")
         col = raw.get("column")
         at = None if col is None else ("centre" if col == "centre" else _column(col, f"{w}.column"))
         hc = raw.get("hand_cards", {})
         if not isinstance(hc, dict) or set(hc) - set(PLAYERS):
-            raise NotationError('{"miron": [names], "vess": [names]}', f"{w}.hand_cards")
+            raise NotationError(Say('{"miron": [names], "vess": [names]}'), f"{w}.hand_cards")
         return Effect(
             _name(raw.get("card"), f"{w}.card"),
             tuple(parse_op(o, f"{w}.ops[{i}]", actor) for i, o in enumerate(ops)),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
 from engine.errors import CatalogueError
+from engine.say import C_, Named
 
 PLAYERS = ("miron", "vess")
 DECKS = ("miron", "vess", "bonus")
@@ -61,9 +62,20 @@ class Column:
         return self.id
 
     @property
-    def words(self) -> str:
-        return f"the {self.region.value} {self.kind.value} column"
+    def words(self) -> Named:
+        """``the upper military column``, said per language in the context ``minotaur column``:
+        the words a sentence sets after its own article or preposition ("nella %(column)s")."""
+        return _COLUMN_WORDS[self.region.value, self.kind.value]
 
+
+_COLUMN_WORDS: dict[tuple[str, str], Named] = {
+    ("upper", "military"): C_("minotaur column", "the upper military column"),
+    ("upper", "economic"): C_("minotaur column", "the upper economic column"),
+    ("upper", "religious"): C_("minotaur column", "the upper religious column"),
+    ("lower", "military"): C_("minotaur column", "the lower military column"),
+    ("lower", "economic"): C_("minotaur column", "the lower economic column"),
+    ("lower", "religious"): C_("minotaur column", "the lower religious column"),
+}
 
 COLUMNS: tuple[Column, ...] = tuple(Column(r, k) for r in Region for k in Kind)
 COLUMN_IDS: dict[str, Column] = {c.id: c for c in COLUMNS}

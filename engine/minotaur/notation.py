@@ -42,6 +42,7 @@ from engine.minotaur.cards import (
     Text,
     card_from_json,
 )
+from engine.minotaur.names import card_name, type_name
 from engine.minotaur.rules import apply, pending_acts, supremacy_check
 from engine.minotaur.state import (
     Boost,
@@ -90,28 +91,30 @@ def _one_of(v: object, allowed: Collection[str]) -> bool:
 
 def _obj(v: object, where: str, keys: set[str]) -> dict[str, Any]:
     if not isinstance(v, dict):
-        raise NotationError("an object", where)
+        raise NotationError(Say("an object"), where)
     extra = set(v) - keys
     if extra:
-        raise NotationError(f"unknown key {sorted(extra)[0]!r}", where)
+        raise NotationError(Say("unknown key %(key)s", key=repr(sorted(extra)[0])), where)
     return v
 
 
 def _bool(v: object, where: str) -> bool:
     if not isinstance(v, bool):
-        raise NotationError("true or false", where)
+        raise NotationError(Say("true or false"), where)
     return v
 
 
 def _list(v: object, where: str, most: int = MAX_ZONE) -> list[Any]:
     if not isinstance(v, list) or len(v) > most:
-        raise NotationError(f"a list of at most {most}", where)
+        raise NotationError(Say("a list of at most %(most)s", most=most), where)
     return v
 
 
 def _known(cat: Catalogue, v: object, where: str) -> str:
     if not isinstance(v, str) or v not in cat:
-        raise NotationError(f"{str(v)[:40]!r} is not in the file's card list", where)
+        raise NotationError(
+            Say("%(card)s is not in the file's card list", card=repr(str(v)[:40])), where
+        )
     return v
 
 
@@ -121,7 +124,7 @@ def _maybe(cat: Catalogue, v: object, where: str) -> str | None:
 
 def read_catalogue(raw: object, where: str = "cards") -> Catalogue:
     if raw is None:
-        raise NotationError("missing: a Minotaur Lords file carries its own card list", where)
+        raise NotationError(Say("missing: a Minotaur Lords file carries its own card list"), where)
     cards = _list(raw, where, MAX_CARDS)
     try:
         return Catalogue(card_from_json(c, f"{where}[{i}]") for i, c in enumerate(cards))
@@ -133,24 +136,26 @@ def _placed(cat: Catalogue, v: object, where: str) -> Placed:
     if isinstance(v, str):
         m = _PLACED.match(v)
         if not m:
-            raise NotationError(f"{v[:40]!r}: a card name, or Name*N with N curse tokens", where)
+            raise NotationError(
+                Say("%(got)s: a card name, or Name*N with N curse tokens", got=repr(v[:40])), where
+            )
         return Placed(_known(cat, m["name"], where), int(m["curses"] or 0))
     o = _obj(v, where, {"card", "curses", "boosts"})
     curses = o.get("curses", 0)
     if isinstance(curses, bool) or not isinstance(curses, int) or not 0 <= curses <= 20:
-        raise NotationError("curses: 0 to 20", f"{where}.curses")
+        raise NotationError(Say("curses: 0 to 20"), f"{where}.curses")
     boosts = []
     for i, b in enumerate(_list(o.get("boosts", []), f"{where}.boosts", 20)):
         bo = _obj(b, f"{where}.boosts[{i}]", {"from", "side", "at", "delta"})
         delta = bo.get("delta")
         if isinstance(delta, bool) or not isinstance(delta, int) or not -99 <= delta <= 99:
-            raise NotationError("delta: -99 to 99", f"{where}.boosts[{i}].delta")
+            raise NotationError(Say("delta: -99 to 99"), f"{where}.boosts[{i}].delta")
         at = bo.get("at")
         if not _one_of(at, ("centre", *COLUMN_IDS)):
-            raise NotationError("at: a column or centre", f"{where}.boosts[{i}].at")
+            raise NotationError(Say("at: a column or centre"), f"{where}.boosts[{i}].at")
         side = bo.get("side")
         if not _one_of(side, PLAYERS):
-            raise NotationError("side: miron or vess", f"{where}.boosts[{i}].side")
+            raise NotationError(Say("side: miron or vess"), f"{where}.boosts[{i}].side")
         boosts.append(
             Boost(
                 _known(cat, bo.get("from"), f"{where}.boosts[{i}].from"), str(side), str(at), delta
@@ -161,7 +166,7 @@ def _placed(cat: Catalogue, v: object, where: str) -> Placed:
 
 def _discarded(cat: Catalogue, v: object, where: str, owner: str) -> Discarded:
     if not isinstance(v, str):
-        raise NotationError('a pile entry: "Name", "(Name)" or "?" / "?Name"', where)
+        raise NotationError(Say('a pile entry: "Name", "(Name)" or "?" / "?Name"'), where)
     if v.startswith("?"):
         return Discarded(None if v == "?" else _known(cat, v[1:], where), "nobody")
     if v.startswith("(") and v.endswith(")"):
@@ -178,7 +183,7 @@ def _side(cat: Catalogue, raw: object, p: str) -> Side:
     deck_raw = o.get("deck", 0)
     if isinstance(deck_raw, int) and not isinstance(deck_raw, bool):
         if not 0 <= deck_raw <= MAX_ZONE:
-            raise NotationError(f"a deck holds 0 to {MAX_ZONE} cards", f"{p}.deck")
+            raise NotationError(Say("a deck holds 0 to %(most)s cards", most=MAX_ZONE), f"{p}.deck")
         deck: tuple[str | None, ...] = (None,) * deck_raw
     else:
         deck = tuple(
@@ -210,23 +215,23 @@ def read_position(
     malformed, or (``possible``) a position no game reaches (:func:`check_possible`)."""
     extra = set(raw) - keys
     if extra:
-        raise NotationError(f"unknown key {sorted(extra)[0]!r}", "file")
+        raise NotationError(Say("unknown key %(key)s", key=repr(sorted(extra)[0])), "file")
     if raw.get("game") != GAME:
         raise NotationError(f'"game": "{GAME}" for a Minotaur Lords position', "game")
     cat = read_catalogue(raw.get("cards"))
     t = _obj(raw.get("turn"), "turn", _TURN_KEYS)
     player = t.get("player")
     if player not in PLAYERS:
-        raise NotationError("whose turn: miron or vess", "turn.player")
+        raise NotationError(Say("whose turn: miron or vess"), "turn.player")
     phase = t.get("phase", "0")
     if not _one_of(phase, PHASE_IDS):
-        raise NotationError("a phase: 0, 1, 2 or supremacy", "turn.phase")
+        raise NotationError(Say("a phase: 0, 1, 2 or supremacy"), "turn.phase")
     used = t.get("used", 0)
     if isinstance(used, bool) or (
         used not in (0, 1) and not (phase == "0" and isinstance(used, int) and 0 <= used <= 99)
     ):
         raise NotationError(
-            "used: the actions used in this phase (0 or 1 in phases 1 and 2)", "turn.used"
+            Say("used: the actions used in this phase (0 or 1 in phases 1 and 2)"), "turn.used"
         )
     taken = tuple(
         Phase(x) if _one_of(x, PHASE_IDS) else _bad("a phase", "turn.taken")
@@ -252,7 +257,7 @@ def read_position(
     mk = _obj(raw.get("markers", {}), "markers", set(COLUMN_IDS))
     for k, v in mk.items():
         if v not in PLAYERS:
-            raise NotationError("a marker lies on miron's or vess's side", f"markers.{k}")
+            raise NotationError(Say("a marker lies on miron's or vess's side"), f"markers.{k}")
     markers = tuple(mk.get(c.id) for c in COLUMNS)
     sides = (_side(cat, raw.get("miron", {}), "miron"), _side(cat, raw.get("vess", {}), "vess"))
     bonus = tuple(
@@ -264,7 +269,7 @@ def read_position(
     for k, v in w.items():
         if isinstance(v, bool) or v not in (0, 1):
             raise NotationError(
-                "a player has won 0 or 1 games of a match still on", f"match.wins.{k}"
+                Say("a player has won 0 or 1 games of a match still on"), f"match.wins.{k}"
             )
     match = Match(
         advanced=_bool(m.get("advanced", False), "match.advanced"),
@@ -313,7 +318,7 @@ def check_possible(st: State) -> None:
     cat = st.catalogue
     if all(s.deities for s in st.sides):
         raise NotationError(
-            "both players have deities in play; only one player may have deities (M9)",
+            Say("both players have deities in play; only one player may have deities (M9)"),
             "vess.deities",
         )
     for p, s in zip(PLAYERS, st.sides, strict=True):
@@ -339,7 +344,11 @@ def check_possible(st: State) -> None:
             t = cat[x.name].type
             if t is not CardType.DEITY:
                 raise NotationError(
-                    f"{x.name} is a {t.value} card: only deities stand in the centre (M9)",
+                    Say(
+                        "%(card)s is a %(type)s card: only deities stand in the centre (M9)",
+                        card=card_name(x.name),
+                        type=type_name(t.value),
+                    ),
                     f"{p}.deities[{i}]",
                 )
         if not st.match.advanced:
@@ -375,7 +384,11 @@ def _check_turn(st: State) -> None:
         acts = c.text is Text.ACTIVE or (c.type is CardType.FATE and c.text is not Text.NONE)
         if not acts:
             raise NotationError(
-                f"{t.pending} has no active text: nothing of it is pending (M10)", "turn.pending"
+                Say(
+                    "%(card)s has no active text: nothing of it is pending (M10)",
+                    card=card_name(t.pending),
+                ),
+                "turn.pending",
             )
         if not pending_acts(st):
             where = (
@@ -389,14 +402,22 @@ def _check_turn(st: State) -> None:
             )
         if t.phase.number != c.phase:
             raise NotationError(
-                f"{t.pending} is a phase-{c.phase} card: its text acts in phase {c.phase}, not "
-                f"in {t.phase.words} (M3, M10)",
+                Say(
+                    "%(card)s is a phase-%(phase)s card: its text acts in phase %(phase)s, not "
+                    "in %(now)s (M3, M10)",
+                    card=card_name(t.pending),
+                    phase=c.phase,
+                    now=t.phase.words,
+                ),
                 "turn.pending",
             )
     if t.checked and t.phase is not Phase.SUPREMACY:
         raise NotationError(
-            f"the supremacy check runs when the supremacy phase begins: in {t.phase.words} it "
-            "has not run (M11)",
+            Say(
+                "the supremacy check runs when the supremacy phase begins: in %(phase)s it "
+                "has not run (M11)",
+                phase=t.phase.words,
+            ),
             "turn.checked",
         )
     for i, col_id in enumerate(t.exercised):
@@ -404,16 +425,23 @@ def _check_turn(st: State) -> None:
         col = COLUMN_IDS[col_id]
         if not t.checked:
             raise NotationError(
-                "supremacy is exercised only after the check, in the supremacy phase (M11)", where
+                Say("supremacy is exercised only after the check, in the supremacy phase (M11)"),
+                where,
             )
         if st.marker(col) != t.player:
             raise NotationError(
-                f"the marker of {col.words} is not on {who}'s side: he cannot have exercised "
-                "it (M11)",
+                Say(
+                    "the marker of %(column)s is not on %(player)s's side: he cannot have "
+                    "exercised it (M11)",
+                    column=col.words,
+                    player=who,
+                ),
                 where,
             )
         if col_id in t.exercised[:i]:
-            raise NotationError(f"{col.words} is exercised once a turn (M11)", where)
+            raise NotationError(
+                Say("%(column)s is exercised once a turn (M11)", column=col.words), where
+            )
 
 
 def _bad(what: str, where: str) -> Any:

@@ -53,6 +53,7 @@ from engine.minotaur.cards import (
     Text,
     opponent,
 )
+from engine.minotaur.names import card_name, kind_name, region_name, type_name
 from engine.minotaur.state import (
     PHASES,
     Boost,
@@ -67,6 +68,7 @@ from engine.minotaur.state import (
     Turn,
 )
 from engine.outcome import Outcome as BaseOutcome
+from engine.say import Say, say_n
 
 if TYPE_CHECKING:
     Outcome: TypeAlias = BaseOutcome[State, dict[str, Any]]
@@ -146,7 +148,12 @@ def deal(st: State, decks: dict[str, Sequence[str | None]]) -> State:
         got = Counter(c for c in decks[p] if c is not None)
         if got - want:
             raise NotationError(
-                f"{sorted(got - want)[0]!r} is not in {p}'s deck list", f"decks.{p}"
+                Say(
+                    "%(card)s is not in %(deck)s's deck list",
+                    card=repr(sorted(got - want)[0]),
+                    deck=p,
+                ),
+                f"decks.{p}",
             )
         cards = tuple(decks[p])
         out = out.with_side(p, replace(out.side(p), hand=cards[:HAND_SIZE], deck=cards[HAND_SIZE:]))
@@ -160,7 +167,9 @@ def card(st: State, name: str) -> CardDef:
     try:
         return st.catalogue[name]
     except KeyError:
-        raise NotationError(f"{name[:40]!r} is not in the game's card list", "card") from None
+        raise NotationError(
+            Say("%(card)s is not in the game's card list", card=repr(name[:40])), "card"
+        ) from None
 
 
 def _placed_at(st: State, side: str, at: str) -> tuple[Placed, ...]:
@@ -216,7 +225,10 @@ def _take_from_hand(st: State, p: str, name: str, rule: str) -> State:
     elif None in hand:
         hand.remove(None)  # the player states a card of his own hand (he alone sees it)
     else:
-        raise _illegal(rule, f"{name} is not in {p.title()}'s hand")
+        raise _illegal(
+            rule,
+            Say("%(card)s is not in %(player)s's hand", card=card_name(name), player=p.title()),
+        )
     return st.with_side(p, replace(st.side(p), hand=tuple(hand)))
 
 
@@ -232,13 +244,27 @@ def _draw(st: State, p: str, n: int, named: Sequence[str] | None) -> tuple[State
     k = min(n, len(s.deck))
     if named is not None and len(named) > k:
         raise _illegal(
-            "M15", f"{p.title()} draws {k} card{'s' if k != 1 else ''}, not {len(named)}"
+            "M15",
+            say_n(
+                "%(player)s draws %(num)d card, not %(named)s",
+                "%(player)s draws %(num)d cards, not %(named)s",
+                k,
+                player=p.title(),
+                named=len(named),
+            ),
         )
     drawn = list(s.deck[:k])
     for i, name in enumerate(named or ()):
         card(st, name)
         if drawn[i] is not None and drawn[i] != name:
-            raise _illegal("M14", f"the card on top of {p.title()}'s deck is not {name}")
+            raise _illegal(
+                "M14",
+                Say(
+                    "the card on top of %(player)s's deck is not %(card)s",
+                    player=p.title(),
+                    card=card_name(name),
+                ),
+            )
         drawn[i] = name
     return st.with_side(p, replace(s, hand=(*s.hand, *drawn), deck=s.deck[k:])), k
 
@@ -248,8 +274,24 @@ def _find(st: State, at: Place, name: str) -> int:
     for i, p in enumerate(cards):
         if p.name == name:
             return i
-    where = "among the deities" if at.zone == "centre" else f"in {COLUMN_IDS[at.zone].words}"
-    raise _illegal("M12", f"{at.side.title()} has no {name} {where}")
+    if at.zone == "centre":
+        raise _illegal(
+            "M12",
+            Say(
+                "%(player)s has no %(card)s among the deities",
+                player=at.side.title(),
+                card=card_name(name),
+            ),
+        )
+    raise _illegal(
+        "M12",
+        Say(
+            "%(player)s has no %(card)s in %(column)s",
+            player=at.side.title(),
+            card=card_name(name),
+            column=COLUMN_IDS[at.zone].words,
+        ),
+    )
 
 
 def _set_placed(st: State, side: str, at: str, cards: tuple[Placed, ...]) -> State:
@@ -292,17 +334,28 @@ def _enter_centre(
     if len(s.deities) >= MAX_DEITIES:
         if replaced is None:
             raise NeedsInputError(
-                "M9", "replace", f"{p.title()} has three deities: which one goes?"
+                "M9",
+                "replace",
+                Say("%(player)s has three deities: which one goes?", player=p.title()),
             )
         names = [d.name for d in s.deities]
         if replaced not in names:
-            raise _illegal("M9", f"{replaced} is not one of {p.title()}'s deities")
+            raise _illegal(
+                "M9",
+                Say(
+                    "%(card)s is not one of %(player)s's deities",
+                    card=card_name(replaced),
+                    player=p.title(),
+                ),
+            )
         i = names.index(replaced)
         st = st.with_side(p, replace(s, deities=s.deities[:i] + s.deities[i + 1 :]))
         st = _to_pile(st, p, replaced, "both")
         events.append({"event": "discarded", "player": p, "card": replaced, "from": "centre"})
     elif replaced is not None:
-        raise _illegal("M9", f"{p.title()} has fewer than three deities: none is replaced")
+        raise _illegal(
+            "M9", Say("%(player)s has fewer than three deities: none is replaced", player=p.title())
+        )
     s = st.side(p)
     st = st.with_side(p, replace(s, deities=(*s.deities, Placed(name))))
     o = opponent(p)
@@ -320,14 +373,21 @@ def _phase_open(st: State, a: Any, what: str, phase: int) -> None:
     if t.phase.number != phase:
         raise _illegal(
             "M3",
-            f"{what} is a phase-{phase} card: it acts in phase {phase}, not in {t.phase.words}",
+            Say(
+                "%(card)s is a phase-%(phase)s card: it acts in phase %(phase)s, not in %(now)s",
+                card=card_name(what),
+                phase=phase,
+                now=t.phase.words,
+            ),
             a,
         )
     if t.phase is not Phase.ZERO and t.used >= 1:
-        raise _illegal("M3", f"{t.phase.words.capitalize()} allows one action, and it was taken", a)
+        raise _illegal(
+            "M3", Say("%(phase)s allows one action, and it was taken", phase=t.phase.Words), a
+        )
     if t.first and t.phase not in t.taken and len(t.taken) >= 2:
         raise _illegal(
-            "M5", "The first turn of the game takes only two phases, and two were taken", a
+            "M5", Say("The first turn of the game takes only two phases, and two were taken"), a
         )
 
 
@@ -391,12 +451,12 @@ def apply(st: State, a: Action) -> Outcome:
         return _match_step(st, a, actor)
     if st.stage is not Stage.PLAY:
         what = (
-            "The match is over"
+            Say("The match is over")
             if st.stage is Stage.OVER and st.match.advanced
             else (
-                "The game is over"
+                Say("The game is over")
                 if st.stage is Stage.OVER
-                else "The next game's decks are being changed (M17)"
+                else Say("The next game's decks are being changed (M17)")
             )
         )
         raise _illegal("M2" if st.stage is Stage.OVER else "M17", what, a)
@@ -405,7 +465,7 @@ def apply(st: State, a: Action) -> Outcome:
     if isinstance(a, Hand):
         return _hand(st, a, actor)
     if actor != st.turn.player:
-        raise _illegal("M1", f"It is {st.turn.player.title()}'s turn", a)
+        raise _illegal("M1", Say("It is %(player)s's turn", player=st.turn.player.title()), a)
     st = st.evolve(turn=replace(st.turn, pending=None))
     if isinstance(a, ChangeHand):
         return _change_hand(st, a, actor)
@@ -433,7 +493,14 @@ def _hand(st: State, a: Hand, p: str) -> Outcome:
     unknown = s.hand.count(None)
     if len(a.cards) > unknown:
         raise _illegal(
-            "ML-P7", f"{p.title()}'s hand holds {unknown} unnamed cards, not {len(a.cards)}", a
+            "ML-P7",
+            Say(
+                "%(player)s's hand holds %(unknown)s unnamed cards, not %(named)s",
+                player=p.title(),
+                unknown=unknown,
+                named=len(a.cards),
+            ),
+            a,
         )
     owned = Counter(st.owned[PLAYERS.index(p)])
     known = Counter(n for n in s.hand if n is not None)
@@ -445,7 +512,14 @@ def _hand(st: State, a: Hand, p: str) -> Outcome:
         known[name] += 1
         if known[name] > owned[name]:
             raise _illegal(
-                "ML-P6", f"{p.title()}'s deck holds {owned[name]} {name}, all accounted for", a
+                "ML-P6",
+                Say(
+                    "%(player)s's deck holds %(count)s %(card)s, all accounted for",
+                    player=p.title(),
+                    count=owned[name],
+                    card=card_name(name),
+                ),
+                a,
             )
         hand[hand.index(None)] = name
     st = st.with_side(p, replace(s, hand=tuple(hand)))
@@ -462,10 +536,10 @@ def _hand(st: State, a: Hand, p: str) -> Outcome:
 def _change_hand(st: State, a: ChangeHand, p: str) -> Outcome:
     if not st.turn.fresh:
         raise _illegal(
-            "M1", "A hand change replaces the whole turn: something was already done in it", a
+            "M1", Say("A hand change replaces the whole turn: something was already done in it"), a
         )
     if not a.discard:
-        raise _illegal("M1", "A hand change discards at least one card", a)
+        raise _illegal("M1", Say("A hand change discards at least one card"), a)
     for name in a.discard:
         card(st, name)
         st = _take_from_hand(st, p, name, "M1")
@@ -494,17 +568,51 @@ def _play(st: State, a: Play, p: str) -> Outcome:
     events: list[dict[str, Any]] = []
     if c.type.in_column:
         if a.column is None:
-            raise NeedsInputError("M6", "column", f"{a.card} is played into a column: which one?")
+            raise NeedsInputError(
+                "M6",
+                "column",
+                Say("%(card)s is played into a column: which one?", card=card_name(a.card)),
+            )
         if a.replace is not None:
-            raise _illegal("M9", "Only a deity replaces one", a)
+            raise _illegal("M9", Say("Only a deity replaces one"), a)
         col = COLUMN_IDS[a.column]
         if not c.fits(col):
-            icons = " or ".join(k.value for k in Kind if k in c.icons)
-            raise _illegal("M6", f"{a.card} goes only into a {icons} column, not {col.words}", a)
+            kinds = [k.value for k in Kind if k in c.icons]
+            if len(kinds) == 1:
+                why = Say(
+                    "%(card)s goes only into a %(kind)s column, not %(column)s",
+                    card=card_name(a.card),
+                    kind=kind_name(kinds[0]),
+                    column=col.words,
+                )
+            elif len(kinds) == 2:
+                why = Say(
+                    "%(card)s goes only into a %(kind)s or %(other)s column, not %(column)s",
+                    card=card_name(a.card),
+                    kind=kind_name(kinds[0]),
+                    other=kind_name(kinds[1]),
+                    column=col.words,
+                )
+            else:  # no icon (a column card with all three always fits)
+                why = Say(
+                    "%(card)s goes only into a %(kinds)s column, not %(column)s",
+                    card=card_name(a.card),
+                    kinds=" or ".join(kinds),
+                    column=col.words,
+                )
+            raise _illegal("M6", why, a)
         if c.type is CardType.COMMANDER:
             rules.append("M8")
             if any(card(st, x.name).type is CardType.COMMANDER for x in st.side(p).column(col)):
-                raise _illegal("M8", f"{p.title()} already has a commander in {col.words}", a)
+                raise _illegal(
+                    "M8",
+                    Say(
+                        "%(player)s already has a commander in %(column)s",
+                        player=p.title(),
+                        column=col.words,
+                    ),
+                    a,
+                )
         st = _take_from_hand(st, p, a.card, "M6")
         s = st.side(p)
         building = c.type is CardType.BUILDING
@@ -517,7 +625,11 @@ def _play(st: State, a: Play, p: str) -> Outcome:
         events.append({"event": "played", "player": p, "card": a.card, "column": col.id})
     else:
         if a.column is not None:
-            raise _illegal("M9", f"A {c.type.value} card is not played into a column", a)
+            raise _illegal(
+                "M9",
+                Say("A %(type)s card is not played into a column", type=type_name(c.type.value)),
+                a,
+            )
         st = _take_from_hand(st, p, a.card, "M9")
         rules.append("M9")
         if c.type is CardType.DEITY:
@@ -526,7 +638,7 @@ def _play(st: State, a: Play, p: str) -> Outcome:
             events.extend(more)
         else:
             if a.replace is not None:
-                raise _illegal("M9", "Only a deity replaces one", a)
+                raise _illegal("M9", Say("Only a deity replaces one"), a)
             st = _to_pile(st, p, a.card, "both")
             events.append({"event": "played", "player": p, "card": a.card, "column": "fate"})
     # a building enters with a curse token (M7), so its text does not act (M10)
@@ -544,9 +656,13 @@ def _activate(st: State, a: Activate, p: str) -> Outcome:
     i = _find(st, Place(p, a.at), a.card)
     placed = _placed_at(st, p, a.at)[i]
     if c.text is not Text.ACTIVE:
-        raise _illegal("M10", f"{a.card} has no active text to activate", a)
+        raise _illegal(
+            "M10", Say("%(card)s has no active text to activate", card=card_name(a.card)), a
+        )
     if placed.cursed:
-        raise _illegal("M10", f"{a.card} is cursed: it has no text until cured", a)
+        raise _illegal(
+            "M10", Say("%(card)s is cursed: it has no text until cured", card=card_name(a.card)), a
+        )
     _phase_open(st, a, a.card, c.phase)
     st = _acted(st, pending=a.card)
     return Outcome(
@@ -560,7 +676,9 @@ def _cure(st: State, a: Cure, p: str) -> Outcome:
     i = next((j for j, x in enumerate(cards) if x.name == a.card and x.cursed), None)
     if i is None:
         _find(st, a.at, a.card)
-        raise _illegal("M10", f"{a.card} carries no curse token to remove", a)
+        raise _illegal(
+            "M10", Say("%(card)s carries no curse token to remove", card=card_name(a.card)), a
+        )
     _phase_open(st, a, a.card, c.phase)
     cured = replace(cards[i], curses=cards[i].curses - 1)
     st = _set_placed(st, a.at.side, a.at.zone, (*cards[:i], cured, *cards[i + 1 :]))
@@ -586,7 +704,9 @@ def _pass(st: State, a: Pass) -> Outcome:
     now = PHASES.index(t.phase)
     to = PHASES[now + 1] if a.to is None and now + 1 < len(PHASES) else a.to
     if to is None or PHASES.index(to) <= now:
-        raise _illegal("M1", f"{t.phase.words.capitalize()} is the last phase: end the turn", a)
+        raise _illegal(
+            "M1", Say("%(phase)s is the last phase: end the turn", phase=t.phase.Words), a
+        )
     st = st.evolve(turn=replace(t, phase=to, used=0, fresh=False))
     events: list[dict[str, Any]] = [{"event": "phase", "player": t.player, "phase": to.value}]
     rules = ["M1"]
@@ -618,22 +738,38 @@ def _exercise(st: State, a: Exercise, p: str) -> Outcome:
     if t.first and not t.checked and Phase.SUPREMACY not in t.taken and len(t.taken) >= 2:
         raise _illegal(
             "M5",
-            "The first turn of the game takes only two phases, and two were taken: no "
-            "supremacy check, so no supremacy to exercise",
+            Say(
+                "The first turn of the game takes only two phases, and two were taken: no "
+                "supremacy check, so no supremacy to exercise"
+            ),
             a,
         )
     if t.phase is not Phase.SUPREMACY or not t.checked:
-        raise _illegal("M11", "Supremacy is exercised in the supremacy phase, after the check", a)
+        raise _illegal(
+            "M11", Say("Supremacy is exercised in the supremacy phase, after the check"), a
+        )
     if st.marker(col) != p:
-        raise _illegal("M11", f"The marker of {col.words} is not on {p.title()}'s side", a)
+        raise _illegal(
+            "M11",
+            Say(
+                "The marker of %(column)s is not on %(player)s's side",
+                column=col.words,
+                player=p.title(),
+            ),
+            a,
+        )
     if a.column in t.exercised:
-        raise _illegal("M11", f"Supremacy in {col.words} was already exercised this turn", a)
+        raise _illegal(
+            "M11",
+            Say("Supremacy in %(column)s was already exercised this turn", column=col.words),
+            a,
+        )
     o = opponent(p)
     events: list[dict[str, Any]] = []
     rules = ["M11"]
     if col.kind is Kind.MILITARY:
         if a.target or a.draw:
-            raise _illegal("M11", "Military supremacy takes no target and draws nothing", a)
+            raise _illegal("M11", Say("Military supremacy takes no target and draws nothing"), a)
         deck = st.side(o).deck
         if deck:
             st = st.with_side(o, replace(st.side(o), deck=deck[1:]))
@@ -644,33 +780,47 @@ def _exercise(st: State, a: Exercise, p: str) -> Outcome:
         events.append({"event": "deck_top_discarded", "player": o, "count": 1 if deck else 0})
     elif col.kind is Kind.ECONOMIC:
         if a.target:
-            raise _illegal("M11", "Economic supremacy draws a card; it takes no target", a)
+            raise _illegal("M11", Say("Economic supremacy draws a card; it takes no target"), a)
         st, k = _draw(st, p, 1, None if a.draw is None else [a.draw])
         if not k:
             rules.append("M15")
         events.append({"event": "drew", "player": p, "count": k})
     else:
         if a.draw:
-            raise _illegal("M11", "Religious supremacy curses a card; it draws nothing", a)
+            raise _illegal("M11", Say("Religious supremacy curses a card; it draws nothing"), a)
         region = [c for c in COLUMNS if c.region is col.region]
         targets = [(x.name, c.id) for c in region for x in st.side(o).column(c)]
         if not targets:
             raise _illegal(
-                "M11", f"{o.title()} has no card in the {col.region.value} region to curse", a
+                "M11",
+                Say(
+                    "%(player)s has no card in the %(region)s region to curse",
+                    player=o.title(),
+                    region=region_name(col.region.value),
+                ),
+                a,
             )
         if a.target is None:
             raise NeedsInputError(
                 "M11",
                 "target",
-                f"Which card of {o.title()}'s in the {col.region.value} region is cursed?",
+                Say(
+                    "Which card of %(player)s's in the %(region)s region is cursed?",
+                    player=o.title(),
+                    region=region_name(col.region.value),
+                ),
             )
         name, where = a.target
         tcol = COLUMN_IDS[where]
         if tcol.region is not col.region:
             raise _illegal(
                 "M11",
-                f"Religious supremacy in the {col.region.value} region curses only there, "
-                f"not in {tcol.words}",
+                Say(
+                    "Religious supremacy in the %(region)s region curses only there, "
+                    "not in %(column)s",
+                    region=region_name(col.region.value),
+                    column=tcol.words,
+                ),
                 a,
             )
         cards = st.side(o).column(tcol)
@@ -689,7 +839,9 @@ def _end_turn(st: State, a: EndTurn, p: str) -> Outcome:
     t = st.turn
     rules = ["M1"]
     if t.phase is not Phase.SUPREMACY and not t.first:
-        raise _illegal("M11", "The supremacy check is due: pass to the supremacy phase first", a)
+        raise _illegal(
+            "M11", Say("The supremacy check is due: pass to the supremacy phase first"), a
+        )
     if t.first:
         rules.append("M5")
     events: list[dict[str, Any]] = []
@@ -700,7 +852,10 @@ def _end_turn(st: State, a: EndTurn, p: str) -> Outcome:
             raise NeedsInputError(
                 "M4",
                 "discard",
-                f"No card left {p.title()}'s hand this turn: which one does he discard?",
+                Say(
+                    "No card left %(player)s's hand this turn: which one does he discard?",
+                    player=p.title(),
+                ),
             )
         card(st, a.discard)
         st = _take_from_hand(st, p, a.discard, "M4")
@@ -718,7 +873,7 @@ def _end_turn(st: State, a: EndTurn, p: str) -> Outcome:
     elif a.discard is not None:
         raise _illegal(
             "M4",
-            "No discard is due: a card already left the hand this turn (or the hand is empty)",
+            Say("No discard is due: a card already left the hand this turn (or the hand is empty)"),
             a,
         )
     events.append({"event": "turn_ended", "player": p})
@@ -739,38 +894,63 @@ def _effect(st: State, a: Effect, p: str) -> Outcome:
             if source is not None and all(
                 x.cursed for x in _placed_at(st, p, source.zone) if x.name == a.card
             ):  # a building just played, say: it entered cursed (M7)
-                raise _illegal("M10", f"{a.card} is cursed: it has no text until cured", a)
+                raise _illegal(
+                    "M10",
+                    Say("%(card)s is cursed: it has no text until cured", card=card_name(a.card)),
+                    a,
+                )
         if t.pending != a.card or p != t.player:
             raise _illegal(
-                "M12", f"{a.card}'s text is not acting now: say where the card stands in play", a
+                "M12",
+                Say(
+                    "%(card)s's text is not acting now: say where the card stands in play",
+                    card=card_name(a.card),
+                ),
+                a,
             )
     else:
         source = Place(p, a.at)
         i = _find(st, source, a.card)
         if _placed_at(st, p, a.at)[i].cursed:
-            raise _illegal("M10", f"{a.card} is cursed: it has no text until cured", a)
+            raise _illegal(
+                "M10",
+                Say("%(card)s is cursed: it has no text until cured", card=card_name(a.card)),
+                a,
+            )
         if c.text is Text.NONE:
-            raise _illegal("M12", f"{a.card} has no text", a)
+            raise _illegal("M12", Say("%(card)s has no text", card=card_name(a.card)), a)
         if c.text is Text.ACTIVE and t.pending != a.card:
-            raise _illegal("M10", f"{a.card}'s text is active: it acts when played or activated", a)
+            raise _illegal(
+                "M10",
+                Say(
+                    "%(card)s's text is active: it acts when played or activated",
+                    card=card_name(a.card),
+                ),
+                a,
+            )
     events: list[dict[str, Any]] = []
     stated = {side: list(a.hand_cards_of(side) or ()) for side in PLAYERS}
     for op in a.ops:
         if isinstance(op, Move) and op.src.zone == "hand" and op.card is None:
             if not st.side(op.src.side).hand:
-                raise _illegal("M12", f"{op.src.side.title()}'s hand is empty", a)
+                raise _illegal(
+                    "M12", Say("%(player)s's hand is empty", player=op.src.side.title()), a
+                )
             left = stated[op.src.side]
             if not left:
                 raise NeedsInputError(
                     "M12",
                     f"hand_cards.{op.src.side}",
-                    f"Which card leaves {op.src.side.title()}'s hand? He names it.",
+                    Say(
+                        "Which card leaves %(player)s's hand? He names it.",
+                        player=op.src.side.title(),
+                    ),
                     (op.src.side,),
                 )
             op = replace(op, card=left.pop(0))
         st = _op(st, p, a, op, source, events)
     if any(stated.values()):
-        raise _illegal("M12", "More hand cards were named than leave a hand", a)
+        raise _illegal("M12", Say("More hand cards were named than leave a hand"), a)
     st = _tidy_boosts(st)
     st = _settle_pending(st)
     return Outcome(
@@ -818,7 +998,10 @@ def _op(
         if source is None:
             raise _illegal(
                 "M13",
-                f"A strength change lasts while its card stays in play: {a.card} is not in play",
+                Say(
+                    "A strength change lasts while its card stays in play: %(card)s is not in play",
+                    card=card_name(a.card),
+                ),
                 a,
             )
         cards = _placed_at(st, op.at.side, op.at.zone)
@@ -845,7 +1028,9 @@ def _op(
         )
         if found is None:
             _find(st, op.at, op.card)
-            raise _illegal("M10", f"{op.card} carries no curse token to remove", a)
+            raise _illegal(
+                "M10", Say("%(card)s carries no curse token to remove", card=card_name(op.card)), a
+            )
         i = found
         new = replace(cards[i], curses=cards[i].curses + (-1 if op.cure else 1))
         events.append(
@@ -868,11 +1053,22 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
     if not st.match.advanced:
         owner = src.side if name is None else card(st, name).deck
         if dst.side != owner:
-            whose = f"{owner.title()}'s" if owner in PLAYERS else "the bonus deck's"
             raise _illegal(
                 "ML-P8",
-                f"In a basic game a card stays with its owner: {name or 'a card'} of "
-                f"{whose} goes to no zone of {dst.side.title()}'s",
+                Say(
+                    "In a basic game a card stays with its owner: %(card)s of %(owner)s's goes "
+                    "to no zone of %(player)s's",
+                    card=card_name(name) if name else Say("a card"),
+                    owner=owner.title(),
+                    player=dst.side.title(),
+                )
+                if owner in PLAYERS
+                else Say(
+                    "In a basic game a card stays with its owner: %(card)s of the bonus deck's "
+                    "goes to no zone of %(player)s's",
+                    card=card_name(name) if name else Say("a card"),
+                    player=dst.side.title(),
+                ),
             )
     s = st.side(src.side)
     seen = "both"
@@ -885,11 +1081,18 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
             st = st.evolve(turn=replace(st.turn, left_hand=True))  # M4: played or discarded
     elif src.zone in ("deck", "deck-bottom"):
         if not s.deck:
-            raise _illegal("M15", f"{src.side.title()}'s deck is empty")
+            raise _illegal("M15", Say("%(player)s's deck is empty", player=src.side.title()))
         i = 0 if src.zone == "deck" else len(s.deck) - 1
         top = s.deck[i]
         if name is not None and top is not None and top != name:
-            raise _illegal("M14", f"The card there in {src.side.title()}'s deck is not {name}")
+            raise _illegal(
+                "M14",
+                Say(
+                    "The card there in %(player)s's deck is not %(card)s",
+                    player=src.side.title(),
+                    card=card_name(name),
+                ),
+            )
         name = name or top
         st = st.with_side(src.side, replace(s, deck=s.deck[:i] + s.deck[i + 1 :]))
         seen = "nobody"
@@ -898,7 +1101,16 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
         if j is None:
             j = next((k for k, d in enumerate(s.discard) if d.name is None), None)
         if j is None or name is None:
-            raise _illegal("M12", f"{src.side.title()}'s pile holds no {name or 'such card'}")
+            raise _illegal(
+                "M12",
+                Say(
+                    "%(player)s's pile holds no %(card)s",
+                    player=src.side.title(),
+                    card=card_name(name),
+                )
+                if name
+                else Say("%(player)s's pile holds no such card", player=src.side.title()),
+            )
         seen = s.discard[j].seen
         st = st.with_side(src.side, replace(s, discard=s.discard[:j] + s.discard[j + 1 :]))
     else:
@@ -918,20 +1130,31 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
         st = _to_pile(st, dst.side, name, seen)
     else:
         if name is None:
-            raise _illegal("M12", "A card that comes into play is named: it is seen by both")
+            raise _illegal("M12", Say("A card that comes into play is named: it is seen by both"))
         c = card(st, name)
         if dst.zone == "centre":
             if c.type is not CardType.DEITY:
                 raise _illegal(
-                    "M9", f"Only deities stand in the centre; {name} is a {c.type.value}"
+                    "M9",
+                    Say(
+                        "Only deities stand in the centre; %(card)s is a %(type)s",
+                        card=card_name(name),
+                        type=type_name(c.type.value),
+                    ),
                 )
             if len(st.side(dst.side).deities) >= MAX_DEITIES:
-                raise _illegal("M9", f"{dst.side.title()} has three deities: discard one first")
+                raise _illegal(
+                    "M9",
+                    Say("%(player)s has three deities: discard one first", player=dst.side.title()),
+                )
             st, more = _enter_centre(st, dst.side, name, None)
             events.extend(more)
         else:
             if not c.type.in_column:
-                raise _illegal("M9", f"A {c.type.value} card does not stand in a column")
+                raise _illegal(
+                    "M9",
+                    Say("A %(type)s card does not stand in a column", type=type_name(c.type.value)),
+                )
             if src.zone not in ("centre", *COLUMN_IDS):
                 curses = 1 if c.type is CardType.BUILDING else 0  # M7: a building enters cursed
             d = st.side(dst.side)
@@ -939,7 +1162,14 @@ def _move(st: State, p: str, a: Effect, op: Move, events: list[dict[str, Any]]) 
             if c.type is CardType.COMMANDER and any(
                 card(st, x.name).type is CardType.COMMANDER for x in d.column(col)
             ):  # M8 holds for a text too (ML-P4)
-                raise _illegal("M8", f"{dst.side.title()} already has a commander in {col.words}")
+                raise _illegal(
+                    "M8",
+                    Say(
+                        "%(player)s already has a commander in %(column)s",
+                        player=dst.side.title(),
+                        column=col.words,
+                    ),
+                )
             st = st.with_side(dst.side, d.with_column(col, (*d.column(col), Placed(name, curses))))
     events.append(
         {
@@ -960,20 +1190,36 @@ def _match_step(st: State, a: SetAside | Take, p: str) -> Outcome:
     i = PLAYERS.index(p)
     if isinstance(a, SetAside):
         if st.stage is not Stage.SET_ASIDE:
-            raise _illegal("M17", "Cards are set aside only between the games of a match", a)
+            raise _illegal("M17", Say("Cards are set aside only between the games of a match"), a)
         if a.by is None:
-            raise NeedsInputError("M17", "by", "Who sets these cards aside?")
+            raise NeedsInputError("M17", "by", Say("Who sets these cards aside?"))
         if m.set_aside[i] is not None:
-            raise _illegal("M17", f"{p.title()} has already set his cards aside", a)
+            raise _illegal(
+                "M17", Say("%(player)s has already set his cards aside", player=p.title()), a
+            )
         if len(a.cards) > MAX_SET_ASIDE:
             raise _illegal(
-                "M17", f"At most {MAX_SET_ASIDE} cards are set aside, not {len(a.cards)}", a
+                "M17",
+                Say(
+                    "At most %(most)s cards are set aside, not %(named)s",
+                    most=MAX_SET_ASIDE,
+                    named=len(a.cards),
+                ),
+                a,
             )
         left = Counter(st.owned[i])
         for name in a.cards:
             card(st, name)
             if left[name] <= 0:
-                raise _illegal("M17", f"{name} is not in {p.title()}'s deck", a)
+                raise _illegal(
+                    "M17",
+                    Say(
+                        "%(card)s is not in %(player)s's deck",
+                        card=card_name(name),
+                        player=p.title(),
+                    ),
+                    a,
+                )
             left[name] -= 1
         aside = list(m.set_aside)
         aside[i] = tuple(a.cards)
@@ -1000,26 +1246,41 @@ def _match_step(st: State, a: SetAside | Take, p: str) -> Outcome:
     if st.stage is not Stage.TAKE:
         raise _illegal(
             "M17",
-            "Bonus cards are taken only between the games of a match, after both set theirs aside",
+            Say(
+                "Bonus cards are taken only between the games of a match, "
+                "after both set theirs aside"
+            ),
             a,
         )
     loser = opponent(m.last_winner or "miron")
     due = loser if not m.taken_by else opponent(loser)
     if a.by is None:
-        raise NeedsInputError("M17", "by", "Who takes these cards?")
+        raise NeedsInputError("M17", "by", Say("Who takes these cards?"))
     if p != due:
         raise _illegal(
             "M17",
-            f"{due.title()} takes his bonus cards {'first' if due == loser else 'now'} "
-            "(the loser of the last game first)",
+            Say(
+                "%(player)s takes his bonus cards first (the loser of the last game first)",
+                player=due.title(),
+            )
+            if due == loser
+            else Say(
+                "%(player)s takes his bonus cards now (the loser of the last game first)",
+                player=due.title(),
+            ),
             a,
         )
     want = len(m.set_aside[i] or ())
     if len(a.cards) != want:
         raise _illegal(
             "M17",
-            f"{p.title()} set {want} card{'s' if want != 1 else ''} aside and takes as many, "
-            f"not {len(a.cards)}",
+            say_n(
+                "%(player)s set %(num)d card aside and takes as many, not %(named)s",
+                "%(player)s set %(num)d cards aside and takes as many, not %(named)s",
+                want,
+                player=p.title(),
+                named=len(a.cards),
+            ),
             a,
         )
     left = Counter(st.bonus)
@@ -1027,12 +1288,17 @@ def _match_step(st: State, a: SetAside | Take, p: str) -> Outcome:
     for name in a.cards:
         c = card(st, name)
         if left[name] <= 0:
-            raise _illegal("M17", f"{name} is not in the bonus deck", a)
+            raise _illegal("M17", Say("%(card)s is not in the bonus deck", card=card_name(name)), a)
         if m.scarab_backs and c.back not in backs:
             raise _illegal(
                 "M18",
-                f"{name} has a {c.back} back; {p.title()}'s deck takes only cards "
-                "with its own back",
+                Say(
+                    "%(card)s has a %(back)s back; %(player)s's deck takes only cards "
+                    "with its own back",
+                    card=card_name(name),
+                    back=c.back,
+                    player=p.title(),
+                ),
                 a,
             )
         left[name] -= 1

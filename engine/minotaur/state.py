@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.minotaur.cards import COLUMNS, PLAYERS, Catalogue, Column
+from engine.say import Say
 
 
 class Phase(enum.Enum):
@@ -29,8 +30,17 @@ class Phase(enum.Enum):
         return {"0": 0, "1": 1, "2": 2}.get(self.value)
 
     @property
-    def words(self) -> str:
-        return "the supremacy phase" if self is Phase.SUPREMACY else f"phase {self.value}"
+    def words(self) -> Say:
+        """``phase 1``, ``the supremacy phase``: a :class:`~engine.say.Say`."""
+        if self is Phase.SUPREMACY:
+            return Say("the supremacy phase")
+        return Say("phase %(phase)s", phase=self.value)
+
+    @property
+    def Words(self) -> Say:
+        if self is Phase.SUPREMACY:
+            return Say("The supremacy phase")
+        return Say("Phase %(phase)s", phase=self.value)
 
 
 PHASES = tuple(Phase)

@@ -59,7 +59,6 @@ from engine.minotaur.cards import (
 )
 from engine.minotaur.notation import (
     action_words,
-    column_said,
     position_json,
     rule_file,
 )
@@ -796,7 +795,7 @@ def event_words(e: Mapping[str, Any]) -> str | None:
                 "%(who)s played %(card)s into %(column)s.",
                 who=who,
                 card=card,
-                column=column_said(str(where)),
+                column=COLUMN_IDS[str(where)].words,  # without its article: "nella %(column)s"
             )
         return None
     if kind == "hand_changed":
