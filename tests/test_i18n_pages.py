@@ -20,7 +20,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from flask import Flask
 from service_helpers import Table
-from test_i18n import LANG_COOKIE, POT, PSEUDO, read, texts
+from test_i18n import POT, PSEUDO, read, texts
 from test_minotaur_privacy import DECKS, _act, _new_game
 from web_helpers import Browser, judge_browser, make_app, referee_of
 
@@ -36,6 +36,7 @@ from referee.event.service import Events
 from referee.language import LANGUAGES
 from web.events import event_cookie_name, get_events
 from web.games import served
+from web.i18n import LANG_COOKIE
 
 
 @dataclass
@@ -83,7 +84,7 @@ def pseudo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = Catalog(locale=PSEUDO)
     for m in read(POT):
         if m.id:
-            said = tuple(pseudo(s) for s in m.id) if isinstance(m.id, tuple) else pseudo(m.id)
+            said = pseudo(m.id) if isinstance(m.id, str) else tuple(pseudo(s) for s in m.id)
             out.add(m.id, said, flags=m.flags, context=m.context)
     folder = tmp_path_factory.mktemp("pseudo-values") / PSEUDO / "LC_MESSAGES"
     folder.mkdir(parents=True)

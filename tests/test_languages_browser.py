@@ -209,7 +209,8 @@ def test_hera_in_italian_and_zeus_in_french_play_a_whole_game_and_the_judge_read
     step("call-settled", hera, judge)
 
     # -- the rest of Hera's turn, Zeus's turn (French), Pegasus asks Zeus in French --
-    for name in ("Nemesis", None, None):  # a named draw, then two the referee leaves unknown
+    draws: tuple[str | None, ...] = ("Nemesis", None, None)  # then two left unknown
+    for name in draws:
         before = server_seq()
         if name:
             hera.select("#g-draw select[name=card]", name)

@@ -41,7 +41,7 @@ def test_an_actions_words_are_the_judges_read_out_without_the_actor(seed: int) -
 @pytest.mark.parametrize("lang", ["it", "fr", "de"])
 def test_every_log_sentence_is_said_in_each_language(seed: int, lang: str) -> None:
     for step in _steps(seed):
-        said = [action_words(step.action)]
+        said: list[str] = [action_words(step.action)]
         said += [w for e in step.outcome.events if (w := event_words(dict(e))) is not None]
         for s in said:
             assert isinstance(s, Say), s
