@@ -210,10 +210,10 @@ def test_hera_in_italian_and_zeus_in_french_play_a_whole_game_and_the_judge_read
 
     # -- the rest of Hera's turn, Zeus's turn (French), Pegasus asks Zeus in French --
     draws: tuple[str | None, ...] = ("Nemesis", None, None)  # then two left unknown
-    for name in draws:
+    for drawn in draws:
         before = server_seq()
-        if name:
-            hera.select("#g-draw select[name=card]", name)
+        if drawn:
+            hera.select("#g-draw select[name=card]", drawn)
         submit(hera, "#g-draw")
         hera.wait(lambda: server_seq() > before, "a draw")  # noqa: B023
     hera.wait(lambda: bool(hera.d.find_elements(By.CSS_SELECTOR, "#g-end")), "end button")
