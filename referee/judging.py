@@ -449,7 +449,7 @@ def _why(e: Exception) -> str:
 
 
 def _either(seats: list[str]) -> str:
-    """Seats named as alternatives: "hera or zeus" (a Say per pair)."""
+    """Seats named as alternatives: "one or the other" (a Say per pair)."""
     out = seats[0] if seats else ""
     for s in seats[1:]:
         out = Say("%(first)s or %(second)s", first=out, second=s)

@@ -65,7 +65,7 @@ ABSENT = {
     "fr": N_("%(keys)s: the French edition does not have this passage"),
 }
 # the reader's language has no edition among the game's sources (German; French and English
-# for Minotaur Lords, whose only source is Italian)
+# for a game whose only source is Italian)
 UNLISTED_ONE = {
     "fr": N_(
         "%(keys)s: only in the %(edition)s edition; the French edition is not among the sources"

@@ -144,7 +144,7 @@ def test_referee_kit_refuses_a_language_it_does_not_print(
 def test_italian_standings_have_italian_headings() -> None:
     words = "\n".join(page_texts(standings_pdf(standings(9), lang="it")))
     assert "Autumn Open: classifica dopo il turno 3" in words
-    assert "Pos. Giocatore Punti V-S-P OMW GW OGW" in words
+    assert "Pos. Giocatore Pt V-S-P OMW GW OGW" in words
     assert "Zoë Ørsted" in words and "(ritirato)" in words
     assert "Stampato il 2026-11-28 14:05 UTC." in words
 
