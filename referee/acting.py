@@ -34,9 +34,10 @@ from referee.fold import Folded
 from referee.game import Illegal, Malformed, Missing, NotYours, RuleError
 from referee.ledger import Draft, Ledger
 from referee.log import Record
-from referee.models import Receipt
+from referee.models import Caution, Receipt
 from referee.reader import Reader
 from referee.reading import Reading, short
+from referee.tables import is_guarded
 from referee.validate import InputError, idem_key, integer, json_value, mapping, text
 from referee.views import redact
 from referee.words import needs_words
@@ -156,6 +157,33 @@ class Acting:
                 except RuleError as e:
                     raise refusal(e) from None
             return self._resolve(f, seat, seat, action, actor, key, player, own)
+
+    def guard(self, game: str, seat: str, raw: Mapping[str, Any]) -> list[Caution]:
+        """The guardian (issue 37): what player ``seat`` should know before he confirms the
+        action ``raw`` (the game's ``guard``, given only his projection of the table, so no
+        warning depends on a card hidden from him). Empty at a strict table, where nothing
+        is computed (:func:`referee.tables.is_guarded`), for the judge and the public, while
+        a question holds the game, and for an action he may not submit as it stands: its
+        submission gives the refusal. Writes nothing. Raises NotFound, Forbidden (the
+        seat check)."""
+        self.reading.seat_of(game, seat)
+        f = self.reader.folded(game)
+        if not is_guarded(f.create):
+            return []
+        g = f.module
+        if seat not in g.players or f.question is not None or not isinstance(raw, Mapping):
+            return []
+        seen = g.project(f.state, seat)
+        try:
+            action = g.parse_action(dict(raw), "action")
+            if g.refuse_statement(f.state, action, seat) is not None:
+                return []
+            if g.actor(f.state, action, seat) != seat:
+                return []
+            g.check(seen, action)
+        except RuleError:
+            return []
+        return list(g.guard(seen, action, seat))
 
     def _refuse_while_asked(self, f: Folded, seat: str) -> None:
         q = f.question

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 
 from engine.outcome import Outcome as BaseOutcome
-from referee.models import Board, Ruling
+from referee.models import Board, Caution, Ruling
 
 S = TypeVar("S")  # a game's state
 A = TypeVar("A")  # a game's action
@@ -236,6 +236,18 @@ class Game(Protocol[S, A, V, Rs, P, X]):
     def shown_while_asked(self, action: Mapping[str, Any]) -> dict[str, Any]:
         """What both sides of an open question saw at the table (parts of the waiting
         action's JSON), shown with the question to the seats concerned."""
+        ...
+
+    # ---- the guardian (issue 37) ------------------------------------------------------------
+
+    def guard(self, seen: S, action: A, seat: str) -> tuple[Caution, ...]:
+        """The guardian: what player ``seat`` should know before he confirms ``action``
+        (a move that loses the game at once, a rule that will cost him a card), each with its
+        rule, its sentence and the legal actions that avoid it. ``seen`` is the position as
+        the seat sees it (:meth:`project`), the only position the game is given: a warning
+        never depends on a card hidden from him. Empty when there is nothing to say, when
+        the outcome depends on what he cannot see, or for an action that is not his or not
+        legal (the service refuses it on submission)."""
         ...
 
     # ---- seats -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ mypy where they are built and read, and read by msgspec for the schema.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, NotRequired, TypedDict, TypeVar
@@ -172,6 +172,22 @@ class Ruling(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(self, enc_hook=_plain)
         return out
+
+
+class Caution(msgspec.Struct, frozen=True, kw_only=True):
+    """The guardian's warning on an action before it is confirmed (issue 37): the ``rule`` it
+    would fall under, the ``text`` for the player (an :class:`engine.say.Say`, said in the
+    reader's language at the edge) and the legal ``alternatives`` that avoid it, in the
+    game's notation (as its legal list writes them). Computed by the game from the position
+    as the acting seat sees it (``Game.guard``), never from a card hidden from him."""
+
+    rule: str
+    text: str
+    alternatives: list[str]
+
+    def to_json(self, said: Callable[[str], str] = str.__str__) -> dict[str, Any]:
+        """Its JSON, the text said by ``said`` (the request's language; English by default)."""
+        return {"rule": self.rule, "text": said(self.text), "alternatives": list(self.alternatives)}
 
 
 class ReplayStep(TypedDict):

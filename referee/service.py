@@ -53,6 +53,7 @@ from referee.keys import Signer
 from referee.ledger import Clock, FixedClock, Ledger, SystemClock
 from referee.log import Record
 from referee.models import (
+    Caution,
     Claim,
     Created,
     Device,
@@ -154,17 +155,25 @@ class Referee:
         game: str | None = None,
         kit: Mapping[str, Any] | None = None,
         judged: bool = True,
+        strict: bool = False,
         **named: Any,
     ) -> Created:
         """A new game of the module ``name`` with its ``options``
-        (:meth:`referee.tables.Tables.create_game`). Any further keyword is one of the game's
-        options by name (``Game.options``), given when not None."""
+        (:meth:`referee.tables.Tables.create_game`; ``strict``: without the guardian). Any
+        further keyword is one of the game's options by name (``Game.options``), given when
+        not None."""
         opts = {k: v for k, v in named.items() if v is not None}
         merged: Any = opts  # malformed options go on to be refused by name
         if options is not None:
             merged = {**opts, **options} if isinstance(options, Mapping) else options
         return self.tables.create_game(
-            name=name, options=merged, players=players, game=game, kit=kit, judged=judged
+            name=name,
+            options=merged,
+            players=players,
+            game=game,
+            kit=kit,
+            judged=judged,
+            strict=strict,
         )
 
     def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:
@@ -337,6 +346,11 @@ class Referee:
         key: str | None = None,
     ) -> Receipt:
         return self.acting.submit(game, seat, raw, expected_seq=expected_seq, key=key)
+
+    def guard(self, game: str, seat: str, raw: Mapping[str, Any]) -> list[Caution]:
+        """The guardian's warnings for ``seat``'s action ``raw`` before he confirms it
+        (:meth:`referee.acting.Acting.guard`); empty at a strict table."""
+        return self.acting.guard(game, seat, raw)
 
     def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:
         return self.acting.answer(game, seat, value, key=key)

@@ -30,6 +30,10 @@ at a table without a judge the recovery code) or the judge's reissue settles it.
 A game has no judge's code of its own: the server's tournament judge judges every game
 (``judged``), or nobody does (``"judged": false`` in the create record: corrections then need
 both players, :mod:`referee.judging`).
+
+The guardian (issue 37) is on at a casual table; a table the organiser marks strict
+(``"guardian": false`` in the create record, from ``create_game(strict=True)`` or an event's
+``strict`` setting) has none: its players are warned of nothing (:func:`is_guarded`).
 """
 
 from __future__ import annotations
@@ -74,6 +78,13 @@ def is_judged(create: Mapping[str, Any]) -> bool:
     """True when a game is judged (by the server's tournament judge; in logs made before, by
     its own judge); False for a table created without a judge (``"judged": false``)."""
     return create.get("judged", True) is not False
+
+
+def is_guarded(create: Mapping[str, Any]) -> bool:
+    """True when the guardian warns a game's players before they confirm an action (a casual
+    table, and every game created before the switch); False at a strict table
+    (``"guardian": false``)."""
+    return create.get("guardian", True) is not False
 
 
 def code_hash(code: str) -> str:
@@ -146,11 +157,14 @@ class Tables:
         game: str | None = None,
         kit: Mapping[str, Any] | None = None,
         judged: bool = True,
+        strict: bool = False,
     ) -> Created:
         """Starts a game of ``name`` in setup, codes and first records in one transaction.
         ``options`` are the game's own choices, which its module checks (its
         ``Game.options``). ``judged``: False for a table
         without a judge (the create record says so; corrections then need both players).
+        ``strict``: the organiser's strict table, without the guardian (``"guardian": false``
+        in the create record; absent at a casual table).
         Only the players get join codes: the judge is the server's. Raises Refused for a bad
         game, option, player, kit or id."""
         try:
@@ -190,6 +204,8 @@ class Tables:
         body["rules"] = module.rules_version(body)  # pinned: replays run these or stop
         if not judged:
             body["judged"] = False
+        if strict:
+            body["guardian"] = False
         gid = gid or self.ledger.token()[:10].replace("_", "x").replace("-", "y")
         if self.reader.exists(gid):
             raise Refused(f"game {gid!r} exists already")

@@ -42,7 +42,9 @@ Two parts:
    player is told is the same byte for byte at every table (status and body through the web
    app): every refusal, question and receipt for every action he may try (naming any card for
    a hidden one, every legal action, and every action aimed at a column on every column, with
-   and without an ``order`` for his own column, right or wrong), every answer he may give to a
+   and without an ``order`` for his own column, right or wrong), the guardian's warnings on each
+   of these before it is submitted (issue 37; on the hidden card's own column too, as they are
+   worked out from his projection alone), every answer he may give to a
    question asked of himself, every observation he may report (his own cards named as cards of
    either deck, the opponent's cards), his asking to take each legal action back (HZ-P14) and
    what he sees once the opponent accepted or declined, his view and legal list before and
@@ -157,6 +159,8 @@ class Driver(Protocol):
 
     def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt: ...
 
+    def guard(self, game: str, seat: str, raw: Mapping[str, Any]) -> list[dict[str, Any]]: ...
+
     def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record: ...
 
     def undo(self, game: str, seat: str, to: int, reason: str) -> None: ...
@@ -270,6 +274,9 @@ class ServiceDriver:
 
     def answer(self, game: str, seat: str, value: Any, *, key: str | None = None) -> Receipt:
         return self.ref.answer(game, seat, value, key=key)
+
+    def guard(self, game: str, seat: str, raw: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [c.to_json() for c in self.ref.guard(game, seat, raw)]
 
     def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record:
         return self.ref.observe(game, seat, obs)
@@ -464,6 +471,13 @@ class HttpDriver:
         headers = {"Idempotency-Key": key} if key else {}
         path = f"/api/v1/games/{game}/answer"
         return self._receipt(self._post(game, seat, path, {"value": value}, headers))
+
+    def guard(self, game: str, seat: str, raw: Mapping[str, Any]) -> list[dict[str, Any]]:
+        r = self._post(game, seat, f"/api/v1/games/{game}/guard", {"action": raw})
+        if r.status_code != 200:
+            self._refusal(r)
+        assert isinstance(r.json, dict), r.data
+        return list(r.json["warnings"])
 
     def observe(self, game: str, seat: str, obs: Mapping[str, Any]) -> Record:
         body = {k: v for k, v in obs.items() if v is not None}
@@ -1335,6 +1349,7 @@ class Compared:
     answers: int = 0  # answers to questions asked of the player himself
     observations: int = 0  # observations of his own and the opponent's cards
     take_backs: int = 0  # his actions taken back (HZ-P14), accepted or declined
+    warned: int = 0  # probes the guardian warned of (issue 37), compared like every reply
 
 
 def probe_twins(
@@ -1386,6 +1401,9 @@ def probe_twins(
     def submit(raw: Mapping[str, Any]) -> Callable[[Driver], object]:
         return lambda t: t.submit(game, seat, raw)
 
+    def guard(raw: Mapping[str, Any]) -> Callable[[Driver], object]:
+        return lambda t: t.guard(game, seat, raw)
+
     def back_to(seq: int) -> None:
         for t in twins:  # back to the position under test, at every twin alike
             f = t.ref.folded(game)
@@ -1436,6 +1454,7 @@ def probe_twins(
     pages(all_pages)
     for raw in naming_probes(names, face_down_fronts(lead, game, seat)):
         before = lead.ref.folded(game).last_seq
+        same(f"warnings for {json.dumps(raw)}", guard(raw))
         same(json.dumps(raw), submit(raw))
         assert lead.ref.folded(game).last_seq == before, f"{raw} was recorded"
     start = lead.ref.folded(game).last_seq
@@ -1445,6 +1464,10 @@ def probe_twins(
         aimed = rng.sample(aimed, min(sample, len(aimed)))
     probes = legal + [(json.dumps(raw), raw) for raw in aimed]
     for i, (text, raw) in enumerate(probes):
+        # the guardian's warnings depend on nothing hidden from him, the hidden card's own
+        # column included: asked before anything is submitted
+        same(f"warnings for {text}", guard(raw))
+        n.warned += bool(lead.guard(game, seat, raw))
         if not touches(raw, secret):
             got = same(text, submit(raw))
             same(f"view after {text}", view)
@@ -1547,6 +1570,7 @@ def no_reply_depends_on_hidden(
             cover.compared.answers += c.answers
             cover.compared.observations += c.observations
             cover.compared.take_backs += c.take_backs
+            cover.compared.warned += c.warned
             cover.samples += 1
             cover.fronts += s.secret.position == 1
             cover.zones.add(s.secret.zone)

@@ -14,8 +14,9 @@ legal action's JSON, twin tables and a ruling file. The checks:
 - export, verify and import: every seat's export verifies; the judge's imports elsewhere and
   exports the same again;
 - privacy (twin tables): tables that differ only in a card hidden from the player to move give
-  him and the public the same answers (view, log, export, pages; every legal action and the
-  view after it), through the service and through the web app;
+  him and the public the same answers (view, log, export, pages; every legal action, the
+  guardian's warnings on it and the view after it), through the service and through the web
+  app;
 - ``referee rule`` on a ruling file of the game, and the ruling tool on a position in play.
 """
 
@@ -380,6 +381,8 @@ def compare_twins(case: TwinCase, action_of: Any) -> int:
     assert legal, "the player to move has no legal action"
     for text in legal:
         raw = action_of(text)
+        # the guardian's warnings come from the seat's projection alone (issue 37)
+        same(f"warnings for {text}", lambda t, raw=raw: t.guard(g, seat, raw))
         if case.touches(raw):  # it may turn the card up: judged alike, what shows may differ
             got = [t.told(partial(t.submit, g, seat, raw)) for t in twins]
             assert len({recorded(x) for x in got}) == 1, f"{text}: judged differently: {got}"

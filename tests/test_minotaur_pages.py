@@ -29,7 +29,9 @@ def test_the_forced_discard_is_one_choice_on_the_page_and_ends_the_turn() -> Non
     r = post(f"/g/{g}/act", data={"csrf": _csrf(b["miron"], g), "do": "hand", "cards": hand})
     assert r.status_code == 303 and ref.folded(g).state.side("miron").hand == tuple(hand)
     action = '{"do":"pass","to":"supremacy"}'
-    post(f"/g/{g}/act", data={"csrf": _csrf(b["miron"], g), "action": action})
+    r = post(f"/g/{g}/act", data={"csrf": _csrf(b["miron"], g), "action": action})
+    assert r.status_code == 200 and "[M4]" in r.data.decode()  # the guardian asks first
+    post(f"/g/{g}/act", data={"csrf": _csrf(b["miron"], g), "confirmed": action})
     page = b["miron"].get(f"/g/{g}").data.decode()
     assert 'id="g-end_turn"' in page and 'name="discard"' in page and "[M4]" in page
     post(f"/g/{g}/act", data={"csrf": _csrf(b["miron"], g), "do": "end_turn", "discard": hand[2]})

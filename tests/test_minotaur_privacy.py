@@ -5,7 +5,8 @@ positions the player to move faces twin tables that differ only in one card hidd
 (an unstated card of the opponent's hand, stated differently at each twin). Every reply he
 gets must be byte-identical at every twin: his view, log and export, the public ones, every
 legal action (and his view after it), effects aimed at the opponent's hand (their questions
-go to the opponent), cards he names that he cannot see, and observations.
+go to the opponent), cards he names that he cannot see, and observations; and the guardian's
+warnings on every legal action before it is submitted (issue 37: M2, M4).
 """
 
 from __future__ import annotations
@@ -143,6 +144,7 @@ class Compared:
     replies: int = 0
     on_the_hand: int = 0  # effects aimed at the opponent's hand
     named: int = 0  # hidden cards he tried to name
+    warned: int = 0  # legal actions the guardian warned of (M2, M4)
 
 
 def _probe(twins: list[Driver], game: str, seat: str, names: list[str]) -> Compared:
@@ -184,6 +186,9 @@ def _probe(twins: list[Driver], game: str, seat: str, names: list[str]) -> Compa
     o = opponent(seat)
     legal = [json.loads(x) for x in lead.view(game, seat).get("legal", [])]
     for raw in legal + _effects(st, seat):
+        # the guardian's warnings (issue 37: M2, M4) before it is submitted
+        same(f"warnings for {json.dumps(raw)}", lambda t: t.guard(game, seat, raw))  # noqa: B023
+        n.warned += bool(lead.guard(game, seat, raw))
         same(json.dumps(raw), submit(raw))
         same(f"view after {json.dumps(raw)}", view)
         n.on_the_hand += raw.get("do") == "effect"
@@ -266,11 +271,13 @@ def test_no_reply_depends_on_a_card_hidden_from_the_player(
                     total.replies += got.replies
                     total.on_the_hand += got.on_the_hand
                     total.named += got.named
+                    total.warned += got.warned
                     samples += 1
         if not _act(d, game, rng):
             break
     assert samples >= 2, f"only {samples} positions compared"
     assert total.replies >= 60 and total.named >= 4, total
+    assert total.warned >= 1, f"no warning compared between twins: {total}"
 
 
 @pytest.mark.parametrize("seed", range(GAMES))

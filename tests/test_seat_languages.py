@@ -94,7 +94,7 @@ def test_a_minotaur_game_played_in_italian_reads_in_italian() -> None:
     assert "Tocca a te" in mine and "Gioca una carta" in mine and "Fase successiva" in mine
     assert "Supremazia colonna per colonna" in mine and "colonna militare alta" in flat(mine)
     # to the supremacy phase, then the forced discard (M4) ends the turn
-    mine = act(miron, g, action='{"do":"pass","to":"supremacy"}')
+    mine = act(miron, g, confirmed='{"do":"pass","to":"supremacy"}')  # past the guardian's M4
     assert "Carta da scartare" in mine and "Termina il turno" in mine
     mine = act(miron, g, do="end_turn", discard=hand[2])
     assert "Gioca Vess" in flat(mine) or "Vess sta giocando" in flat(mine)
@@ -127,7 +127,7 @@ def test_a_take_back_and_what_to_put_back_read_in_the_players_language() -> None
     g, b = minotaur_game(app, "it")
     miron = b["miron"]
     act(miron, g, do="hand", cards=MIRON[:6])
-    act(miron, g, action='{"do":"pass","to":"supremacy"}')
+    act(miron, g, confirmed='{"do":"pass","to":"supremacy"}')  # past the guardian's M4
     act(miron, g, do="end_turn", discard=MIRON[2])
     miron.client.post(f"/g/{g}/takeback", data={"csrf": csrf(miron, g)})
     accept_take_back(b["vess"], g)
@@ -255,7 +255,8 @@ def test_a_players_seat_page_shows_no_english_at_each_stage_of_a_turn(
     hand = MIRON[:6]
     stages["phase 0"] = act(miron, g, do="hand", cards=hand)
     stages["the other's turn"] = page(vess, g)
-    stages["the forced discard"] = act(miron, g, action='{"do":"pass","to":"supremacy"}')
+    # past the guardian's M4 warning
+    stages["the forced discard"] = act(miron, g, confirmed='{"do":"pass","to":"supremacy"}')
     stages["turn ended"] = act(miron, g, do="end_turn", discard=hand[2])
     miron.client.post(f"/g/{g}/takeback", data={"csrf": csrf(miron, g)})
     miron.client.post(f"/g/{g}/call", data={"csrf": csrf(miron, g), "note": ""})
@@ -272,7 +273,7 @@ def test_what_to_put_back_after_a_take_back_shows_no_english(pseudo_app: Flask) 
     g, b = minotaur_game(pseudo_app, "en")
     miron, vess = pseudo(b["miron"]), pseudo(b["vess"])
     act(miron, g, do="hand", cards=MIRON[:6])
-    act(miron, g, action='{"do":"pass","to":"supremacy"}')
+    act(miron, g, confirmed='{"do":"pass","to":"supremacy"}')  # past the guardian's M4
     act(miron, g, do="end_turn", discard=MIRON[2])
     miron.client.post(f"/g/{g}/takeback", data={"csrf": csrf(miron, g)})
     accept_take_back(vess, g)

@@ -45,7 +45,7 @@ from referee.service import Forbidden, NotFound, Receipt, Referee, ServiceError,
 from web import schemas
 from web.errors import KeyReused, error_response, service_error_response, status_of
 from web.games import Unreadable, page_module, page_of
-from web.i18n import lang
+from web.i18n import lang, say
 from web.limits import check_idle_games, creates_games, reads_photos
 from web.links import join_path, remember_codes
 from web.openapi import DOCS, RouteDoc
@@ -364,6 +364,7 @@ def create_game() -> Response:
         players=req.players,
         kit=req.kit,
         judged=has_judge(),
+        strict=body["strict"],
     )
     remember_codes(created.game, created.codes)
     base = request.host_url.rstrip("/")
@@ -473,6 +474,31 @@ def submit(game: str) -> Response:
         return _receipt(game, r)
 
     return _once(game, call)
+
+
+@route(
+    "/games/<game>/guard",
+    "POST",
+    "The guardian's warnings on an action, before you submit it",
+    body=schemas.ActionBodySchema,
+    response="Warnings",
+    errors=(400, 401, 403, 404, 413, 415, 423, 503),
+    access="seat",
+    headers=("X-CSRF-Token",),
+    etag=True,
+)
+@with_known_game
+@csrf_protected
+def guard(game: str) -> Response:
+    """Records nothing. ``warnings``: what the action would cost you (a move that loses at
+    once, a card you will have to discard), each with its rule, its sentence in your
+    language and the legal actions that avoid it, worked out from the table as your seat
+    sees it. Always empty at a strict table (the organiser turned the guardian off), for the
+    judge and the public, and for an action you may not submit (``/actions`` says why)."""
+    seat = seat_of(game)
+    body = _load(schemas.ActionBodySchema)
+    cautions = _ref().guard(game, seat, _action(game, body["action"]))
+    return _typed({"warnings": [c.to_json(say) for c in cautions]}, 200, _seq(game))
 
 
 @route(

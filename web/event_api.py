@@ -81,6 +81,10 @@ class EventCreateSchema(_Strict):
     )
     top_cut = fields.Integer(load_default=0, strict=True, validate=validate.OneOf(S.TOP_CUTS))
     self_register = fields.Boolean(load_default=False)
+    strict = fields.Boolean(
+        load_default=False,
+        metadata={"description": "strict play: the event's games have no guardian"},
+    )
     seed = fields.String(
         load_default=None,
         allow_none=True,

@@ -27,7 +27,7 @@ import msgspec
 from marshmallow import Schema, fields
 
 from referee.games import GAMES
-from referee.models import Receipt, Ruling, SeatView, TableRow
+from referee.models import Caution, Receipt, Ruling, SeatView, TableRow
 from web import schemas
 
 Access = Literal["none", "any", "seat", "player", "judge", "organiser", "event player", "event any"]
@@ -507,6 +507,14 @@ def typed_components() -> dict[str, dict[str, Any]]:
         "description": "every table at a glance (the judge's overview)",
         "properties": {"tables": {"type": "array", "items": tops[-1]}},
         "required": ["tables"],
+    }
+    (caution,), cautions = msgspec.json.schema_components([Caution], ref_template=REF + "{name}")
+    out.update(cautions)
+    out["Warnings"] = {
+        "type": "object",
+        "description": "the guardian's warnings on an action before it is submitted (issue 37)",
+        "properties": {"warnings": {"type": "array", "items": caution}},
+        "required": ["warnings"],
     }
     out.update(event_components())
     (receipt,), whole = msgspec.json.schema_components([Receipt], ref_template=REF + "{name}")

@@ -313,6 +313,13 @@ def _create_fields() -> dict[str, fields.Field]:  # type: ignore[type-arg]
                 "server; the game then uses its cards, and photos are read with it)"
             },
         ),
+        "strict": fields.Boolean(
+            load_default=False,
+            metadata={
+                "description": "a strict table (tournament play): no guardian warns its "
+                "players before a move that loses (default false: casual, the guardian on)"
+            },
+        ),
     }
 
 

@@ -23,6 +23,7 @@ from referee.games import game_named
 from referee.jsonin import loads_strict
 from referee.language import N_
 from referee.log import Record
+from referee.models import Caution
 from referee.narration import takeback_of
 from referee.service import NeedsInput, ServiceError, fill_input
 from web.acting import back, forget_own_question, own_question, reason_of, submit, who_and
@@ -327,7 +328,11 @@ def act(game: str) -> Response:
     if pm is None:
         return back(game)
     try:
-        if f.get("raw") and f.get("needs"):  # the answer to a question for the submitter
+        if f.get("confirmed"):  # the player confirmed an action the guardian warned of
+            raw = loads_strict(f["confirmed"], "confirmed", max_bytes=8000, max_depth=8)
+            if not isinstance(raw, dict):
+                raise ValueError("confirmed: not an action")
+        elif f.get("raw") and f.get("needs"):  # the answer to a question for the submitter
             raw = loads_strict(f["raw"], "raw", max_bytes=8000, max_depth=8)
             if not isinstance(raw, dict):
                 raise ValueError("raw: not an action")
@@ -337,8 +342,51 @@ def act(game: str) -> Response:
     except (ValueError, json.JSONDecodeError) as e:
         flash(gettext("Refused: %(reason)s", reason=reason_of(e)), "error")
         return back(game)
+    if not f.get("confirmed"):
+        try:
+            cautions = get_referee().guard(game, seat, raw)
+        except ServiceError:  # the submission below says why
+            cautions = []
+        if cautions:
+            return confirm_page(game, seat, pm, raw, cautions)
     submit(game, seat, raw)
     return back(game)
+
+
+def confirm_page(
+    game: str, seat: str, pm: PageModule, raw: dict[str, Any], cautions: list[Caution]
+) -> Response:
+    """The guardian's confirmation step (issue 37): what the action would do, in the seat's
+    language, the legal actions that avoid it (each a form that submits it, guarded again)
+    and a form that confirms the action as it was. Plain forms: no script needed."""
+
+    def label(text: str) -> str:
+        try:
+            return pm.action_summary(pm.action_from_text(text))
+        except Exception:  # a label only: the notation itself is still shown
+            return text
+
+    warned = [
+        {
+            "rule": c.rule,
+            "text": say(c.text),
+            "alternatives": [{"action": a, "label": label(a)} for a in c.alternatives],
+        }
+        for c in cautions
+    ]
+    page = render_template(
+        "guard.html",
+        table=game,
+        seat=seat,
+        seat_title=seat_title(pm, seat),
+        pages=pm,
+        csrf=csrf_token(game),
+        seq=request.form.get("seq", ""),
+        action=json.dumps(raw, separators=(",", ":"), ensure_ascii=False),
+        summary=pm.action_summary(raw),
+        cautions=warned,
+    )
+    return Response(page, 200, mimetype="text/html")
 
 
 @bp.post("/g/<game>/answer")

@@ -574,6 +574,25 @@ def rule_file(raw: Mapping[str, Any], *, possible: bool = True) -> dict[str, Any
     }
 
 
+def posed(raw: Mapping[str, Any]) -> list[tuple[State, Action]]:
+    """Each action of a ruling file with the position it is posed on, in order, up to the
+    game's end or the first action that cannot be applied (for the guardian's look at each,
+    issue 37). Raises NotationError as :func:`rule_file`."""
+    st = read_position(raw, _FILE_KEYS)
+    acts = _list(raw.get("actions", []), "actions", MAX_ACTIONS)
+    out: list[tuple[State, Action]] = []
+    for i, r in enumerate(acts):
+        if st.stage is Stage.OVER:
+            break
+        a = parse_action(r, f"actions[{i}]")
+        out.append((st, a))
+        try:
+            st = apply(st, a).state
+        except (IllegalActionError, NeedsInputError, NotationError):
+            break
+    return out
+
+
 def _col(c: str | None) -> str:
     return "the centre" if c in (None, "centre") else COLUMN_IDS[c].words
 

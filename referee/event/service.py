@@ -192,12 +192,14 @@ class Events:
         seed: str | None = None,
         self_register: bool = False,
         event: str | None = None,
+        strict: bool = False,
     ) -> str:
         """A new event (T1, T4, T6, T10); returns its id. ``options``: the game's options,
         checked by the game's own setup (no game is made). ``format``: bo1 or bo3 (T1; a game
         whose own rules play the match, e.g. a best of three kept by the game, fixes it).
         ``rounds``: None for the usual count, fixed when round 1 is paired. ``seed``: hex,
-        drawn at random when None (recorded, T4). Raises Refused naming the input."""
+        drawn at random when None (recorded, T4). ``strict``: strict play, the event's games
+        without the guardian (issue 37). Raises Refused naming the input."""
         try:
             module = game_named(game)
         except Malformed as e:
@@ -234,6 +236,8 @@ class Events:
             "self_register": bool(self_register),
             "match_in_game": in_game is not None,
         }
+        if strict:
+            body["strict"] = True
         if not isinstance(eid, str) or not S.EVENT_ID.match(eid):
             raise Refused(Say("event: an event id is 1-40 letters, digits, '-' or '_'"), "T12")
         w = S.Work()
@@ -979,6 +983,7 @@ class Events:
                 options=dict(s.options),
                 players={module.players[0]: names[first], module.players[1]: names[second]},
                 game=gid,
+                strict=s.strict,
             )
             codes = created.codes
         else:

@@ -89,7 +89,8 @@ class Settings:
     paired when it was not given (then the usual count, :func:`usual_rounds`).
     ``match_in_game``: the game's own rules play the whole match in one game (its module says
     so for the options, e.g. a best of three kept by the game itself): then a match is one game
-    of the referee."""
+    of the referee. ``strict``: the organiser's strict play, its games without the guardian
+    (``"strict": true`` in the ``event`` record; absent: casual)."""
 
     event: str
     name: str
@@ -102,6 +103,7 @@ class Settings:
     seed: str
     self_register: bool
     match_in_game: bool = False
+    strict: bool = False  # strict play: the event's games have no guardian (issue 37)
 
     @property
     def games_per_match(self) -> int:
@@ -677,6 +679,7 @@ def _event(w: Work, seat: str, b: Mapping[str, Any]) -> None:
         seed=seed,
         self_register=bool(b.get("self_register", False)),
         match_in_game=bool(b.get("match_in_game", False)),
+        strict=b.get("strict", False) is True,
     )
 
 

@@ -61,7 +61,7 @@ from engine.herazeus.actions import (
     Redraw,
     Starter,
 )
-from engine.herazeus.cards import Card, Catalogue, Kind, default_catalogue, parse_card, unknown
+from engine.herazeus.cards import Card, Catalogue, Kind, default_catalogue, parse_card
 from engine.herazeus.errors import CatalogueError
 from engine.herazeus.game import parse_card_name
 from engine.herazeus.names import card_name
@@ -82,8 +82,9 @@ from referee.game import (
     Summary,
 )
 from referee.herazeus.board import board_text, describe_event_json
+from referee.herazeus.guard import cautions, project
 from referee.herazeus.ruling import render_json, render_text, rule_file, rule_on
-from referee.models import Board, ProfileVerdict, Ruling, SeatView, Turn
+from referee.models import Board, Caution, ProfileVerdict, Ruling, SeatView, Turn
 from referee.validate import InputError, mapping, text
 from referee.views import cutter, seats_of, sees_all
 
@@ -370,28 +371,6 @@ def view_for(st: GameState, seat: str) -> HZBoard:
         decks=deck_lists(cat),
         playable=playable,
     )
-
-
-def project(st: GameState, seat: str) -> GameState:
-    """The state as ``seat`` knows it: every card hidden from him unknown (D22). The judge's
-    projection is the state itself. Piles stay whole: every card on them was seen face up.
-    Decks are unknown to everyone and stay as they are (the referee does not know them either,
-    or knows them only in a simulation)."""
-    if sees_all(seat):
-        return st
-    sides = list(st.sides)
-    for p in (Player.HERA, Player.ZEUS):
-        if seat == p.key:
-            continue
-        side = st.sides[p]
-        hand = tuple(unknown(c.origin) for c in side.hand)
-        fld = tuple(
-            tuple(s if s.card is None or s.up else slot(unknown(s.card.origin), False) for s in col)
-            for col in side.field
-        )
-        deck = tuple(unknown(c.origin) for c in side.deck)
-        sides[p] = side.evolve(hand=hand, field=fld, deck=deck)
-    return st.evolve(sides=(sides[0], sides[1]))
 
 
 def legal_for(actions: Iterable[Action], seat: str) -> list[str]:
@@ -792,6 +771,13 @@ class HeraZeus:
         # the card a Pegasus drew from the hand: both saw it come out (D2, D22)
         pick = action.get("pick")
         return {"pick": pick} if pick is not None else {}
+
+    # ---- the guardian (issue 37) ------------------------------------------------------------
+
+    def guard(self, seen: GameState, action: Action, seat: str) -> tuple[Caution, ...]:
+        """D8: the action would leave the player unable to use his remaining points
+        (:mod:`referee.herazeus.guard`)."""
+        return cautions(seen, action, seat)
 
     # ---- seats -----------------------------------------------------------------------------
 

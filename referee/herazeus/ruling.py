@@ -33,8 +33,10 @@ from engine.herazeus.notation import FILE_KEYS, POSITION_KEYS
 from engine.herazeus.rulebook import Rule
 from engine.say import N_, Say
 from referee.herazeus.board import describe_event_json
+from referee.herazeus.guard import cautions, project
 from referee.jsonin import loads_strict
 from referee.language import DEFAULT, say
+from referee.models import Caution
 from referee.rulings import sources_said
 
 
@@ -48,6 +50,7 @@ class Step:
     events: tuple[Event, ...] = ()
     refusal: str | None = None  # why an illegal action was refused
     notes: tuple[str, ...] = ()
+    warnings: tuple[Caution, ...] = ()  # the guardian's, as the actor saw the table (issue 37)
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,7 @@ def decide(state: GameState, actions: list[Action]) -> Verdict:
         if st.is_over:
             break
         actor = a.actor(st.player)
+        warned = cautions(project(st, actor.key), a, actor.key)
         try:
             out = apply(st, a)
         except IllegalActionError as e:
@@ -143,7 +147,9 @@ def decide(state: GameState, actions: list[Action]) -> Verdict:
         for r in out.rules:
             if r not in rules:
                 rules.append(r)
-        steps.append(Step(i, a, actor, True, out.rules, out.events, notes=out.notes))
+        steps.append(
+            Step(i, a, actor, True, out.rules, out.events, notes=out.notes, warnings=warned)
+        )
         st = out.state
     return Verdict(
         True,
@@ -206,7 +212,36 @@ def render_json(r: Ruling, lang: str = DEFAULT) -> dict[str, Any]:
         "profile": r.profile.value,
         "others": {p.value: _verdict_json(alt) for p, alt in r.others.items()},
         "citations": {x: citation(RULES[x], lang) for x in rules if x in RULES},
+        "warnings": warnings_json(v, lang),
     }
+
+
+def warnings_json(v: Verdict, lang: str = DEFAULT) -> list[dict[str, Any]]:
+    """The guardian's warnings on the file's actions (issue 37): each with the index of the
+    action it warns of (``action``, as ``failed_at`` counts), its rule, its sentence in
+    ``lang`` and the legal actions that avoid it, worked out from the table as the action's
+    player saw it."""
+    return [
+        {"action": step.index, **c.to_json(lambda t: say(t, lang))}
+        for step in v.steps
+        for c in step.warnings
+    ]
+
+
+def warning_lines(v: Verdict, lang: str = DEFAULT) -> list[str]:
+    """The same warnings as lines for a judge: one a warning."""
+    out = []
+    for w in warnings_json(v, lang):
+        alts = ", ".join(w["alternatives"]) or "-"
+        line = Say(
+            "Guardian, before action %(num)s: %(text)s [%(rule)s] Avoided by: %(alternatives)s",
+            num=w["action"] + 1,
+            text=w["text"],
+            rule=w["rule"],
+            alternatives=alts,
+        )
+        out.append(say(line, lang))
+    return out
 
 
 # the source a reader of each language looks up first (RULES.md's keys): the German one is the
@@ -371,6 +406,10 @@ def render_text(r: Ruling, lang: str = DEFAULT) -> str:
     else:
         lines.append("")
         lines.append(say(Say("The other profiles rule the same."), lang))
+    warned = warning_lines(v, lang)
+    if warned:
+        lines.append("")
+        lines.extend(warned)
     cited = list(v.rules)
     lines.append("")
     lines.append(say(Say("Rules applied:"), lang))

@@ -64,7 +64,7 @@ from engine.minotaur.notation import (
 )
 from engine.minotaur.rulebook import RULES
 from engine.minotaur.rules import ColumnJson
-from engine.minotaur.state import Discarded, EndReason, Placed, Stage, State
+from engine.minotaur.state import EndReason, Placed, Stage, State
 from engine.outcome import Outcome as BaseOutcome
 from engine.say import N_, Say, say_n
 from referee.game import (
@@ -79,8 +79,9 @@ from referee.game import (
     Setup,
     Summary,
 )
+from referee.minotaur.guard import cautions, pile_for, project
 from referee.minotaur.ruling import citation
-from referee.models import Board, Ruling, Turn
+from referee.models import Board, Caution, Ruling, Turn
 from referee.validate import InputError, file_text
 from referee.views import sees_all
 
@@ -249,34 +250,6 @@ def digest(r: MinotaurRules) -> str:
 # ---- seats (M14) ---------------------------------------------------------------------------
 
 
-def _pile_for(d: Discarded, owner: str, seat: str) -> str | None:
-    """A pile card's name as ``seat`` knows it (None: a back)."""
-    if d.name is None or d.seen == "nobody":
-        return None
-    if sees_all(seat) or d.seen == "both" or d.seen == seat == owner:
-        return d.name
-    return None
-
-
-def project(st: State, seat: str) -> State:
-    """The state as ``seat`` knows it: the opponent's hand, every deck, pile cards he did not
-    see and the opponent's set-aside cards (M17) unknown. The judge's is the state itself."""
-    if sees_all(seat):
-        return st
-    sides = []
-    for p, s in zip(PLAYERS, st.sides, strict=True):
-        hand = s.hand if p == seat else (None,) * len(s.hand)
-        pile = tuple(
-            d if _pile_for(d, p, seat) == d.name else Discarded(None, d.seen) for d in s.discard
-        )
-        sides.append(replace(s, hand=hand, deck=(None,) * len(s.deck), discard=pile))
-    m = st.match
-    aside = tuple(
-        x if p == seat or x is None else () for p, x in zip(PLAYERS, m.set_aside, strict=True)
-    )
-    return st.evolve(sides=(sides[0], sides[1]), match=replace(m, set_aside=(aside[0], aside[1])))
-
-
 def _placed_view(st: State, x: Placed) -> PlacedView:
     return {"card": x.name, "curses": x.curses, "strength": ml.strength(st, x)}
 
@@ -291,7 +264,7 @@ def view_for(st: State, seat: str) -> MLBoard:
             "hand": [n or "?" for n in s.hand] if mine else ["?"] * len(s.hand),
             "hand_size": len(s.hand),
             "deck": len(s.deck),
-            "discard": [_pile_for(d, p, seat) or "?" for d in s.discard],
+            "discard": [pile_for(d, p, seat) or "?" for d in s.discard],
             "discard_height": len(s.discard),
             "columns": {c.id: [_placed_view(st, x) for x in s.column(c)] for c in COLUMNS},
             "deities": [_placed_view(st, x) for x in s.deities],
@@ -357,7 +330,7 @@ def stated_hidden(st: State, a: Action, seat: str) -> str | None:
                 if side == other and op.src.zone == "hand":
                     return f"ops[{i}].card"
                 if side == other and op.src.zone == "discard":
-                    seen = {_pile_for(d, other, seat) for d in st.side(other).discard}
+                    seen = {pile_for(d, other, seat) for d in st.side(other).discard}
                     if op.card not in seen:
                         return f"ops[{i}].card"
             if isinstance(op, Draw) and op.cards is not None and op.side == other:
@@ -567,6 +540,13 @@ class Minotaur:
 
     def shown_while_asked(self, action: Mapping[str, Any]) -> dict[str, Any]:
         return {}
+
+    # ---- the guardian (issue 37) ------------------------------------------------------------
+
+    def guard(self, seen: State, action: Action, seat: str) -> tuple[Caution, ...]:
+        """M4 (no card has left his hand: he will discard one) and M2 (his own deck would be
+        empty) (:mod:`referee.minotaur.guard`)."""
+        return cautions(seen, action, seat)
 
     # ---- seats -----------------------------------------------------------------------------
 

@@ -8,11 +8,12 @@ import json
 from typing import Any
 
 from engine.errors import NotationError
-from engine.minotaur.notation import rule_file
+from engine.minotaur.notation import posed, rule_file
 from engine.minotaur.rulebook import RULES, Rule
 from engine.say import Say
 from referee.jsonin import loads_strict
 from referee.language import DEFAULT, say
+from referee.minotaur.guard import cautions, project
 from referee.rulings import MAX_DEPTH, MAX_FILE_BYTES, sources_said
 
 
@@ -35,6 +36,19 @@ def rule(raw: dict[str, Any], lang: str = DEFAULT) -> dict[str, Any]:
     out = rule_file(raw)
     out["ruling"] = say(out["ruling"], lang)  # words the engine marked; the rest stays English
     out["citations"] = {r: citation(RULES[r], lang) for r in out["rules"] if r in RULES}
+    out["warnings"] = warnings(raw, lang)
+    return out
+
+
+def warnings(raw: dict[str, Any], lang: str = DEFAULT) -> list[dict[str, Any]]:
+    """The guardian's warnings on the file's actions (issue 37): each with the index of the
+    action (``action``, as ``failed_at`` counts), its rule, its sentence in ``lang`` and the
+    legal actions that avoid it, from the table as the action's player saw it."""
+    out = []
+    for i, (st, a) in enumerate(posed(raw)):
+        actor = a.by or st.turn.player
+        for c in cautions(project(st, actor), a, actor):
+            out.append({"action": i, **c.to_json(lambda t: say(t, lang))})
     return out
 
 
@@ -59,6 +73,15 @@ def render_text(result: dict[str, Any], lang: str = DEFAULT) -> str:
     for c in result["supremacy"]:
         holder = (c["after"] or say(Say("none"), lang)).title()
         lines.append(f"  {c['column']:<16} {c['miron']:>3} - {c['vess']:<3} {holder}")
+    for w in result["warnings"]:
+        line = Say(
+            "Guardian, before action %(num)s: %(text)s [%(rule)s] Avoided by: %(alternatives)s",
+            num=w["action"] + 1,
+            text=w["text"],
+            rule=w["rule"],
+            alternatives=", ".join(w["alternatives"]) or "-",
+        )
+        lines += ["", say(line, lang)]
     if result["citations"]:
         lines += ["", say(Say("Rules:"), lang)]
         lines += [f"  {text}" for text in result["citations"].values()]

@@ -44,7 +44,7 @@ from referee.game import (
     Setup,
     Summary,
 )
-from referee.models import Board, Ruling, Turn
+from referee.models import Board, Caution, Ruling, Turn
 
 NAME = "tiny"
 TITLE = "Tiny Duel"
@@ -447,6 +447,19 @@ class Tiny:
 
     def shown_while_asked(self, action: Mapping[str, Any]) -> dict[str, Any]:
         return {}
+
+    def guard(self, seen: State, action: Action, seat: str) -> tuple[Caution, ...]:
+        """T3: a 1 wins no round (at best it ties); the other cards in his hand avoid that.
+        From his own hand only: never from the opponent's face-down card."""
+        if seen.phase != "play" or seat != seen.player or not isinstance(action, Play):
+            return ()
+        if action.card != "1" or action.by not in (None, seat) or "1" not in seen.hand(seat):
+            return ()
+        others = sorted({str(c) for c in seen.hand(seat) if c is not None and c != "1"})
+        if not others:
+            return ()
+        alternatives = [json.dumps(to_json(Play(c)), separators=(",", ":")) for c in others]
+        return (Caution(rule="T3", text="a 1 wins no round", alternatives=alternatives),)
 
     def project(self, state: State, seat: str) -> State:
         return project(state, seat)
