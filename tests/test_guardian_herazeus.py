@@ -8,14 +8,34 @@ column full or nearly, every front card one that never challenges.
 
 from __future__ import annotations
 
+import random
+import re
 from typing import Any
 
 from helpers import pos
+from service_helpers import Table, make_referee
+from web_helpers import Browser, make_app
 
-from engine.herazeus import EndReason, GameState, Player, apply, legal_actions
-from engine.herazeus.actions import Draw, God, parse_action_text
+from engine.herazeus import (
+    EndReason,
+    GameState,
+    Phase,
+    Player,
+    apply,
+    can_use_a_point,
+    legal_actions,
+)
+from engine.herazeus.actions import (
+    Challenge,
+    Draw,
+    God,
+    PegasusField,
+    PegasusHand,
+    parse_action_text,
+)
 from referee.herazeus.game import HERA_ZEUS, project
 from referee.models import Caution
+from referee.service import Referee
 
 STUCK_FIELD = [
     ["Medusa", "Furies", "Furies", "Furies"],
@@ -65,13 +85,13 @@ def test_an_action_that_leaves_a_way_to_use_the_points_is_not_warned() -> None:
             assert warnings(st, a.text()) == (), a.text()
 
 
-def test_a_draw_of_a_card_he_cannot_use_is_warned_with_nothing_to_offer() -> None:
-    # his deck holds one Sirens, useless against Zeus's Medusa on top of the pile: after the
-    # draw he is stuck with two points left (test_rules_turn's D8 case), and nothing else is open
+def test_a_draw_is_never_warned_of_he_enters_it_with_the_card_in_his_hand() -> None:
+    # his deck holds one Sirens, useless against Zeus's Medusa on top of the pile: the draw
+    # leaves him stuck (test_rules_turn's D8 case), but he names the card once he holds it
     st = pos(hera_field=STUCK_FIELD, hera_deck=["Sirens"], zeus_discard=["Medusa"])
-    assert [a.text() for a in legal_actions(st)] == [Draw().text()]
-    (warned,) = warnings(st, "draw")
-    assert warned.rule == "D8" and warned.alternatives == []
+    assert apply(st, Draw()).state.reason is EndReason.CANNOT_USE_AP
+    assert warnings(st, "draw") == ()
+    assert warnings(st, "draw Sirens") == ()
 
 
 def test_no_warning_for_the_opponent_the_judge_or_before_play() -> None:
@@ -86,3 +106,52 @@ def test_a_card_hidden_from_him_counts_as_usable_so_nothing_is_warned() -> None:
     # may be one he can use (D8 as the referee rules it), so the guardian says nothing
     st = pos(hera_field=STUCK_FIELD, hera_deck=["?"], zeus_discard=["Medusa"])
     assert warnings(st, "draw") == ()
+
+
+# ---- the game where he is warned, takes the way out and plays on (issue 37, "done when") -----
+
+SEED, STEPS = 6, 208  # a seeded game of the simulated table that reaches the dead end below
+QUIET = 0.9  # its players seldom challenge, so the fields fill up
+
+
+def quiet_game() -> Table[Referee]:
+    """The seeded game, played from the seats (each card named as it is drawn) up to the moment
+    Hera could put a Medusa in front of column 1: her last challenger's place."""
+    rng = random.Random(SEED)
+    t = Table(make_referee(seed=SEED), rng)
+    t.setup()
+    for _ in range(STEPS):
+        acts = legal_actions(t.truth)
+        quiet = [a for a in acts if not isinstance(a, Challenge | PegasusHand | PegasusField)]
+        t.play(rng.choice(quiet if quiet and rng.random() < QUIET else acts))
+    return t
+
+
+def test_warned_on_the_seat_page_he_takes_the_way_out_and_does_not_lose_by_d8() -> None:
+    t = quiet_game()
+    ref, g = t.ref, t.game
+    seat = t.service.player.key
+    blunder = "play Medusa 1.1"
+    loses = apply(t.truth, parse_action_text(blunder)).state
+    assert (loses.winner, loses.reason) == (t.truth.player.other, EndReason.CANNOT_USE_AP)
+    app = make_app(ref)
+    b = Browser(app)
+    assert b.join(g, t.codes[seat]).status_code == 303
+
+    def csrf() -> str:
+        m = re.search(r'name="csrf" value="([^"]+)"', b.get(f"/g/{g}").data.decode())
+        assert m is not None
+        return m.group(1)
+
+    seq = ref.folded(g).last_seq
+    r = b.client.post(f"/g/{g}/act", data={"csrf": csrf(), "action": blunder})
+    page = r.data.decode()
+    assert r.status_code == 200 and ref.folded(g).last_seq == seq  # asked; nothing recorded
+    assert "[D8]" in page and "lose at once" in page
+    ways = re.findall(r'name="action" value="([^"]+)"', page)
+    assert "play Medusa 1.2" in ways and blunder not in ways
+    r = b.client.post(f"/g/{g}/act", data={"csrf": csrf(), "action": "play Medusa 1.2"})
+    assert r.status_code == 303  # the way out is not warned of: it is recorded at once
+    st = ref.folded(g).state
+    assert st.phase is Phase.PLAY and st.winner is None and st.reason is None
+    assert st.player.key == seat and (st.used == st.ap or can_use_a_point(st))  # he plays on

@@ -82,7 +82,8 @@ from referee.game import (
     Summary,
 )
 from referee.herazeus.board import board_text, describe_event_json
-from referee.herazeus.guard import cautions, project
+from referee.herazeus.guard import cautions
+from referee.herazeus.guard import project as project  # the seat's table: where it lives
 from referee.herazeus.ruling import render_json, render_text, rule_file, rule_on
 from referee.models import Board, Caution, ProfileVerdict, Ruling, SeatView, Turn
 from referee.validate import InputError, mapping, text

@@ -6,7 +6,8 @@ Everything here reads only the position the player sees (the game module's ``pro
 action whose outcome depends on a card hidden from him (a challenge against a face-down card,
 a Pegasus drawn from the opponent's hand) is judged neither a dead end nor a way out. A card he
 would draw is unknown to him when he decides, and an unknown card counts as usable (D8, as the
-referee rules it), so a draw never leads into a warned dead end.
+referee rules it), so a draw never leads into a warned dead end; a draw is entered once the card
+is in his hand (he names it), too late for a warning, and is never warned of.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from engine.herazeus import (
     apply,
     legal_actions,
 )
-from engine.herazeus.actions import PegasusHand
+from engine.herazeus.actions import Draw, PegasusHand
 from engine.herazeus.cards import unknown
 from engine.herazeus.state import slot
 from engine.say import Say
@@ -77,6 +78,8 @@ def cautions(seen: GameState, action: Action, seat: str) -> tuple[Caution, ...]:
     if seen.phase is not Phase.PLAY or seat not in (p.key for p in Player):
         return ()
     me = Player.parse(seat)
+    if isinstance(action, Draw):  # he enters a draw once the card is in his hand: too late
+        return ()
     if seen.player is not me or not loses_by_d8(seen, action, me):
         return ()
     alternatives: list[str] = []

@@ -102,7 +102,7 @@ def cautions(seen: State, action: Action, seat: str) -> tuple[Caution, ...]:
     out: list[Caution] = []
     t = seen.turn
     if not t.left_hand and seen.side(seat).hand and _ends_playing(seen, action):
-        ways = [
+        ways: list[Action] = [
             a
             for a in _legal(seen, seat)
             if isinstance(a, Play | ChangeHand) and _after(seen, a) is not None
