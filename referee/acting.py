@@ -164,18 +164,23 @@ class Acting:
         warning depends on a card hidden from him). Empty at a strict table, where nothing
         is computed (:func:`referee.tables.is_guarded`), for the judge and the public, while
         a question holds the game, and for an action he may not submit as it stands: its
-        submission gives the refusal. Writes nothing. Raises NotFound, Forbidden (the
-        seat check)."""
+        submission gives the refusal. Writes nothing. Raises NotFound, Forbidden (the seat
+        check), Refused for what is not an action of the game (at every table alike)."""
         self.reading.seat_of(game, seat)
         f = self.reader.folded(game)
+        g = f.module
+        try:
+            action = g.parse_action(dict(mapping(raw, "action")), "action")
+        except InputError as e:
+            raise Refused(str(e)) from None
+        except RuleError as e:
+            raise refusal(e) from None
         if not is_guarded(f.create):
             return []
-        g = f.module
-        if seat not in g.players or f.question is not None or not isinstance(raw, Mapping):
+        if seat not in g.players or f.question is not None:
             return []
         seen = g.project(f.state, seat)
         try:
-            action = g.parse_action(dict(raw), "action")
             if g.refuse_statement(f.state, action, seat) is not None:
                 return []
             if g.actor(f.state, action, seat) != seat:

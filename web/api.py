@@ -482,7 +482,7 @@ def submit(game: str) -> Response:
     "The guardian's warnings on an action, before you submit it",
     body=schemas.ActionBodySchema,
     response="Warnings",
-    errors=(400, 401, 403, 404, 413, 415, 423, 503),
+    errors=(400, 401, 403, 404, 413, 415, 422, 423, 503),
     access="seat",
     headers=("X-CSRF-Token",),
     etag=True,
