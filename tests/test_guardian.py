@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from event_helpers import new_event, tiny_events
-from privacy_property import blank_text
+from privacy_property import ServiceDriver, blank_text, no_reply_depends_on_hidden
 from service_helpers import make_referee
 from web_helpers import make_app, new_game, referee_of
 
@@ -279,3 +279,21 @@ def test_the_tests_game_warns_from_its_players_own_hand() -> None:
         '{"do":"play","card":"6"}',
     ]
     assert TINY.guard(st, TINY.parse_action({"do": "play", "card": "4"}, "a"), "east") == ()
+
+
+# ---- the twin-table property covers the warnings ---------------------------------------------
+
+
+class LeakyGuardian(ServiceDriver):
+    """A referee whose guardian tells the player to move the opponent's hand as the judge sees
+    it: the twin tables must catch it."""
+
+    def guard(self, game: str, seat: str, raw: Mapping[str, Any]) -> list[dict[str, Any]]:
+        judge = self.ref.view(game, "judge").to_json()
+        hands = {p: judge[p]["hand"] for p in ("hera", "zeus") if p != seat}
+        return [*super().guard(game, seat, raw), {"rule": "leak", "text": json.dumps(hands)}]
+
+
+def test_the_twin_tables_catch_a_guardian_that_leaks() -> None:
+    with pytest.raises(AssertionError, match="warnings for"):
+        no_reply_depends_on_hidden(LeakyGuardian.new, 1)
