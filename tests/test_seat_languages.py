@@ -255,6 +255,10 @@ def test_a_players_seat_page_shows_no_english_at_each_stage_of_a_turn(
     hand = MIRON[:6]
     stages["phase 0"] = act(miron, g, do="hand", cards=hand)
     stages["the other's turn"] = page(vess, g)
+    asked = {"csrf": csrf(miron, g), "action": '{"do":"pass","to":"supremacy"}'}
+    stages["the guardian asks first (M4)"] = miron.client.post(f"/g/{g}/act", data=asked).get_data(
+        as_text=True
+    )
     # past the guardian's M4 warning
     stages["the forced discard"] = act(miron, g, confirmed='{"do":"pass","to":"supremacy"}')
     stages["turn ended"] = act(miron, g, do="end_turn", discard=hand[2])
@@ -265,6 +269,7 @@ def test_a_players_seat_page_shows_no_english_at_each_stage_of_a_turn(
         assert '<html lang="eo">' in html
         assert no_english(html, g) == [], stage
     assert "⟦Record my cards⟧" in stages["hand to enter"]
+    assert "⟦Confirm it anyway⟧" in stages["the guardian asks first (M4)"]
     assert "⟦The judge was called to the table.⟧" in stages["take-back asked, judge called"]
 
 

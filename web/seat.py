@@ -362,8 +362,8 @@ def confirm_page(
 
     def label(text: str) -> str:
         try:
-            return pm.action_summary(pm.action_from_text(text))
-        except Exception:  # a label only: the notation itself is still shown
+            return pm.action_words(pm.action_from_text(text))
+        except Exception:  # a label only: the form still carries the action itself
             return text
 
     warned = [
@@ -383,7 +383,7 @@ def confirm_page(
         csrf=csrf_token(game),
         seq=request.form.get("seq", ""),
         action=json.dumps(raw, separators=(",", ":"), ensure_ascii=False),
-        summary=pm.action_summary(raw),
+        summary=pm.action_words(raw),
         cautions=warned,
     )
     return Response(page, 200, mimetype="text/html")

@@ -174,6 +174,11 @@ class PageModule(Protocol):
         """A recorded action in a few words (the judge's amend list)."""
         ...
 
+    def action_words(self, action: Mapping[str, Any]) -> str:
+        """An action (its JSON) as a button says it, in the request's language (the
+        guardian's confirmation page: the action warned of and the ways out)."""
+        ...
+
     def judge_action(self, what: str) -> dict[str, Any] | None:
         """The action of the judge's game tool ``what`` (None: no such tool)."""
         ...

@@ -117,6 +117,9 @@ class TinyPages:
         except Exception:
             return "an action"
 
+    def action_words(self, action: Mapping[str, Any]) -> str:
+        return self.action_summary(action)
+
     def judge_action(self, what: str) -> dict[str, Any] | None:
         return None
 

@@ -297,6 +297,12 @@ class HeraZeusPages:
         except (NotationError, TypeError, ValueError):  # a sealed part: what is readable
             return str(action.get("do", "action")).replace("_", " ")
 
+    def action_words(self, action: Mapping[str, Any]) -> str:
+        try:
+            return action_label(parse_action(dict(action), "action"))
+        except (NotationError, TypeError, ValueError):
+            return self.action_summary(action)
+
     def judge_action(self, what: str) -> dict[str, Any] | None:
         raw = JUDGE_ACTIONS.get(what)
         return dict(raw) if raw is not None else None

@@ -222,6 +222,13 @@ def action_label(a: Action) -> str:
         return gettext("End the turn")
     if isinstance(a, Draw):
         return gettext("Draw a card")
+    if isinstance(a, Play) and a.position is not None:
+        return gettext(
+            "Play %(card)s: column %(column)s, place %(position)s",
+            card=a.card,
+            column=a.column,
+            position=a.position,
+        )
     return a.text()
 
 

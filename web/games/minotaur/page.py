@@ -414,6 +414,12 @@ class MinotaurPages:
         except Exception:
             return str(action.get("do", "action")).replace("_", " ")
 
+    def action_words(self, action: Mapping[str, Any]) -> str:
+        try:
+            return action_label(action)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return self.action_summary(action)
+
     def judge_action(self, what: str) -> dict[str, Any] | None:
         return None
 
