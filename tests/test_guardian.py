@@ -17,6 +17,7 @@ That no warning depends on a card hidden from the player is the twin-table prope
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -24,8 +25,9 @@ from typing import Any
 
 import pytest
 from event_helpers import new_event, tiny_events
-from privacy_property import ServiceDriver, blank_text, no_reply_depends_on_hidden
+from privacy_property import HttpDriver, ServiceDriver, blank_text, no_reply_depends_on_hidden
 from service_helpers import make_referee
+from test_minotaur_privacy import _new_game, _probe, _twins
 from web_helpers import make_app, new_game, referee_of
 
 from engine.minotaur.cards import parse_deck_list
@@ -297,3 +299,17 @@ class LeakyGuardian(ServiceDriver):
 def test_the_twin_tables_catch_a_guardian_that_leaks() -> None:
     with pytest.raises(AssertionError, match="warnings for"):
         no_reply_depends_on_hidden(LeakyGuardian.new, 1)
+
+
+@pytest.mark.parametrize("driver", [ServiceDriver, HttpDriver], ids=["service", "http"])
+def test_minotaur_twins_compare_the_warnings_themselves(
+    driver: type[ServiceDriver] | type[HttpDriver],
+) -> None:
+    """Miron's first turn, his hand stated: passing on is warned of (M4), at twins that differ
+    in a card of Vess's hand, with the same words and the same ways out."""
+    d = driver.new(0)
+    game = _new_game(d, "miron")
+    d.submit(game, "miron", {"do": "hand", "cards": MIRON[:6], "by": "miron"})
+    twins, names = _twins(d, game, "vess", random.Random(0), 0)
+    assert len(twins) >= 2
+    assert _probe(twins, game, "miron", names).warned >= 1

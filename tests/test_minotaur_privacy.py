@@ -277,7 +277,6 @@ def test_no_reply_depends_on_a_card_hidden_from_the_player(
             break
     assert samples >= 2, f"only {samples} positions compared"
     assert total.replies >= 60 and total.named >= 4, total
-    assert total.warned >= 1, f"no warning compared between twins: {total}"
 
 
 @pytest.mark.parametrize("seed", range(GAMES))
