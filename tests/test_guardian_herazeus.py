@@ -8,11 +8,14 @@ column full or nearly, every front card one that never challenges.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from pathlib import Path
 from typing import Any
 
-from helpers import pos
+import pytest
+from helpers import pos, position
 from service_helpers import Table, make_referee
 from web_helpers import Browser, make_app
 
@@ -24,6 +27,7 @@ from engine.herazeus import (
     apply,
     can_use_a_point,
     legal_actions,
+    read_position,
 )
 from engine.herazeus.actions import (
     Challenge,
@@ -36,6 +40,7 @@ from engine.herazeus.actions import (
 from referee.herazeus.game import HERA_ZEUS, project
 from referee.models import Caution
 from referee.service import Referee
+from web.cli import main
 
 STUCK_FIELD = [
     ["Medusa", "Furies", "Furies", "Furies"],
@@ -45,11 +50,7 @@ STUCK_FIELD = [
 ROOM_FOR_ONE = [STUCK_FIELD[0][:3], STUCK_FIELD[1], STUCK_FIELD[2]]  # column 1 holds one more
 
 
-def god_or_card(**kw: Any) -> GameState:
-    """Kosmos (the figure leaves only by a Pegasus, D4): one point left, Hera holds her god card
-    and a Furies, her deck is empty. The god card (free) makes the turn's total 4 (D7) and fills
-    column 1, where the Furies could have gone: two points she cannot use (D8). The Furies in
-    column 1 uses her last point."""
+def god_or_card_position(**kw: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "profile": "kosmos",
         "hera_field": ROOM_FOR_ONE,
@@ -59,7 +60,15 @@ def god_or_card(**kw: Any) -> GameState:
         "used": 2,
         "zeus_discard": ["Medusa"],
     }
-    return pos(**(base | kw))
+    return position(**(base | kw))
+
+
+def god_or_card(**kw: Any) -> GameState:
+    """Kosmos (the figure leaves only by a Pegasus, D4): one point left, Hera holds her god card
+    and a Furies, her deck is empty. The god card (free) makes the turn's total 4 (D7) and fills
+    column 1, where the Furies could have gone: two points she cannot use (D8). The Furies in
+    column 1 uses her last point."""
+    return read_position(god_or_card_position(**kw))
 
 
 def warnings(st: GameState, text: str, seat: str = "hera") -> tuple[Caution, ...]:
@@ -106,6 +115,28 @@ def test_a_card_hidden_from_him_counts_as_usable_so_nothing_is_warned() -> None:
     # may be one he can use (D8 as the referee rules it), so the guardian says nothing
     st = pos(hera_field=STUCK_FIELD, hera_deck=["?"], zeus_discard=["Medusa"])
     assert warnings(st, "draw") == ()
+
+
+# ---- referee rule ------------------------------------------------------------------------------
+
+
+def test_referee_rule_warns_of_the_dead_end_without_changing_the_ruling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "god.json"
+    acts = [parse_action_text(t).to_json() for t in ("god 1", "play Furies 1")]
+    path.write_text(json.dumps({**god_or_card_position(), "actions": acts}))
+    assert main(["rule", "--json", str(path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["winner"], result["reason"]) == ("zeus", "cannot_use_ap")  # as before
+    (warned,) = result["warnings"]
+    assert warned["action"] == 0 and warned["rule"] == "D8" and warned["alternatives"]
+    assert main(["rule", str(path)]) == 0
+    assert "Guardian, before action 1: This would leave you unable" in capsys.readouterr().out
+    acts = [parse_action_text("play Furies 1").to_json()]
+    path.write_text(json.dumps({**god_or_card_position(), "actions": acts}))
+    assert main(["rule", "--json", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["warnings"] == []
 
 
 # ---- the game where he is warned, takes the way out and plays on (issue 37, "done when") -----
