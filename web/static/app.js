@@ -495,7 +495,9 @@
           .then(function (r) {
             var here = window.location.pathname + window.location.search;
             var there = new URL(r.url, window.location.href);
-            if (!r.ok) {  // an error page (a refused CSRF token, say): shown as the browser would
+            // an error page (a refused CSRF token, say), or a page that answers the post itself
+            // (the guardian's confirmation): shown as the browser would
+            if (!r.ok || !r.redirected) {
               return r.text().then(function (t) { document.open(); document.write(t); document.close(); return null; });
             }
             if (there.pathname + there.search !== here) { window.location.href = r.url; return null; }
