@@ -28,7 +28,7 @@ from event_helpers import new_event, tiny_events
 from privacy_property import HttpDriver, ServiceDriver, blank_text, no_reply_depends_on_hidden
 from service_helpers import make_referee
 from test_minotaur_privacy import _new_game, _probe, _twins
-from web_helpers import make_app, new_game, referee_of
+from web_helpers import Browser, make_app, new_game, referee_of
 
 from engine.minotaur.cards import parse_deck_list
 from referee.game import AnyGame
@@ -313,3 +313,21 @@ def test_minotaur_twins_compare_the_warnings_themselves(
     twins, names = _twins(d, game, "vess", random.Random(0), 0)
     assert len(twins) >= 2
     assert _probe(twins, game, "miron", names).warned >= 1
+
+
+def test_the_api_creates_a_strict_table_whose_guard_says_nothing() -> None:
+    app = make_app()
+    ref = referee_of(app)
+    out = {}
+    for strict in (False, True):
+        body = {"game_module": "minotaur", "deck_list": DECKS, "starting": "miron"}
+        r = Browser(app).post("/api/v1/games", {**body, "strict": strict})
+        assert r.status_code == 201, r.data
+        g, code = r.json["game"], r.json["codes"]["miron"]  # type: ignore[index]
+        miron = Browser(app)
+        assert miron.join(g, code).status_code == 303
+        ref.submit(g, "miron", {"do": "hand", "cards": MIRON[:6], "by": "miron"})
+        r = miron.post(f"/api/v1/games/{g}/guard", {"action": PASS_ON}, game=g)
+        assert r.status_code == 200
+        out[strict] = [w["rule"] for w in r.json["warnings"]]  # type: ignore[index]
+    assert out == {False: ["M4"], True: []}
