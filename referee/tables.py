@@ -146,11 +146,14 @@ class Tables:
         game: str | None = None,
         kit: Mapping[str, Any] | None = None,
         judged: bool = True,
+        hands_public: bool = False,
     ) -> Created:
         """Starts a game of ``name`` in setup, codes and first records in one transaction.
         ``options`` are the game's own choices, which its module checks (its
         ``Game.options``). ``judged``: False for a table
         without a judge (the create record says so; corrections then need both players).
+        ``hands_public``: the review shows every seat's hands once the game is over (the
+        create record says ``"hands": "public"``; private by default, :mod:`referee.review`).
         Only the players get join codes: the judge is the server's. Raises Refused for a bad
         game, option, player, kit or id."""
         try:
@@ -190,6 +193,8 @@ class Tables:
         body["rules"] = module.rules_version(body)  # pinned: replays run these or stop
         if not judged:
             body["judged"] = False
+        if hands_public:
+            body["hands"] = "public"
         gid = gid or self.ledger.token()[:10].replace("_", "x").replace("-", "y")
         if self.reader.exists(gid):
             raise Refused(f"game {gid!r} exists already")

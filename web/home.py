@@ -65,7 +65,12 @@ def new_game() -> Response:
         return redirect(url_for("home.home"), 303)
     try:
         created = get_referee().create_game(
-            name=pm.name, options=req.options, players=req.players, kit=req.kit, judged=has_judge()
+            name=pm.name,
+            options=req.options,
+            players=req.players,
+            kit=req.kit,
+            judged=has_judge(),
+            hands_public=request.form.get("hands_public") == "1",
         )
     except ServiceError as e:
         flash(refusal(e), "error")
