@@ -38,11 +38,17 @@ def phone() -> Iterator[Chrome]:
 
 
 def at_event(d: Chrome) -> int:
-    return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-review") or -1)
+    """The event the page shows, once its script listens to the keys and the swipe."""
+    body = d.find_element(By.TAG_NAME, "body")
+    if body.get_attribute("data-stepping") != "on":
+        return -1
+    return int(body.get_attribute("data-review") or -1)
 
 
 def wait_for_event(d: Chrome, n: int) -> None:
-    WebDriverWait(d, 20).until(lambda d: at_event(d) == n)
+    WebDriverWait(d, 20).until(
+        lambda d: at_event(d) == n, f"event {n} never shown: {d.current_url}, at {at_event(d)}"
+    )
 
 
 def swipe(d: Chrome, dx: int) -> None:
@@ -53,11 +59,21 @@ def swipe(d: Chrome, dx: int) -> None:
         d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
+def what_if_at_a_challenge(d: Chrome, url: str, g: str, at: int) -> None:
+    """Opens event ``at`` and taps the last challenge among the actions open there."""
+    d.get(f"{url}/g/{g}/review?at={at}")
+    links = d.find_elements(By.CSS_SELECTOR, ".open-list a")
+    tries = [a for a in links if "challenge" in (a.get_attribute("textContent") or "")]
+    assert tries, "a challenge was among the actions open"
+    d.execute_script("arguments[0].closest('details').open = true", tries[-1])
+    tries[-1].click()
+    WebDriverWait(d, 20).until(lambda d: d.find_elements(By.ID, "ruling"))
+
+
 def test_a_whole_review_walked_on_a_phone_with_a_what_if_at_a_challenge(phone: Chrome) -> None:
     ref = make_referee(seed=37)
     t = played(ref)
     g = t.game
-    last = ref.folded(g).last_seq
     challenge = challenges(ref, g)[0]
     mover = str(ref.log(g, "judge")[challenge].body.get("actor"))
     config = {"REFEREE": ref, "TESTING": True, "ACCESS_LOG": False, "JUDGE_CODE": JUDGE_CODE}
@@ -65,7 +81,8 @@ def test_a_whole_review_walked_on_a_phone_with_a_what_if_at_a_challenge(phone: C
     d = phone
     with serving(app) as url:
         take_seat(d, f"{url}/join/{g}/{t.codes[mover]}")
-        head = ref.head(g)
+        head = ref.head(g)  # taking the seat is recorded too
+        last = head["seq"]
         # a shared link to an event lands on it
         d.get(f"{url}/g/{g}/review#3")
         wait_for_event(d, 3)
@@ -84,17 +101,16 @@ def test_a_whole_review_walked_on_a_phone_with_a_what_if_at_a_challenge(phone: C
         assert not d.find_elements(By.ID, "next")
         d.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME)
         wait_for_event(d, 0)
-        # "what if" at the challenge: another action tried on the table just before it
-        d.get(f"{url}/g/{g}/review?at={challenge - 1}")
-        tries = [
-            a for a in d.find_elements(By.CSS_SELECTOR, ".open-list a") if "challenge" in a.text
-        ]
-        assert tries, "the challenge was among the actions open"
-        d.execute_script("arguments[0].closest('details').open = true", tries[-1])
-        tries[-1].click()
-        WebDriverWait(d, 20).until(lambda d: d.find_elements(By.ID, "ruling"))
-        ruling = d.find_element(By.ID, "ruling").text
-        assert "Nothing was recorded" in ruling
+        # "what if" at the challenge: another challenge tried on the table just before it.
+        # The player rules from what he knew: a defender face down is a card he never saw
+        what_if_at_a_challenge(d, url, g, challenge - 1)
+        player_says = d.find_element(By.ID, "ruling").text
+        assert "Nothing was recorded" in player_says or "cannot rule without it" in player_says
+        # the judge, on the same phone, rules from the whole table
+        d.delete_cookie(f"hz_{g}")
+        d.get(f"{url}/judge/join/{JUDGE_CODE}")
+        what_if_at_a_challenge(d, url, g, challenge - 1)
+        assert "Nothing was recorded" in d.find_element(By.ID, "ruling").text
         # typing in the "what if" box does not step
         box = d.find_element(By.ID, "pose")
         box.send_keys(Keys.ARROW_LEFT)

@@ -591,6 +591,7 @@
       // a clear sideways swipe: right to left is the next event
       if (Math.abs(dx) > 60 && Math.abs(dx) > 2 * Math.abs(dy)) { go(dx < 0 ? "next" : "prev"); }
     }, { passive: true });
+    document.body.dataset.stepping = "on";  // the keys and the swipe listen from here on
     var review = document.body.dataset.review;
     var m = /^#(\d+)$/.exec(window.location.hash);
     if (review !== undefined && m && m[1] !== review) {  // /g/G/review#31: to event 31
