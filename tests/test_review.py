@@ -22,7 +22,7 @@ from service_helpers import Table, make_referee
 from test_service import first_turns, set_up
 from web_helpers import Browser, judge_browser, make_app
 
-from engine.herazeus import GameState
+from engine.herazeus import GameState, parse_action_text
 from referee.service import Forbidden, Referee, Refused
 
 SEED = 5  # a random game with challenges decided by strength (checked below)
@@ -180,7 +180,7 @@ def test_what_if_at_a_challenge_rules_another_action_and_writes_nothing(
     at = challenges(ref, t.game)[0] - 1  # the table just before the challenge
     head = ref.head(t.game)
     text = page(b["judge"], f"/g/{t.game}/review?at={at}")
-    offered = re.findall(r'pose=([^"#&]+)#whatif">([^<]+)</a>', text)
+    offered = re.findall(r'pose=([^"#&]+)#whatif"><code>([^<]+)</code></a>', text)
     assert offered, "the actions open before the challenge are listed"
     challenge_texts = [html.unescape(label) for _, label in offered if "challenge" in label]
     assert challenge_texts
@@ -210,6 +210,32 @@ def test_a_player_may_ask_what_if_after_the_end_from_what_he_knew(
     assert ref.head(t.game) == head
     with pytest.raises(Refused):
         ref.what_if(t.game, "judge", {"do": "end_turn"}, 2)  # setup: no ruling there
+
+
+def test_a_players_what_if_needs_no_card_hidden_from_him_the_judges_sees_all(
+    finished: tuple[Flask, Table[Referee], dict[str, Browser]],
+) -> None:
+    _, t, _ = finished
+    ref = t.ref
+    at = challenges(ref, t.game)[0] - 1
+    mover = str(ref.log(t.game, "judge")[at + 1].body.get("actor"))
+    then = ref.folded(t.game).state_at(at)
+    hidden = hidden_names(then, mover)
+    tries = [a for a in ref.open_actions(t.game, "judge", at)[mover] if a.startswith("challenge")]
+    assert tries
+    refused = 0
+    for text in tries:
+        raw = parse_action_text(text).to_json()
+        assert ref.what_if(t.game, "judge", raw, at).rules  # the judge's tool sees the table
+        try:
+            ruled = ref.what_if(t.game, mover, raw, at)
+        except Refused as e:  # the defender is face down: a card he never saw
+            refused += 1
+            assert e.rule == "D20" and "cannot rule without it" in e.message
+            assert not {n for n in hidden if n in e.message}, e.message
+        else:
+            assert not {n for n in hidden if n in ruled.ruling}, ruled.ruling
+    assert refused, "some challenge met a face-down card"
 
 
 def _q(at: int, pose: str) -> str:
