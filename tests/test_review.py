@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import pytest
 from flask import Flask
@@ -301,3 +301,28 @@ def test_the_games_of_both_kinds_pass_the_privacy_twin_check_unchanged() -> None
     assert "hands" not in ref.log(g, "judge")[0].body
     h = ref.create_game(profile="rio-grande", hands_public=True).game
     assert ref.log(h, "judge")[0].body["hands"] == "public"
+
+
+def test_minotaur_turning_points_are_its_supremacy_checks_and_the_end() -> None:
+    from referee.log import Record
+    from web.games.minotaur.page import PAGES
+
+    def action(*events: Mapping[str, object]) -> Record:
+        return Record("g", 9, "t", "miron", "action", {"action": {"do": "end"}}, events)
+
+    checked: Mapping[str, object] = {
+        "event": "supremacy_checked",
+        "columns": [{"after": "miron"}, {"after": None}],
+    }
+    played: Mapping[str, object] = {
+        "event": "played",
+        "player": "miron",
+        "card": "Jalal",
+        "column": "centre",
+    }
+    assert PAGES.turning_points(action(played)) == []
+    assert PAGES.turning_points(action(played, checked)) == [
+        "Supremacy checked: 1 of 6 columns held (M11)."
+    ]
+    won = PAGES.turning_points(action({"event": "won", "player": "vess", "reason": "supremacy"}))
+    assert len(won) == 1
