@@ -326,3 +326,20 @@ def test_minotaur_turning_points_are_its_supremacy_checks_and_the_end() -> None:
     ]
     won = PAGES.turning_points(action({"event": "won", "player": "vess", "reason": "supremacy"}))
     assert len(won) == 1
+
+
+def test_the_organiser_makes_the_hands_public_from_the_home_form_or_the_api() -> None:
+    ref = make_referee()
+    app = make_app(ref)
+    judge = judge_browser(app)
+    r = judge.post("/api/v1/games", {"profile": "rio-grande", "hands_public": True})
+    assert r.status_code == 201, r.data
+    assert ref.log(r.json["game"], "judge")[0].body["hands"] == "public"  # type: ignore[index]
+    r = judge.post("/api/v1/games", {"profile": "rio-grande"})
+    assert "hands" not in ref.log(r.json["game"], "judge")[0].body  # type: ignore[index]
+    home = judge.get("/").get_data(as_text=True)
+    form = {"csrf": re.findall(r'name="csrf" value="([^"]+)"', home)[0], "hands_public": "1"}
+    made = judge.client.post("/new", data=form)
+    assert made.status_code == 303, made.data[:300]
+    game = made.headers["Location"].split("/g/")[1].split("/")[0]
+    assert ref.log(game, "judge")[0].body["hands"] == "public"

@@ -364,6 +364,7 @@ def create_game() -> Response:
         players=req.players,
         kit=req.kit,
         judged=has_judge(),
+        hands_public=bool(body["hands_public"]),
     )
     remember_codes(created.game, created.codes)
     base = request.host_url.rstrip("/")

@@ -313,6 +313,13 @@ def _create_fields() -> dict[str, fields.Field]:  # type: ignore[type-arg]
                 "server; the game then uses its cards, and photos are read with it)"
             },
         ),
+        "hands_public": fields.Boolean(
+            load_default=False,
+            metadata={
+                "description": "the review shows both players' hands once the game is over "
+                "(default false: each player studies the game through his own seat only)"
+            },
+        ),
     }
 
 
