@@ -68,6 +68,7 @@ from referee.models import (
 )
 from referee.reader import CACHE_GAMES, Reader
 from referee.reading import Reading
+from referee.review import Reviewing
 from referee.store import Store
 from referee.tables import Tables, code_hash
 
@@ -121,6 +122,7 @@ class Referee:
         self.reading = Reading(self.reader, self.catalogue, self.holds, self.bell)
         self.acting = Acting(self.ledger, self.reader, self.reading)
         self.judging = Judging(self.ledger, self.reader, self.reading, self.tables)
+        self.reviewing = Reviewing(self.reader, self.reading)
         if pushing:
             assert isinstance(store, Pushing)
             store.listen(lambda game, seq: self.bell.ring(game), self.bell.resync)
@@ -156,6 +158,7 @@ class Referee:
         kit: Mapping[str, Any] | None = None,
         judged: bool = True,
         strict: bool = False,
+        hands_public: bool = False,
         **named: Any,
     ) -> Created:
         """A new game of the module ``name`` with its ``options``
@@ -174,6 +177,7 @@ class Referee:
             kit=kit,
             judged=judged,
             strict=strict,
+            hands_public=hands_public,
         )
 
     def import_log(self, text_: str, trust_key: str | None = None, head: str | None = None) -> str:
@@ -408,6 +412,22 @@ class Referee:
 
     def approve(self, game: str, seat: str, proposal: int, agree: bool = True) -> list[Record]:
         return self.judging.approve(game, seat, proposal, agree)
+
+    # ---- the review (issue 37) ---------------------------------------------------------------
+
+    def review_views(self, game: str, seat: str) -> list[str]:
+        return self.reviewing.review_views(game, seat)
+
+    def may_study(self, game: str, seat: str) -> bool:
+        return self.reviewing.may_study(game, seat)
+
+    def open_actions(self, game: str, seat: str, at: int) -> dict[str, list[str]]:
+        return self.reviewing.open_actions(game, seat, at)
+
+    def what_if(
+        self, game: str, seat: str, raw: Mapping[str, Any], at: int, lang: str = "en"
+    ) -> Ruling[Any]:
+        return self.reviewing.what_if(game, seat, raw, at, lang)
 
 
 def open_referee(

@@ -158,6 +158,7 @@ class Tables:
         kit: Mapping[str, Any] | None = None,
         judged: bool = True,
         strict: bool = False,
+        hands_public: bool = False,
     ) -> Created:
         """Starts a game of ``name`` in setup, codes and first records in one transaction.
         ``options`` are the game's own choices, which its module checks (its
@@ -165,6 +166,9 @@ class Tables:
         without a judge (the create record says so; corrections then need both players).
         ``strict``: the organiser's strict table, without the guardian (``"guardian": false``
         in the create record; absent at a casual table).
+
+        ``hands_public``: the review shows every seat's hands once the game is over (the
+        create record says ``"hands": "public"``; private by default, :mod:`referee.review`).
         Only the players get join codes: the judge is the server's. Raises Refused for a bad
         game, option, player, kit or id."""
         try:
@@ -206,6 +210,9 @@ class Tables:
             body["judged"] = False
         if strict:
             body["guardian"] = False
+
+        if hands_public:
+            body["hands"] = "public"
         gid = gid or self.ledger.token()[:10].replace("_", "x").replace("-", "y")
         if self.reader.exists(gid):
             raise Refused(f"game {gid!r} exists already")

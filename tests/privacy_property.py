@@ -568,10 +568,11 @@ class HttpDriver:
         return f"code:{code}"
 
     def pages(self, game: str, seat: str) -> list[str]:
-        """The seat's pages: its table, the camera, the replay, the report and the export."""
-        return [
-            f"/g/{game}{p}" for p in ("", "/camera", "/replay", "/report.html", "/export.jsonl")
-        ]
+        """The seat's pages: its table, the camera, the replay, the report, the export and
+        the review (issue 37: its first event, and its last with the summary's turning points)."""
+        paths = ("", "/camera", "/replay", "/report.html", "/export.jsonl", "/review")
+        last = self.ref.folded(game).last_seq
+        return [*(f"/g/{game}{p}" for p in paths), f"/g/{game}/review?at={last}"]
 
     def page(self, game: str, seat: str, path: str) -> str:
         r = self._get(game, seat, path)

@@ -212,6 +212,7 @@ class Table(Generic[R]):
         omit: float = 0.0,
         observe: float = 0.0,
         blind: tuple[str, ...] = (),
+        hands_public: bool = False,
         on_ack: Callable[[str, int], None] | None = None,
         on_receipt: Callable[[str, Receipt], None] | None = None,
         on_asked: Callable[[str, NeedsInput, Any], None] | None = None,
@@ -229,7 +230,11 @@ class Table(Generic[R]):
         body = {"profile": profile, "switches": dict(switches or {})}
         empty = new_game(ruleset_from_create(body))
         self.truth = new_game(empty.ruleset, decks=shuffled_decks(rng, empty))  # type: ignore[arg-type]
-        created = ref.create_game(profile=profile, switches=switches, starting=starting, game=game)
+        # the review's choice (issue 37) only when made: a driver that predates it is unchanged
+        extra: dict[str, Any] = {"hands_public": True} if hands_public else {}
+        created = ref.create_game(
+            profile=profile, switches=switches, starting=starting, game=game, **extra
+        )
         self.game = created.game
         self.codes = created.codes
         self.asked_log: list[NeedsInput] = []  # every NeedsInput met, for the tests

@@ -50,6 +50,8 @@ class Table:
             "all tables": (self.judge, f"{self.url}/judge"),
             "the console": (self.judge, f"{self.url}/judge?table={self.game}"),
             "replay": (self.hera, f"{g}/replay"),
+            "review": (self.hera, f"{g}/review?at=4"),
+            "the judge's review": (self.judge, f"{g}/review?at=4"),  # the open actions
             "a join link's page": (self.judge, self.links["free"]),
             "a held seat's page": (self.judge, self.links["hera"]),
             "a held seat's page without a judge": (self.judge, self.links["taken"]),

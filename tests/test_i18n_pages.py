@@ -191,7 +191,10 @@ def check(hall: Hall, text: str, path: str, judge: bool = False) -> None:
 
 
 def game_pages(what: str) -> list[tuple[str, str]]:
-    return [(what, s) for s in ("seat", "judge", "public", "replay", "report")]
+    return [
+        (what, s)
+        for s in ("seat", "judge", "public", "replay", "report", "review", "judge's review")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -210,11 +213,19 @@ def test_a_games_pages_show_no_english(hall: Hall, what: str, view: str) -> None
         b.client.set_cookie(LANG_COOKIE, PSEUDO)
         check(hall, page(b, f"/g/{game}"), f"/g/{game} as the judge", judge=True)
         return
+    if view == "judge's review":  # at the last event, the actions open there listed
+        b = judge_browser(hall.app)
+        b.client.set_cookie(LANG_COOKIE, PSEUDO)
+        last = hall.app.extensions["referee"].head(game)["seq"]
+        path = f"/g/{game}/review?at={last}"
+        check(hall, page(b, path), f"{path} as the judge", judge=True)
+        return
     b = browser(hall.app) if view == "public" else hall.seats[(game, seats[0])]
     path = {
         "public": f"/g/{game}",
         "replay": f"/g/{game}/replay",
         "report": f"/g/{game}/report.html",
+        "review": f"/g/{game}/review",
     }[view]
     check(hall, page(b, path), path)
 

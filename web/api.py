@@ -365,6 +365,7 @@ def create_game() -> Response:
         kit=req.kit,
         judged=has_judge(),
         strict=body["strict"],
+        hands_public=bool(body["hands_public"]),
     )
     remember_codes(created.game, created.codes)
     base = request.host_url.rstrip("/")

@@ -38,6 +38,7 @@ from web import (
     limits,
     live,
     replay,
+    review,
     seat,
     witness,
 )
@@ -79,6 +80,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(judge.bp)
     app.register_blueprint(event_pages.bp)
     app.register_blueprint(replay.bp)
+    app.register_blueprint(review.bp)
     app.register_blueprint(witness.bp)
     app.register_blueprint(web.player_event.bp)  # the player's event page (issue 34)
     install(app, PAGE_MODULES)  # each game's pages (and its own blueprints)

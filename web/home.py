@@ -71,6 +71,7 @@ def new_game() -> Response:
             kit=req.kit,
             judged=has_judge(),
             strict=request.form.get("strict") == "on",
+            hands_public=request.form.get("hands_public") == "1",
         )
     except ServiceError as e:
         flash(refusal(e), "error")

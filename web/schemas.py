@@ -320,6 +320,13 @@ def _create_fields() -> dict[str, fields.Field]:  # type: ignore[type-arg]
                 "players before a move that loses (default false: casual, the guardian on)"
             },
         ),
+        "hands_public": fields.Boolean(
+            load_default=False,
+            metadata={
+                "description": "the review shows both players' hands once the game is over "
+                "(default false: each player studies the game through his own seat only)"
+            },
+        ),
     }
 
 

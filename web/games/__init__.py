@@ -213,6 +213,13 @@ class PageModule(Protocol):
         """One sentence per event that says something (sealed values read "a card")."""
         ...
 
+    def turning_points(self, record: Record) -> list[str]:
+        """The sentences of ``record`` (as its reader's cut holds it) that mark a turning
+        point, for the review's summary (a challenge with both strengths, a power that
+        changed the game, a check of the table, the end); none for most records. A sealed
+        value names nothing, as in the log."""
+        ...
+
     # ---- a new game --------------------------------------------------------------------------
 
     def create_context(self) -> dict[str, Any]:

@@ -566,14 +566,42 @@
     window.setTimeout(again, every);
   }
 
-  // ---- replay: arrow keys ----
+  // ---- replay and review: arrow keys, a swipe, a link to an event (#31) ----
+  // (on top of the stepper's links, which work without it)
   function keys() {
     if (!document.getElementById("stepper")) { return; }
-    document.addEventListener("keydown", function (e) {
-      var id = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[e.key];
-      var a = id && document.getElementById(id);
+    function go(id) {
+      var a = document.getElementById(id);
       if (a && a.href) { window.location.href = a.href; }
+    }
+    document.addEventListener("keydown", function (e) {
+      if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) { return; }
+      var t = e.target;
+      if (t && t.closest && t.closest("input, select, textarea, [contenteditable]")) { return; }
+      var id = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[e.key];
+      if (id) { go(id); }
     });
+    var x0 = null, y0 = 0;
+    document.addEventListener("touchstart", function (e) {
+      if (e.touches.length !== 1) { x0 = null; return; }
+      x0 = e.touches[0].clientX; y0 = e.touches[0].clientY;
+    }, { passive: true });
+    document.addEventListener("touchend", function (e) {
+      if (x0 === null || !e.changedTouches.length) { return; }
+      var dx = e.changedTouches[0].clientX - x0, dy = e.changedTouches[0].clientY - y0;
+      x0 = null;
+      // a clear sideways swipe: right to left is the next event
+      if (Math.abs(dx) > 60 && Math.abs(dx) > 2 * Math.abs(dy)) { go(dx < 0 ? "next" : "prev"); }
+    }, { passive: true });
+    document.body.dataset.stepping = "on";  // the keys and the swipe listen from here on
+    var review = document.body.dataset.review;
+    var m = /^#(\d+)$/.exec(window.location.hash);
+    if (review !== undefined && m && m[1] !== review) {  // /g/G/review#31: to event 31
+      var url = new URL(window.location.href);
+      url.hash = "";
+      url.searchParams.set("at", m[1]);
+      window.location.replace(url.toString());
+    }
   }
 
   document.addEventListener("DOMContentLoaded", function () {

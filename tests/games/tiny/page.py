@@ -139,6 +139,9 @@ class TinyPages:
     def describe_events(self, events: Iterable[Mapping[str, Any]]) -> list[str]:
         return [w for e in events if isinstance(e, Mapping) and (w := TINY.event_text(e))]
 
+    def turning_points(self, record: Record) -> list[str]:
+        return []
+
     def create_context(self) -> dict[str, Any]:
         return {}
 

@@ -315,6 +315,14 @@ class HeraZeusPages:
     def describe_events(self, events: Iterable[Mapping[str, Any]]) -> list[str]:
         return event_lines(events)
 
+    def turning_points(self, record: Record) -> list[str]:
+        """A challenge decided by strength (D11, both strengths), a Pandora or Pegasus moment
+        (Pegasus drawing from a hand or placing a card, either card turned up or discarded),
+        and the end."""
+        if record.kind != "action":
+            return []
+        return event_lines(e for e in record.events if is_turning_point(e))
+
     # ---- a new game --------------------------------------------------------------------------
 
     def create_context(self) -> dict[str, Any]:
@@ -372,3 +380,21 @@ class HeraZeusPages:
 
 
 PAGES = HeraZeusPages()
+
+
+# the events of a turning point: a challenge decided by strength, Pegasus at work, the end
+TURNING_KINDS = frozenset({"challenged", "picked", "placed", "game_over"})
+TURNING_CARDS = ("Pandora", "Pegasus")
+
+
+def is_turning_point(e: Mapping[str, Any]) -> bool:
+    """Whether an event (its JSON, as the reader's cut holds it) is a turning point: its kind,
+    or a Pandora or Pegasus turned up or discarded (a sealed card is none: it names nothing)."""
+    if e.get("kind") in TURNING_KINDS:
+        return True
+    card = e.get("card")
+    return (
+        e.get("kind") in ("revealed", "discarded")
+        and isinstance(card, str)
+        and card.startswith(TURNING_CARDS)
+    )

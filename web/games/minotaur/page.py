@@ -444,6 +444,13 @@ class MinotaurPages:
             return [Say("%(who)s named a card of his hand.", who=who)]  # sealed for this reader
         return None
 
+    def turning_points(self, record: Record) -> list[str]:
+        """A supremacy check (M11) and the end."""
+        if record.kind != "action":
+            return []
+        turning = [e for e in record.events if e.get("event") in ("supremacy_checked", "won")]
+        return self.describe_events(turning)
+
     def describe_events(self, events: Iterable[Mapping[str, Any]]) -> list[str]:
         out = []
         for e in events:
