@@ -343,3 +343,23 @@ def test_the_organiser_makes_the_hands_public_from_the_home_form_or_the_api() ->
     assert made.status_code == 303, made.data[:300]
     game = made.headers["Location"].split("/g/")[1].split("/")[0]
     assert ref.log(game, "judge")[0].body["hands"] == "public"
+
+
+def test_the_review_of_an_events_game_is_reachable_from_its_event_page() -> None:
+    """Issue 37: from the event's page, with its pairings and standings, each table's game
+    links to its review."""
+    from games.tiny.game import TINY
+    from test_event_pages import playing
+
+    from referee.games import registered
+    from web.events import get_events
+
+    with registered(TINY):
+        app = make_app()
+        eid = playing(app)
+        with app.app_context():
+            games = [g for t in get_events().get(eid).round.tables for g in t.games]  # type: ignore[union-attr]
+        page = Browser(app).get(f"/e/{eid}").get_data(as_text=True)
+    assert games
+    for g in games:
+        assert f'href="/g/{g}/review"' in page, g
