@@ -70,7 +70,9 @@ def what_if_at_a_challenge(d: Chrome, url: str, g: str, at: int) -> None:
     WebDriverWait(d, 20).until(lambda d: d.find_elements(By.ID, "ruling"))
 
 
-def test_a_whole_review_walked_on_a_phone_with_a_what_if_at_a_challenge(phone: Chrome) -> None:
+def test_a_whole_review_walked_on_a_phone_and_a_laptop_with_a_what_if_at_a_challenge(
+    phone: Chrome,
+) -> None:
     ref = make_referee(seed=37)
     t = played(ref)
     g = t.game
@@ -116,8 +118,16 @@ def test_a_whole_review_walked_on_a_phone_with_a_what_if_at_a_challenge(phone: C
         box.send_keys(Keys.ARROW_LEFT)
         assert at_event(d) == challenge - 1
         assert axe_violations(d) == []
-        # a laptop's window: the same page, nothing for axe either
+        # a laptop's window: the judge walks the whole review again, with a "what if" at the
+        # challenge, and axe finds nothing there either
         d.set_window_size(1280, 800)
+        d.get(f"{url}/g/{g}/review?at=0")
+        wait_for_event(d, 0)
+        for n in range(1, last + 1):
+            d.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+            wait_for_event(d, n)
+        what_if_at_a_challenge(d, url, g, challenge - 1)
+        assert "Nothing was recorded" in d.find_element(By.ID, "ruling").text
         d.get(f"{url}/g/{g}/review?at={challenge}")
         assert axe_violations(d) == []
         assert ref.head(g) == head  # the record was never touched
