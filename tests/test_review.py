@@ -20,7 +20,7 @@ from flask import Flask
 from privacy_property import hidden_names
 from service_helpers import Table, make_referee
 from test_service import first_turns, set_up
-from web_helpers import Browser, judge_browser, make_app
+from web_helpers import Browser, judge_browser, make_app, referee_of
 
 from engine.herazeus import GameState, parse_action_text
 from referee.service import Forbidden, Referee, Refused
@@ -363,3 +363,30 @@ def test_the_review_of_an_events_game_is_reachable_from_its_event_page() -> None
     assert games
     for g in games:
         assert f'href="/g/{g}/review"' in page, g
+
+
+def test_an_event_with_public_hands_makes_its_games_with_public_hands() -> None:
+    """The organiser decides for an event's games too (issue 37): an event created with
+    public hands records it, and each game it creates says so in its create record."""
+    from games.tiny.game import TINY
+
+    from referee.games import registered
+    from web.events import get_events
+
+    with registered(TINY):
+        for public in (False, True):
+            app = make_app()
+            with app.app_context():
+                ev = get_events()
+                eid = ev.create(
+                    name="Cup", game=TINY.name, options={}, seed="37373737", hands_public=public
+                )
+                for i in range(1, 5):
+                    ev.check_in(eid, ev.register(eid, f"P{i}").player)
+                ev.pair_next(eid)
+                ev.start_round(eid)
+                games = [g for t in ev.get(eid).round.tables for g in t.games]  # type: ignore[union-attr]
+            ref = referee_of(app)
+            for g in games:
+                created = ref.log(g, "judge")[0].body
+                assert (created.get("hands") == "public") is public, (public, created)

@@ -85,6 +85,13 @@ class EventCreateSchema(_Strict):
         load_default=False,
         metadata={"description": "strict play: the event's games have no guardian"},
     )
+    hands_public = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "the reviews of the event's games show both players' hands once a "
+            "game is over (default false: each player through his own seat)"
+        },
+    )
     seed = fields.String(
         load_default=None,
         allow_none=True,

@@ -181,6 +181,7 @@ def create_event() -> Response:
             top_cut=_int(f, "top_cut", N_("top cut")) if f.get("top_cut") else 0,
             self_register=f.get("self_register") == "on",
             strict=f.get("strict") == "on",
+            hands_public=f.get("hands_public") == "on",
         )
         flash(gettext("Event %(event)s created.", event=eid), "ok")
         return redirect(url_for("event_pages.console", event=eid), 303)

@@ -193,13 +193,16 @@ class Events:
         self_register: bool = False,
         event: str | None = None,
         strict: bool = False,
+        hands_public: bool = False,
     ) -> str:
         """A new event (T1, T4, T6, T10); returns its id. ``options``: the game's options,
         checked by the game's own setup (no game is made). ``format``: bo1 or bo3 (T1; a game
         whose own rules play the match, e.g. a best of three kept by the game, fixes it).
         ``rounds``: None for the usual count, fixed when round 1 is paired. ``seed``: hex,
         drawn at random when None (recorded, T4). ``strict``: strict play, the event's games
-        without the guardian (issue 37). Raises Refused naming the input."""
+        without the guardian (issue 37). ``hands_public``: the reviews of the event's games
+        show both hands once a game is over (issue 37; private by default). Raises Refused
+        naming the input."""
         try:
             module = game_named(game)
         except Malformed as e:
@@ -238,6 +241,8 @@ class Events:
         }
         if strict:
             body["strict"] = True
+        if hands_public:
+            body["hands_public"] = True
         if not isinstance(eid, str) or not S.EVENT_ID.match(eid):
             raise Refused(Say("event: an event id is 1-40 letters, digits, '-' or '_'"), "T12")
         w = S.Work()
@@ -984,6 +989,7 @@ class Events:
                 players={module.players[0]: names[first], module.players[1]: names[second]},
                 game=gid,
                 strict=s.strict,
+                hands_public=s.hands_public,
             )
             codes = created.codes
         else:

@@ -104,6 +104,7 @@ class Settings:
     self_register: bool
     match_in_game: bool = False
     strict: bool = False  # strict play: the event's games have no guardian (issue 37)
+    hands_public: bool = False  # the reviews of its games show both hands after the end
 
     @property
     def games_per_match(self) -> int:
@@ -680,6 +681,7 @@ def _event(w: Work, seat: str, b: Mapping[str, Any]) -> None:
         self_register=bool(b.get("self_register", False)),
         match_in_game=bool(b.get("match_in_game", False)),
         strict=b.get("strict", False) is True,
+        hands_public=b.get("hands_public", False) is True,
     )
 
 
