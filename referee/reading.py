@@ -229,6 +229,11 @@ class Reading:
         ``limit`` of their ids from ``offset`` (by id), for the judge: one query, no game is
         loaded."""
         self.judge_only(seat)
+        try:  # a page's bounds: whole numbers (the fuzz once passed a word and got a TypeError)
+            integer(limit, "limit", 0, 10**6)
+            integer(offset, "offset", 0, 10**9)
+        except InputError as e:
+            raise Refused(str(e)) from None
         return self.catalogue.idle(limit, offset)
 
     def _row(self, game: str) -> TableRow:

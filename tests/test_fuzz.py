@@ -427,6 +427,8 @@ def test_the_api_answers_every_input_with_a_service_error_and_refusals_change_no
         lambda r: r.reissue(["g"], "judge", "hera"),
         lambda r: r.head({"g": 1}),
         lambda r: r.ruling(["g"], "judge", {"do": "draw"}),
+        lambda r: r.idle_games("judge", "g"),
+        lambda r: r.idle_games("judge", 5, "page two"),
     ],
 )
 def test_the_inputs_found_raising_raw_exceptions_are_refused(
