@@ -66,6 +66,25 @@ class RawCode:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class DecodedCode:
+    """A QR code read in a photo, whosever it is: its ``text`` and its ``corners`` in image
+    pixels (the symbol's own top-left, top-right, bottom-right, bottom-left), as
+    :func:`decode_all` returns them."""
+
+    text: str
+    corners: Quad
+
+
+def decode_all(image: Any) -> list[DecodedCode]:
+    """Every QR code the phone photo path decodes in ``image`` (a BGR, BGRA or grey uint8
+    array), before any kit's check or codebook: the same decoding a kit's reader runs, callable
+    on anyone's codes (to measure it on public photo sets against plain zxing-cpp). A code is
+    listed once, in no particular order. Raises ImageError for something that is not an image."""
+    codes, _ = find_codes(as_gray(image), second_pass=True, retries=True, book=None)
+    return [DecodedCode(c.text, c.corners) for c in codes]
+
+
 def as_gray(image: Any) -> NDArray[Any]:
     """The image as 8-bit grey. Accepts BGR, BGRA or grey uint8 arrays.
     Raises ImageError for anything else (empty, other dtype or shape)."""

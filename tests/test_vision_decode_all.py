@@ -1,0 +1,64 @@
+"""``vision.decode_all``: the phone photo path's decoding on anyone's QR codes (issue 38), with
+the texts and corners it reads, before any kit's check."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import qrcode  # type: ignore[import-untyped]
+
+import vision
+from vision.decode import ImageError
+
+TEXT = "https://example.org/not-a-kit-code"
+
+
+def code_photo(text: str, module_px: int = 6, at: tuple[int, int] = (300, 200)) -> np.ndarray:
+    """A grey 1280 x 720 picture of the QR code of ``text``, black on white, its symbol's top
+    left at ``at``."""
+    qr = qrcode.QRCode(border=0, box_size=1)
+    qr.add_data(text)
+    modules = ~np.array(qr.get_matrix(), bool)
+    sym = np.kron(modules.astype(np.uint8) * 255, np.ones((module_px, module_px), np.uint8))
+    img = np.full((720, 1280), 200, np.uint8)
+    x, y = at
+    q = 4 * module_px
+    img[y - q : y + sym.shape[0] + q, x - q : x + sym.shape[1] + q] = 255
+    img[y : y + sym.shape[0], x : x + sym.shape[1]] = sym
+    return img
+
+
+def test_decode_all_reads_anyones_code_with_its_text_and_corners() -> None:
+    img = code_photo(TEXT)
+    side = (img[200] < 128).nonzero()[0]
+    codes = vision.decode_all(img)
+    assert [c.text for c in codes] == [TEXT]
+    tl, tr, br, bl = codes[0].corners
+    assert tl == pytest.approx((300, 200), abs=2)
+    assert tr[0] == pytest.approx(side.max() + 1, abs=2)
+    assert br[1] == pytest.approx(bl[1], abs=2)
+
+
+def test_decode_all_takes_a_colour_photo_and_refuses_what_is_not_an_image() -> None:
+    img = code_photo(TEXT)
+    colour = np.dstack([img, img, img])
+    assert [c.text for c in vision.decode_all(colour)] == [TEXT]
+    with pytest.raises(ImageError):
+        vision.decode_all(np.zeros((0, 0), np.uint8))
+
+
+def test_a_photo_without_a_code_reads_nothing() -> None:
+    assert vision.decode_all(np.full((480, 640), 128, np.uint8)) == []
+
+
+def test_importing_vision_does_not_load_opencv() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, vision; print('cv2' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "False"
