@@ -1,6 +1,9 @@
 """Recognition benchmark on seeded synthetic photos (vision.herazeus.synth): read rates and times.
 
     .venv/bin/python benchmarks/vision.py [--quick] [--hard | --codebook | --live] [--one-core]
+    .venv/bin/python benchmarks/vision.py --photos DIR [--kit kit.json] [--whole-file] [--one-core]
+
+``--photos DIR`` scores real photos, each labelled by a ``.txt`` beside it (benchmarks/photos.py).
 
 ``--hard`` runs only issue 14's hard sets (vision.herazeus.synth: held cards, beige sleeves,
 fall-off,
@@ -445,10 +448,19 @@ def main() -> None:
     ap.add_argument(
         "--live", action="store_true", help="only the live camera: several frames combined"
     )
+    ap.add_argument("--photos", metavar="DIR", help="score real photos, a .txt beside each")
+    ap.add_argument("--kit", metavar="FILE", help="with --photos: also the kit's own reader")
+    ap.add_argument("--whole-file", action="store_true", help="with --photos: a .txt is one text")
     args = ap.parse_args()
     if args.one_core:
         cv2.setNumThreads(1)
         one_blas_thread()  # the codebook's products: OpenBLAS took both cores before
+    if args.photos:
+        from benchmarks.photos import score_folders
+
+        print(f"load average {os.getloadavg()[0]:.1f}; OpenCV threads {cv2.getNumThreads()}")
+        score_folders(Path(args.photos), args.kit, args.whole_file)
+        return
     if args.live:
         live_tables("1080p", 4 if args.quick else 20, 8)
         return

@@ -400,6 +400,12 @@ def add_serve_command(sub: Any) -> argparse.ArgumentParser:
         "--kit", help="the sticker kit (kit.json from 'referee kit'), to read cards from photos"
     )
     p.add_argument(
+        "--stills",
+        metavar="DIR",
+        help="the club's test photos: a player may save a still of his camera there, labelled "
+        "with the codes he confirms (off by default; benchmarks/vision.py --photos DIR scores it)",
+    )
+    p.add_argument(
         "--create",
         choices=("anyone", "organiser"),
         default="anyone",
@@ -666,6 +672,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.games import site_title
     from web.request import open_db
 
+    if args.stills and args.workers != 1:  # a still waits for its player's consent in the
+        raise SystemExit("referee serve: --stills needs --workers 1")  # process that read it
     if args.workers != 1 and args.worker_of is None:
         return supervise(args)
     one_blas_thread()  # frames are read side by side (FRAME_WORKERS): each on one thread
@@ -701,6 +709,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
             kit = PAGE_MODULES[0].load_kit(args.kit)
         except ValueError as e:
             raise SystemExit(f"referee serve: --kit {args.kit}: {e}") from None
+    stills = None
+    if args.stills:
+        from web.stills import check_folder
+
+        try:
+            stills = str(check_folder(args.stills))
+        except ValueError as e:
+            raise SystemExit(f"referee serve: {e}") from None
     limits = limits_config(args)
     fits = open_files(limits["STREAM_SLOTS"])
     if fits < limits["STREAM_SLOTS"]:
@@ -727,6 +743,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "ACCESS_LOG": not args.quiet,
             "PREFERRED_URL_SCHEME": "https" if args.https else "http",
             "VISION_KIT": kit,
+            "STILLS_DIR": stills,
             "JOURNAL_ACCEPTED": accepted,
             "PROXY_HOPS": args.proxy,
             **limits,

@@ -169,6 +169,8 @@
         }
         if (!r.ok) { say(w("cam_refused", { message: body.message || w("cam_error", { status: r.status }) })); return 2000; }
         show(body);
+        var keep = isStill && $("still-keep");  // the server holds this still for its player
+        if (keep) { keep.hidden = false; }
         return 0;
       });
     }).catch(function () { say(w("cam_no_answer")); return 2000; });

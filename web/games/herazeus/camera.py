@@ -35,8 +35,10 @@ from web.errors import BadImage
 from web.games import page_for, seat_title
 from web.games.herazeus.images import (
     PHOTO_SESSION,
+    PLAYER_SEATS,
     camera_for,
     entry_raw,
+    game_kit,
     hand_observation,
     has_kit,
     read_frame,
@@ -48,6 +50,7 @@ from web.i18n import gettext, lazy_gettext, ngettext, say, script_words
 from web.judge import refused
 from web.limits import reads_photos
 from web.request import csrf_protected, csrf_token, get_referee, refusal, seat_of, with_game
+from web.stills import archive, held_stills, save_still
 from web.uploads import upload_bytes
 
 bp = Blueprint("camera", __name__)
@@ -226,6 +229,8 @@ def _camera_page(game: str, result: Mapping[str, Any] | None = None, status: int
         head=ref.head(game),
         csrf=csrf_token(game),
         has_kit=has_kit(game),
+        keeps=archive() is not None and seat in PLAYER_SEATS,
+        held=seat in PLAYER_SEATS and archive() is not None and held_stills().get(game, seat),
         secure=request.is_secure or request.host.split(":")[0] in ("localhost", "127.0.0.1"),
         result=result,
         image=Markup(result["image"]) if result and result.get("image") else None,
@@ -297,3 +302,126 @@ def camera_confirm(game: str) -> Response:
             "error",
         )
     return to_camera
+
+
+# ---- the club's test photos (issue 38): a still saved with its player's consent -------------
+
+
+def _to_camera(game: str) -> Response:
+    return redirect(url_for("camera.camera_page", game=game), 303)
+
+
+def _keep_refused(game: str) -> Response | None:
+    """The refusal of a save (or of its page) where none may be: the server keeps no test
+    photos, or the seat is not a player's (the judge's and the public's stills are not his to
+    give). None where it may."""
+    if archive() is None:
+        flash(
+            gettext("Refused: this server keeps no test photos (it was started without --stills)."),
+            "error",
+        )
+        return _to_camera(game) if seat_of(game) != "public" else back(game)
+    if seat_of(game) not in PLAYER_SEATS:
+        flash(
+            gettext("Refused: only a player gives his own stills to the club's test photos."),
+            "error",
+        )
+        return _to_camera(game) if seat_of(game) != "public" else back(game)
+    return None
+
+
+@bp.get("/g/<game>/camera/keep")
+@with_game
+def keep_page(game: str) -> Any:
+    """The player's last still, offered to the club's test photos: the codes the camera read
+    in it to tick (none ticked), and the consent (unticked). Only on a server started with
+    ``--stills``, only for a player's own still."""
+    refused_here = _keep_refused(game)
+    if refused_here is not None:
+        return refused_here
+    seat = seat_of(game)
+    held = held_stills().get(game, seat)
+    kit = game_kit(game) if held is not None else None
+    codes = []
+    for text in held.codes if held is not None else ():
+        card = kit.card_for(text) if kit is not None else None
+        codes.append({"text": text, "name": card.notation(seat) if card is not None else None})
+    html = render_template(
+        "herazeus/keep.html",
+        game=game,
+        seat=seat,
+        csrf=csrf_token(game),
+        held=held is not None,
+        codes=codes,
+    )
+    return html, 200
+
+
+@bp.post("/g/<game>/camera/keep")
+@with_game
+@csrf_protected
+def keep_still(game: str) -> Response:
+    """Saves the player's last still, with the codes he ticks as its label, to the club's test
+    photos, when he ticked the consent; or forgets it (``use=forget``). Writes nothing
+    otherwise. Raises CsrfError."""
+    refused_here = _keep_refused(game)
+    if refused_here is not None:
+        return refused_here
+    seat = seat_of(game)
+    hold = held_stills()
+    to_keep = redirect(url_for("camera.keep_page", game=game), 303)
+    if request.form.get("use") == "forget":
+        hold.drop(game, seat)
+        flash(gettext("Forgotten: the still was not saved."), "ok")
+        return _to_camera(game)
+    held = hold.get(game, seat)
+    if held is None:
+        flash(
+            gettext(
+                "Refused: no still of yours waits to be saved; take a full-resolution still "
+                "on the camera page first."
+            ),
+            "error",
+        )
+        return _to_camera(game)
+    if request.form.get("consent") != "yes":
+        flash(gettext("Nothing saved: tick the consent to save this still."), "info")
+        return to_keep
+    ticked = request.form.getlist("code")
+    for text in ticked:
+        if text not in held.codes:
+            flash(
+                gettext("Refused: the code %(code)s was not read in this still.", code=text[:40]),
+                "error",
+            )
+            return to_keep
+    if not ticked:
+        flash(gettext("Refused: tick the codes this still shows (none is ticked)."), "error")
+        return to_keep
+    folder = archive()
+    assert folder is not None  # _keep_refused
+    try:
+        name = save_still(folder, held.data, [c for c in held.codes if c in set(ticked)])
+    except ValueError as e:
+        flash(gettext("Refused: %(reason)s", reason=_said(e)), "error")
+        return to_keep
+    except OSError as e:
+        flash(
+            gettext(
+                "The test photo could not be written (%(error)s); tell the organiser.",
+                error=e.strerror or type(e).__name__,
+            ),
+            "error",
+        )
+        return to_keep
+    hold.drop(game, seat)
+    flash(
+        ngettext(
+            "Saved to the club's test photos as %(name)s, with %(num)d code.",
+            "Saved to the club's test photos as %(name)s, with %(num)d codes.",
+            len(ticked),
+            name=name,
+        ),
+        "ok",
+    )
+    return _to_camera(game)

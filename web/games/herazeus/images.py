@@ -62,6 +62,7 @@ from web.errors import (
     TooManyFrames,
 )
 from web.request import get_referee, seat_of
+from web.stills import archive, held_stills
 from web.uploads import check_image, decode
 
 FRAME_BURST = 3  # frames a seat may send back to back
@@ -560,18 +561,22 @@ def read_frame(cam: Camera, data: bytes, live: bool = False) -> dict[str, Any]:
     ``seq`` (the view they were computed on) and ``image`` (the annotated mat as a JPEG data
     URL). ``live``: a frame of the live camera, whose proposals wait until
     :data:`STABLE_FRAMES` frames saw them, none between reading their column otherwise
-    (``pending`` counts those waiting; :class:`FrameMemory`). Records
-    nothing. Raises BadImage (ImageTooLarge above the pixel limit, read from the header),
-    TooFast."""
+    (``pending`` counts those waiting; :class:`FrameMemory`). A still (not ``live``) of a
+    player's seat, on a server keeping test photos (:mod:`web.stills`), is held for that seat
+    with the codes read in it, for him to save with his consent. Records nothing. Raises
+    BadImage (ImageTooLarge above the pixel limit, read from the header), TooFast."""
     game, seat, kit = cam.game, cam.seat, cam.kit
     check_image(data, "frame")
     gate = _gate()
     gate.take(game, seat)
     gate.enter()
+    codes: list[str] = []
     try:
-        out = _read_frame(game, seat, kit, data)
+        out = _read_frame(game, seat, kit, data, codes)
     finally:
         gate.leave()
+    if not live and seat in PLAYER_SEATS and archive() is not None:
+        held_stills().hold(game, seat, data, codes)  # his to save to the club's test photos
     if live:
         out["proposals"], out["pending"] = _memory().stable(
             game, seat, int(out["seq"]), out["proposals"], cell_readings(out.get("snapshot"))
@@ -579,7 +584,10 @@ def read_frame(cam: Camera, data: bytes, live: bool = False) -> dict[str, Any]:
     return out
 
 
-def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
+def _read_frame(
+    game: str, seat: str, kit: Any, data: bytes, codes: list[str] | None = None
+) -> dict[str, Any]:
+    """See :func:`read_frame`; ``codes`` gets the text of every code read in the frame."""
     from vision.herazeus import propose, read_table
     from vision.herazeus.framing import check_pose, no_mat
     from vision.herazeus.markers import MatNotFound
@@ -605,6 +613,8 @@ def _read_frame(game: str, seat: str, kit: Any, data: bytes) -> dict[str, Any]:
         }
     except ValueError as e:  # ImageError
         raise BadImage(f"frame: {e}"[:300], "frame") from None
+    if codes is not None:
+        codes += [str(d.payload) for d in snap.detections]
     proposals = []
     for p in propose(snap, view):
         q = dict(p)
