@@ -17,7 +17,8 @@ URL below a title), compared byte for byte: score them with ``--whole-file``.
 - ``decode_all``: ``vision.decode_all(image)``, the phone photo path's decoding before any kit's
   codebook (zxing-cpp, its second pass, the retries, the deblur and our own finder);
 - ``zxing-cpp``: one ``zxingcpp.read_barcodes`` call on the grey image, QR codes only, with
-  ``try_invert`` off and, apart, on (light codes on a dark ground);
+  ``try_invert`` off and, apart, on (light codes on a dark ground); its text as encoded
+  (``TextMode.Plain``: its default, ``HRI``, writes a control character as ``<SOH>``);
 - with ``--kit``, ``kit reader``: the kit's own reader for photos of its stickers
   (``read_cards``: the decoding above, each code checked against the kit, then the kit's
   codebook). It can only read the kit's codes, so it is scored on the expected texts that are
@@ -142,7 +143,9 @@ def readers(kit_path: str | None) -> tuple[list[Reader], list[str]]:
 
     def plain(invert: bool) -> Callable[[Any], list[str]]:
         def run(image: Any) -> list[str]:
-            found = zxingcpp.read_barcodes(as_gray(image), formats=qr, try_invert=invert)
+            found = zxingcpp.read_barcodes(
+                as_gray(image), formats=qr, try_invert=invert, text_mode=zxingcpp.TextMode.Plain
+            )
             return [b.text for b in found if b.valid]
 
         return run
@@ -251,9 +254,9 @@ def score_folders(
                     notes.append(f"{r.name} missed {_short(missed)}")
                 if wrong:
                     notes.append(f"{r.name} WRONG {_short(wrong)}")
-            say(f"  {photo.path.name:>14}: " + "; ".join(parts))
+            say(f"  {photo.path.name:>16}: " + "; ".join(parts))
             for n in notes:
-                say(f"  {'':>14}  {n}")
+                say(f"  {'':>16}  {n}")
         _table(say, tallies)
         for name, t in tallies.items():
             totals[name].add(t)
@@ -264,7 +267,8 @@ def score_folders(
 
 
 def _table(say: Callable[[str], None], tallies: dict[str, Tally]) -> None:
-    head = f"{'codes read':>11} {'share':>7} {'WRONG':>6} {'fully read':>11} {'median ms':>9} {'total s':>8}"
+    head = f"{'codes read':>11} {'share':>7} {'WRONG':>6} {'fully read':>11} {'median ms':>9}"
+    head += f" {'total s':>8}"
     say(f"  {'reader':14} {head}")
     for name, t in tallies.items():
         say(f"  {name:14} {t.line()}")
