@@ -203,3 +203,20 @@ def test_a_picture_is_not_read_from_a_still_that_is_no_image(app: Flask, folder:
     )
     assert r.status_code in (400, 415, 422)
     assert held_stills(app).get(g, "hera") is None and written(folder) == []
+
+
+def test_serve_keeps_no_test_photos_unless_told_and_refuses_a_folder_it_cannot_use(
+    tmp_path: Path,
+) -> None:
+    from web.cli import build_parser
+    from web.serve import cmd_serve
+    from web.stills import check_folder
+
+    assert build_parser().parse_args(["serve"]).stills is None  # off by default
+    args = build_parser().parse_args(["serve", "--stills", str(tmp_path), "--workers", "2"])
+    with pytest.raises(SystemExit, match="--stills needs --workers 1"):
+        cmd_serve(args)
+    assert check_folder(str(tmp_path / "new")) == tmp_path / "new"
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match=f"--stills {tmp_path / 'file'}"):
+        check_folder(str(tmp_path / "file"))
