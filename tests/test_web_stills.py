@@ -220,3 +220,15 @@ def test_serve_keeps_no_test_photos_unless_told_and_refuses_a_folder_it_cannot_u
     (tmp_path / "file").write_text("")
     with pytest.raises(ValueError, match=f"--stills {tmp_path / 'file'}"):
         check_folder(str(tmp_path / "file"))
+
+
+def test_held_stills_are_bounded_in_count_and_bytes_the_oldest_going_first() -> None:
+    from web.stills import StillHold
+
+    hold = StillHold(most=2, most_bytes=10)
+    hold.hold("g", "a", b"1234", ["A"])
+    hold.hold("g", "b", b"1234", ["B"])
+    hold.hold("g", "c", b"1234", ["C"])  # three seats: the oldest goes
+    assert hold.get("g", "a") is None and hold.get("g", "b") is not None
+    hold.hold("g", "d", b"12345678", ["D"])  # 12 bytes: over 10, the oldest goes
+    assert hold.get("g", "c") is None and hold.get("g", "d") is not None

@@ -6,7 +6,8 @@ it nothing is held, no page offers to save, and a request to save is refused.
 
 With it, a seat's last still (a full-resolution still of the camera page, or a photo sent to it)
 is held in this process's memory for that seat only (:class:`StillHold`: the game and the seat
-the session proves, at most :data:`HELD_MAX` seats, each for :data:`HELD_SECONDS`), with the
+the session proves; at most :data:`HELD_MAX` seats and :data:`HELD_BYTES`, each for
+:data:`HELD_SECONDS`), with the
 codes the camera read in it. Nothing is written until the player ticks the consent and the codes
 the photo shows; then ``NAME.jpg`` (or ``.png``, as sent, its metadata such as a phone's
 location left out) and ``NAME.txt`` (one code a line, the layout ``benchmarks/vision.py
@@ -32,6 +33,7 @@ from referee.language import Say
 
 STILLS_CONFIG = "STILLS_DIR"
 HELD_MAX = 64  # seats whose last still is held at once (about a club night's tables)
+HELD_BYTES = 128 * 1024 * 1024  # and their bytes at most: 16 photos at the 8 MB upload limit
 HELD_SECONDS = 30 * 60  # a still not saved within half an hour is forgotten
 MAX_CODES = 64  # codes one still may be labelled with
 MAX_CODE_CHARS = 200  # a code's text in a label file (one line)
@@ -49,8 +51,11 @@ class HeldStill:
 class StillHold:
     """The last still of each (game, seat), in memory, bounded in count and age."""
 
-    def __init__(self, most: int = HELD_MAX, seconds: float = HELD_SECONDS) -> None:
+    def __init__(
+        self, most: int = HELD_MAX, seconds: float = HELD_SECONDS, most_bytes: int = HELD_BYTES
+    ) -> None:
         self._most = most
+        self._most_bytes = most_bytes
         self._seconds = seconds
         self._held: OrderedDict[tuple[str, str], HeldStill] = OrderedDict()
         self._lock = threading.Lock()
@@ -60,8 +65,11 @@ class StillHold:
         with self._lock:
             self._held.pop((game, seat), None)
             self._held[(game, seat)] = HeldStill(data, kept[:MAX_CODES], time.monotonic())
-            while len(self._held) > self._most:
-                self._held.popitem(last=False)
+            while len(self._held) > self._most or (
+                len(self._held) > 1
+                and sum(len(h.data) for h in self._held.values()) > self._most_bytes
+            ):
+                self._held.popitem(last=False)  # the oldest goes first
 
     def get(self, game: str, seat: str) -> HeldStill | None:
         with self._lock:
