@@ -51,7 +51,15 @@ from vision.codebook import (
     one_blas_thread,
     square_matches,
 )
-from vision.decode import as_gray, finder_pair_candidates
+from vision.decode import (
+    DEBLUR_PIXELS,
+    FINDER_SIGMAS,
+    PAIR_TOLERANCE,
+    as_gray,
+    deblurred,
+    finder_pair_candidates,
+    finder_patterns,
+)
 from vision.herazeus.cards import read_cards
 from vision.herazeus.markers import detect_markers
 from vision.herazeus.synth import (
@@ -64,6 +72,7 @@ from vision.herazeus.synth import (
     card_scene,
     cell_key,
     demo_kit,
+    fan_phone_scene,
     foreign_phone_scene,
     hard_phone_scene,
     hard_table_scene,
@@ -393,6 +402,99 @@ def hard_phones(resolution: str, n: int) -> None:
     print(f"  (plain zxing-cpp, one call per photo: {plain}/{total})")
 
 
+PLAIN_FORMATS = zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode)
+
+
+def plain_zxing(gray: Any) -> set[str]:
+    """Plain zxing-cpp: one call, its own defaults (light codes on a dark ground too)."""
+    return {b.text for b in zxingcpp.read_barcodes(gray, formats=PLAIN_FORMATS) if b.valid}
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> tuple[Any, float]:
+    """``fn()`` and the fastest of ``repeat`` runs' seconds (a neighbour only adds time)."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return out, best
+
+
+def phone_path(label: str, scenes: Callable[[int], Scene], n: int, repeat: int = 2) -> None:
+    """The phone photo path (issue 38) on ``n`` photos of ``scenes``: codes read on single
+    cards and in fans (a code counts where its truth expects it: fully in view), wrong cards,
+    the median time a photo (fastest of ``repeat`` reads), plain zxing-cpp's (one call) on the
+    same photos, and the ratio of the two on the photos plain zxing-cpp reads entirely."""
+    read = {"single": [0, 0], "fans": [0, 0]}
+    wrong = 0
+    ours: list[float] = []
+    plains: list[float] = []
+    ratios: list[float] = []
+    for i in range(n):
+        s = scenes(i)
+        gray = as_gray(s.image)
+        cards = [c for c in s.truth["cards"] if not c["foreign"]]
+        want = {c["payload"] for c in cards if c.get("expect", True)}
+        plain, tp = timed(lambda: plain_zxing(gray), repeat)  # noqa: B023
+        dets, tn = timed(lambda: read_cards(s.image, KIT), repeat)  # noqa: B023
+        got = {d.payload for d in dets if d.card is not None}
+        kind = "single" if len(cards) == 1 else "fans"
+        read[kind][0] += len(want & got)
+        read[kind][1] += len(want)
+        wrong += len(got - {c["payload"] for c in cards})
+        ours.append(tn)
+        plains.append(tp)
+        if want <= plain:
+            ratios.append(tn / tp)
+    shares = ", ".join(
+        f"{k} {r}/{t} ({100 * r / max(1, t):.1f}%)" for k, (r, t) in read.items() if t
+    )
+    ratio = float(np.median(ratios)) if ratios else float("nan")
+    most = max(ratios) if ratios else float("nan")
+    print(
+        f"  {label:28} {shares}; WRONG {wrong}; median {median_ms(ours):.0f} ms a photo "
+        f"(plain zxing-cpp {median_ms(plains):.0f} ms); on the {len(ratios)} photos plain "
+        f"zxing-cpp reads entirely, median {ratio:.2f}x its time (max {most:.2f}x)"
+    )
+
+
+def finder_pair_margins(label: str, scenes: list[Scene]) -> None:
+    """How far apart the finder patterns of the kit's codes stand (vision.decode.PAIR_TOLERANCE):
+    on each photo with its blur undone (the sigmas our finder uses, at the photo's own size
+    only, as the reader does), the patterns found within 1.5 modules of where each code's lie;
+    for each two of one code, their distance off 14 modules (a side) or 14 sqrt 2 (the
+    diagonal), as a share. PAIR_TOLERANCE must take the true codes' shares."""
+    offs: list[float] = []
+    for s in scenes:
+        gray = as_gray(s.image)
+        if gray.shape[0] * gray.shape[1] > DEBLUR_PIXELS:
+            continue
+        found = [p for sharp in deblurred(gray, FINDER_SIGMAS) for p in finder_patterns(sharp)]
+        for c in s.truth["cards"]:
+            q = np.array(c["corners"], np.float64)
+            m = float(np.mean([np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)])) / 21
+            u, v = (q[1] - q[0]) / 21, (q[3] - q[0]) / 21
+            want = [q[0] + 3.5 * (u + v), q[1] + 3.5 * (v - u), q[3] + 3.5 * (u - v)]
+            near = []
+            for w in want:
+                d = [np.hypot(x - w[0], y - w[1]) for x, y, _ in found]
+                j = int(np.argmin(d)) if d else -1
+                near.append(found[j] if j >= 0 and d[j] < 1.5 * m else None)
+            for (a, b), span in (((0, 1), 14.0), ((0, 2), 14.0), ((1, 2), 14 * np.sqrt(2))):
+                pa, pb = near[a], near[b]
+                if pa is None or pb is None:
+                    continue
+                mm = (pa[2] + pb[2]) / 2
+                offs.append(abs(float(np.hypot(pa[0] - pb[0], pa[1] - pb[1])) / (span * mm) - 1))
+    if offs:
+        print(
+            f"  finder pairs of true codes, {label}: {len(offs)}; off their span by a share: "
+            f"median {np.median(offs):.3f}, 95% {np.quantile(offs, 0.95):.3f}, max "
+            f"{max(offs):.3f} (PAIR_TOLERANCE {PAIR_TOLERANCE}); within it "
+            f"{sum(o <= PAIR_TOLERANCE for o in offs)}/{len(offs)}"
+        )
+
+
 def codebook_margins(resolution: str, n: int) -> None:
     """Every square the codebook stage straightens in the hard and foreign phone sets, decoded
     or not, by what truly lies there: the kit's own codes, another kit's, anything else (card
@@ -451,6 +553,9 @@ def main() -> None:
     ap.add_argument("--photos", metavar="DIR", help="score real photos, a .txt beside each")
     ap.add_argument("--kit", metavar="FILE", help="with --photos: also the kit's own reader")
     ap.add_argument("--whole-file", action="store_true", help="with --photos: a .txt is one text")
+    ap.add_argument(
+        "--phone", action="store_true", help="only the phone photo path: codes read and its time"
+    )
     args = ap.parse_args()
     if args.one_core:
         cv2.setNumThreads(1)
@@ -460,6 +565,13 @@ def main() -> None:
 
         print(f"load average {os.getloadavg()[0]:.1f}; OpenCV threads {cv2.getNumThreads()}")
         score_folders(Path(args.photos), args.kit, args.whole_file)
+        return
+    if args.phone:
+        n = 10 if args.quick else 40
+        print(f"load average {os.getloadavg()[0]:.1f}; OpenCV threads {cv2.getNumThreads()}")
+        for res in ("1080p", "12mp"):
+            phone_path(f"hard phone {res}", lambda i: hard_phone_scene(KIT, res, i), n)  # noqa: B023
+            phone_path(f"fans {res}", lambda i: fan_phone_scene(KIT, res, i), n)  # noqa: B023
         return
     if args.live:
         live_tables("1080p", 4 if args.quick else 20, 8)

@@ -204,15 +204,15 @@ def unread(scene: Any) -> list[str]:
     return sorted(p[-4:] for p in ours - read)
 
 
-def test_a_blurred_code_whose_third_finder_is_lost_is_matched_from_the_other_two(
+def test_a_blurred_code_at_a_fans_end_that_shows_no_square_is_found_a_step_on_and_matched(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # a hard 1080p phone photo beyond the benchmark's (seed 2029): a code at 3.2 px a module,
-    # blurred until its third finder merges with its data and the code with the card round its
-    # label; two finders still stand where a code would
+    # a hard 1080p phone photo beyond the benchmark's (seed 2029): the code at the fan's end,
+    # 3.2 px a module, blurred until it merges with the card round its label, so no dark
+    # square shows it; the step between its neighbours' codes puts it there
     scene = hard_phone_scene(KIT, "1080p", 2029)
     assert unread(scene) == []
-    monkeypatch.setattr("vision.decode.MAX_PAIR_QUADS", 0)
+    monkeypatch.setattr("vision.decode.FAN_STEP_SIDES", (0.0, 0.0))
     assert unread(scene) == ["O4NI"]
 
 
@@ -303,8 +303,9 @@ def test_a_code_of_about_one_pixel_a_module_no_decoder_reads_is_matched(
     assert [c.text for c in codes] == [OURS]
     assert np.abs(np.subtract(codes[0].corners, corners)).max() < 1.5  # px: a module and a half
     # the blur shrank the dark square the code leaves below 21 px: weighed all the same
+    assert [p for p, _, _ in matched_codes(img, BOOK)] == [OURS]
     monkeypatch.setattr("vision.codebook.QUAD_SHRINK", 1.0)
-    assert find_codes(img, retries=True, book=BOOK)[0] == []
+    assert matched_codes(img, BOOK) == []
 
 
 def test_a_code_under_the_smallest_module_matched_is_not_matched(

@@ -6,14 +6,19 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import cv2
 import numpy as np
 import pytest
 import qrcode  # type: ignore[import-untyped]
 
 import vision
-from vision.decode import ImageError
+from vision.codebook import Codebook, codebook
+from vision.decode import ImageError, find_codes, first_pass
+from vision.herazeus.synth import demo_kit
 
 TEXT = "https://example.org/not-a-kit-code"
+OTHER = "another code, someone else's"
+KIT = demo_kit()
 
 
 def code_photo(text: str, module_px: int = 6, at: tuple[int, int] = (300, 200)) -> np.ndarray:
@@ -62,3 +67,33 @@ def test_importing_vision_does_not_load_opencv() -> None:
         check=True,
     )
     assert out.stdout.strip() == "False"
+
+
+def test_a_light_code_on_a_dark_ground_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    light = 255 - code_photo(TEXT)
+    assert [c.text for c in vision.decode_all(light)] == [TEXT]
+    monkeypatch.setattr("vision.decode.TRY_INVERT", False)
+    assert vision.decode_all(light) == []
+
+
+def test_a_photo_whose_codes_the_first_pass_reads_runs_no_other_pass() -> None:
+    built: list[bool] = []
+
+    def book() -> Codebook:
+        built.append(True)
+        return codebook(KIT.payloads)
+
+    img = code_photo(TEXT)
+    codes, passes = find_codes(img, retries=True, book=book)
+    assert [c.text for c in codes] == [TEXT] and passes == 1
+    assert built == []  # nor is the kit's codebook built
+
+
+def test_a_code_the_first_pass_misses_beside_one_it_reads_is_read_on_a_crop_round_it() -> None:
+    img = code_photo(TEXT, at=(200, 200))
+    blurred = cv2.GaussianBlur(code_photo(OTHER, at=(800, 200)), (0, 0), 3.6)
+    img[:, 640:] = blurred[:, 640:]
+    first, _ = first_pass(img)
+    assert [c.text for c in first] == [TEXT]  # zxing-cpp alone misses the blurred one
+    codes, passes = find_codes(img, retries=True)
+    assert sorted(c.text for c in codes) == sorted([TEXT, OTHER]) and passes > 1

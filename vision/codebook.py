@@ -53,8 +53,6 @@ import numpy as np
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
-from printables.sheets import qr_modules
-
 PX = 4  # px a module in a straightened code
 QUIET = 2  # modules of quiet zone kept round the symbol (the kit prints 2)
 SIDE = 21 + 2 * QUIET  # modules across a straightened code
@@ -166,6 +164,8 @@ class Codebook:
     def __init__(self, payloads: Sequence[str]) -> None:
         if len(payloads) < 2:
             raise ValueError("a codebook needs at least two codes (a margin over the next best)")
+        from printables.sheets import qr_modules  # with the PDF library: only for a codebook
+
         self.payloads = tuple(payloads)
         # qr_modules raises PayloadError for a payload that is not a version-1 code
         sharp = [_canvas(~np.array(qr_modules(p)) * np.float32(1)) for p in self.payloads]
@@ -265,14 +265,15 @@ def _ordered(q: NDArray[Any]) -> NDArray[Any]:
     return q[np.argsort(np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0]))].astype(np.float32)
 
 
-def candidate_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
+def candidate_quads(gray: NDArray[Any], photo_side: int | None = None) -> list[NDArray[Any]]:
     """Squares that may be a code: regions darker than their light surroundings (a code
     smoothed is a grey square on its white label), nearly square, at up to three working scales;
     and, where glare clipped the photo to white, :func:`_glare_quads`. Each comes as its rotated
     bounding box and, when the region's hull has four corners, as that four-sided hull
-    (perspective); corners in ``gray``'s pixels."""
+    (perspective); corners in ``gray``'s pixels. When ``gray`` is a crop of a photo whose long
+    side is ``photo_side`` px, the working scales are the photo's."""
     out: list[NDArray[Any]] = []
-    for k, smooth, white in _working_scales(gray):
+    for k, smooth, white in _working_scales(gray, photo_side):
         out += _squares(((smooth < 0.72 * white) & (white > 40)).astype(np.uint8) * 255, k)
     return out + _glare_quads(gray)
 
@@ -288,11 +289,15 @@ def lifted_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
     return out
 
 
-def _working_scales(gray: NDArray[Any]) -> Iterator[tuple[float, NDArray[Any], NDArray[Any]]]:
-    """Each working scale ``k`` of :data:`WORK_SIDE` with ``gray`` smoothed at it and the light
-    round each pixel (the brightest within 31 px)."""
+def _working_scales(
+    gray: NDArray[Any], photo_side: int | None = None
+) -> Iterator[tuple[float, NDArray[Any], NDArray[Any]]]:
+    """Each working scale ``k`` of :data:`WORK_SIDE` (for a photo whose long side is
+    ``photo_side``, by default ``gray``'s) with ``gray`` smoothed at it and the light round each
+    pixel (the brightest within 31 px)."""
     h, w = gray.shape[:2]
-    for k in sorted({min(1.0, side / max(h, w)) for side in WORK_SIDE}, reverse=True):
+    long_side = photo_side or max(h, w)
+    for k in sorted({min(1.0, side / long_side) for side in WORK_SIDE}, reverse=True):
         img = gray if k == 1.0 else cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
         smooth = cv2.GaussianBlur(img.astype(np.float32), (0, 0), 1.5)
         yield k, smooth, cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
@@ -421,6 +426,7 @@ def square_matches(
     known: Sequence[tuple[float, float]] = (),
     side: tuple[float, float] | None = None,
     quads: Sequence[NDArray[Any]] = (),
+    photo_side: int | None = None,
 ) -> Iterator[tuple[Corners, Match]]:
     """Every candidate square of ``gray`` straightened, with its best code of ``book``,
     accepted or not: the corners (the symbol's own top-left, top-right, bottom-right,
@@ -431,9 +437,11 @@ def square_matches(
     through the mat), ``side`` is its range in px: squares outside it are not weighed, and
     squares glare lifted (:func:`lifted_quads`) are weighed last, while none has matched and
     only where no square of about the same place and size was weighed. ``quads`` are more
-    squares to weigh, found by the caller (four corners in any order, in ``gray``'s pixels)."""
+    squares to weigh, found by the caller (four corners in any order, in ``gray``'s pixels).
+    ``photo_side``: ``gray`` is a crop of a photo whose long side is this many px
+    (:func:`candidate_quads`)."""
     taken = list(known)
-    first = [*candidate_quads(gray), *(_ordered(np.asarray(q)) for q in quads)]
+    first = [*candidate_quads(gray, photo_side), *(_ordered(np.asarray(q)) for q in quads)]
     weighed: list[tuple[NDArray[Any], float]] = []  # centre and width
 
     def squares() -> Iterator[NDArray[Any]]:
@@ -482,10 +490,11 @@ def matched_codes(
     known: Sequence[tuple[float, float]] = (),
     side: tuple[float, float] | None = None,
     quads: Sequence[NDArray[Any]] = (),
+    photo_side: int | None = None,
 ) -> list[tuple[str, Corners, Match]]:
     """The kit's codes read by matching in ``gray``: ``(payload, corners, match)``, the
     accepted ones of :func:`square_matches`."""
-    found = square_matches(gray, book, known, side, quads)
+    found = square_matches(gray, book, known, side, quads, photo_side)
     return [(m.payload, c, m) for c, m in found if m.accepted]
 
 

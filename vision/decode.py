@@ -11,8 +11,8 @@ Pure: arrays in, :class:`RawCode` values out. Nothing here opens a file or a cam
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
@@ -419,19 +419,23 @@ def find_codes(
     gray: NDArray[Any],
     second_pass: bool = True,
     retries: bool = False,
-    book: Codebook | None = None,
+    book: Codebook | Callable[[], Codebook] | None = None,
 ) -> tuple[list[RawCode], int]:
-    """All codes in a photo of cards: a full-frame pass, then, when nothing was read or the
-    codes read are small (others nearby may be too small for one pass), overlapping crops
-    upscaled 2x; with ``retries`` (a phone photo, read once), the :data:`RETRIES` ladder and
-    the blur undone (:func:`deblurred`) too; with a kit's ``book``, last, the codes nothing
-    decoded matched against the kit's own (:func:`vision.codebook.matched_codes`).
-    Returns the codes and the number of passes run."""
+    """All codes in a photo of cards: a full-frame pass; then, without ``retries``, when
+    nothing was read or the codes read are small (others nearby may be too small for one
+    pass), overlapping crops upscaled 2x. With ``retries`` (a phone photo, read once), the
+    phone path (:func:`phone_codes`): the first pass tells what it detected but could not
+    decode, what else is left code-like is looked for cheaply, and only there, on a crop, run
+    the upscaled crop, the :data:`RETRIES` ladder, the blur undone (:func:`deblurred`), our
+    finder and, with a kit's ``book`` (or a function that builds it, called only when needed),
+    the codes nothing decoded matched against the kit's own
+    (:func:`vision.codebook.matched_codes`). Returns the codes and the number of passes run."""
+    if retries and second_pass:
+        return phone_codes(gray, book)
     codes = decode_qr(gray)
     if not second_pass:
         return codes, 1
     passes = 1
-    finders: list[list[tuple[float, float, float]]] = []  # per deblurred image (the codebook's)
     small = not codes or min(c.side_px for c in codes) < SMALL_CODE_PX
     h, w = gray.shape[:2]
     if small:
@@ -439,28 +443,290 @@ def find_codes(
         n = 1 if max(w, h) <= 1400 else 2
         for box in _tiles(w, h, n):
             codes = [*codes, *decode_crop(gray, box)]
-    if retries:
-        for scale, amount, binarizer in RETRIES:
-            if max(w, h) * scale <= RETRY_MAX_SIDE:
-                passes += 1
-                codes = [*codes, *_retry(gray, scale, amount, binarizer)]
-        k = min(1.0, float(np.sqrt(DEBLUR_PIXELS / (w * h))))
-        work = (
-            gray if k == 1.0 else cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
-        )
-        for sigma, sharp in zip(DEBLUR_SIGMAS, deblurred(work, DEBLUR_SIGMAS), strict=True):
-            passes += 1
-            codes = [*codes, *decode_qr(sharp, k)]
-            if sigma in FINDER_SIGMAS and k == 1.0:  # at 12 MP it read none the rest missed
-                passes += 1
-                finders.append(finder_patterns(sharp))
-                codes = [*codes, *finder_codes(sharp, k, finders[-1])]
-    if book is not None:
-        passes += 1
-        pairs = _pair_squares(finders)
-        found = matched_codes(gray, book, [c.centre for c in codes], quads=pairs)
-        codes = [*codes, *(RawCode(p, corners, m.score) for p, corners, m in found)]
     return merge_codes(codes, min_dist=max(8.0, 0.3 * SMALL_CODE_PX)), passes
+
+
+# ---- the phone photo path (issue 38): a cheap first pass; the costly ladder only round what a
+# code may still lie in, on a crop of the photo.
+#
+# The first pass decodes the photo once with zxing-cpp (light codes on a dark ground too: its
+# inverted pass costs nothing where it finds nothing, measured below) and names what it detected
+# but could not decode. What else may be a code is looked for cheaply: a code whose modules merge
+# (about a pixel a module) is a grey square on its light label, so the photo is scaled until the
+# codes read are LEFT_CODE_PX across and the dark squares of about their size that no code read
+# covers are what is left. When nothing was read, the codebook's own search for such squares
+# (vision.codebook.candidate_quads, at three working scales) names them. Where nothing is left,
+# the photo is read.
+LEFT_CODE_PX = 16.0  # a read code's side at the scale where what is left is looked for (~0.8
+# px a module: a code of any blur is a grey square there)
+LEFT_SIDES = (0.6, 1.6)  # an unread code's side, as a share of the median side of the codes read
+LEFT_DARKER = 0.72  # a square darker than this share of the light round it (the codebook's test)
+LEFT_FILL = 0.85  # share of its rotated box a square's hull fills (a square ~1, a disc 0.785)
+CROP_MARGIN = 1.0  # code sides of the photo kept round what is left, each way
+# What is left must show a code's module detail (module_texture: its square at 2 px a module,
+# less its own blur at a module). A code blurred by half a module keeps about 0.3 of its
+# modules' contrast there; card art, print and the table keep little. Measured on the tuned
+# phone sets (20 photos each of the hard set and the fans, 1080p and 12 MP): beside codes read,
+# codes unread kept 0.84-1.06 of their detail, everything else at most 0.69; in photos with no
+# code read, codes unread kept 8.3-36 grey levels, everything else 0.3-10.7 (tried the most
+# detailed first, so what else passes costs only time).
+LEFT_TEXTURE_SHARE = 0.5  # of the median detail of the codes read
+LEFT_TEXTURE_GREY = 6.0  # grey levels, when no code was read
+TRY_INVERT = True  # the first pass reads light codes on a dark ground too
+# neighbouring codes of a fan stand a side and two quiet zones apart or more (cards laid over
+# each other), and up to 4 sides (a loose fan, cards side by side 1.35 card widths apart)
+FAN_STEP_SIDES = (1.0, 5.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """Something a code may lie in that no pass has read: its centre and side, photo px; its
+    module detail (:func:`module_texture`: grey levels, or a share of the codes read); and
+    the squares found there (corners in photo px), for the codebook to weigh first."""
+
+    centre: Point
+    side: float
+    texture: float = 1.0
+    quads: tuple[NDArray[Any], ...] = ()
+
+
+def _position(b: Any, scale: float = 1.0, offset: Point = (0.0, 0.0)) -> Quad:
+    p = b.position
+    pts = [p.top_left, p.top_right, p.bottom_right, p.bottom_left]
+    ox, oy = offset
+    return tuple((q.x / scale + ox, q.y / scale + oy) for q in pts)  # type: ignore[return-value]
+
+
+def first_pass(gray: NDArray[Any]) -> tuple[list[RawCode], list[Left]]:
+    """One zxing-cpp pass over the photo, light-on-dark codes too: the codes decoded, and the
+    symbols it detected but could not decode (a failed error correction, a damaged format)."""
+    found = zxingcpp.read_barcodes(
+        gray, formats=_FORMATS, try_invert=TRY_INVERT, return_errors=True
+    )
+    codes: list[RawCode] = []
+    errors: list[Left] = []
+    for b in found:
+        corners = _position(b)
+        if b.valid:
+            codes.append(RawCode(b.text, corners))
+        elif (c := RawCode("", corners)).side_px >= 8:
+            quad = np.array(corners, np.float32)
+            errors.append(Left(c.centre, c.side_px, float("inf"), (quad,)))
+    return codes, errors
+
+
+def _near(p: Point, q: Point, d: float) -> bool:
+    return float(np.hypot(p[0] - q[0], p[1] - q[1])) < d
+
+
+def _read_at(codes: Sequence[RawCode], left: Left) -> bool:
+    """Whether a code read lies where ``left`` is (its centre within half a side)."""
+    return any(_near(c.centre, left.centre, max(c.side_px, left.side) / 2) for c in codes)
+
+
+def left_undecoded(
+    gray: NDArray[Any], codes: Sequence[RawCode], errors: Sequence[Left]
+) -> list[Left]:
+    """What may still hold a code in ``gray`` after the first pass read ``codes`` and detected
+    ``errors``: those errors; dark squares of about the codes' size where no code was read, and
+    a step on from each end of a fan (or, when nothing was read, the codebook's candidate
+    squares, the most detailed first); each showing a code's module detail
+    (:data:`LEFT_TEXTURE_SHARE`, :data:`LEFT_TEXTURE_GREY`)."""
+    read = [Left(c.centre, c.side_px) for c in codes]
+    out: list[Left] = []
+
+    def free(p: Point, side: float) -> bool:
+        # two stickers' codes stand at least a side and two quiet zones apart: a square nearer
+        # a code read is that code (with some of what lies round it)
+        return not any(_near(c.centre, p, max(c.side, side)) for c in read)
+
+    def add(left: Left) -> None:
+        if free(left.centre, left.side) and not any(
+            _near(o.centre, left.centre, max(o.side, left.side) / 2) for o in out
+        ):
+            out.append(left)
+
+    for e in errors:
+        add(e)
+    if not read:
+        from vision.codebook import candidate_quads
+
+        squares = []
+        for q in candidate_quads(gray):
+            c, side = q.mean(axis=0), float(np.linalg.norm(q[0] - q[2])) / np.sqrt(2)
+            at = (float(c[0]), float(c[1]))
+            squares.append(Left(at, side, module_texture(gray, c, side), (q,)))
+        for o in sorted(squares, key=lambda o: -o.texture):  # the most detailed of a place
+            if o.texture >= LEFT_TEXTURE_GREY:
+                add(o)
+        # every square found where each lies, for the codebook (the search's scales differ
+        # on a crop: the squares found on the whole photo are those it was measured with)
+        return [
+            replace(
+                o,
+                quads=tuple(
+                    q.quads[0]
+                    for q in squares
+                    if _near(q.centre, o.centre, o.side / 2) and q.side < 2 * o.side
+                ),
+            )
+            if o.texture != float("inf")
+            else o
+            for o in out
+        ]
+    side = float(np.median([c.side for c in read]))
+    ref = float(np.median([module_texture(gray, c.centre, c.side) for c in read]))
+    img, k = gray, 1.0
+    while side * k >= 2 * LEFT_CODE_PX:  # halved (fast) until a code is 16-32 px across
+        img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        k /= 2
+    smooth = cv2.GaussianBlur(img, (0, 0), max(1.0, side * k / 21))  # a module or more
+    reach = 2 * round(0.75 * side * k) + 1  # the label round a code: 1.5 of its sides across
+    white = cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
+    mask = ((smooth < LEFT_DARKER * white.astype(np.float32)) & (white > 40)).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    lo, hi = (f * side * k for f in LEFT_SIDES)
+    for cnt in contours:
+        _, _, bw, bh = cv2.boundingRect(cnt)  # a square of side s spans s to 1.42 s upright
+        if not (lo <= min(bw, bh) and max(bw, bh) <= 1.5 * hi):
+            continue
+        rect = cv2.minAreaRect(cnt)
+        (cx, cy), (rw, rh), _ = rect
+        if not lo <= min(rw, rh) <= max(rw, rh) <= hi or max(rw, rh) > 1.5 * min(rw, rh):
+            continue
+        if cv2.contourArea(cv2.convexHull(cnt)) < LEFT_FILL * rw * rh:
+            continue
+        centre, sq = (cx / k, cy / k), float(np.sqrt(rw * rh)) / k
+        if free(centre, sq):
+            quad = cv2.boxPoints(rect).astype(np.float32) / k
+            add(Left(centre, sq, module_texture(gray, centre, sq) / ref, (quad,)))
+    # a fan: the next card's code lies a step on from each end, the step between the code at
+    # the end and its nearest neighbour (of about its size)
+    h, w = gray.shape[:2]
+    for a in read:
+        others = [c for c in read if c is not a and max(c.side, a.side) < 1.3 * min(c.side, a.side)]
+        if not others:
+            continue
+        b = min(
+            others, key=lambda c: np.hypot(c.centre[0] - a.centre[0], c.centre[1] - a.centre[1])
+        )
+        d = float(np.hypot(b.centre[0] - a.centre[0], b.centre[1] - a.centre[1]))
+        p = (2 * a.centre[0] - b.centre[0], 2 * a.centre[1] - b.centre[1])
+        r = a.side / 2
+        if not FAN_STEP_SIDES[0] <= d / a.side <= FAN_STEP_SIDES[1] or not free(p, a.side):
+            continue
+        if not (r <= p[0] < w - r and r <= p[1] < h - r):
+            continue
+        # a fan turns and the photo's perspective bends it: the step lands up to a side off,
+        # so the most detailed of nine squares round it stands for it
+        near = [
+            (p[0] + dx * a.side, p[1] + dy * a.side)
+            for dx in (-0.4, 0, 0.4)
+            for dy in (-0.4, 0, 0.4)
+        ]
+        detail = [module_texture(gray, q, a.side) for q in near]
+        j = int(np.argmax(detail))
+        add(Left(near[j], a.side, detail[j] / ref))
+    return [o for o in out if o.texture >= LEFT_TEXTURE_SHARE]
+
+
+def module_texture(gray: NDArray[Any], centre: Point | NDArray[Any], side: float) -> float:
+    """The mean module-scale detail in the square of ``side`` px round ``centre``: its inner
+    80% scaled to 2 px a module (of a version-1 code), less its own blur at a module (grey
+    levels)."""
+    r = 0.4 * side
+    x0, y0 = max(0, int(centre[0] - r)), max(0, int(centre[1] - r))
+    x1, y1 = int(centre[0] + r) + 1, int(centre[1] + r) + 1
+    crop = gray[y0:y1, x0:x1]
+    if crop.shape[0] < 4 or crop.shape[1] < 4:
+        return 0.0
+    f = 0.8 * 42 / max(crop.shape)
+    interp = cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR
+    img = cv2.resize(crop, None, fx=f, fy=f, interpolation=interp).astype(np.float32)
+    return float(np.abs(img - cv2.GaussianBlur(img, (0, 0), 2.0)).mean())
+
+
+def _shifted(codes: Iterable[RawCode], offset: Point) -> list[RawCode]:
+    ox, oy = offset
+    return [
+        RawCode(c.text, tuple((x + ox, y + oy) for x, y in c.corners), c.matched)  # type: ignore[arg-type]
+        for c in codes
+    ]
+
+
+def _ladder(
+    gray: NDArray[Any],
+    left: Left,
+    known: Sequence[RawCode],
+    book: Codebook | Callable[[], Codebook] | None,
+    sized: bool = True,
+) -> Iterator[list[RawCode]]:
+    """The costly passes on a crop of ``gray`` round ``left``, one at a time (the caller stops
+    once a code is read there): the crop upscaled 2x and sharpened (equalised if need be), the
+    :data:`RETRIES`, the blur undone at the scale the whole photo would be
+    (:data:`DEBLUR_PIXELS`) and our finder on it (photos read at their own size), and the
+    kit's codebook (squares found at the whole photo's working scales, and of our finder's
+    pairs). Corners in ``gray``'s pixels. Unless ``sized`` (``left``'s side measured against
+    the codes read), the crop is twice as wide: a square the codebook's search found may be
+    only a part of a code."""
+    h, w = gray.shape[:2]
+    r = (0.5 + CROP_MARGIN) * left.side * (1 if sized else 2)
+    x0, y0 = max(0, int(left.centre[0] - r)), max(0, int(left.centre[1] - r))
+    x1, y1 = min(w, int(left.centre[0] + r) + 1), min(h, int(left.centre[1] + r) + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return
+    crop = gray[y0:y1, x0:x1]
+    off = (float(x0), float(y0))
+    yield decode_crop(gray, (x0, y0, x1 - x0, y1 - y0))
+    for scale, amount, binarizer in RETRIES:
+        yield _shifted(_retry(crop, scale, amount, binarizer), off)
+    k = min(1.0, float(np.sqrt(DEBLUR_PIXELS / (w * h))))
+    work = crop if k == 1.0 else cv2.resize(crop, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    finders: list[list[tuple[float, float, float]]] = []
+    for sigma, sharp in zip(DEBLUR_SIGMAS, deblurred(work, DEBLUR_SIGMAS), strict=True):
+        yield decode_qr(sharp, k, off)
+        if sigma in FINDER_SIGMAS and k == 1.0:  # at 12 MP it read none the rest missed
+            finders.append(finder_patterns(sharp))
+            yield _shifted(finder_codes(sharp, k, finders[-1]), off)
+    if book is not None:
+        kit = book if isinstance(book, Codebook) else book()
+        centres = [(c.centre[0] - off[0], c.centre[1] - off[1]) for c in known]
+        hints = [q - np.array(off, np.float32) for q in left.quads]
+        quads = [*hints, *_pair_squares(finders)]
+        found = matched_codes(crop, kit, centres, quads=quads, photo_side=max(h, w))
+        yield _shifted((RawCode(p, corners, m.score) for p, corners, m in found), off)
+
+
+def phone_codes(
+    gray: NDArray[Any], book: Codebook | Callable[[], Codebook] | None = None
+) -> tuple[list[RawCode], int]:
+    """Every code in a phone photo: :func:`first_pass`, then :func:`_ladder` round each of
+    :func:`left_undecoded` until a code is read there (when the first pass read nothing, the
+    most detailed squares first). Each time the ladder reads a code, what is left is looked for
+    again (at the codes' size, and a step on along the fan). Returns the codes and the passes
+    run."""
+    codes, errors = first_pass(gray)
+    passes = 1
+    lefts = left_undecoded(gray, codes, errors)
+    tried: list[Left] = []
+    while lefts:
+        left = lefts.pop(0)
+        if _read_at(codes, left):
+            continue  # read by the ladder round another
+        tried.append(left)
+        before = len(codes)
+        for found in _ladder(gray, left, codes, book, sized=bool(codes)):
+            passes += 1
+            codes = merge_codes([*codes, *found], min_dist=max(8.0, 0.3 * SMALL_CODE_PX))
+            if _read_at(found, left):
+                break
+        if len(codes) > before:  # what is left, looked for again at the codes' size
+            lefts = [
+                new
+                for new in left_undecoded(gray, codes, [])
+                if not any(_near(t.centre, new.centre, max(t.side, new.side) / 2) for t in tried)
+            ]
+    return codes, passes
 
 
 def quad_of(points: Sequence[Sequence[float]]) -> Quad:

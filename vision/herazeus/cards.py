@@ -84,7 +84,8 @@ def read_cards(image: Any, kit: KitLike, second_pass: bool = True) -> list[Detec
     against ``kit``; refused codes are included with their reason. Sorted left to right.
     Raises ImageError for something that is not an image."""
     gray = as_gray(image)
-    book = codebook(kit.payloads) if second_pass else None
-    codes, _ = find_codes(gray, second_pass, retries=second_pass, book=book)
+    codes, _ = find_codes(
+        gray, second_pass, retries=second_pass, book=lambda: codebook(kit.payloads)
+    )
     dets = [check_code(c, kit) for c in codes]
     return sorted(dets, key=lambda d: (d.centre[0], d.centre[1]))

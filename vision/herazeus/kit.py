@@ -20,7 +20,6 @@ from typing import Any, Protocol, runtime_checkable
 from printables.herazeus.kit import Kit
 from printables.herazeus.mat import MatGeometry
 from printables.herazeus.payload import Deck
-from printables.herazeus.sheets import mat_tiling
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +116,8 @@ class VisionKit:
 
     @property
     def seams(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        from printables.herazeus.sheets import mat_tiling  # the PDF library: only for a mat
+
         t = mat_tiling(self.kit.mat, self.kit.options.paper)
         xs = tuple(c * t.window_w for c in range(1, t.columns))
         ys = tuple(r * t.window_h for r in range(1, t.rows))

@@ -180,8 +180,11 @@ def _paste(dst: Image, src: Image, x: int, y: int) -> None:
     dst[y : y + h, x : x + w] = src if src.ndim == 3 else src[..., None]
 
 
-def _card_face(rng: np.random.Generator, payload: str, name: str, serial: int, ppm: float) -> Image:
-    """A card face (art, name, strength) with the face sticker in its bottom-right corner."""
+def _card_face(
+    rng: np.random.Generator, payload: str, name: str, serial: int, ppm: float, left: bool = False
+) -> Image:
+    """A card face (art, name, strength) with the face sticker in its bottom-right corner (its
+    bottom-left with ``left``)."""
     w, h = round(CARD_MM[0] * ppm), round(CARD_MM[1] * ppm)
     base = tuple(int(v) for v in rng.integers(60, 230, 3))
     card = _texture(rng, h, w, base)  # type: ignore[arg-type]
@@ -223,7 +226,9 @@ def _card_face(rng: np.random.Generator, payload: str, name: str, serial: int, p
         (0, 0, 0),
         1,
     )
-    _paste(card, sticker, w - sw - round(2 * ppm), h - sh - round(2 * ppm))
+    _paste(
+        card, sticker, round(2 * ppm) if left else w - sw - round(2 * ppm), h - sh - round(2 * ppm)
+    )
     return card
 
 
@@ -729,6 +734,7 @@ def hard_table_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
 
 
 LIVE_TABLE_SEEDS = {"1080p": 24_000, "4k": 25_000}
+FAN_PHONE_SEEDS = {"1080p": 26_000, "12mp": 27_000}
 LIVE_HANDS = 0.5  # share of a live sequence's frames with a hand over the table
 
 
@@ -1000,3 +1006,83 @@ def score_table(cells: dict[str, dict[str, Any]], truth: dict[str, Any]) -> Tabl
         if state == "empty" and c["state"] != "empty":
             out.wrong.append(f"seed {seed} {key}: read empty, truth {c}")
     return out
+
+
+def fan_phone_scene(kit: VisionKit, resolution: str, i: int) -> Scene:
+    """Photo ``i`` of the overlapping fans (issue 38; seeded by :data:`FAN_PHONE_SEEDS`): 3-6
+    cards, each laid over the last and turned a little from it, as a hand fans them, the
+    sticker in the bottom corner the next card leaves bare (the kit says a bottom corner), so
+    the next card's edge, its shadow and its art lie a few modules from the code, now and then
+    over its quiet zone or its label; held as :func:`hard_phone_scene` is. Truth as
+    :func:`card_scene`'s, and each code's ``covered``: the share of its symbol under the cards
+    above (a code with any is not counted as readable: ``expect`` False)."""
+    seed = FAN_PHONE_SEEDS[resolution] + i
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 7))
+    o = hard_phone_options(resolution)
+    ppm = o.render_px_per_mm
+    step = float(rng.uniform(0.44, 0.7))  # of a card's width between neighbours
+    spread = float(rng.uniform(0.0, 8.0))  # degrees between neighbours
+    rightwards = bool(rng.random() < 0.5)  # the next card lies to the right (sticker left)
+    cw, ch = CARD_MM
+    span_mm = cw * (1 + step * (n - 1)) + 40
+    W, H = round(span_mm * ppm), round((ch + 60) * ppm)
+    canvas = _texture(rng, H, W, (90, 120, 140))
+    payloads = list(kit.cards)
+    chosen = [payloads[int(k)] for k in rng.choice(len(payloads), n, replace=False)]
+    covers: list[NDArray[Any]] = []  # each card's mask on the canvas
+    syms: list[NDArray[Any]] = []
+    shown: list[dict[str, Any]] = []
+    for k, p in enumerate(chosen):
+        c = kit.cards[p]
+        face = _card_face(rng, p, c.name, c.serial, ppm, left=rightwards)
+        hh, ww = face.shape[:2]
+        slot = k if rightwards else n - 1 - k
+        ox = round((20 + cw * step * slot) * ppm)
+        oy = round((30 + rng.uniform(-4, 4)) * ppm)
+        ang = (slot - (n - 1) / 2) * -spread + float(rng.uniform(-2, 2))
+        big: Image = np.zeros((H, W, 3), np.uint8)
+        m: Image = np.zeros((H, W), np.uint8)
+        big[oy : oy + hh, ox : ox + ww] = face
+        m[oy : oy + hh, ox : ox + ww] = 255
+        # turned about a point below the card, as a hand holds a fan
+        rm = cv2.getRotationMatrix2D((ox + ww / 2, oy + hh * 1.4), ang, 1.0)
+        big = cv2.warpAffine(big, rm, (W, H))
+        m = cv2.warpAffine(m, rm, (W, H), flags=cv2.INTER_NEAREST)
+        # the card's shadow on what lies under it, a few mm to one side
+        soft: Image = cv2.GaussianBlur(m.astype(np.float32) / 255.0, (0, 0), 1.5 * ppm)
+        shift = np.array([[1, 0, (1.5 if rightwards else -1.5) * ppm], [0, 1, ppm]], np.float32)
+        shade = cv2.warpAffine(soft, shift, (W, H))
+        canvas = (canvas * (1 - 0.35 * shade[..., None])).astype(np.uint8)
+        canvas = np.where(m[..., None] > 0, big, canvas)
+        sw, sh = round((QR_TOTAL_MM + 2) * ppm), round((QR_TOTAL_MM + 7) * ppm)
+        x0 = round(2 * ppm) if rightwards else ww - sw - round(2 * ppm)
+        q0 = (x0 + round(ppm), hh - sh - round(2 * ppm) + round(ppm))
+        pad = QR_BORDER * round(QR_TOTAL_MM * ppm) / (21 + 2 * QR_BORDER)
+        a, b = q0[0] + ox + pad, q0[1] + oy + pad
+        z = round(QR_TOTAL_MM * ppm) - 2 * pad
+        sym = np.array([(a, b), (a + z, b), (a + z, b + z), (a, b + z)], np.float64)
+        syms.append(np.hstack([sym, np.ones((4, 1))]) @ rm.T)
+        covers.append(m)
+        shown.append({"payload": p, "foreign": False, **c.to_json()})
+    for k, item in enumerate(shown):
+        above = np.zeros((H, W), np.uint8)
+        for m in covers[k + 1 :]:
+            above |= m
+        item["covered"] = round(1.0 - _visible(above, syms[k].astype(np.float32)), 3)
+    corners = np.array([(0, 0), (W, 0), (W, H), (0, H)], np.float32)
+    module_px = float(rng.uniform(2.5, 8.0))
+    fill = min(0.95, module_px / (QR_MM / 21) * span_mm / o.width)
+    o = replace(o, fill=fill, blur=0.5 * module_px, motion=0.3 * module_px)
+    frame, hm = _photograph(canvas, rng, o, corners)
+    quads = [cv2.perspectiveTransform(q[None].astype(np.float32), hm)[0] for q in syms]
+    probes = np.array([q.mean(axis=0) for q in quads], np.float32).reshape(-1, 2)
+    frame, glare_at, _ = _degrade(frame, rng, o, probes)
+    for item, quad, glare in zip(shown, quads, glare_at, strict=True):
+        side = float(np.mean([np.linalg.norm(quad[j] - quad[(j + 1) % 4]) for j in range(4)]))
+        item["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in quad]
+        item["module_px"] = round(side / 21, 2)
+        item["glare"] = round(glare, 1)
+        item["washed_out"] = glare > GLARE_HIDES
+        item["expect"] = item["covered"] == 0
+    return Scene(frame, {"kind": "fan", "seed": seed, "kit_id": kit.kit_id, "cards": shown})

@@ -43,8 +43,8 @@ class MinotaurRead:
 def read_minotaur_cards(image: Any, kit: MinotaurKit) -> list[MinotaurRead]:
     """Every face code in a photo of Minotaur Lords cards, left to right. Raises ImageError for
     something that is not an image."""
-    book = codebook(tuple(s.payload for s in kit.stickers))
-    codes, _ = find_codes(as_gray(image), retries=True, book=book)
+    payloads = tuple(s.payload for s in kit.stickers)
+    codes, _ = find_codes(as_gray(image), retries=True, book=lambda: codebook(payloads))
     out = []
     for c in codes:
         x = sum(p[0] for p in c.corners) / len(c.corners)
