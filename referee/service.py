@@ -442,7 +442,8 @@ def open_referee(
     :mod:`referee.place`), signing with the key kept outside it (``DB.key`` beside a SQLite
     file, ``referee.key`` in a PostgreSQL database's state folder ``state``; created on first
     start; never a key from the database), with its anchors there too: the heads journal
-    ``.heads`` and the trusted keys ``.trust`` (:mod:`referee.anchors`). ``readonly``: the
+    ``.heads`` and the trusted keys ``.trust`` (:mod:`referee.anchors`); ``":memory:"``: a
+    store, key and anchors that last as long as the process, nothing written. ``readonly``: the
     database, key and journal must exist and are not written. ``max_size``: a PostgreSQL
     pool's connections at most. Raises StoreError, KeyFileError or AnchorError (a malformed
     ``db`` or ``state``: StoreError naming it)."""
@@ -466,8 +467,12 @@ def open_referee(
         if readonly and not key.exists():
             where = "in its state folder (--state)" if place.postgres else "beside the database"
             raise KeyFileError(f"{place.name}: no signing key {where} ({key})")
-        signer = Signer.load_or_create(key)
-        anchors = Anchors.beside(place.files, signer, readonly=readonly)
+        if str(db) == ":memory:":  # a store that lasts as long as the process: so does its key
+            signer = Signer.generate()
+            anchors = Anchors.in_memory(signer)
+        else:
+            signer = Signer.load_or_create(key)
+            anchors = Anchors.beside(place.files, signer, readonly=readonly)
     except Exception:
         store.close()
         raise

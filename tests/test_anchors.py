@@ -475,3 +475,14 @@ def test_several_processes_share_one_journal_and_a_compaction_loses_no_line_of_t
     missing = [n for n in range(400) if read.get(f"g{n}") is None]
     assert missing == []
     assert read.ignored == 0
+
+
+def test_a_referee_in_memory_writes_no_key_or_journal_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store in memory lasts as long as the process, and so do its key and anchors: nothing
+    named after ":memory:" appears in the folder it was opened from."""
+    monkeypatch.chdir(tmp_path)
+    referee = open_referee(":memory:")
+    referee.store.close()
+    assert list(tmp_path.iterdir()) == []
