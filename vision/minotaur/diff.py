@@ -37,6 +37,9 @@ from engine.say import Say
 from vision.minotaur.table import CardSeen, MinotaurSnapshot
 
 
+NOTHING = Say("nothing")  # a lane or the deities' place recorded or seen without a card
+
+
 class ViewError(ValueError):
     """A view that is not in the shape ``view_for`` returns; the message names the field."""
 
@@ -138,8 +141,8 @@ def _lane(side: str, column: str, seen: list[str], recorded: list[str]) -> list[
             Say(
                 "%(where)s: recorded %(recorded)s, seen %(seen)s",
                 where=words,
-                recorded=", ".join(recorded) or "nothing",
-                seen=", ".join(seen) or "nothing",
+                recorded=", ".join(recorded) or NOTHING,
+                seen=", ".join(seen) or NOTHING,
             ),
             0.8,
         )
@@ -199,8 +202,8 @@ def _deities(
             None,
             Say(
                 "the deities: recorded %(recorded)s, seen %(seen)s",
-                recorded=", ".join(n for s in PLAYERS for n in recorded[s]) or "nothing",
-                seen=", ".join(c.card for c in seen) or "nothing",
+                recorded=", ".join(n for s in PLAYERS for n in recorded[s]) or NOTHING,
+                seen=", ".join(c.card for c in seen) or NOTHING,
             ),
             0.8,
         )

@@ -28,6 +28,8 @@ from printables.minotaur.kit import MinotaurKit
 from printables.minotaur.mat import (
     CARD_MM,
     CENTRE_GAP,
+    CODE_FROM_LEFT,
+    CODE_FROM_TOP,
     SLOT_PITCH,
     SLOTS,
     MinotaurMat,
@@ -52,6 +54,9 @@ Image = NDArray[Any]
 # measured: docs/vision.md)
 TUNED_SEEDS = {"1080p": 38_000, "4k": 38_500}
 HELDOUT_SEEDS = {"1080p": 39_000, "4k": 39_500}
+COVER = 0.04  # the chance that a curse token lies on a card's code
+FOREIGN = 0.02  # the chance that a card is another kit's
+TOKEN_MM = 22.0  # a token over a code: a disc hiding all of it
 PLACE_MM = 2.5  # a card lies this near its slot line (and centred in its lane), at most
 TURN_DEG = 3.0
 
@@ -198,11 +203,21 @@ def _kit_cards(kit: MinotaurKit) -> dict[str, list[tuple[str, str, str]]]:
     return out
 
 
-def table_frame(kit: MinotaurKit, seed: int, resolution: str = "1080p") -> Frame:
+def table_frame(
+    kit: MinotaurKit,
+    seed: int,
+    resolution: str = "1080p",
+    calm: bool = False,
+    cover: float = COVER,
+) -> Frame:
     """One frame of the mat in play (module docstring). Truth: ``lanes`` ("side/column": the
     names in slot order), ``deities`` (names), ``hidden`` (lanes and the deities' place where a
-    hand or a cover lies over a code or the tested mat: their reading may be unknown)."""
+    hand lies; lanes where a token covers a code). ``calm``: no hands, no glare, no card of
+    another kit, no token. ``cover``: the chance that a token lies on a card's code."""
     o = table_options(resolution)
+    if calm:
+        o = replace(o, glare=0.0)
+        cover = 0.0
     rng = np.random.default_rng(seed)
     mat = minotaur_mat()
     ppm = o.render_px_per_mm
@@ -211,6 +226,7 @@ def table_frame(kit: MinotaurKit, seed: int, resolution: str = "1080p") -> Frame
     used: set[str] = set()
     lanes: dict[str, list[str]] = {}
     code_boxes: dict[str, list[NDArray[Any]]] = {}
+    tokens: list[tuple[str, str, float, float]] = []  # a token on a card's code: side, lane, at
     for side in PLAYERS:
         pool = [c for c in cards[side] if c[2] not in ("deity", "fate")]
         for col in COLUMNS:
@@ -227,7 +243,7 @@ def table_frame(kit: MinotaurKit, seed: int, resolution: str = "1080p") -> Frame
                 free = [c for c in pool if c[0] not in used]
                 payload, name, _ = free[int(rng.integers(0, len(free)))]
                 used.add(payload)
-                foreign = rng.random() < 0.02
+                foreign = not calm and rng.random() < FOREIGN
                 if foreign:  # another kit's card: its lane must never read
                     payload = minotaur_face_payload(
                         "ZZZZ2", new_kit_secret(), side, int(rng.integers(1, 30))
@@ -251,6 +267,8 @@ def table_frame(kit: MinotaurKit, seed: int, resolution: str = "1080p") -> Frame
                         True,
                     )
                 code_boxes[key].append(q)
+                if cover > 0 and rng.random() < cover:
+                    tokens.append((side, key, x, start + dy))
     # deities: one player's, 0-3, one in a cell each
     owner = PLAYERS[int(rng.integers(0, 2))]
     gods = [c for c in cards[owner] if c[2] == "deity" and c[0] not in used]
@@ -264,9 +282,15 @@ def table_frame(kit: MinotaurKit, seed: int, resolution: str = "1080p") -> Frame
         x, y = r.x + (r.w - CARD_MM[0]) / 2 + dx, r.y + (r.h - CARD_MM[1]) / 2 + dy
         _lay(img, _card(rng, payload, name, ppm), ppm, x, y, float(rng.uniform(-4, 4)), False)
         deities.append(name)
-    # hands over the mat, in a third of the frames
     hidden: set[str] = set()
-    if rng.random() < 0.35:
+    for side, key, x, y in tokens:  # curse tokens (M7, M10) laid on the code: drawn last
+        cx = x + CODE_FROM_LEFT if side == "miron" else x + CARD_MM[0] - CODE_FROM_LEFT
+        cy = y + CODE_FROM_TOP if side == "miron" else y - CODE_FROM_TOP
+        colour = tuple(int(v) for v in rng.integers(20, 120, 3))
+        cv2.circle(img, (round(cx * ppm), round(cy * ppm)), round(TOKEN_MM / 2 * ppm), colour, -1)
+        hidden.add(key)
+    # hands over the mat, in a third of the frames
+    if not calm and rng.random() < 0.35:
         hand: Image = np.zeros(img.shape[:2], np.uint8)
         for _ in range(int(rng.integers(1, 3))):
             at = (rng.uniform(0.1, 0.9) * img.shape[1], rng.uniform(0.1, 0.9) * img.shape[0])
@@ -298,6 +322,7 @@ def table_frame(kit: MinotaurKit, seed: int, resolution: str = "1080p") -> Frame
         "resolution": resolution,
         "lanes": lanes,
         "deities": sorted(deities),
+        "deities_of": owner,
         "hidden": sorted(hidden),
         "centre_gap_mm": CENTRE_GAP,
     }
