@@ -36,7 +36,6 @@ from engine.minotaur.cards import COLUMNS, PLAYERS
 from engine.say import Say
 from vision.minotaur.table import CardSeen, MinotaurSnapshot
 
-
 NOTHING = Say("nothing")  # a lane or the deities' place recorded or seen without a card
 
 
