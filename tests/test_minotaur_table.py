@@ -17,7 +17,7 @@ import zxingcpp
 from engine.minotaur.cards import COLUMNS, PLAYERS, parse_deck_list
 from printables.minotaur.kit import MinotaurKit
 from printables.minotaur.mat import CORNER_IDS, minotaur_mat
-from printables.minotaur.sheets import write_minotaur_sheets
+from printables.minotaur.sheets import minotaur_strip_placements, write_minotaur_sheets
 from vision.herazeus.markers import MatNotFound
 from vision.minotaur.diff import ViewError, propose
 from vision.minotaur.synth import TUNED_SEEDS, Score, table_frame
@@ -220,6 +220,16 @@ def test_the_kit_prints_the_strips_and_the_mat(tmp_path: Path) -> None:
         ids += [] if found is None else [int(i) for i in found.ravel()]
     assert sorted(ids) == sorted(CORNER_IDS)
     assert minotaur_mat().width == 536 and minotaur_mat().height == 444
+
+
+def test_a_strip_marks_a_card_with_a_scarab_back_as_its_face_sticker_does() -> None:
+    scarab = "\n".join(
+        line + "scarab" if line.startswith("bonus,Ivory Spear,") else line
+        for line in DECKS.read_text().splitlines()
+    )
+    kit = MinotaurKit.create(parse_deck_list(scarab))
+    marked = {p.name for p in minotaur_strip_placements(kit) if p.scarab}
+    assert marked == {"Ivory Spear"}
 
 
 def test_referee_table_proposes_events_from_a_frame(

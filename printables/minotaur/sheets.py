@@ -236,11 +236,13 @@ class PlacedStrip:
     payload: str
     name: str
     serial: str
+    scarab: bool  # a card with a Scarab Lords back (M18): its strip says so, as its face sticker
 
 
 def minotaur_strip_placements(kit: MinotaurKit) -> list[PlacedStrip]:
     """Every code strip of a kit where ``strips.pdf`` prints it, deck after deck; tests use it."""
     lay = grid_layout(kit.options.paper, STRIP_W, STRIP_H)
+    backs = {c.name: c.back for c in kit.cards}
     out: list[PlacedStrip] = []
     page = 0
     for deck in ML_DECK_NAME:
@@ -249,7 +251,8 @@ def minotaur_strip_placements(kit: MinotaurKit) -> list[PlacedStrip]:
             for i, st in enumerate(mine[start : start + lay.per_page]):
                 sx, sy = lay.origin(i)
                 serial = f"{ML_SERIAL_LETTER[deck]}{st.serial:02d}"
-                out.append(PlacedStrip(page, sx, sy, st.payload, st.card, serial))
+                scarab = backs[st.card] == "scarab"
+                out.append(PlacedStrip(page, sx, sy, st.payload, st.card, serial, scarab))
             page += 1
     return out
 
@@ -304,6 +307,8 @@ def minotaur_strips_pdf(kit: MinotaurKit, path: Path, lang: str = "en") -> None:
             pdf.set_font("Helvetica", "", 8)
             pdf.set_text_color(*GREY)
             pdf.text(left, p.y + 13.0, p.serial)
+            if p.scarab:
+                _scarab_badge(pdf, p.x + STRIP_W - 1.0, p.y + 13.0, 7.0)
             pdf.set_text_color(0, 0, 0)
     pdf.output(str(path))
 

@@ -45,6 +45,7 @@ from printables.minotaur.mat import (
     CORNER_IDS,
     LANE_LEN,
     SLOT_PITCH,
+    SLOTS,
     LaneKey,
     MinotaurMat,
     Rect,
@@ -74,6 +75,7 @@ MIN_TAIL_MM = 4.0  # a strip thinner than this tells nothing: the lane is full, 
 BARE_PX_PER_MM = 2.0  # the mat straightened for the bare-mat tests
 BLOCK_MM = 20.0  # a tested strip is judged in blocks this long (the light varies along it)
 DEITY_INSET_MM = 7.0
+SLOT_SEARCH_MM = 4.0  # the second pass looks this far round a slot's strip (a card laid off)
 # Bare mat (the kit's mat is printed paper: one colour, no print inside the tested areas). A
 # block is bare when all hold, against the mat's own margins beside the lanes:
 # - its median grey within BRIGHT_SHARE (or BRIGHT_LEVELS grey levels, where more) of the light
@@ -453,12 +455,24 @@ def read_table(
     book: Codebook | None = None
     out: dict[LaneKey, LaneReading] = {}
     for key in mat.iter_lanes():
-        reading = _lane(mat, key, lanes[key], bare)
-        if reading.state == "unknown" and second_pass and lanes[key].trouble is None:
+        f = lanes[key]
+        reading = _lane(mat, key, f, bare)
+        tried: set[int] = set()
+        while reading.state == "unknown" and second_pass and f.trouble is None:
+            # the slots where a code may be missing: a gap, or the slot after the last read
+            missing = [
+                k
+                for k in range(max(f.slots, default=-1) + 2)
+                if k not in f.slots and k not in tried and k <= SLOTS
+            ]
+            if not missing:
+                break
             book = book or codebook(tuple(s.payload for s in kit.stickers))
-            for code in _second_pass(gray, pose, mat.lanes[key], book):
-                place(code)
-            reading = _lane(mat, key, lanes[key], bare)
+            for k in missing:
+                tried.add(k)
+                for code in _second_pass(gray, pose, _slot_rect(mat, key, k), book):
+                    place(code)
+            reading = _lane(mat, key, f, bare)
         out[key] = reading
     deities = _deities(mat, gods, bare)
     if deities.state == "unknown" and second_pass and gods.trouble is None:
@@ -469,6 +483,16 @@ def read_table(
         deities = _deities(mat, gods, bare)
     lap("places")
     return MinotaurSnapshot(out, deities, pose, refused)
+
+
+def _slot_rect(mat: MinotaurMat, key: LaneKey, k: int) -> Rect:
+    """Where slot ``k``'s code strip lies in lane ``key``: the lane's width and a little more
+    (a card laid off centre), from just before the slot line to past its code's quiet zone."""
+    r = mat.lanes[key]
+    band = _lane_region(
+        mat, key, k * SLOT_PITCH - SLOT_SEARCH_MM, (k + 1) * SLOT_PITCH + SLOT_SEARCH_MM
+    )
+    return Rect(r.x - SLOT_SEARCH_MM, band.y, r.w + 2 * SLOT_SEARCH_MM, band.h)
 
 
 def _second_pass(gray: NDArray[Any], pose: MatPose, rect: Rect, book: Codebook) -> list[RawCode]:
