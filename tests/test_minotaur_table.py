@@ -219,7 +219,7 @@ def test_the_kit_prints_the_strips_and_the_mat(tmp_path: Path) -> None:
         _, found, _ = det.detectMarkers(img)
         ids += [] if found is None else [int(i) for i in found.ravel()]
     assert sorted(ids) == sorted(CORNER_IDS)
-    assert minotaur_mat().width == 536 and minotaur_mat().height == 444
+    assert minotaur_mat().width == 536 and minotaur_mat().height == 442
 
 
 def test_a_strip_marks_a_card_with_a_scarab_back_as_its_face_sticker_does() -> None:

@@ -41,7 +41,7 @@ COLUMN_GAP = 4.0
 REGION_GAP = 8.0  # between a region's columns and the deities' place
 CENTRE_GAP = 6.0  # between Vess's and Miron's first slot lines: the centre line
 # A card shows its top SLOT_PITCH mm: the strip sticker's 20 mm code with its 2-module quiet
-# zone (23.8 mm) and 1.2 mm to lay the next card by hand. The mat is 536 x 444 mm: a 1080p
+# zone (23.8 mm) and 1.2 mm to lay the next card by hand. The mat is 536 x 442 mm: a 1080p
 # camera over the whole mat (its height filling 95% of the frame's 1080 px) sees 2.3 px/mm,
 # 2.2 px a module of a 20 mm code, QR version 1's least (docs/vision.md); 4K sees twice that
 SLOT_PITCH = 25.0
@@ -162,7 +162,7 @@ def centre_line(mat: MinotaurMat) -> tuple[tuple[float, float], ...]:
 
 
 def minotaur_mat() -> MinotaurMat:
-    """The mat every Minotaur Lords kit prints: 536 x 444 mm."""
+    """The mat every Minotaur Lords kit prints: 536 x 442 mm."""
     grid_x = MARGIN + MARKER_MM + MARKER_GAP
     region_w = 3 * LANE_W + 2 * COLUMN_GAP
     width = 2 * grid_x + 2 * region_w + 2 * REGION_GAP + DEITY_W

@@ -69,7 +69,11 @@ SLOT_TOLERANCE_MM = SLOT_PITCH / 2 - 5.5
 # The bare-mat tests look at the lane inside its outline and slot ticks (printed within 4 mm of
 # the lane's long edges) and a card's side slack: this far in from the lane's long edges
 LANE_INSET_MM = 7.0
-TAIL_AFTER_MM = 3.0  # past the last card's bottom edge: a card laid 2.5 mm long stays out
+# Past the last card's bottom edge the tail is tested from this far on: a card lies up to 2.5
+# mm off its line and turned up to 3 degrees (its corners 1.5 mm further), its sleeve 1 mm
+# longer; at 3 mm the last card's own edge fell in the tail's first block on tuned frames
+# (edges 0.03-0.11 of the block, limit 0.01)
+TAIL_AFTER_MM = 6.0
 LABEL_MM = 10.0  # the run-out's outer end carries the column's name: not tested
 MIN_TAIL_MM = 4.0  # a strip thinner than this tells nothing: the lane is full, unknown
 BARE_PX_PER_MM = 2.0  # the mat straightened for the bare-mat tests
@@ -83,13 +87,16 @@ SLOT_SEARCH_MM = 4.0  # the second pass looks this far round a slot's strip (a c
 # - its grain (grey less its 3 px blur) under GRAIN_TIMES the margins' grain + GRAIN_LEVELS;
 # - under EDGE_SHARE of its pixels on edges (Canny 30/90 on the 1 px-blurred grey): a card's
 #   outline, art or a hand's border crosses a block;
-# - its mean colour within TINT_AB (Lab a, b) of the margins'.
+# - its mean colour within TINT_AB (Lab a, b) of the margins' (below).
 BRIGHT_SHARE = 0.15
 BRIGHT_LEVELS = 12.0
 GRAIN_TIMES = 2.0
 GRAIN_LEVELS = 2.0
 EDGE_SHARE = 0.01
-TINT_AB = 9.0
+# 12 (was 9): bare lanes far from the margins came back 6-10 off the margins' a, b under the
+# uneven light of tuned frames (a tint of the light, not of the mat); Hera & Zeus's mat reader
+# counts 12 as "not mat" too (OFF_COLOUR_AB)
+TINT_AB = 12.0
 MARGIN_STRIP_MM = (8.0, 16.0)  # the mat's side margins: x from the mat's edge (both sides)
 
 
@@ -389,11 +396,17 @@ def _lane_region(mat: MinotaurMat, key: LaneKey, d0: float, d1: float) -> Rect:
 
 
 def read_table(
-    image: Any, kit: MinotaurKit, second_pass: bool = True, timings: dict[str, float] | None = None
+    image: Any,
+    kit: MinotaurKit,
+    second_pass: bool = True,
+    match: bool = True,
+    timings: dict[str, float] | None = None,
 ) -> MinotaurSnapshot:
     """The table snapshot of one frame of the Minotaur Lords mat. Raises ImageError for
     something that is not an image and MatNotFound when the mat's corner markers are not
-    seen. ``timings`` receives each stage's seconds (``markers``, ``codes``, ``places``)."""
+    seen. ``second_pass``: slots and cells not settled are read again (``match``: with the
+    kit's codes matched too, :mod:`vision.codebook`; slower, a few more lanes read at 1080p).
+    ``timings`` receives each stage's seconds (``markers``, ``codes``, ``places``)."""
     clock = time.perf_counter()
 
     def lap(stage: str) -> None:
@@ -467,7 +480,7 @@ def read_table(
             ]
             if not missing:
                 break
-            book = book or codebook(tuple(s.payload for s in kit.stickers))
+            book = book or (codebook(tuple(s.payload for s in kit.stickers)) if match else None)
             for k in missing:
                 tried.add(k)
                 for code in _second_pass(gray, pose, _slot_rect(mat, key, k), book):
@@ -476,7 +489,7 @@ def read_table(
         out[key] = reading
     deities = _deities(mat, gods, bare)
     if deities.state == "unknown" and second_pass and gods.trouble is None:
-        book = book or codebook(tuple(s.payload for s in kit.stickers))
+        book = book or (codebook(tuple(s.payload for s in kit.stickers)) if match else None)
         for r in mat.deities:
             for code in _second_pass(gray, pose, r, book):
                 place(code)
@@ -495,9 +508,11 @@ def _slot_rect(mat: MinotaurMat, key: LaneKey, k: int) -> Rect:
     return Rect(r.x - SLOT_SEARCH_MM, band.y, r.w + 2 * SLOT_SEARCH_MM, band.h)
 
 
-def _second_pass(gray: NDArray[Any], pose: MatPose, rect: Rect, book: Codebook) -> list[RawCode]:
-    """The codes of a lane or cell the full-frame pass missed: its box upscaled 2x, then the
-    kit's codes matched in it straightened."""
+def _second_pass(
+    gray: NDArray[Any], pose: MatPose, rect: Rect, book: Codebook | None
+) -> list[RawCode]:
+    """The codes of a slot's strip or a cell the full-frame pass missed: its box upscaled 2x;
+    when that reads none, the kit's codes matched in it straightened (``book``; None: not)."""
     q = pose.to_image(
         [
             (rect.x, rect.y),
@@ -509,7 +524,9 @@ def _second_pass(gray: NDArray[Any], pose: MatPose, rect: Rect, book: Codebook) 
     x0, y0 = np.floor(q.min(axis=0)).astype(int)
     x1, y1 = np.ceil(q.max(axis=0)).astype(int)
     found = decode_crop(gray, (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), equalise=False)
-    return found + decode_cell(gray, pose, (rect.x, rect.y, rect.w, rect.h), book, STRIP_CODE_MM)
+    if found or book is None:
+        return found
+    return decode_cell(gray, pose, (rect.x, rect.y, rect.w, rect.h), book, STRIP_CODE_MM)
 
 
 def _cards(found: dict[int, list[CardSeen]]) -> list[CardSeen]:
