@@ -26,6 +26,8 @@ from vision.minotaur.table import (
     DeitiesReading,
     LaneReading,
     MinotaurSnapshot,
+    _Found,
+    _lane,
     read_table,
 )
 from web.cli import main
@@ -114,7 +116,31 @@ def test_a_code_of_another_kit_in_a_lane_makes_it_unknown(
     assert foreign  # the seeded frames hold some
     for snap, key in foreign:
         assert snap.lane(*key.split("/")).state == "unknown"
-    assert any(r for _, s in frames for r in s.refused)
+    # ... and says why: the code is refused, not misread
+    reasons = [snap.lane(*key.split("/")).reason or "" for snap, key in foreign]
+    assert any("not this kit's" in r and "ZZZZ2" in r for r in reasons)
+
+
+class _AllBare:
+    """A bare-mat test that finds bare mat everywhere: the lane's own rules alone decide."""
+
+    def strip_is_bare(self, r: object) -> bool:
+        return True
+
+
+def test_a_lane_with_a_slot_unread_before_a_card_read_is_unknown_whatever_the_mat_shows() -> None:
+    found = _Found(slots={0: [_seen("Guard")], 2: [_seen("Fort")]})
+    lane = _lane(minotaur_mat(), ("miron", "upper-military"), found, _AllBare())  # type: ignore[arg-type]
+    assert lane.state == "unknown" and "slot before" in (lane.reason or "")
+    found = _Found(slots={0: [_seen("Guard")], 1: [_seen("Fort"), _seen("Spear")]})
+    lane = _lane(minotaur_mat(), ("miron", "upper-military"), found, _AllBare())  # type: ignore[arg-type]
+    assert lane.state == "unknown" and "two codes" in (lane.reason or "")
+    found = _Found(slots={k: [_seen(f"C{k}")] for k in range(6)})
+    lane = _lane(minotaur_mat(), ("miron", "upper-military"), found, _AllBare())  # type: ignore[arg-type]
+    assert lane.state == "unknown" and "full" in (lane.reason or "")
+    found = _Found(slots={0: [_seen("Guard")], 1: [_seen("Fort")]})
+    lane = _lane(minotaur_mat(), ("miron", "upper-military"), found, _AllBare())  # type: ignore[arg-type]
+    assert lane.state == "read" and [c.card for c in lane.cards] == ["Guard", "Fort"]
 
 
 def test_the_other_games_mat_is_not_this_mat() -> None:
