@@ -1,7 +1,7 @@
 """The Minotaur Lords table reader measured on seeded synthetic frames (issue 38):
 
     python -m vision.minotaur.bench [--family tuned|heldout] [--resolution 1080p|4k]
-                                    [--frames N] [--one-core] [--json]
+                                    [--frames N] [--one-core] [--no-match] [--json]
 
 It prints the lanes and deities' places read right, unknown and **wrong** (must be 0), the
 lanes holding cards read and the empty lanes read, and the reader's time per frame (median and
@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--one-core", action="store_true", help="OpenCV on one thread")
     p.add_argument("--json", action="store_true")
     p.add_argument("--wrong", action="store_true", help="print each place read wrong")
+    p.add_argument("--no-match", action="store_true", help="no codebook matching (faster)")
     args = p.parse_args(argv)
     if args.one_core:
         import cv2
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed in range(first, first + args.frames):
         frame = table_frame(kit, seed, args.resolution)
         t = time.perf_counter()
-        snap = read_table(frame.image, kit)
+        snap = read_table(frame.image, kit, match=not args.no_match)
         times.append(time.perf_counter() - t)
         for w in score.add(snap.to_json(), frame.truth):
             if args.wrong:
@@ -61,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     times.sort()
     out = {
         "family": args.family,
+        "match": not args.no_match,
         "resolution": args.resolution,
         "seeds": f"{first}-{first + args.frames - 1}",
         **score.to_json(),

@@ -241,6 +241,8 @@ def table_frame(
             code_boxes[key] = []
             for k in range(n):
                 free = [c for c in pool if c[0] not in used]
+                if not free:  # the side's deck has no card left for this lane
+                    break
                 payload, name, _ = free[int(rng.integers(0, len(free)))]
                 used.add(payload)
                 foreign = not calm and rng.random() < FOREIGN
