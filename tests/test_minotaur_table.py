@@ -279,3 +279,16 @@ def test_referee_table_proposes_events_from_a_frame(
     assert "upper-military" in capsys.readouterr().out
     (tmp_path / "bad.json").write_text("[1]")
     assert main([*args, "--view", str(tmp_path / "bad.json")]) == 2
+
+
+def test_referee_table_view_is_every_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shared command hands a Hera & Zeus kit to its own reader and proposals too."""
+    data = Path(__file__).resolve().parent / "data" / "vision"
+    empty: dict[str, Any] = {side: {"field": [[], [], []]} for side in ("hera", "zeus")}
+    (tmp_path / "view.json").write_text(json.dumps(empty))
+    args = ["table", str(data / "table_plain.jpg"), "--kit", str(data / "kit.json")]
+    assert main([*args, "--view", str(tmp_path / "view.json"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "hera" in out["snapshot"] and out["proposals"]  # cards on the mat, none recorded
