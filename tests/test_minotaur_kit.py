@@ -124,7 +124,13 @@ def test_kit_and_scan_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str
     out = tmp_path / "kit"
     assert main(["kit", "--game", "minotaur", "--decks", str(DECKS), "--out", str(out)]) == 0
     assert "84 cards" in capsys.readouterr().out
-    assert {p.name for p in out.iterdir()} == {"kit.json", "faces.pdf", "backs.pdf"}
+    assert {p.name for p in out.iterdir()} == {
+        "kit.json",
+        "faces.pdf",
+        "backs.pdf",
+        "strips.pdf",
+        "mat.pdf",
+    }
     kit = MinotaurKit.loads((out / "kit.json").read_text())
     img = next(pages(out / "faces.pdf", 300))
     cv2.imwrite(str(tmp_path / "photo.png"), img[250:1100, 0:1700])

@@ -20,6 +20,10 @@ class CameraCommands(Protocol):
         """``referee scan`` with this game's kit. Returns the exit status."""
         ...
 
+    def cmd_table(self, args: argparse.Namespace) -> int:
+        """``referee table`` with this game's kit (its mat). Returns the exit status."""
+        ...
+
     def add_commands(self, sub: Any) -> None:
         """Adds the game's own camera commands to the ``referee`` subcommands."""
         ...
@@ -46,6 +50,18 @@ def fail(message: str) -> int:
     return 2
 
 
+def read_view(path: str) -> dict[str, Any] | str:
+    """A seat's view from a JSON file (``referee table --view``), or why it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            view = json.loads(f.read(2_000_000))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        return f"{path}: {e}"
+    if not isinstance(view, dict):
+        return f"{path}: a view is a JSON object"
+    return view
+
+
 def print_reads(image: str, reads: Sequence[R], as_json: bool, line: Callable[[R], str]) -> int:
     """``referee scan``'s answer for every game: the codes read (``line`` words a card found),
     or status 2 when no code of the kit was found or every one found was refused."""
@@ -58,4 +74,19 @@ def print_reads(image: str, reads: Sequence[R], as_json: bool, line: Callable[[R
         return 0
     for r in reads:
         print(line(r) if r.card is not None else f"refused: {r.refused}")
+    return 0
+
+
+def print_proposals(
+    snapshot: dict[str, Any], proposals: list[dict[str, Any]], as_json: bool
+) -> int:
+    """``referee table --view``'s answer for every game: the proposals (each to confirm), or
+    that the table agrees with the view; as JSON, the snapshot and the proposals."""
+    if as_json:
+        print(json.dumps({"snapshot": snapshot, "proposals": proposals}, indent=1))
+        return 0
+    if not proposals:
+        print("the table agrees with the view")
+    for p in proposals:
+        print(f"{p['kind']}: {p['description']}")
     return 0

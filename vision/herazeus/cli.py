@@ -2,7 +2,7 @@
 :mod:`vision.cli`, which hands a Hera & Zeus kit to :func:`cmd_scan`):
 
     referee scan IMAGE --kit kit.json [--json]            the cards whose codes a photo shows
-    referee table IMAGE --kit kit.json [--json]           the table snapshot of a mat photo
+    referee table IMAGE --kit kit.json [--view V] [--json]  the table snapshot of a mat photo
     referee deckcheck IMAGE... --kit kit.json [--deck D]  missing, doubled, foreign stickers
     referee camera-check IMAGE --kit kit.json [--json]     will face codes read at this framing
 
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from printables.herazeus.kit import DECKS, KitError
 from vision.cli_game import fail as _fail
-from vision.cli_game import print_reads
+from vision.cli_game import print_proposals, print_reads, read_view
 from vision.herazeus.kit import VisionKit, load_kit
 
 if TYPE_CHECKING:
@@ -64,6 +64,8 @@ def _card_line(d: Detection) -> str:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
+    """``referee table`` with a Hera & Zeus kit: the snapshot, and with ``--view`` the
+    proposals that explain how it differs from that view."""
     from vision.decode import ImageError
     from vision.herazeus.markers import MatNotFound
     from vision.herazeus.table import read_table
@@ -78,6 +80,17 @@ def cmd_table(args: argparse.Namespace) -> int:
         return _fail(str(e))
     except MatNotFound as e:
         return _fail(f"{args.image}: {e}")
+    if getattr(args, "view", None):
+        from vision.herazeus.diff import ViewError, propose
+
+        view = read_view(args.view)
+        if isinstance(view, str):
+            return _fail(view)
+        try:
+            props = propose(snap, view)
+        except ViewError as e:
+            return _fail(f"{args.view}: {e}")
+        return print_proposals(snap.to_json(), props, args.json)
     if args.json:
         print(json.dumps(snap.to_json(), indent=1))
         return 0
@@ -134,14 +147,9 @@ def cmd_camera_check(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: Any) -> None:
-    """Adds ``table``, ``deckcheck`` and ``camera-check`` (this game's mat and decks) to the
-    ``referee`` subcommands."""
-    p = sub.add_parser("table", help="read the table from a photo of the mat")
-    p.add_argument("image", help="a photo of the mat with its four corner markers")
-    p.add_argument("--kit", required=True, help="the kit.json of the stickers and mat")
-    p.add_argument("--json", action="store_true", help="print the snapshot as JSON")
-    p.set_defaults(func=cmd_table)
-
+    """Adds ``deckcheck`` and ``camera-check`` (this game's decks and framing) to the
+    ``referee`` subcommands (``table`` is the shared command's, :mod:`vision.cli`, which hands
+    a Hera & Zeus kit to :func:`cmd_table`)."""
     p = sub.add_parser("deckcheck", help="check a deck's stickers from photos of its cards")
     p.add_argument("images", nargs="+", help="photos of single cards or fans of cards")
     p.add_argument("--kit", required=True, help="the kit.json of the stickers")
