@@ -190,7 +190,6 @@ RETRIES: tuple[tuple[float, float, Any], ...] = (
     (1.5, 2.0, zxingcpp.Binarizer.GlobalHistogram),
     (0.5, 1.0, zxingcpp.Binarizer.LocalAverage),
 )
-RETRY_MAX_SIDE = 4200  # a retry never decodes a picture longer than this (time, memory)
 # Then the blur itself undone (Wiener deconvolution with a Gaussian of these sigmas, px at no more
 # than DEBLUR_PIXELS): measured on the hard phone sets, of the codes every retry above missed,
 # it read 6 of 25 at 1080p and 4 of 8 at 12 MP (halved first), for about 0.2-0.3 s a photo.
@@ -721,10 +720,20 @@ def phone_codes(
             if _read_at(found, left):
                 break
         if len(codes) > before:  # what is left, looked for again at the codes' size
-            lefts = [
+            fresh = [
                 new
                 for new in left_undecoded(gray, codes, [])
                 if not any(_near(t.centre, new.centre, max(t.side, new.side) / 2) for t in tried)
+            ]
+            lefts = [
+                *fresh,
+                *(
+                    old
+                    for old in lefts
+                    if not any(
+                        _near(f.centre, old.centre, max(f.side, old.side) / 2) for f in fresh
+                    )
+                ),
             ]
     return codes, passes
 
