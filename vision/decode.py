@@ -472,9 +472,6 @@ CROP_MARGIN = 1.0  # code sides of the photo kept round what is left, each way
 LEFT_TEXTURE_SHARE = 0.5  # of the median detail of the codes read
 LEFT_TEXTURE_GREY = 6.0  # grey levels, when no code was read
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
-# neighbouring codes of a fan stand a side and two quiet zones apart or more (cards laid over
-# each other), and up to 4 sides (a loose fan, cards side by side 1.35 card widths apart)
-FAN_STEP_SIDES = (1.0, 5.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -527,9 +524,9 @@ def left_undecoded(
     gray: NDArray[Any], codes: Sequence[RawCode], errors: Sequence[Left]
 ) -> list[Left]:
     """What may still hold a code in ``gray`` after the first pass read ``codes`` and detected
-    ``errors``: those errors; dark squares of about the codes' size where no code was read, and
-    a step on from each end of a fan (or, when nothing was read, the codebook's candidate
-    squares, the most detailed first); each showing a code's module detail
+    ``errors``: those errors; dark squares of about the codes' size where no code was read (or,
+    when nothing was read, the codebook's candidate squares, the most detailed first); each
+    showing a code's module detail
     (:data:`LEFT_TEXTURE_SHARE`, :data:`LEFT_TEXTURE_GREY`)."""
     read = [Left(c.centre, c.side_px) for c in codes]
     out: list[Left] = []
@@ -599,33 +596,6 @@ def left_undecoded(
         if free(centre, sq):
             quad = cv2.boxPoints(rect).astype(np.float32) / k
             add(Left(centre, sq, module_texture(gray, centre, sq) / ref, (quad,)))
-    # a fan: the next card's code lies a step on from each end, the step between the code at
-    # the end and its nearest neighbour (of about its size)
-    h, w = gray.shape[:2]
-    for a in read:
-        others = [c for c in read if c is not a and max(c.side, a.side) < 1.3 * min(c.side, a.side)]
-        if not others:
-            continue
-        b = min(
-            others, key=lambda c: np.hypot(c.centre[0] - a.centre[0], c.centre[1] - a.centre[1])
-        )
-        d = float(np.hypot(b.centre[0] - a.centre[0], b.centre[1] - a.centre[1]))
-        p = (2 * a.centre[0] - b.centre[0], 2 * a.centre[1] - b.centre[1])
-        r = a.side / 2
-        if not FAN_STEP_SIDES[0] <= d / a.side <= FAN_STEP_SIDES[1] or not free(p, a.side):
-            continue
-        if not (r <= p[0] < w - r and r <= p[1] < h - r):
-            continue
-        # a fan turns and the photo's perspective bends it: the step lands up to a side off,
-        # so the most detailed of nine squares round it stands for it
-        near = [
-            (p[0] + dx * a.side, p[1] + dy * a.side)
-            for dx in (-0.4, 0, 0.4)
-            for dy in (-0.4, 0, 0.4)
-        ]
-        detail = [module_texture(gray, q, a.side) for q in near]
-        j = int(np.argmax(detail))
-        add(Left(near[j], a.side, detail[j] / ref))
     return [o for o in out if o.texture >= LEFT_TEXTURE_SHARE]
 
 
@@ -702,8 +672,7 @@ def phone_codes(
     """Every code in a phone photo: :func:`first_pass`, then :func:`_ladder` round each of
     :func:`left_undecoded` until a code is read there (when the first pass read nothing, the
     most detailed squares first). Each time the ladder reads a code, what is left is looked for
-    again (at the codes' size, and a step on along the fan). Returns the codes and the passes
-    run."""
+    again at the codes' size. Returns the codes and the passes run."""
     codes, errors = first_pass(gray)
     passes = 1
     lefts = left_undecoded(gray, codes, errors)
