@@ -938,6 +938,29 @@ def _background(
     )
 
 
+def _pile_sides(top: Surface, height: float, oid: int, order: float) -> list[Surface]:
+    """The four sides of a pile under ``top``: the stacked cards' edges, light lines on dark
+    (each sleeved card 0.5 mm)."""
+    out = []
+    w, h = top.size_mm
+    ppm = 8.0
+    rows = max(2, round(height * ppm))
+    edge = np.full((rows, 1, 3), 70, np.uint8)
+    edge[(np.arange(rows) // 2) % 2 == 0] = 200
+    down = -Z
+    for a, b, length in (
+        (top.origin, top.ex, w),
+        (top.origin + top.ex * w, top.ey, h),
+        (top.origin + top.ex * w + top.ey * h, -top.ex, w),
+        (top.origin + top.ey * h, -top.ey, h),
+    ):
+        tex = np.repeat(edge, max(2, round(length * ppm)), axis=1)
+        alpha = np.full(tex.shape[:2], 255, np.uint8)
+        centre = a + b * length / 2 + down * height / 2
+        out.append(_planar(tex, alpha, ppm, centre, b, down, 0.0, oid, order, shadows=False))
+    return out
+
+
 def _paper(rng: np.random.Generator) -> tuple[float, float, Vec]:
     """Label or printer paper: white's and black ink's reflectance and the paper's tint."""
     return (
@@ -1143,21 +1166,22 @@ def overhead_scene(
             top = at(x, y, 0.5 * n)
             ppm = texture_ppm(cam.px_per_mm(top), 16.0)
             look = card_look(rng, k, ppm, False, deck, None, "", sleeving[deck], False, label, True)
-            surfaces.append(
-                _planar(
-                    look.albedo,
-                    look.alpha,
-                    ppm,
-                    top,
-                    RIGHT,
-                    DOWN,
-                    rng.uniform(0, 2 * math.pi),
-                    PILE_OID + j,
-                    50.0 + j,
-                    materials=look.materials,
-                    casts=True,
-                )
+            turn = rng.uniform(0, 2 * math.pi)
+            pile = _planar(
+                look.albedo,
+                look.alpha,
+                ppm,
+                top,
+                RIGHT,
+                DOWN,
+                turn,
+                PILE_OID + j,
+                50.0 + j,
+                materials=look.materials,
+                casts=True,
             )
+            surfaces += _pile_sides(pile, 0.5 * n, PILE_OID + j, 49.0 + j)
+            surfaces.append(pile)
     # hands over the table, some holding a card above the mat
     spheres: list[Sphere] = []
     held: list[dict[str, Any]] = []

@@ -36,11 +36,35 @@ SRGB_TO_LINEAR = np.where(
 ).astype(np.float32)
 
 
-def to_srgb(lin: Image) -> Image:
-    """Linear light (0-1) to sRGB-encoded 0-1 (float)."""
-    x = np.clip(lin, 0.0, 1.0)
+def _srgb_exact(x: Image) -> Image:
     out: Image = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
     return out.astype(np.float32)
+
+
+# a table of 2^16 + 1 steps: linear light to sRGB within 0.002 of a grey level
+_SRGB_STEPS = 65536
+_SRGB_TABLE = _srgb_exact(np.linspace(0.0, 1.0, _SRGB_STEPS + 1))
+
+
+def to_srgb(lin: Image) -> Image:
+    """Linear light (0-1) to sRGB-encoded 0-1 (float32), through a table."""
+    idx = (np.clip(lin, 0.0, 1.0) * _SRGB_STEPS + 0.5).astype(np.int32)
+    out: Image = _SRGB_TABLE[idx]
+    return out
+
+
+# the camera's tone curve: sRGB, then a mild S-curve (phones and webcams add contrast; slope
+# 1.25 at mid-grey)
+_TONE_TABLE = np.clip(
+    _SRGB_TABLE - 0.25 * np.sin(2 * math.pi * _SRGB_TABLE) / (2 * math.pi), 0, 1
+).astype(np.float32)
+
+
+def tone(lin: Image) -> Image:
+    """Linear light (0-1) to the camera's encoded 0-1 (float32)."""
+    idx = (np.clip(lin, 0.0, 1.0) * _SRGB_STEPS + 0.5).astype(np.int32)
+    out: Image = _TONE_TABLE[idx]
+    return out
 
 
 def kelvin_rgb(kelvin: float) -> Vec:
@@ -476,34 +500,39 @@ def draw_sphere(fr: Frame, cam: Camera, sp: Sphere, light: Light) -> None:
     x1, y1 = min(W, int(ctr[0] + r + 3)), min(H, int(ctr[1] + r + 3))
     if x1 <= x0 or y1 <= y0:
         return
-    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    dx, dy = (xx - ctr[0]) / r, (yy - ctr[1]) / r
+    xs = (np.arange(x0, x1, dtype=np.float32) - np.float32(ctr[0])) / np.float32(r)
+    ys = (np.arange(y0, y1, dtype=np.float32) - np.float32(ctr[1])) / np.float32(r)
+    dx, dy = xs[None, :], ys[:, None]
     d2 = dx * dx + dy * dy
-    a = np.clip((1 - np.sqrt(d2)) * r + 0.5, 0, 1).astype(np.float32)
+    a = np.clip((1 - np.sqrt(d2)) * np.float32(r) + 0.5, 0, 1).astype(np.float32)
     if not a.any():
         return
     nz = -np.sqrt(np.clip(1 - d2, 0, 1))
-    n_cam = np.stack([dx, dy, nz], axis=-1)
-    n_w = n_cam @ cam.R  # camera -> world
-    p = sp.centre + n_w * sp.radius
-    to_lamp = unit(light.lamp.pos - p)
-    r2 = np.sum((light.lamp.pos - p) ** 2, axis=-1)
+    # the lamp is far from a ball: one direction and distance for the whole ball; normals in
+    # camera coordinates dotted with the lamp's direction and the world's up, both turned so
+    to_lamp = unit(light.lamp.pos - sp.centre)
+    r2 = float(np.sum((light.lamp.pos - sp.centre) ** 2))
+    lc = (cam.R @ to_lamp).astype(np.float32)
+    zc = cam.R[:, 2].astype(np.float32)  # the world's up in camera coordinates
     # wrapped Lambert: skin scatters light past the terminator
-    cos = np.clip((np.sum(n_w * to_lamp, axis=-1) + 0.35) / 1.35, 0, 1)
-    e = light.lamp.power * 1e6 * cos / r2
-    amb = light.lamp.power * light.lamp.ambient * (0.6 + 0.4 * np.clip(n_w[..., 2], 0, 1))
-    irr = e[..., None] * light.colour + amb[..., None] * light.ambient_colour
-    rad = (sp.albedo / math.pi * irr).astype(np.float32)
+    cos = np.clip((dx * lc[0] + dy * lc[1] + nz * lc[2] + 0.35) / 1.35, 0, 1)
+    e = np.float32(light.lamp.power * 1e6 / r2) * cos
+    up = np.clip(dx * zc[0] + dy * zc[1] + nz * zc[2], 0, 1)
+    amb = np.float32(light.lamp.power * light.lamp.ambient) * (0.6 + 0.4 * up)
+    col = light.colour.astype(np.float32)
+    acol = light.ambient_colour.astype(np.float32)
+    irr = e[..., None] * col + amb[..., None] * acol
+    rad = (sp.albedo.astype(np.float32) / np.float32(math.pi)) * irr
     _composite(
         fr,
         sp.layer,
         x0,
         y0,
-        rad,
+        rad.astype(np.float32),
         a,
         sp.oid,
         np.zeros_like(a),
-        (irr.mean(axis=-1) / math.pi).astype(np.float32),
+        (irr.mean(axis=-1) / np.float32(math.pi)).astype(np.float32),
     )
 
 
@@ -629,13 +658,15 @@ def expose(
     spec = cv2.remap(fr.spec, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     dif = cv2.remap(fr.diffuse, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     # vignetting: the lens's natural cos^4 fall-off, partly corrected, plus the set share
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    rr = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    cos4 = (1 / (1 + rr * ((w / 2) ** 2 + (h / 2) ** 2) / cam.f**2)) ** 2
-    vig = (cos4**0.5) * (1 - sensor.vignette * rr)
-    lin *= vig[..., None]
-    spec *= vig
-    dif *= vig
+    xs = (np.arange(w, dtype=np.float32) - w / 2) ** 2
+    ys = (np.arange(h, dtype=np.float32) - h / 2) ** 2
+    half_diag2 = (w / 2) ** 2 + (h / 2) ** 2
+    rr = (ys[:, None] + xs[None, :]) / np.float32(half_diag2)
+    cos4 = (1 / (1 + rr * np.float32(half_diag2 / cam.f**2))) ** 2
+    vig: Image = (np.sqrt(cos4) * (1 - np.float32(sensor.vignette) * rr)).astype(np.float32)
+    lin = np.asarray(lin, np.float32) * vig[..., None]
+    spec = np.asarray(spec, np.float32) * vig
+    dif = np.asarray(dif, np.float32) * vig
     # metering: the frame's log-average luminance to mid-grey, the highlights spared a little
     lum = lin @ np.array([0.114, 0.587, 0.299], np.float32)
     small = cv2.resize(lum, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
@@ -662,16 +693,14 @@ def expose(
         raw = np.clip(np.round(noisy / electrons * levels), 0, levels).astype(np.uint16)
         bgr = cv2.cvtColor(raw, sensor.demosaic).astype(np.float32) / levels
     # white balance: grey-world gains, off by the set error
-    means = bgr.reshape(-1, 3).mean(axis=0) + 1e-6
+    thumb = cv2.resize(bgr, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+    means = thumb.reshape(-1, 3).mean(axis=0) + 1e-6
     gains = np.array(
         [means[1] / means[0] * sensor.wb_error[1], 1.0, means[1] / means[2] * sensor.wb_error[0]],
         np.float32,
     )
     # gains only shift the colour, not the brightness: keep the green channel's exposure
-    bgr = np.clip(bgr * gains, 0, 1)
-    out = to_srgb(bgr)
-    # a mild S-curve (phones and webcams add contrast): slope 1.25 at mid-grey
-    out = np.clip(out - 0.25 * np.sin(2 * math.pi * out) / (2 * math.pi), 0, 1).astype(np.float32)
+    out = tone(bgr * gains)
     if not clean:
         ycc = cv2.cvtColor(out, cv2.COLOR_BGR2YCrCb)
         if sensor.chroma_denoise > 0:
@@ -680,11 +709,11 @@ def expose(
         y = ycc[..., 0]
         ycc[..., 0] = y + sensor.sharpen * (y - cv2.GaussianBlur(y, (0, 0), sensor.sharpen_sigma))
         out = cv2.cvtColor(ycc, cv2.COLOR_YCrCb2BGR)
-    u8 = np.clip(out * 255 + 0.5, 0, 255).astype(np.uint8)
+    u8: Image = np.clip(out * 255 + 0.5, 0, 255).astype(np.uint8)
     if not clean:
         ok, buf = cv2.imencode(".jpg", u8, [cv2.IMWRITE_JPEG_QUALITY, sensor.jpeg])
         assert ok
-        u8 = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        u8 = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
     glare = added_light(dif * exposure, spec * exposure, gains)
     return u8, exposure, ids, glare
 
@@ -695,9 +724,10 @@ DARK_PRINT = 0.05  # reflectance of black toner or ink on paper (a dark module o
 def added_light(diffuse: Image, spec: Image, gains: Image) -> Image:
     """Grey levels that the mirrored lamp (and a matte sleeve's veil) adds to dark print:
     the 8-bit value of dark print with the specular light minus without it, through the
-    camera's exposure and tone curve (``diffuse`` is irradiance / pi, ``spec`` radiance)."""
+    camera's exposure and tone curve (:func:`tone`); ``diffuse`` is irradiance / pi, ``spec``
+    radiance."""
     g = float(gains[1])
     dark = np.clip(DARK_PRINT * diffuse * g, 0, 1)
     lit = np.clip((DARK_PRINT * diffuse + spec) * g, 0, 1)
-    out: Image = (to_srgb(lit) - to_srgb(dark)) * 255
+    out: Image = (tone(lit) - tone(dark)) * 255
     return out
