@@ -12,10 +12,10 @@ set with another kit's cards, the best score and lead every square reached again
 codebook (vision.codebook), by what lies there: how far the thresholds sit from a wrong read.
 ``--family tuned|heldout|both`` runs the hard sets of one family or both side by side: the
 tuned family (vision.herazeus.synth, the sets the reader was tuned on) and the held-out family
-(vision.herazeus.studio, an independent generator with its own seeds); ``--sets N`` frames or
-photos per set (default 20). ``--live`` runs 8 frames of a fixed camera over each of 20 tables
-(a hand in half the frames) through the live camera's memory, frames taken in a row against
-frames combined.
+(vision.herazeus.studio, an independent generator with its own seeds); ``--sets N`` frames per
+set (default 20), ``--photos N`` photos per phone set (default: as many). ``--live`` runs 8
+frames of a fixed camera over each of 20 tables (a hand in half the frames) through the live
+camera's memory, frames taken in a row against frames combined.
 
 Prints, for 1080p and 12 MP table frames: the share of visible face-up codes each QR decoder
 reads on the same images (zxing-cpp one pass; the table pipeline with its second pass;
@@ -513,7 +513,7 @@ def measure_phones(family: str, resolution: str, n: int) -> dict[str, str]:
     }
 
 
-def compare_families(families: tuple[str, ...], n: int) -> None:
+def compare_families(families: tuple[str, ...], n: int, photos: int) -> None:
     """The hard sets of each family side by side (issue 38: a change counts by its gain on
     the held-out family)."""
     blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
@@ -525,7 +525,7 @@ def compare_families(families: tuple[str, ...], n: int) -> None:
     sets += [("phone", r, measure_phones) for r in ("1080p", "12mp")]
     for kind, res, measure in sets:
         t0 = time.perf_counter()
-        cols = {f: measure(f, res, n) for f in families}
+        cols = {f: measure(f, res, photos if kind == "phone" else n) for f in families}
         print(f"\n== {kind} {res} ({time.perf_counter() - t0:.0f} s, scenes made included) ==")
         print(f"  {'':24}" + "".join(f"{f:>22}" for f in families))
         for row in cols[families[0]]:
@@ -544,13 +544,15 @@ def main() -> None:
         "--live", action="store_true", help="only the live camera: several frames combined"
     )
     ap.add_argument("--family", choices=("tuned", "heldout", "both"), help="hard sets side by side")
-    ap.add_argument("--sets", type=int, default=20, help="frames or photos per set (--family)")
+    ap.add_argument("--sets", type=int, default=20, help="frames per set (--family)")
+    ap.add_argument("--photos", type=int, help="photos per phone set (--family; default --sets)")
     args = ap.parse_args()
     if args.one_core:
         cv2.setNumThreads(1)
         one_blas_thread()  # the codebook's products: OpenBLAS took both cores before
     if args.family:
-        compare_families(FAMILIES if args.family == "both" else (args.family,), args.sets)
+        families = FAMILIES if args.family == "both" else (args.family,)
+        compare_families(families, args.sets, args.photos or args.sets)
         return
     if args.live:
         live_tables("1080p", 4 if args.quick else 20, 8)
