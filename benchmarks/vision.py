@@ -519,7 +519,7 @@ def compare_families(families: tuple[str, ...], n: int, photos: int) -> None:
     blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
     print(
         f"OpenCV {cv2.__version__}, threads {cv2.getNumThreads()}; BLAS threads {blas}; "
-        f"load average {os.getloadavg()[0]:.1f}; {n} frames or photos per set"
+        f"load average {os.getloadavg()[0]:.1f}; {n} frames, {photos} photos per set"
     )
     sets = [("overhead", r, measure_tables) for r in ("1080p", "4k", "12mp")]
     sets += [("phone", r, measure_phones) for r in ("1080p", "12mp")]
