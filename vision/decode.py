@@ -181,7 +181,12 @@ def _tiles(w: int, h: int, n: int) -> list[tuple[int, int, int, int]]:
 # Retries for a phone photo (issue 14, item 2), measured on the hard phone sets (synthetic:
 # blur up to half a module, shake, noise, JPEG): which scale, unsharp amount and binarizer read
 # the codes the first passes missed. Rescaling changes how many pixels a module's blur spans;
-# the global-histogram binarizer reads where glare or shade defeats the local one.
+# the global-histogram binarizer reads where glare or shade defeats the local one. Since issue
+# 38 they run on a crop round what is left (phone_codes), after the crop 2x upscaled: on the
+# tuned sets (20 photos each: hard and overlapping fans, 1080p and 12 MP) they read 12 of the
+# 101 codes the first pass missed (the 2x crop 42, deblurring 13, our finder 8, the codebook
+# 42); on the held-out sets (30 photos at 1080p, 20 at 12 MP) none of the 18 the ladder read
+# (the 2x crop 16, our finder 1, the codebook 1).
 RETRIES: tuple[tuple[float, float, Any], ...] = (
     (2.0, 2.0, zxingcpp.Binarizer.LocalAverage),
     (1.0, 1.0, zxingcpp.Binarizer.GlobalHistogram),
@@ -329,6 +334,11 @@ def finder_codes(
 # do. Two a side apart (14 modules between centres) put the code on either side of them; two
 # across a diagonal, in one place. On fresh hard 1080p phone photos (seeds 2000-2059) three
 # codes at 3 px a module were missed that way, and matched at 0.91-0.95 where they lie.
+# PAIR_TOLERANCE: perspective foreshortens one side of a code against the other (a code turned
+# 30 degrees from the lens: 1 - cos 30 = 0.13) and a blurred finder's centre lies up to half a
+# module off (0.04 of 14 modules). Measured (benchmarks/vision.py finder_pair_margins): on the
+# held-out 1080p phone photos (30) the true codes' finder pairs stood off their span by 0.052
+# (median), 0.24 (95%): 58 of 62 within it; the tuned sets had set it.
 PAIR_TOLERANCE = 0.15  # share off 14 (or 14 * sqrt 2) modules that two finders may stand apart
 MAX_PAIR_QUADS = 12  # squares weighed a photo (the nearest pairs first): bounds the ECC runs
 L_SKEW = 0.35  # the arms of an L of three finders the codebook weighs may differ this much
@@ -470,6 +480,9 @@ QUIET_MODULES = 2  # the quiet zone a kit prints round a code (printables.kits),
 # codes unread kept 0.84-1.06 of their detail, everything else at most 0.69; in photos with no
 # code read, codes unread kept 8.3-36 grey levels, everything else 0.3-10.7 (tried the most
 # detailed first, so what else passes costs only time).
+# On the held-out sets (1080p 30 photos, 12 MP 20): beside codes read, no code was left unread
+# and other squares kept up to 0.77 (these cost a ladder each); with no code read, the codes
+# unread kept 16.7 grey levels or more, the other squares up to 53 (their art has fine print).
 LEFT_TEXTURE_SHARE = 0.5  # of the median detail of the codes read
 LEFT_TEXTURE_GREY = 6.0  # grey levels, when no code was read
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
