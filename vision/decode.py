@@ -184,7 +184,7 @@ def _tiles(w: int, h: int, n: int) -> list[tuple[int, int, int, int]]:
 # the global-histogram binarizer reads where glare or shade defeats the local one. Since issue
 # 38 they run on a crop round what is left (phone_codes), after the crop 2x upscaled: on the
 # tuned sets (20 photos each: hard and overlapping fans, 1080p and 12 MP) they read 12 of the
-# 101 codes the first pass missed (the 2x crop 42, deblurring 13, our finder 8, the codebook
+# 117 codes the ladder read (the 2x crop 42, deblurring 13, our finder 8, the codebook
 # 42); on the held-out sets (30 photos at 1080p, 20 at 12 MP) none of the 18 the ladder read
 # (the 2x crop 16, our finder 1, the codebook 1).
 RETRIES: tuple[tuple[float, float, Any], ...] = (
