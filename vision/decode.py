@@ -472,7 +472,6 @@ LEFT_SIDES = (0.6, 1.6)  # an unread code's side, as a share of the median side 
 LEFT_DARKER = 0.72  # a square darker than this share of the light round it (the codebook's test)
 LEFT_FILL = 0.85  # share of its rotated box a square's hull fills (a square ~1, a disc 0.785)
 CROP_MARGIN = 1.0  # code sides of the photo kept round what is left, each way
-QUIET_MODULES = 2  # the quiet zone a kit prints round a code (printables.kits), modules
 # What is left must show a code's module detail (module_texture: its square at 2 px a module,
 # less its own blur at a module). A code blurred by half a module keeps about 0.3 of its
 # modules' contrast there; card art, print and the table keep little. Measured on the tuned
@@ -593,18 +592,6 @@ def left_undecoded(
     smooth = cv2.GaussianBlur(img, (0, 0), max(1.0, side * k / 21))  # a module or more
     reach = 2 * round(0.75 * side * k) + 1  # the label round a code: 1.5 of its sides across
     white = cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
-    # the codes read, with their quiet zones, painted the light round them: in a fan a code
-    # may stand a few modules from the next, and blurred at this scale the two merge into one
-    # shape that is no square
-    for c in codes:
-        q = np.array(c.corners, np.float32) * k
-        q = (q - q.mean(axis=0)) * (21 + 2 * QUIET_MODULES) / 21 + q.mean(axis=0)
-        at = q.mean(axis=0)
-        cx, cy = (
-            min(max(int(at[0]), 0), white.shape[1] - 1),
-            min(max(int(at[1]), 0), white.shape[0] - 1),
-        )
-        cv2.fillConvexPoly(smooth, q.round().astype(np.int32), int(white[cy, cx]))
     mask = ((smooth < LEFT_DARKER * white.astype(np.float32)) & (white > 40)).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     lo, hi = (f * side * k for f in LEFT_SIDES)
