@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -97,3 +98,17 @@ def test_a_code_the_first_pass_misses_beside_one_it_reads_is_read_on_a_crop_roun
     assert [c.text for c in first] == [TEXT]  # zxing-cpp alone misses the blurred one
     codes, passes = find_codes(img, retries=True)
     assert sorted(c.text for c in codes) == sorted([TEXT, OTHER]) and passes > 1
+
+
+def test_referee_scan_imports_neither_the_pdf_library_nor_the_other_commands() -> None:
+    """A phone photo is read as soon as the camera's own modules are loaded (issue 38)."""
+    data = Path(__file__).resolve().parent / "data" / "vision"
+    code = (
+        "import sys; from web.cli import main; "
+        f"status = main(['scan', {str(data / 'card_single.jpg')!r}, '--kit', "
+        f"{str(data / 'kit.json')!r}]); "
+        "print(status, sorted(m for m in ('fpdf', 'referee.cli', 'printables.cli', "
+        "'web.serve') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "0 []"

@@ -181,7 +181,12 @@ def _tiles(w: int, h: int, n: int) -> list[tuple[int, int, int, int]]:
 # Retries for a phone photo (issue 14, item 2), measured on the hard phone sets (synthetic:
 # blur up to half a module, shake, noise, JPEG): which scale, unsharp amount and binarizer read
 # the codes the first passes missed. Rescaling changes how many pixels a module's blur spans;
-# the global-histogram binarizer reads where glare or shade defeats the local one.
+# the global-histogram binarizer reads where glare or shade defeats the local one. Since issue
+# 38 they run on a crop round what is left (phone_codes), after the crop 2x upscaled: on the
+# tuned sets (20 photos each: hard and overlapping fans, 1080p and 12 MP) they read 12 of the
+# 117 codes the ladder read (the 2x crop 42, deblurring 13, our finder 8, the codebook
+# 42); on the held-out sets (30 photos at 1080p, 20 at 12 MP) none of the 18 the ladder read
+# (the 2x crop 16, our finder 1, the codebook 1).
 RETRIES: tuple[tuple[float, float, Any], ...] = (
     (2.0, 2.0, zxingcpp.Binarizer.LocalAverage),
     (1.0, 1.0, zxingcpp.Binarizer.GlobalHistogram),
@@ -190,7 +195,6 @@ RETRIES: tuple[tuple[float, float, Any], ...] = (
     (1.5, 2.0, zxingcpp.Binarizer.GlobalHistogram),
     (0.5, 1.0, zxingcpp.Binarizer.LocalAverage),
 )
-RETRY_MAX_SIDE = 4200  # a retry never decodes a picture longer than this (time, memory)
 # Then the blur itself undone (Wiener deconvolution with a Gaussian of these sigmas, px at no more
 # than DEBLUR_PIXELS): measured on the hard phone sets, of the codes every retry above missed,
 # it read 6 of 25 at 1080p and 4 of 8 at 12 MP (halved first), for about 0.2-0.3 s a photo.
@@ -330,6 +334,11 @@ def finder_codes(
 # do. Two a side apart (14 modules between centres) put the code on either side of them; two
 # across a diagonal, in one place. On fresh hard 1080p phone photos (seeds 2000-2059) three
 # codes at 3 px a module were missed that way, and matched at 0.91-0.95 where they lie.
+# PAIR_TOLERANCE: perspective foreshortens one side of a code against the other (a code turned
+# 30 degrees from the lens: 1 - cos 30 = 0.13) and a blurred finder's centre lies up to half a
+# module off (0.04 of 14 modules). Measured (benchmarks/vision.py finder_pair_margins): on the
+# held-out 1080p phone photos (30) the true codes' finder pairs stood off their span by 0.052
+# (median), 0.24 (95%): 58 of 62 within it; the tuned sets had set it.
 PAIR_TOLERANCE = 0.15  # share off 14 (or 14 * sqrt 2) modules that two finders may stand apart
 MAX_PAIR_QUADS = 12  # squares weighed a photo (the nearest pairs first): bounds the ECC runs
 L_SKEW = 0.35  # the arms of an L of three finders the codebook weighs may differ this much
@@ -470,12 +479,12 @@ CROP_MARGIN = 1.0  # code sides of the photo kept round what is left, each way
 # codes unread kept 0.84-1.06 of their detail, everything else at most 0.69; in photos with no
 # code read, codes unread kept 8.3-36 grey levels, everything else 0.3-10.7 (tried the most
 # detailed first, so what else passes costs only time).
+# On the held-out sets (1080p 30 photos, 12 MP 20): beside codes read, no code was left unread
+# and other squares kept up to 0.77 (these cost a ladder each); with no code read, the codes
+# unread kept 16.7 grey levels or more, the other squares up to 53 (their art has fine print).
 LEFT_TEXTURE_SHARE = 0.5  # of the median detail of the codes read
 LEFT_TEXTURE_GREY = 6.0  # grey levels, when no code was read
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
-# neighbouring codes of a fan stand a side and two quiet zones apart or more (cards laid over
-# each other), and up to 4 sides (a loose fan, cards side by side 1.35 card widths apart)
-FAN_STEP_SIDES = (1.0, 5.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,9 +537,9 @@ def left_undecoded(
     gray: NDArray[Any], codes: Sequence[RawCode], errors: Sequence[Left]
 ) -> list[Left]:
     """What may still hold a code in ``gray`` after the first pass read ``codes`` and detected
-    ``errors``: those errors; dark squares of about the codes' size where no code was read, and
-    a step on from each end of a fan (or, when nothing was read, the codebook's candidate
-    squares, the most detailed first); each showing a code's module detail
+    ``errors``: those errors; dark squares of about the codes' size where no code was read (or,
+    when nothing was read, the codebook's candidate squares, the most detailed first); each
+    showing a code's module detail
     (:data:`LEFT_TEXTURE_SHARE`, :data:`LEFT_TEXTURE_GREY`)."""
     read = [Left(c.centre, c.side_px) for c in codes]
     out: list[Left] = []
@@ -600,33 +609,6 @@ def left_undecoded(
         if free(centre, sq):
             quad = cv2.boxPoints(rect).astype(np.float32) / k
             add(Left(centre, sq, module_texture(gray, centre, sq) / ref, (quad,)))
-    # a fan: the next card's code lies a step on from each end, the step between the code at
-    # the end and its nearest neighbour (of about its size)
-    h, w = gray.shape[:2]
-    for a in read:
-        others = [c for c in read if c is not a and max(c.side, a.side) < 1.3 * min(c.side, a.side)]
-        if not others:
-            continue
-        b = min(
-            others, key=lambda c: np.hypot(c.centre[0] - a.centre[0], c.centre[1] - a.centre[1])
-        )
-        d = float(np.hypot(b.centre[0] - a.centre[0], b.centre[1] - a.centre[1]))
-        p = (2 * a.centre[0] - b.centre[0], 2 * a.centre[1] - b.centre[1])
-        r = a.side / 2
-        if not FAN_STEP_SIDES[0] <= d / a.side <= FAN_STEP_SIDES[1] or not free(p, a.side):
-            continue
-        if not (r <= p[0] < w - r and r <= p[1] < h - r):
-            continue
-        # a fan turns and the photo's perspective bends it: the step lands up to a side off,
-        # so the most detailed of nine squares round it stands for it
-        near = [
-            (p[0] + dx * a.side, p[1] + dy * a.side)
-            for dx in (-0.4, 0, 0.4)
-            for dy in (-0.4, 0, 0.4)
-        ]
-        detail = [module_texture(gray, q, a.side) for q in near]
-        j = int(np.argmax(detail))
-        add(Left(near[j], a.side, detail[j] / ref))
     return [o for o in out if o.texture >= LEFT_TEXTURE_SHARE]
 
 
@@ -703,8 +685,7 @@ def phone_codes(
     """Every code in a phone photo: :func:`first_pass`, then :func:`_ladder` round each of
     :func:`left_undecoded` until a code is read there (when the first pass read nothing, the
     most detailed squares first). Each time the ladder reads a code, what is left is looked for
-    again (at the codes' size, and a step on along the fan). Returns the codes and the passes
-    run."""
+    again at the codes' size. Returns the codes and the passes run."""
     codes, errors = first_pass(gray)
     passes = 1
     lefts = left_undecoded(gray, codes, errors)
@@ -721,10 +702,20 @@ def phone_codes(
             if _read_at(found, left):
                 break
         if len(codes) > before:  # what is left, looked for again at the codes' size
-            lefts = [
+            fresh = [
                 new
                 for new in left_undecoded(gray, codes, [])
                 if not any(_near(t.centre, new.centre, max(t.side, new.side) / 2) for t in tried)
+            ]
+            lefts = [
+                *fresh,
+                *(
+                    old
+                    for old in lefts
+                    if not any(
+                        _near(f.centre, old.centre, max(f.side, old.side) / 2) for f in fresh
+                    )
+                ),
             ]
     return codes, passes
 
