@@ -56,6 +56,13 @@ def test_decode_all_takes_a_colour_photo_and_refuses_what_is_not_an_image() -> N
         vision.decode_all(np.zeros((0, 0), np.uint8))
 
 
+def test_decode_all_reads_a_code_s_text_as_it_was_encoded_control_characters_too() -> None:
+    """Someone else's code may hold control characters (zxing's public set qrcode-2 has one):
+    its text is what was encoded, not a human-readable rendering such as "<SOH>"."""
+    text = "\x01\x10MEBKM:TITLE:x;;"
+    assert [c.text for c in vision.decode_all(code_photo(text))] == [text]
+
+
 def test_a_photo_without_a_code_reads_nothing() -> None:
     assert vision.decode_all(np.full((480, 640), 128, np.uint8)) == []
 

@@ -30,6 +30,9 @@ Quad = tuple[Point, Point, Point, Point]
 SMALL_CODE_PX = 56.0  # codes read this small (the ~45 px limit + margin): search again, upscaled
 _CLAHE = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(4, 4))
 _FORMATS = zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode)
+# A code's text as it was encoded (the default writes a control character as "<SOH>"): the
+# kit's codes are alphanumeric either way, and anyone's code (decode_all) reads as it is
+_TEXT = zxingcpp.TextMode.Plain
 
 
 class ImageError(ValueError):
@@ -110,7 +113,7 @@ def decode_qr(
     """Every QR code zxing-cpp reads in ``gray`` (with ``ec_level``, only those at that level
     of error correction). Corners are mapped back by ``/ scale`` and ``+ offset`` (for crops
     and upscaled images). Raises nothing for an image without codes."""
-    found = zxingcpp.read_barcodes(gray, formats=_FORMATS, try_invert=False)
+    found = zxingcpp.read_barcodes(gray, formats=_FORMATS, try_invert=False, text_mode=_TEXT)
     out: list[RawCode] = []
     ox, oy = offset
     for b in found:
@@ -416,7 +419,9 @@ def _retry(gray: NDArray[Any], scale: float, amount: float, binarizer: Any) -> l
         soft = cv2.GaussianBlur(img, (0, 0), max(1.0, scale))
         img = cv2.addWeighted(img, 1 + amount, soft, -amount, 0)
     out: list[RawCode] = []
-    for b in zxingcpp.read_barcodes(img, formats=_FORMATS, try_invert=False, binarizer=binarizer):
+    for b in zxingcpp.read_barcodes(
+        img, formats=_FORMATS, try_invert=False, binarizer=binarizer, text_mode=_TEXT
+    ):
         if b.valid:
             p = b.position
             pts = [p.top_left, p.top_right, p.bottom_right, p.bottom_left]
@@ -510,7 +515,7 @@ def first_pass(gray: NDArray[Any]) -> tuple[list[RawCode], list[Left]]:
     """One zxing-cpp pass over the photo, light-on-dark codes too: the codes decoded, and the
     symbols it detected but could not decode (a failed error correction, a damaged format)."""
     found = zxingcpp.read_barcodes(
-        gray, formats=_FORMATS, try_invert=TRY_INVERT, return_errors=True
+        gray, formats=_FORMATS, try_invert=TRY_INVERT, return_errors=True, text_mode=_TEXT
     )
     codes: list[RawCode] = []
     errors: list[Left] = []
