@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from printables.herazeus.kit import DECKS
-from printables.herazeus.mat import COLUMNS, ROWS, MatGeometry
+from printables.herazeus.mat import COLUMNS, PATTERN_PERIOD_MM, ROWS, MatGeometry
 from printables.herazeus.payload import Deck
 from vision.codebook import Codebook, aligned_corners, codebook, matched_codes
 from vision.decode import (
@@ -767,6 +767,154 @@ def _grain(look: _Look, ref: _Look | None, expected: float | None) -> float | No
     return look.texture * (look.lit_lum + 8) / (ref.texture * (expected + 8))
 
 
+# ---- the bare-mat pattern (issue 38) ----------------------------------------------------------
+#
+# A kit printed since issue 38 prints a faint square lattice in every cell
+# (printables.herazeus.mat.MatPattern: grey squares every 4 mm). A cell showing it is bare mat:
+# a positive sign, judged alone on such a kit (the tests above, bare mat told by the absence of
+# everything else, stay for kits printed before it). The cell's inside, straightened at
+# OCCUPANCY_PX_PER_MM (a period is 6 px), is cut in PATTERN_TILES tiles; in each, the
+# lattice's two fundamentals (along the mat's axes) are measured by correlation with a complex
+# exponential at the printed period: their power, whatever their phase, so a pose a few mm off
+# (a period or more) does not matter, and a scale or turn of a few per cent loses little over a
+# tile of 4 periods (5% off turns the phase 1.4 rad across it: 87% of the power kept). The
+# share of the tile's variance (about a local mean over one period, which removes the light's
+# gradients and keeps the fundamental whole) the two fundamentals explain is the tile's score.
+
+PATTERN_TILES = (3, 5)  # tiles across and along a cell's inside (52 x 85 mm): 17 mm, 4 periods
+# A tile shows the lattice when its two fundamentals explain this share of its variance. Bare
+# patterned mat: the fundamentals hold about half of a sharp lattice's variance and more once
+# blurred (its harmonics fade first); noise, JPEG and the paper's own grain take the rest.
+# Anything else holds the two frequencies by chance: a tile of N pixels about 4 / N of its
+# variance (0.006 for a 17 mm tile), a card's art, a sleeve's folds or a hand no more than
+# their broad spectra put there.
+PATTERN_SHARE = 0.25
+# ... and each fundamental alone this share: a lattice has both; a card's stripes or a join's
+# line along one axis give one
+PATTERN_AXIS_SHARE = 0.06
+# ... and the fundamental's amplitude at least this many grey levels: under it, a nearly flat
+# tile (a smooth sleeve, a patch of glare just under white) could hold the frequencies in its
+# JPEG rounding. The printed lattice's fundamental is 6% of the paper's grey, 14 levels on a
+# white mat, 8 or more after a 1080p camera's blur
+PATTERN_LEVELS = 1.5
+# a tile judged needs this share of its pixels not printed (the cell's name, with
+# PRINT_SLACK_MM round it), and no more than PATTERN_WASHED of them washed out by glare
+PATTERN_JUDGED = 0.4
+PATTERN_WASHED = 0.9
+# A cell is bare mat when at least PATTERN_MIN_TILES tiles show the lattice and at most
+# PATTERN_MISSES of the tiles judged do not. A card lying in its cell (59 x 92 mm in 64 x 97)
+# covers every tile; a hand or a card held above covers several; one tile may miss on bare
+# mat (a speck, a crease, a join's shadow across it)
+PATTERN_MIN_TILES = 6
+PATTERN_MISSES = 1
+# Where a sheet of the printed mat is joined to the next (kit.seams), this much either side is
+# left out: the later sheet lies up to 1.5 mm off its mark (the kit asks for its cut edge on a
+# printed line), its edge's shadow and the margin showing, and the pose puts the join up to
+# 2 mm off where the kit prints it
+PATTERN_JOIN_MM = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class PatternLook:
+    """What a cell's tiles show of the bare-mat pattern: how many show it, how many were
+    judged (the rest printed over or washed out), and each judged tile's share of its variance
+    in the lattice's fundamentals (the tile's score, and its weaker axis's)."""
+
+    shown: int
+    judged: int
+    shares: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def bare(self) -> float:
+        """> 0: bare mat (the margin: how far the weakest tile lies above the share, up to 1);
+        <= 0: not shown."""
+        if self.shown < PATTERN_MIN_TILES or self.judged - self.shown > PATTERN_MISSES:
+            return -1.0
+        shown = sorted((s for s, a in self.shares if _shows(s, a)), reverse=True)
+        weakest = shown[max(PATTERN_MIN_TILES, self.judged - PATTERN_MISSES) - 1]
+        return min(1.0, weakest / PATTERN_SHARE - 1)
+
+
+def _shows(share: float, axis: float) -> bool:
+    return share >= PATTERN_SHARE and axis >= PATTERN_AXIS_SHARE
+
+
+def pattern_look(
+    gray: NDArray[Any],
+    period_px: float,
+    skip: NDArray[Any] | None = None,
+    cuts: tuple[Sequence[float], Sequence[float]] = ((), ()),
+) -> PatternLook:
+    """How a grey patch of a cell's inside (straightened, the lattice's period ``period_px``
+    px along both axes) shows the bare-mat pattern, tile by tile (``PATTERN_TILES``); ``skip``
+    marks pixels not to judge (what the kit prints there). ``cuts``: where the mat's sheets
+    are joined across the patch (x, then y, px): each sheet lies a little off the next, so the
+    lattice's phase jumps there; each part of a tile is measured on its own (the powers added)
+    and a band of ``PATTERN_JOIN_MM`` round the join (its line and shadow) left out."""
+    g = gray.astype(np.float32)
+    box = max(2, round(period_px))
+    detail = g - cv2.blur(g, (box, box), borderType=cv2.BORDER_REFLECT)
+    # glare's white (WASHED_OUT) is judged as it is: clipping the paper between the dots
+    # leaves the dots, and the lattice's fundamentals, where they were; a tile all but white
+    # shows nothing either way and is not judged
+    washed = gray >= WASHED_OUT
+    use = np.ones(g.shape, bool) if skip is None else ~skip
+    h, w = g.shape
+    band = PATTERN_JOIN_MM * period_px / PATTERN_PERIOD_MM
+    parts = []  # along each axis: the stretches between joins, each ends inside its band
+    for size, at in ((w, cuts[0]), (h, cuts[1])):
+        edges = sorted(float(c) for c in at if -band < c < size + band)
+        bounds = [0.0, *(v for c in edges for v in (c - band, c + band)), float(size)]
+        parts.append(
+            [
+                (max(0, round(a)), min(size, round(b)))
+                for a, b in zip(bounds[::2], bounds[1::2], strict=True)
+                if round(b) > round(a)
+            ]
+        )
+    k = 2 * np.pi / period_px
+    ex = np.exp(-1j * k * np.arange(w))[None, :]
+    ey = np.exp(-1j * k * np.arange(h))[:, None]
+    cols, rows = PATTERN_TILES
+    shares: list[tuple[float, float]] = []
+    shown = 0
+    for r in range(rows):
+        y0, y1 = r * h // rows, (r + 1) * h // rows
+        for c in range(cols):
+            x0, x1 = c * w // cols, (c + 1) * w // cols
+            n_all = int(np.count_nonzero(use[y0:y1, x0:x1]))
+            if np.count_nonzero(washed[y0:y1, x0:x1] & use[y0:y1, x0:x1]) > PATTERN_WASHED * n_all:
+                continue
+            total = px = py = 0.0
+            n = 0
+            for ya, yb in parts[1]:
+                for xa, xb in parts[0]:
+                    ya_, yb_, xa_, xb_ = max(y0, ya), min(y1, yb), max(x0, xa), min(x1, xb)
+                    if yb_ - ya_ < box or xb_ - xa_ < box:
+                        continue
+                    m = use[ya_:yb_, xa_:xb_]
+                    nm = int(np.count_nonzero(m))
+                    if nm < box * box:
+                        continue
+                    d = np.where(m, detail[ya_:yb_, xa_:xb_], 0.0)
+                    d = d - m * (float(d.sum()) / nm)
+                    total += float(np.sum(d * d))
+                    px += 2 * abs(complex(np.sum(d * ex[:, xa_:xb_]))) ** 2 / nm
+                    py += 2 * abs(complex(np.sum(d * ey[ya_:yb_, :]))) ** 2 / nm
+                    n += nm
+            if n < PATTERN_JUDGED * (y1 - y0) * (x1 - x0) or n < 0.5 * n_all:
+                continue
+            # the weaker fundamental's amplitude (grey levels): 2 |R| / n for a sinusoid
+            amp = float(np.sqrt(2 * min(px, py) / n))
+            if total <= 0 or amp < PATTERN_LEVELS:
+                shares.append((0.0, 0.0))
+                continue
+            share, axis = (px + py) / total, min(px, py) / total
+            shares.append((share, axis))
+            shown += _shows(share, axis)
+    return PatternLook(shown, len(shares), tuple(shares))
+
+
 # ---- the snapshot ---------------------------------------------------------------------------
 
 
@@ -974,10 +1122,18 @@ def read_table(
         backs.setdefault(key, []).append(deck)
 
     lap("codes")
-    mat_img = rectify(bgr, pose, geo, OCCUPANCY_PX_PER_MM) if occupancy else None
+    pattern = geo.pattern
+    # a kit with the bare-mat pattern: a cell is bare when it shows it (grey is enough);
+    # before it, bare mat is told by the absence of everything else, from the mat's colours
+    mat_img = (
+        rectify(gray if pattern is not None else bgr, pose, geo, OCCUPANCY_PX_PER_MM)
+        if occupancy
+        else None
+    )
     marks = _marks_mask(geo, kit.seams) if mat_img is not None else None
-    ref = _reference(mat_img, geo, marks) if mat_img is not None else None
-    light = _light(mat_img, geo, marks) if mat_img is not None else None
+    old_kit = mat_img if pattern is None else None
+    ref = _reference(old_kit, geo, marks) if old_kit is not None else None
+    light = _light(old_kit, geo, marks) if old_kit is not None else None
     cells: dict[CellKey, CellReading] = {}
     for key in geo.iter_cells():
         rect = geo.cells[key]
@@ -994,10 +1150,18 @@ def read_table(
             bare = 0.0
             if mat_img is not None:
                 patch = _slice(mat_img, inner)
-                centre = rect.centre
                 cell_marks = _slice(marks, inner) if marks is not None else None
-                look = _look(patch, ref, cell_marks)
-                bare = _bare_mat(look, ref, light, centre)
+                if pattern is not None:
+                    skip = _printed(cell_marks) if cell_marks is not None else None
+                    period = pattern.period * OCCUPANCY_PX_PER_MM
+                    cuts = (
+                        [(x - inner[0]) * OCCUPANCY_PX_PER_MM for x in kit.seams[0]],
+                        [(y - inner[1]) * OCCUPANCY_PX_PER_MM for y in kit.seams[1]],
+                    )
+                    bare = pattern_look(patch, period, skip, cuts).bare
+                else:
+                    look = _look(patch, ref, cell_marks)
+                    bare = _bare_mat(look, ref, light, rect.centre)
             if bare > 0:
                 cells[key] = CellReading(*key, "empty", round(min(1.0, 0.5 + bare), 3))
                 continue
