@@ -23,11 +23,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.herazeus import table as T  # noqa: E402
-from vision.herazeus.kit import VisionKit  # noqa: E402
-from vision.herazeus.markers import MatNotFound, detect_markers, find_mat, rectify  # noqa: E402
-from vision.herazeus.synth import Scene, cell_key, demo_kit, hard_table_scene  # noqa: E402
-from vision.decode import as_gray  # noqa: E402
+from vision.decode import as_gray
+from vision.herazeus import table as T
+from vision.herazeus.kit import VisionKit
+from vision.herazeus.markers import MatNotFound, detect_markers, find_mat, rectify
+from vision.herazeus.synth import Scene, cell_key, demo_kit, hard_table_scene
 
 OLD = [
     "BRIGHTNESS_TOLERANCE",
