@@ -10,8 +10,12 @@ frame by stage) and phone photos at 1080p and 12 MP (codes read, wrong, photos w
 read by the codebook, washed out by glare). ``--codebook`` prints, for the phone sets and a
 set with another kit's cards, the best score and lead every square reached against the kit's
 codebook (vision.codebook), by what lies there: how far the thresholds sit from a wrong read.
-``--live`` runs 8 frames of a fixed camera over each of 20 tables (a hand in half the frames)
-through the live camera's memory, frames taken in a row against frames combined.
+``--family tuned|heldout|both`` runs the hard sets of one family or both side by side: the
+tuned family (vision.herazeus.synth, the sets the reader was tuned on) and the held-out family
+(vision.herazeus.studio, an independent generator with its own seeds); ``--sets N`` frames per
+set (default 20), ``--photos N`` photos per phone set (default: as many). ``--live`` runs 8
+frames of a fixed camera over each of 20 tables (a hand in half the frames) through the live
+camera's memory, frames taken in a row against frames combined.
 
 Prints, for 1080p and 12 MP table frames: the share of visible face-up codes each QR decoder
 reads on the same images (zxing-cpp one pass; the table pipeline with its second pass;
@@ -50,7 +54,7 @@ from vision.codebook import (
 )
 from vision.decode import as_gray, finder_pair_candidates
 from vision.herazeus.cards import read_cards
-from vision.herazeus.markers import detect_markers
+from vision.herazeus.markers import MatNotFound, detect_markers
 from vision.herazeus.synth import (
     HARD_PHONE_SEEDS,
     HARD_TABLE_SEEDS,
@@ -69,6 +73,8 @@ from vision.herazeus.synth import (
     table_scene,
 )
 from vision.herazeus.table import read_table
+
+FAMILIES = ("tuned", "heldout")
 
 KIT = demo_kit()
 # A frame is timed as the fastest of this many reads: on a shared machine a neighbour's load
@@ -434,6 +440,105 @@ def codebook_margins(resolution: str, n: int) -> None:
     print(f"  wrong matches {wrong}")
 
 
+def family_scene(family: str, kind: str, resolution: str, i: int) -> Scene:
+    """Scene ``i`` of a family's hard set: ``kind`` "table" (overhead) or "phone"."""
+    if family == "heldout":
+        from vision.herazeus import studio  # needs pypdfium2 (the test extra)
+
+        make = studio.heldout_table_scene if kind == "table" else studio.heldout_phone_scene
+        return make(KIT, resolution, i)
+    return (hard_table_scene if kind == "table" else hard_phone_scene)(KIT, resolution, i)
+
+
+def measure_tables(family: str, resolution: str, n: int) -> dict[str, str]:
+    """One overhead set: cells, face-up codes, backs, bare cells read empty, wrong, time."""
+    total, ts, lost = TableScore(), [], 0
+    for i in range(n):
+        s = family_scene(family, "table", resolution, i)
+        runs = []
+        for _ in range(REPEAT):
+            t = time.perf_counter()
+            try:
+                cells = {
+                    cell_key(k): r.to_json() for k, r in read_table(s.image, KIT).cells.items()
+                }
+            except MatNotFound:  # the frame is refused: every cell unknown
+                cells = {k: {"state": "unknown"} for k in s.truth["cells"]}
+            runs.append(time.perf_counter() - t)
+        ts.append(min(runs))
+        lost += all(c["state"] == "unknown" for c in cells.values())
+        total.add(score_table(cells, s.truth))
+    read = total.up_read + total.backs_read + total.empty_read
+    able = total.up_readable + total.backs_readable + total.empty_readable
+
+    def share(a: int, b: int) -> str:
+        return f"{a}/{b} ({100 * a / max(1, b):.1f}%)"
+
+    return {
+        "cells read": share(read, able),
+        "face-up codes": share(total.up_read, total.up_readable),
+        "backs": share(total.backs_read, total.backs_readable),
+        "bare cells read empty": share(total.empty_read, total.empty_readable),
+        "WRONG cells": str(len(total.wrong)),
+        "frames with no cell read": str(lost),
+        "median ms per frame": f"{median_ms(ts):.0f}",
+    }
+
+
+def measure_phones(family: str, resolution: str, n: int) -> dict[str, str]:
+    """One phone set: codes read, wrong, fans and single cards apart, plain zxing-cpp, time.
+    A code the truth lists as partly covered (``hidden``) may be read without counting."""
+    got_n = {"all": [0, 0], "fans": [0, 0], "single": [0, 0]}
+    wrong = plain = 0
+    ts: list[float] = []
+    for i in range(n):
+        s = family_scene(family, "phone", resolution, i)
+        want = {c["payload"] for c in s.truth["cards"] if not c["foreign"]}
+        may = {c["payload"] for c in s.truth.get("hidden", [])}
+        t = time.perf_counter()
+        dets = read_cards(s.image, KIT)
+        ts.append(time.perf_counter() - t)
+        got = {d.payload for d in dets if d.card is not None}
+        plain += len(want & zxing_once(as_gray(s.image)))
+        fan = s.truth.get("fan", len(s.truth["cards"]) > 1)
+        for k in ("all", "fans" if fan else "single"):
+            got_n[k][0] += len(want & got)
+            got_n[k][1] += len(want)
+        wrong += len(got - want - may)
+
+    def share(k: str) -> str:
+        a, b = got_n[k]
+        return f"{a}/{b} ({100 * a / max(1, b):.1f}%)"
+
+    return {
+        "codes read": share("all"),
+        "  in fans of 3-6": share("fans"),
+        "  single cards": share("single"),
+        "WRONG codes": str(wrong),
+        "plain zxing-cpp": f"{plain}/{got_n['all'][1]}",
+        "median ms per photo": f"{median_ms(ts):.0f}",
+    }
+
+
+def compare_families(families: tuple[str, ...], n: int, photos: int) -> None:
+    """The hard sets of each family side by side (issue 38: a change counts by its gain on
+    the held-out family)."""
+    blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+    print(
+        f"OpenCV {cv2.__version__}, threads {cv2.getNumThreads()}; BLAS threads {blas}; "
+        f"load average {os.getloadavg()[0]:.1f}; {n} frames, {photos} photos per set"
+    )
+    sets = [("overhead", r, measure_tables) for r in ("1080p", "4k", "12mp")]
+    sets += [("phone", r, measure_phones) for r in ("1080p", "12mp")]
+    for kind, res, measure in sets:
+        t0 = time.perf_counter()
+        cols = {f: measure(f, res, photos if kind == "phone" else n) for f in families}
+        print(f"\n== {kind} {res} ({time.perf_counter() - t0:.0f} s, scenes made included) ==")
+        print(f"  {'':24}" + "".join(f"{f:>22}" for f in families))
+        for row in cols[families[0]]:
+            print(f"  {row:24}" + "".join(f"{cols[f][row]:>22}" for f in families))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer frames")
@@ -445,10 +550,17 @@ def main() -> None:
     ap.add_argument(
         "--live", action="store_true", help="only the live camera: several frames combined"
     )
+    ap.add_argument("--family", choices=("tuned", "heldout", "both"), help="hard sets side by side")
+    ap.add_argument("--sets", type=int, default=20, help="frames per set (--family)")
+    ap.add_argument("--photos", type=int, help="photos per phone set (--family; default --sets)")
     args = ap.parse_args()
     if args.one_core:
         cv2.setNumThreads(1)
         one_blas_thread()  # the codebook's products: OpenBLAS took both cores before
+    if args.family:
+        families = FAMILIES if args.family == "both" else (args.family,)
+        compare_families(families, args.sets, args.photos or args.sets)
+        return
     if args.live:
         live_tables("1080p", 4 if args.quick else 20, 8)
         return
