@@ -60,7 +60,8 @@ PATTERN = [
     "PATTERN_MISSES",
     "PATTERN_JOIN_MM",
 ]
-INTEGERS = {"LIGHT_SIDE_PIECES", "PATTERN_MIN_TILES", "PATTERN_MISSES", "BLOWN_MAT"}
+POSE = ["REFIT_BACKS", "REFIT_BACK_MM", "REFIT_CORNERS_MM"]  # the pose: both kinds of kit
+INTEGERS = {"REFIT_BACKS", "LIGHT_SIDE_PIECES", "PATTERN_MIN_TILES", "PATTERN_MISSES", "BLOWN_MAT"}
 
 
 def family_scenes(family: str, kit: VisionKit, res: str, n: int) -> Iterator[Scene]:
@@ -68,9 +69,10 @@ def family_scenes(family: str, kit: VisionKit, res: str, n: int) -> Iterator[Sce
         for i in range(n):
             yield hard_table_scene(kit, res, i)
         return
-    from vision.herazeus import studio  # the held-out generator (branch heldout)
+    from vision.herazeus.studio import heldout_table_scene  # the held-out generator
 
-    yield from studio.table_scenes(kit, res, n)  # type: ignore[attr-defined]
+    for i in range(n):
+        yield heldout_table_scene(kit, res, i)
 
 
 def empties(scenes: list[Scene], kit: VisionKit) -> tuple[int, int, int]:
@@ -170,7 +172,7 @@ def main() -> None:
     cv2.setNumThreads(1)
     kit = demo_kit(pattern=not args.old)
     scenes = list(family_scenes(args.family, kit, args.res, args.n))
-    names = OLD if args.old else PATTERN
+    names = (OLD if args.old else PATTERN) + POSE
     got, need, wrong = empties(scenes, kit)
     print(
         f"{args.family} {args.res}, {len(scenes)} frames, "
