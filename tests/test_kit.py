@@ -383,7 +383,8 @@ def test_all_the_mat_prints_besides_outlines_and_markers_lies_in_its_print_zones
     """The camera leaves what the kit prints on the mat (cells' names, side names, the centre
     band's numbers and line) out of its bare-mat test, where ``print_zones`` says it is. The
     mat's sheets rendered and laid side by side: every inked pixel is a cell's outline, a
-    corner marker, the trim line or a sheet's edge, or lies in a zone."""
+    corner marker, the trim line or a sheet's edge, a square of the bare-mat pattern where
+    ``pattern_dots`` puts it, or lies in a zone."""
     mat, k = kit.mat, 5.0  # px per mm (127 dpi)
     t = mat_tiling(mat, "a4")
     whole = np.full((round(mat.height * k), round(mat.width * k)), 255, np.uint8)
@@ -393,7 +394,7 @@ def test_all_the_mat_prints_besides_outlines_and_markers_lies_in_its_print_zones
         y0, x0 = round(my * k), round(mx * k)
         h, w = min(part.shape[0], whole.shape[0] - y0), min(part.shape[1], whole.shape[1] - x0)
         whole[y0 : y0 + h, x0 : x0 + w] = np.minimum(whole[y0 : y0 + h, x0 : x0 + w], part[:h, :w])
-    ink = whole < 200
+    ink = whole < 230  # the bare-mat pattern's grey (204) counts as ink
     known = np.zeros(ink.shape, bool)
 
     def mark(x: float, y: float, w: float, h: float, pad: float = 1.0) -> None:
@@ -407,6 +408,9 @@ def test_all_the_mat_prints_besides_outlines_and_markers_lies_in_its_print_zones
             mark(*side)
     for mid in mat.markers:
         mark(*mat.markers[mid], mat.marker_size, mat.marker_size)
+    for key in mat.cells:  # the bare-mat pattern: its squares, where the mat says
+        for dot in mat.pattern_dots(key):
+            mark(*dot, pad=0.3)
     mark(0, 0, mat.width, 0)
     mark(0, mat.height, mat.width, 0)
     mark(0, 0, 0, mat.height)

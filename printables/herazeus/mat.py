@@ -25,6 +25,10 @@ cards, RULES.md D11), so Hera's columns count 1-3 from her left and Zeus's, seen
 seat, from his right. Every cell is a full card place (cards never overlap: the rulebook lays the
 cards of a column next to each other, without gaps), sized for a sleeved 59 x 92 mm card.
 
+Every cell of a kit's mat holds a faint printed pattern (:class:`MatPattern`, from issue 38):
+the camera reads a cell as bare mat by finding it there. A kit printed before it has none in
+its ``kit.json`` and is read as it was then.
+
 A kit whose mat numbers the cells otherwise is read by its own numbers: nothing in vision
 assumes this layout beyond the corner marker ids
 (:data:`printables.herazeus.payload.MAT_CORNER_IDS`, printed upright for Hera).
@@ -56,6 +60,30 @@ SIDE_NAME_ZONE = (6.0, 104.0)
 NUMBER_ZONE_W = 6.0
 RULE_ZONE_H = 2.0
 
+# The bare-mat pattern (issue 38): a square lattice of small grey squares printed inside every
+# cell, so the camera tells bare mat by what it shows (the lattice, found by correlation) and
+# not only by the absence of everything else. Chosen physically:
+# - period 4 mm: an overhead 1080p frame sees the far cells at about 1.6-1.9 px/mm, so a
+#   period is 6-8 px there (well above the 2 px of Nyquist even after a pixel of blur, which
+#   keeps about 60% of its contrast), and the camera's cell test straightens the mat at
+#   1.5 px/mm, 6 px a period; a pose a few mm off only moves the lattice's phase, which the
+#   test does not need (it measures the lattice's spectral peaks, their power, in each tile);
+# - squares of 2 mm, apart: isolated dots, never a closed line (a grid of lines would give
+#   ArUco thousands of square candidates, and its squares are just above the marker
+#   detector's smallest perimeter on a 4K frame); half the period keeps the fundamental
+#   strong (its amplitude 0.32 of the ink's depth) and the harmonics weak;
+# - grey at 80% (0.2 of white's light absorbed): the lattice darkens a cell by 5% on average
+#   and its fundamental's amplitude is 6% of the paper's grey (about 14 grey levels on a
+#   white mat at 230), faint for players and still 8 or more after a 1080p camera's blur;
+# - printed 3 mm inside a cell's outline (a card lying in its cell, 59 x 92 mm in a 64 x 97
+#   cell, covers all of it) and kept 1 mm clear of the cell's name (LABEL_ZONE).
+PATTERN_KIND = "square-lattice/1"  # the pattern's name and version in kit.json
+PATTERN_PERIOD_MM = 4.0
+PATTERN_DOT_MM = 2.0
+PATTERN_GREY = 0.8  # the dots' grey: the share of white's light they reflect
+PATTERN_INSET_MM = 3.0
+PATTERN_LABEL_CLEAR_MM = 1.0
+
 COLUMNS = 3
 ROWS = 4
 SIDES: tuple[Deck, Deck] = ("zeus", "hera")  # top half, bottom half
@@ -77,6 +105,32 @@ class Rect(NamedTuple):
 CellKey = tuple[Deck, int, int]  # (side, column 1-3, row 1-4; row 1 = front, at the band)
 
 
+@dataclass(frozen=True, slots=True)
+class MatPattern:
+    """The faint pattern printed in every cell (see ``PATTERN_*``): a square lattice of grey
+    squares ``dot`` mm wide every ``period`` mm along the mat's axes, the first dot's corner at
+    the cell's corner plus ``inset`` mm, reflecting ``grey`` of white's light, over the cell
+    less ``inset`` mm at each edge and less its name's zone (and ``label_clear`` mm round it).
+    ``kind`` names the pattern and its version in ``kit.json``."""
+
+    kind: str = PATTERN_KIND
+    period: float = PATTERN_PERIOD_MM
+    dot: float = PATTERN_DOT_MM
+    grey: float = PATTERN_GREY
+    inset: float = PATTERN_INSET_MM
+    label_clear: float = PATTERN_LABEL_CLEAR_MM
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "period_mm": self.period,
+            "dot_mm": self.dot,
+            "grey": self.grey,
+            "inset_mm": self.inset,
+            "label_clear_mm": self.label_clear,
+        }
+
+
 @dataclass(frozen=True)
 class MatGeometry:
     """The printed mat: size, corner markers (id, centre) and the 24 cells.
@@ -93,6 +147,9 @@ class MatGeometry:
     corners: tuple[tuple[int, float, float], ...]  # (ArUco id, centre x, centre y)
     cells: Mapping[CellKey, Rect] = field(hash=False)  # a read-only mapping: compared, not hashed
     centre_band: Rect
+    # the bare-mat pattern printed in every cell; None on a kit printed before it (issue 38),
+    # whose cells the camera judges bare by the absence of everything else, as it did then
+    pattern: MatPattern | None = None
     markers: Mapping[int, tuple[float, float]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -116,10 +173,11 @@ class MatGeometry:
         return None
 
     def print_zones(self) -> tuple[Rect, ...]:
-        """Where the printed mat carries text or a rule besides its cells' outlines and corner
-        markers (``printables.sheets`` draws them there): each cell's name at its centre, the
-        column numbers and the dashed middle line of the centre band, and each side's name
-        along both long margins. The camera does not take them for a card or for bare mat."""
+        """Where the printed mat carries text or a rule besides its cells' outlines, corner
+        markers and bare-mat pattern (:meth:`pattern_dots`; ``printables.sheets`` draws them):
+        each cell's name at its centre, the column numbers and the dashed middle line of the
+        centre band, and each side's name along both long margins. The camera does not take
+        them for a card or for bare mat."""
         lw, lh = LABEL_ZONE
         zones = [
             Rect(c.x + (c.w - lw) / 2, c.y + (c.h - lh) / 2, lw, lh) for c in self.cells.values()
@@ -138,6 +196,38 @@ class MatGeometry:
             for x, y in self.side_name_centres(side):
                 zones.append(Rect(x - nw / 2, y - nh / 2, nw, nh))
         return tuple(zones)
+
+    def label_zone(self, key: CellKey) -> Rect:
+        """Where the mat prints cell ``key``'s name (its part of :meth:`print_zones`)."""
+        c = self.cells[key]
+        lw, lh = LABEL_ZONE
+        return Rect(c.x + (c.w - lw) / 2, c.y + (c.h - lh) / 2, lw, lh)
+
+    def pattern_dots(self, key: CellKey) -> list[Rect]:
+        """The squares of the bare-mat pattern printed in cell ``key`` (mm), none without a
+        pattern: those wholly inside the cell less the inset and clear of its name's zone."""
+        p = self.pattern
+        if p is None:
+            return []
+        c = self.cells[key]
+        lab = self.label_zone(key)
+        m = p.label_clear
+        out = []
+        n_x = int((c.w - 2 * p.inset - p.dot) // p.period) + 1
+        n_y = int((c.h - 2 * p.inset - p.dot) // p.period) + 1
+        for j in range(n_y):
+            y = c.y + p.inset + j * p.period
+            for i in range(n_x):
+                x = c.x + p.inset + i * p.period
+                clear = (
+                    x + p.dot <= lab.x - m
+                    or x >= lab.x + lab.w + m
+                    or y + p.dot <= lab.y - m
+                    or y >= lab.y + lab.h + m
+                )
+                if clear:
+                    out.append(Rect(_r(x), _r(y), p.dot, p.dot))
+        return out
 
     def side_name_centres(self, side: Deck) -> tuple[tuple[float, float], ...]:
         """Where the mat prints ``side``'s name (mm): up each long margin, on the corner
@@ -172,6 +262,7 @@ class MatGeometry:
                 }
                 for (side, column, row), r in self.cells.items()
             ],
+            **({"pattern": self.pattern.to_json()} if self.pattern is not None else {}),
         }
 
 
@@ -179,8 +270,9 @@ def _r(v: float) -> float:
     return round(v, 3)
 
 
-def standard_mat() -> MatGeometry:
-    """The mat every kit prints: 256 x 818 mm, five landscape A4 or Letter sheets."""
+def standard_mat(pattern: bool = True) -> MatGeometry:
+    """The mat every kit prints: 256 x 818 mm, five landscape A4 or Letter sheets, with the
+    bare-mat pattern in every cell (``pattern=False``: the mat as kits printed it before)."""
     grid_x = MARGIN + MARKER_MM + MARKER_GAP
     grid_w = COLUMNS * CELL_W + (COLUMNS - 1) * COLUMN_GAP
     side_h = ROWS * CELL_H + (ROWS - 1) * ROW_GAP
@@ -207,7 +299,9 @@ def standard_mat() -> MatGeometry:
         (br, _r(width - half), _r(height - half)),
         (bl, half, _r(height - half)),
     )
-    return MatGeometry(_r(width), _r(height), MARKER_MM, corners, cells, band)
+    return MatGeometry(
+        _r(width), _r(height), MARKER_MM, corners, cells, band, MatPattern() if pattern else None
+    )
 
 
 def parse_mat(data: object, where: str = "mat") -> MatGeometry:
@@ -224,7 +318,7 @@ def parse_mat(data: object, where: str = "mat") -> MatGeometry:
         "corner_markers",
         "cells",
     }
-    _exact_keys(data, expected, where)
+    _exact_keys(data, expected | ({"pattern"} if "pattern" in data else set()), where)
     if data["units"] != "mm" or data["marker_dictionary"] != "DICT_4X4_50":
         raise ValueError(f"{where}: units must be 'mm' and markers DICT_4X4_50")
     if not isinstance(data["origin"], str) or len(data["origin"]) > 200:
@@ -264,7 +358,28 @@ def parse_mat(data: object, where: str = "mat") -> MatGeometry:
             raise ValueError(f"{w}.rect: must be [x, y, width, height]")
         x, y, rw, rh = (_mm(v, f"{w}.rect") for v in r)
         cells[(side, col, row)] = Rect(x, y, rw, rh)
-    return MatGeometry(width, height, marker, tuple(corners), cells, _band(cells))
+    pattern = _pattern(data["pattern"], f"{where}.pattern") if "pattern" in data else None
+    return MatGeometry(width, height, marker, tuple(corners), cells, _band(cells), pattern)
+
+
+def _pattern(data: object, where: str) -> MatPattern:
+    """Reads the ``"pattern"`` object of a mat: a kind this version prints and reads, with
+    its sizes (a kit printed by a later version with another pattern is refused by name)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: must be an object")
+    _exact_keys(data, {"kind", "period_mm", "dot_mm", "grey", "inset_mm", "label_clear_mm"}, where)
+    if data["kind"] != PATTERN_KIND:
+        raise ValueError(f"{where}.kind: this version reads {PATTERN_KIND!r}, not {data['kind']!r}")
+    period = _mm(data["period_mm"], f"{where}.period_mm")
+    dot = _mm(data["dot_mm"], f"{where}.dot_mm")
+    if not 1.0 <= period <= 20.0 or not 0 < dot < period:
+        raise ValueError(f"{where}: the period must be 1-20 mm and a dot smaller than it")
+    grey = data["grey"]
+    if isinstance(grey, bool) or not isinstance(grey, int | float) or not 0 <= grey < 1:
+        raise ValueError(f"{where}.grey: must be a share of white's light below 1")
+    inset = _mm(data["inset_mm"], f"{where}.inset_mm")
+    clear = _mm(data["label_clear_mm"], f"{where}.label_clear_mm")
+    return MatPattern(PATTERN_KIND, period, dot, float(grey), inset, clear)
 
 
 def _band(cells: Mapping[CellKey, Rect]) -> Rect:

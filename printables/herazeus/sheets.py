@@ -289,6 +289,13 @@ def _draw_mat(pdf: FPDF, mat: MatGeometry, ox: float, oy: float, lang: str = "en
         cell = mat.marker_size / ARUCO_CELLS
         x0, y0 = ox + cx - mat.marker_size / 2, oy + cy - mat.marker_size / 2
         draw_cells(pdf, aruco_cells(marker_id), x0, y0, cell)
+    if mat.pattern is not None:  # the bare-mat pattern: grey squares, drawn under the rest
+        level = round(255 * mat.pattern.grey)
+        pdf.set_fill_color(level, level, level)
+        for key in mat.cells:
+            for x, y, w, h in mat.pattern_dots(key):
+                pdf.rect(ox + x, oy + y, w, h, style="F")
+        pdf.set_fill_color(0, 0, 0)
     for (owner, column, row), rect in mat.cells.items():
         rx, ry, rw, rh = rect.x + ox, rect.y + oy, rect.w, rect.h
         r, g, b = DECK_RGB[owner]

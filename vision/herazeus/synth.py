@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from printables.herazeus.kit import BACK_MARKER_MM as PRINT_BACK_MARKER_MM
 from printables.herazeus.kit import DECKS, DEFAULT_CODE_MM, QUIET_MODULES, Kit
+from printables.herazeus.mat import standard_mat
 from printables.herazeus.payload import BACK_MARKER_IDS, Deck, face_payload, new_kit_secret
 from printables.herazeus.sheets import DECK_RGB, GREY, cell_name, side_name
 from vision.herazeus.kit import CardRef, VisionKit, as_vision_kit
@@ -146,12 +147,14 @@ def hard_phone_options(resolution: str) -> SceneOptions:
     )
 
 
-def demo_kit(kit_id: str = "K7QX2", secret: str = "5e" * 16) -> VisionKit:
+def demo_kit(kit_id: str = "K7QX2", secret: str = "5e" * 16, pattern: bool = True) -> VisionKit:
     """A kit over the provisional deck lists (one sticker per physical card), with a fixed id
-    and secret so that images made from it stay valid."""
-    return as_vision_kit(
-        Kit.create(kit_id=kit_id, secret=secret, now=datetime(2025, 1, 1, tzinfo=UTC))
-    )
+    and secret so that images made from it stay valid; its mat with the bare-mat pattern, or
+    (``pattern=False``) as kits printed it before issue 38."""
+    kit = Kit.create(kit_id=kit_id, secret=secret, now=datetime(2025, 1, 1, tzinfo=UTC))
+    if not pattern:
+        kit = replace(kit, mat=standard_mat(pattern=False))
+    return as_vision_kit(kit)
 
 
 def foreign_payload(rng: np.random.Generator) -> str:
@@ -360,8 +363,41 @@ def _print_text(
     img[ya:yb, xa:xb] = (roi * (1 - a) + np.asarray(colour, np.float32) * a).astype(np.uint8)
 
 
+def _coverage(start: float, size: float, ppm: float) -> tuple[int, NDArray[Any]]:
+    """The share of each pixel an interval ``[start, start + size)`` mm covers, at ``ppm``:
+    its first pixel and the shares (a printed edge between pixels is grey, as a lens sees it)."""
+    a, b = start * ppm, (start + size) * ppm
+    i0 = int(np.floor(a))
+    edges = np.arange(i0, int(np.ceil(b)) + 1, dtype=np.float64)
+    cover = np.clip(np.minimum(edges[1:], b) - np.maximum(edges[:-1], a), 0.0, 1.0)
+    return i0, cover.astype(np.float32)
+
+
+def _print_pattern(mat: Image, geo: Any, ppm: float, paper: bool) -> None:
+    """The bare-mat pattern the kit prints in every cell (``geo.pattern``, squares at
+    :meth:`~printables.herazeus.mat.MatGeometry.pattern_dots`), anti-aliased: on paper a grey
+    that reflects ``pattern.grey`` of the paper's light; on a cloth mat (its print light on
+    dark) a light grey mixed in by the same share. Nothing random: a frame's other draws are
+    as they were without it."""
+    pattern = geo.pattern
+    if pattern is None:
+        return
+    ink = np.zeros(mat.shape[:2], np.float32)
+    for key in geo.cells:
+        for x, y, w, h in geo.pattern_dots(key):
+            x0, cx = _coverage(x, w, ppm)
+            y0, cy = _coverage(y, h, ppm)
+            ink[y0 : y0 + len(cy), x0 : x0 + len(cx)] += cy[:, None] * cx[None, :]
+    depth = (1.0 - pattern.grey) * np.minimum(ink, 1.0)[..., None]
+    f = mat.astype(np.float32)
+    f = f * (1.0 - depth) if paper else f + depth * (215.0 - f)
+    mat[:] = np.clip(f, 0, 255).astype(np.uint8)
+
+
 def _print_marks(mat: Image, geo: Any, ppm: float, paper: bool) -> None:
-    """The kit mat's printing on ``mat`` (px at ``ppm``): see :data:`_PRINT_CHAR_MM`."""
+    """The kit mat's printing on ``mat`` (px at ``ppm``): see :data:`_PRINT_CHAR_MM`, and the
+    bare-mat pattern (:func:`_print_pattern`)."""
+    _print_pattern(mat, geo, ppm, paper)
     grey, black = (GREY, (0, 0, 0)) if paper else ((190, 190, 190), (215, 215, 215))
     thick = max(1, round(ppm / 2))
     for (side, col, row), (x, y, w, h) in geo.cells.items():

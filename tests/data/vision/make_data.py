@@ -25,7 +25,7 @@ QUALITY = 58
 
 
 def main() -> None:
-    kit = demo_kit()
+    kit = demo_kit(pattern=False)  # these images show a mat printed before issue 38's pattern
     (HERE / "kit.json").write_text(_kit_json(), "utf-8")
     assert as_vision_kit(Kit.load(HERE / "kit.json")).cards == kit.cards
     scenes = {
@@ -74,10 +74,13 @@ def main() -> None:
 
 
 def _kit_json() -> str:
+    from dataclasses import replace
     from datetime import UTC, datetime
 
+    from printables.herazeus.mat import standard_mat
+
     k = Kit.create(kit_id="K7QX2", secret="5e" * 16, now=datetime(2025, 1, 1, tzinfo=UTC))
-    return k.dumps()
+    return replace(k, mat=standard_mat(pattern=False)).dumps()
 
 
 if __name__ == "__main__":
