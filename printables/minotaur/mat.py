@@ -22,7 +22,7 @@ its top ``SLOT_PITCH`` mm, and its code strip sticker (:mod:`printables.minotaur
 card's code at the left end of a strip along its top edge) stays visible. The lane's
 order is the play order: slot 1 at the centre line first.
 
-The corner markers are ArUco ids 4-7 (DICT_4X4_50), not Hera & Zeus's 0-3: a frame of the
+The corner markers are ArUco ids 4-7 (DICT_4X4_50), not the other game's 0-3: a frame of the
 other game's mat is never taken for this one.
 """
 

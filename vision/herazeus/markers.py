@@ -11,7 +11,6 @@ Pure: arrays in, values out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -20,47 +19,16 @@ from numpy.typing import NDArray
 
 from printables.herazeus.mat import MatGeometry
 from printables.herazeus.payload import BACK_MARKER_IDS, MAT_CORNER_IDS, Deck
+from vision.pose import Marker as Marker
+from vision.pose import MatNotFound as MatNotFound
+from vision.pose import MatPose as MatPose
+from vision.pose import warp_region as warp_region
 
 Point = tuple[float, float]
 MIN_MARKER_PERIMETER_RATE = 0.015  # OpenCV's default 0.03 misses markers under ~15 px
 DETECT_MAX_SIDE = 2200  # larger frames are searched for markers at this size (then scaled back)
 MIN_CORNER_MARKERS = 3  # measured: 3 place every cell within 3.4 mm, 2 up to 77 mm off
 BACK_IDS: dict[int, Deck] = {v: k for k, v in BACK_MARKER_IDS.items()}  # type: ignore[misc]
-
-
-class MatNotFound(ValueError):
-    """The mat's corner markers are not visible enough to locate it; the message says which
-    markers were seen."""
-
-
-@dataclass(frozen=True, slots=True)
-class Marker:
-    """An ArUco marker: its id and its four corners in image px (the marker's own TL, TR,
-    BR, BL as printed)."""
-
-    id: int
-    corners: tuple[Point, Point, Point, Point]
-
-    @property
-    def centre(self) -> Point:
-        return (
-            sum(p[0] for p in self.corners) / 4,
-            sum(p[1] for p in self.corners) / 4,
-        )
-
-    @property
-    def side_px(self) -> float:
-        c = self.corners
-        return (
-            sum(
-                float(np.hypot(c[i][0] - c[(i + 1) % 4][0], c[i][1] - c[(i + 1) % 4][1]))
-                for i in range(4)
-            )
-            / 4
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners]}
 
 
 def _detector() -> cv2.aruco.ArucoDetector:
@@ -102,55 +70,6 @@ def detect_markers(gray: NDArray[Any]) -> list[Marker]:
             Marker(int(mid), tuple((float(x), float(y)) for x, y in pts))  # type: ignore[arg-type]
         )
     return out
-
-
-@dataclass(frozen=True)
-class MatPose:
-    """Where the mat lies in the image: ``homography`` maps mat mm to image px.
-
-    ``error_mm`` is the mean distance, back in mat millimetres, between where the corner
-    markers' points were seen and where the fitted homography puts them; ``confidence`` is
-    1.0 with four markers and a small error, less with fewer markers or a larger error.
-    """
-
-    homography: NDArray[Any]
-    markers: tuple[int, ...]
-    error_mm: float
-    confidence: float
-
-    @property
-    def inverse(self) -> NDArray[Any]:
-        inv: NDArray[Any] = np.linalg.inv(self.homography)
-        return inv
-
-    def to_image(self, pts_mm: NDArray[Any] | list[Point]) -> NDArray[Any]:
-        """Mat mm -> image px for an (n, 2) array of points."""
-        a = np.asarray(pts_mm, np.float64).reshape(-1, 1, 2)
-        res: NDArray[Any] = cv2.perspectiveTransform(a, self.homography).reshape(-1, 2)
-        return res
-
-    def to_mat(self, pts_px: NDArray[Any] | list[Point]) -> NDArray[Any]:
-        """Image px -> mat mm for an (n, 2) array of points."""
-        a = np.asarray(pts_px, np.float64).reshape(-1, 1, 2)
-        res: NDArray[Any] = cv2.perspectiveTransform(a, self.inverse).reshape(-1, 2)
-        return res
-
-    def px_per_mm(self, at_mm: Point) -> float:
-        """The image scale (px per mm) around a mat point: the geometric mean of the local
-        stretch along x and y."""
-        x, y = at_mm
-        p = self.to_image([(x, y), (x + 10, y), (x, y + 10)])
-        sx = float(np.hypot(*(p[1] - p[0]))) / 10
-        sy = float(np.hypot(*(p[2] - p[0]))) / 10
-        return float(np.sqrt(sx * sy))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "markers": list(self.markers),
-            "error_mm": round(self.error_mm, 2),
-            "confidence": round(self.confidence, 3),
-            "homography": [[round(float(v), 6) for v in row] for row in self.homography],
-        }
 
 
 def corner_markers(markers: list[Marker]) -> dict[int, Marker]:
@@ -213,21 +132,5 @@ def rectify(
     S = np.diag([px_per_mm, px_per_mm, 1.0])
     M = S @ pose.inverse
     size = (round(geometry.width * px_per_mm), round(geometry.height * px_per_mm))
-    out: NDArray[Any] = cv2.warpPerspective(image, M, size, flags=cv2.INTER_LINEAR)
-    return out
-
-
-def warp_region(
-    image: NDArray[Any],
-    pose: MatPose,
-    rect_mm: tuple[float, float, float, float],
-    px_per_mm: float,
-) -> NDArray[Any]:
-    """One rectangle of the mat (x, y, w, h in mm) seen straight from above."""
-    x, y, w, h = rect_mm
-    T = np.array([[1, 0, x], [0, 1, y], [0, 0, 1]], np.float64)
-    S = np.diag([px_per_mm, px_per_mm, 1.0])
-    M = S @ np.linalg.inv(T) @ pose.inverse
-    size = (max(1, round(w * px_per_mm)), max(1, round(h * px_per_mm)))
     out: NDArray[Any] = cv2.warpPerspective(image, M, size, flags=cv2.INTER_LINEAR)
     return out

@@ -36,10 +36,9 @@ from numpy.typing import NDArray
 from printables.herazeus.kit import DECKS
 from printables.herazeus.mat import COLUMNS, PATTERN_PERIOD_MM, ROWS, MatGeometry
 from printables.herazeus.payload import Deck
-from vision.codebook import Codebook, aligned_corners, codebook, matched_codes
+from vision.codebook import aligned_corners, codebook
 from vision.decode import (
     Point,
-    Quad,
     RawCode,
     as_gray,
     decode_crop,
@@ -56,8 +55,11 @@ from vision.herazeus.markers import (
     detect_markers,
     find_mat,
     rectify,
-    warp_region,
 )
+from vision.pose import CELL_MATCH_PPM as CELL_MATCH_PPM
+from vision.pose import CELL_MATCH_SIDE as CELL_MATCH_SIDE
+from vision.pose import decode_cell as decode_cell
+from vision.pose import lies_flat as lies_flat
 
 State = Literal["empty", "down", "up", "unknown"]
 CellKey = tuple[Deck, int, int]
@@ -982,40 +984,6 @@ def _cell_quad_px(pose: MatPose, rect: tuple[float, float, float, float]) -> NDA
     return pose.to_image([(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
 
 
-def lies_flat(
-    pose: MatPose, corners: Sequence[Point], size_mm: float, limits: tuple[float, float, float]
-) -> str | None:
-    """None when the quad ``corners`` (image px) is a square of ``size_mm`` lying flat on the
-    mat along its axes; else why it is not (lifted, tilted or turned: a card held above it)."""
-    q = pose.to_mat(list(corners))
-    sides = [float(np.hypot(*(q[(i + 1) % 4] - q[i]))) for i in range(4)]
-    mean = sum(sides) / 4
-    # its size is its sides' mean (a corner found a little off moves one side, not the size);
-    # each side stays as near that mean (a tilted symbol is foreshortened)
-    if abs(mean / size_mm - 1) > limits[0]:
-        return (
-            f"a symbol {mean:.1f} mm wide where one lying on the mat is {size_mm:g} mm: "
-            "held above the mat"
-        )
-    if max(abs(x / mean - 1) for x in sides) > limits[0]:
-        return (
-            f"a symbol {min(sides):.1f}-{max(sides):.1f} mm a side where one lying on the mat "
-            "is square: tilted above the mat"
-        )
-    for i in range(4):
-        a, b = q[i - 1] - q[i], q[(i + 1) % 4] - q[i]
-        cos = float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
-        if abs(np.degrees(np.arccos(np.clip(cos, -1, 1))) - 90) > limits[1]:
-            return "a symbol seen askew: tilted above the mat"
-    d = q[1] - q[0]
-    turn = float(np.degrees(np.arctan2(d[1], d[0]))) % 90
-    if min(turn, 90 - turn) > limits[2]:
-        return (
-            f"a symbol turned {min(turn, 90 - turn):.0f} degrees off the cells: held above the mat"
-        )
-    return None
-
-
 def _off_centre(at: Point, off: Point, others: list[tuple[Point, Point]]) -> float:
     """How far (mm) a flat back at ``at`` lies from its cell's centre: its offset ``off`` from
     it, less the median offset of the ``others`` (flat backs: where, offset) within
@@ -1247,48 +1215,6 @@ def read_table(
         cells[key] = _judge(key, codes.get(key, []), backs.get(key, []))
     lap("cells")
     return Snapshot(cells, pose, detections, markers)
-
-
-# An occupied cell still unread after the 2x crop (sharpened, not equalised) is matched against
-# the kit's codebook. Two retries once stood between them: the crop equalised (CLAHE), and the
-# cell straightened at 8 px/mm and sharpened (on 40 hard 1080p frames it read 149 face codes
-# of 217, 134 without, before the codebook). Behind the codebook the second read 15 of the
-# 218 cells of the hard 1080p set that reached it, all of which the codebook reads too. Over
-# all 740 overhead frames (1080p, 4K, 12 MP) and the foreign tables, the same cells read
-# without either (0 wrong), and a 1080p frame takes about 5 ms less (the mean; 3 the median).
-CELL_MATCH_PPM = 4.0  # px per mm of a cell straightened for the codebook (a module ~3.8 px)
-# A code lying flat in a straightened cell is the printed size within the mat's fit: squares
-# the codebook weighs there are 0.8-1.25 of it (matched codes measured 0.91-1.06 on 20 hard
-# 1080p frames; weighing only these halved the stage's ECC alignments).
-CELL_MATCH_SIDE = (0.8, 1.25)
-
-
-def decode_cell(
-    gray: NDArray[Any],
-    pose: MatPose,
-    rect: tuple[float, float, float, float],
-    book: Codebook,
-    code_mm: float | None = None,
-) -> list[RawCode]:
-    """The kit's codes matched in one cell seen straight from above (:mod:`vision.codebook`):
-    the cell straightened at ``CELL_MATCH_PPM``, only squares of about the printed code's side
-    (``code_mm``, when given) weighed. Corners back in ``gray``'s pixels."""
-    x, y = rect[0], rect[1]
-    ppm = CELL_MATCH_PPM
-
-    def back(corners: Sequence[Point]) -> Quad:
-        px = pose.to_image([(x + u / ppm, y + v / ppm) for u, v in corners])
-        a, b, c, d = ((float(u), float(v)) for u, v in px)
-        return (a, b, c, d)
-
-    cell = warp_region(gray, pose, rect, ppm)
-    side = None
-    if code_mm is not None:
-        lo, hi = CELL_MATCH_SIDE
-        side = (lo * code_mm * ppm, hi * code_mm * ppm)
-    return [
-        RawCode(p, back(corners), m.score) for p, corners, m in matched_codes(cell, book, side=side)
-    ]
 
 
 def _cell_of(geo: MatGeometry, x: float, y: float) -> CellKey | None:

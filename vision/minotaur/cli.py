@@ -57,9 +57,9 @@ def cmd_table(args: argparse.Namespace) -> int:
     deities (``unknown`` with why, never a guess); with ``--view``, the proposed events."""
     from printables.minotaur.kit import MinotaurKit
     from vision.decode import ImageError
-    from vision.herazeus.markers import MatNotFound
     from vision.minotaur.diff import ViewError, propose
     from vision.minotaur.table import read_table
+    from vision.pose import MatNotFound
     from vision.sources import SourceError, read_image_file
 
     try:

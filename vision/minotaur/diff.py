@@ -1,5 +1,5 @@
 """Stage: compare a Minotaur Lords table snapshot with the referee's view and propose what
-happened (issue 38), as Hera & Zeus's :mod:`vision.herazeus.diff` does for its mat.
+happened (issue 38), as the other game's table camera does for its mat.
 
 Input: a :class:`vision.minotaur.table.MinotaurSnapshot` and a view as
 ``referee.minotaur.game.view_for(state, seat)`` returns it (per side ``columns``: each column id

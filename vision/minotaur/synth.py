@@ -5,7 +5,7 @@ It draws the mat as :mod:`printables.minotaur.mat` defines it (the corner marker
 outlines, slot ticks, centre line, deity cells), lays each lane's cards on its slot lines as
 players do (each within 2.5 mm and 3 degrees of its line, the next one over it), each card
 with its code strip (:mod:`printables.minotaur.sheets`) along its top edge, Vess's cards turned
-to face him; then photographs it with Hera & Zeus's camera (:mod:`vision.herazeus.synth`:
+to face him; then photographs it with the shared camera model (:mod:`vision.scenery`:
 perspective, uneven light, glare, blur, noise, JPEG) and lays hands over it. Now and then a card
 of another kit lies in a lane, or a code strip is covered.
 
@@ -38,7 +38,7 @@ from printables.minotaur.mat import (
 )
 from printables.minotaur.payload import minotaur_face_payload
 from printables.minotaur.sheets import STRIP_CODE_MM, STRIP_H, STRIP_INSET, STRIP_QUIET, STRIP_W
-from vision.herazeus.synth import (
+from vision.scenery import (
     SceneOptions,
     _degrade,
     _hand_mask,
@@ -93,7 +93,7 @@ def _strip(payload: str, name: str, ppm: float) -> Image:
     w, h = round(STRIP_W * ppm), round(STRIP_H * ppm)
     s = np.full((h, w, 3), 245, np.uint8)
     side = round(STRIP_CODE_MM * (21 + 2 * STRIP_QUIET) / 21 * ppm)
-    q = cv2.resize(qr_matrix(payload), (side, side), interpolation=cv2.INTER_NEAREST)
+    q = cv2.resize(qr_matrix(payload, STRIP_QUIET), (side, side), interpolation=cv2.INTER_NEAREST)
     o = round(STRIP_INSET * ppm)
     s[o : o + side, o : o + side] = q[..., None]
     cv2.putText(

@@ -10,7 +10,7 @@ deities' place in the middle. A frame reads:
 
 Never a guess: a lane is read only when every card in it is accounted for. Its codes are
 checked against the kit (a code of another kit, game or a misprint is refused, and its lane
-reads unknown); each lies flat on the mat (:func:`vision.herazeus.table.lies_flat`: a card
+reads unknown); each lies flat on the mat (:func:`vision.pose.lies_flat`: a card
 held above the mat is not placed) on a slot line (within ``SLOT_TOLERANCE_MM``); the slots
 read run from the first without a gap (a card whose code is hidden leaves one); and past the
 last card read, where a next card would lie, the lane is bare mat (a hand, a card whose code is
@@ -19,9 +19,9 @@ covered, a sixth card beyond the printed slots: unknown). An empty lane is bare 
 The pipeline: grey -> ArUco corner markers 4-7 -> the mat's pose -> a full-frame QR pass ->
 each code checked and placed in its lane's slot or deity cell -> lanes and cells not settled
 get a second pass (their region upscaled 2x, then the kit's codes matched in the region
-straightened, :func:`vision.herazeus.table.decode_cell`) -> the bare-mat tests on the mat
+straightened, :func:`vision.pose.decode_cell`) -> the bare-mat tests on the mat
 straightened at ``BARE_PX_PER_MM``. Pure: arrays in, values out. Reused game-neutral parts: the
-marker pose (:class:`vision.herazeus.markers.MatPose`), :func:`lies_flat`,
+marker pose (:class:`vision.pose.MatPose`), :func:`lies_flat`,
 :func:`decode_cell`, :mod:`vision.codebook`, :mod:`vision.decode`.
 """
 
@@ -54,12 +54,16 @@ from printables.minotaur.mat import (
 from printables.minotaur.sheets import STRIP_CODE_MM
 from vision.codebook import Codebook, codebook
 from vision.decode import RawCode, as_gray, decode_crop, decode_qr
-from vision.herazeus.markers import Marker, MatNotFound, MatPose
-from vision.herazeus.table import FLAT_CODE, decode_cell, lies_flat
+from vision.pose import Marker, MatNotFound, MatPose, decode_cell, lies_flat
 
 State = Literal["read", "unknown"]
 
-MIN_CORNER_MARKERS = 3  # as Hera & Zeus's mat: three corner markers place the mat within mm
+# A code lying flat on the mat comes back, through the pose, the printed square: its sides'
+# mean within 6% of the printed size and each side as near it, corners square within 6 degrees,
+# turned at most 6 degrees off the lane (a card laid by hand lies up to 3 off); a card held
+# above the mat is nearer the lens, 6-25% bigger, askew or turned (:func:`vision.pose.lies_flat`)
+FLAT_CODE = (0.06, 6.0, 6.0)
+MIN_CORNER_MARKERS = 3  # as the other game's mat: three corner markers place the mat within mm
 POSE_MAX_ERROR_MM = 5.0  # markers fitting the mat worse than this are another mat's, or bent
 # A code's centre lies CODE_FROM_TOP mm out from its card's top edge, and a card's top edge on
 # its slot line. Laid by hand a card lies within a few mm of its line (the synthetic frames
@@ -94,7 +98,7 @@ GRAIN_TIMES = 2.0
 GRAIN_LEVELS = 2.0
 EDGE_SHARE = 0.01
 # 12 (was 9): bare lanes far from the margins came back 6-10 off the margins' a, b under the
-# uneven light of tuned frames (a tint of the light, not of the mat); Hera & Zeus's mat reader
+# uneven light of tuned frames (a tint of the light, not of the mat); the other game's mat reader
 # counts 12 as "not mat" too (OFF_COLOUR_AB)
 TINT_AB = 12.0
 MARGIN_STRIP_MM = (8.0, 16.0)  # the mat's side margins: x from the mat's edge (both sides)
@@ -195,7 +199,7 @@ class MinotaurSnapshot:
 
 
 def _detector() -> cv2.aruco.ArucoDetector:
-    """The corner markers' detector, set as Hera & Zeus's (:mod:`vision.herazeus.markers`)."""
+    """The corner markers' detector, set as the other game's (small markers kept)."""
     params = cv2.aruco.DetectorParameters()
     params.minMarkerPerimeterRate = 0.015
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
