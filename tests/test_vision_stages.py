@@ -300,6 +300,45 @@ def test_table_prints_sides_by_columns_by_rows(capsys: pytest.CaptureFixture[str
     assert [len(c) for c in data["hera"]] == [4, 4, 4]
 
 
+def test_table_in_words_lists_every_cell_it_could_not_read_with_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        capsys, "table", str(DATA / "table_plain.jpg"), "--kit", str(DATA / "kit.json")
+    )
+    assert code == 0 and out.strip()
+    data = json.loads(
+        run(
+            capsys,
+            "table",
+            str(DATA / "table_plain.jpg"),
+            "--kit",
+            str(DATA / "kit.json"),
+            "--json",
+        )[1]
+    )
+    unknown = sum(
+        c["state"] == "unknown" for side in ("hera", "zeus") for col in data[side] for c in col
+    )
+    assert out.count("unknown: ") == unknown
+
+
+def test_table_with_a_view_that_is_no_view_exits_2_naming_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "view.json").write_text("[1, 2]")
+    code, out, err = run(
+        capsys,
+        "table",
+        str(DATA / "table_plain.jpg"),
+        "--kit",
+        str(DATA / "kit.json"),
+        "--view",
+        str(tmp_path / "view.json"),
+    )
+    assert code == 2 and out == "" and err.count("\n") == 1 and "view.json" in err
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [

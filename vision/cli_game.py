@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 
@@ -89,4 +89,53 @@ def print_proposals(
         print("the table agrees with the view")
     for p in proposals:
         print(f"{p['kind']}: {p['description']}")
+    return 0
+
+
+class Snapshot(Protocol):
+    """What a game's table camera read in one frame."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+S = TypeVar("S", bound=Snapshot)
+Propose = Callable[[S, dict[str, Any]], list[dict[str, Any]]]
+
+
+def answer_table(
+    args: argparse.Namespace,
+    read: Callable[[Any], S],
+    proposer: Callable[[], tuple[Propose[S], type[Exception]]],
+    lines: Callable[[S], Iterable[str]],
+) -> int:
+    """``referee table``'s answer for every game: the frame ``args.image`` read by ``read``;
+    with ``--view``, the proposals (``proposer`` gives the game's ``propose`` and the error a
+    malformed view raises, loaded only then); else the snapshot as JSON or as ``lines``. Bad
+    input (an unreadable image, no mat, a malformed view) is one line and status 2."""
+    from vision.decode import ImageError
+    from vision.pose import MatNotFound
+    from vision.sources import SourceError, read_image_file
+
+    try:
+        snap = read(read_image_file(args.image))
+    except (SourceError, ImageError) as e:
+        return fail(str(e))
+    except MatNotFound as e:
+        return fail(f"{args.image}: {e}")
+    view_path = getattr(args, "view", None)
+    if view_path:
+        propose, view_error = proposer()
+        view = read_view(view_path)
+        if isinstance(view, str):
+            return fail(view)
+        try:
+            props = propose(snap, view)
+        except view_error as e:
+            return fail(f"{view_path}: {e}")
+        return print_proposals(snap.to_json(), props, args.json)
+    if args.json:
+        print(json.dumps(snap.to_json(), indent=1))
+        return 0
+    for line in lines(snap):
+        print(line)
     return 0

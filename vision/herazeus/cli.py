@@ -19,8 +19,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from printables.herazeus.kit import DECKS, KitError
+from vision.cli_game import Propose, answer_table, print_reads
 from vision.cli_game import fail as _fail
-from vision.cli_game import print_proposals, print_reads, read_view
 from vision.herazeus.kit import VisionKit, load_kit
 
 if TYPE_CHECKING:
@@ -66,41 +66,26 @@ def _card_line(d: Detection) -> str:
 def cmd_table(args: argparse.Namespace) -> int:
     """``referee table`` with a Hera & Zeus kit: the snapshot, and with ``--view`` the
     proposals that explain how it differs from that view."""
-    from vision.decode import ImageError
-    from vision.herazeus.markers import MatNotFound
-    from vision.herazeus.table import read_table
-    from vision.sources import SourceError, read_image_file
+    from vision.herazeus.table import Snapshot, read_table
 
     kit = _kit(args.kit)
     if isinstance(kit, str):
         return _fail(kit)
-    try:
-        snap = read_table(read_image_file(args.image), kit)
-    except (SourceError, ImageError) as e:
-        return _fail(str(e))
-    except MatNotFound as e:
-        return _fail(f"{args.image}: {e}")
-    if getattr(args, "view", None):
+
+    def proposer() -> tuple[Propose[Snapshot], type[Exception]]:
         from vision.herazeus.diff import ViewError, propose
 
-        view = read_view(args.view)
-        if isinstance(view, str):
-            return _fail(view)
-        try:
-            props = propose(snap, view)
-        except ViewError as e:
-            return _fail(f"{args.view}: {e}")
-        return print_proposals(snap.to_json(), props, args.json)
-    if args.json:
-        print(json.dumps(snap.to_json(), indent=1))
-        return 0
-    print(snap.text())
-    for d in snap.refused:
-        print(f"refused: {d.refused}")
-    unknown = [c for c in snap.cells.values() if c.state == "unknown"]
-    for c in unknown:
-        print(f"unknown: {c.side} column {c.column} row {c.row}: {c.reason}")
-    return 0
+        return propose, ViewError
+
+    def lines(snap: Snapshot) -> list[str]:
+        unknown = [c for c in snap.cells.values() if c.state == "unknown"]
+        return (
+            [snap.text()]
+            + [f"refused: {d.refused}" for d in snap.refused]
+            + [f"unknown: {c.side} column {c.column} row {c.row}: {c.reason}" for c in unknown]
+        )
+
+    return answer_table(args, lambda image: read_table(image, kit), proposer, lines)
 
 
 def cmd_deckcheck(args: argparse.Namespace) -> int:

@@ -5,13 +5,12 @@ with ``--view`` the events since that view, each to confirm."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from printables.kits import KitError
 from printables.minotaur.kit import is_minotaur_kit
+from vision.cli_game import Propose, answer_table, print_reads
 from vision.cli_game import fail as _fail
-from vision.cli_game import print_proposals, print_reads, read_view
 
 
 def claims(head: str) -> bool:
@@ -56,11 +55,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     """``referee table`` with a Minotaur Lords kit: each lane's cards in order and the
     deities (``unknown`` with why, never a guess); with ``--view``, the proposed events."""
     from printables.minotaur.kit import MinotaurKit
-    from vision.decode import ImageError
-    from vision.minotaur.diff import ViewError, propose
-    from vision.minotaur.table import read_table
-    from vision.pose import MatNotFound
-    from vision.sources import SourceError, read_image_file
+    from vision.minotaur.table import MinotaurSnapshot, read_table
 
     try:
         with open(args.kit, encoding="utf-8") as f:
@@ -69,25 +64,13 @@ def cmd_table(args: argparse.Namespace) -> int:
         return _fail(f"{args.kit}: {e}")
     except KitError as e:
         return _fail(f"{args.kit}: {e}")
-    try:
-        snap = read_table(read_image_file(args.image), kit)
-    except (SourceError, ImageError) as e:
-        return _fail(str(e))
-    except MatNotFound as e:
-        return _fail(f"{args.image}: {e}")
-    if getattr(args, "view", None):
-        view = read_view(args.view)
-        if isinstance(view, str):
-            return _fail(view)
-        try:
-            props = propose(snap, view)
-        except ViewError as e:
-            return _fail(f"{args.view}: {e}")
-        return print_proposals(snap.to_json(), props, args.json)
-    if args.json:
-        print(json.dumps(snap.to_json(), indent=1))
-        return 0
-    print(snap.text())
-    for payload, why in snap.refused:
-        print(f"refused: {payload}: {why}")
-    return 0
+
+    def proposer() -> tuple[Propose[MinotaurSnapshot], type[Exception]]:
+        from vision.minotaur.diff import ViewError, propose
+
+        return propose, ViewError
+
+    def lines(snap: MinotaurSnapshot) -> list[str]:
+        return [snap.text()] + [f"refused: {payload}: {why}" for payload, why in snap.refused]
+
+    return answer_table(args, lambda image: read_table(image, kit), proposer, lines)
