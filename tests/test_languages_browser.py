@@ -251,8 +251,16 @@ def test_hera_in_italian_and_zeus_in_french_play_a_whole_game_and_the_judge_read
     assert say(RULES["D2"].title, "fr") in zeus.text("#asked") or "Pégase" in zeus.text("#asked")
     step("pegasus-asks-zeus-in-french", hera, zeus)
     zeus.select("#asked select[name=value]", "Medusa")
+    before = server_seq()
     submit(zeus, "#asked form")
+    zeus.wait(lambda: server_seq() > before, "Zeus's answer is recorded")  # then Hera may act
     live(hera)
+    hera.wait(
+        lambda: bool(
+            hera.d.find_elements(By.CSS_SELECTOR, ".tabbar button[aria-controls='g-challenge']")
+        ),
+        "Hera may challenge",
+    )
     hera.click(".tabbar button[aria-controls='g-challenge']")
     hera.press("#g-challenge", "challenge 1")
     wins_it = tr("it", "%(winner)s wins", winner="Hera (Anna)")
