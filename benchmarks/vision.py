@@ -628,9 +628,11 @@ def measure_phones(family: str, resolution: str, n: int) -> dict[str, str]:
     }
 
 
-def compare_families(families: tuple[str, ...], n: int, photos: int) -> None:
+def compare_families(
+    families: tuple[str, ...], n: int, photos: int, overhead: tuple[str, ...] | None = None
+) -> None:
     """The hard sets of each family side by side (issue 38: a change counts by its gain on
-    the held-out family)."""
+    the held-out family). ``overhead``: only the overhead sets at these resolutions."""
     blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
     print(
         f"OpenCV {cv2.__version__}, threads {cv2.getNumThreads()}; BLAS threads {blas}; "
@@ -638,6 +640,8 @@ def compare_families(families: tuple[str, ...], n: int, photos: int) -> None:
     )
     sets = [("overhead", r, measure_tables) for r in ("1080p", "4k", "12mp")]
     sets += [("phone", r, measure_phones) for r in ("1080p", "12mp")]
+    if overhead is not None:
+        sets = [s for s in sets if s[0] == "overhead" and s[1] in overhead]
     for kind, res, measure in sets:
         t0 = time.perf_counter()
         cols = {f: measure(f, res, photos if kind == "phone" else n) for f in families}
@@ -666,8 +670,14 @@ def main() -> None:
     )
     ap.add_argument("--family", choices=("tuned", "heldout", "both"), help="hard sets side by side")
     ap.add_argument("--sets", type=int, default=20, help="frames per set (--family)")
-    ap.add_argument("--photos", type=int, help="photos per phone set (--family; default --sets)")
+    ap.add_argument(
+        "--overhead", metavar="RES,RES", help="with --family: only these overhead sets (1080p,4k)"
+    )
     args = ap.parse_args()
+    # --photos is a folder of real photos, or (with --family or --phone) photos per phone set
+    count = int(args.photos) if args.photos and args.photos.isdigit() else None
+    if count is not None:
+        args.photos = None
     if args.one_core:
         cv2.setNumThreads(1)
         one_blas_thread()  # the codebook's products: OpenBLAS took both cores before
@@ -678,7 +688,7 @@ def main() -> None:
         score_folders(Path(args.photos), args.kit, args.whole_file)
         return
     if args.phone:
-        n = args.photos or (10 if args.quick else 40)
+        n = count or (10 if args.quick else 40)
         print(f"load average {os.getloadavg()[0]:.1f}; OpenCV threads {cv2.getNumThreads()}")
         fams = FAMILIES if args.family in (None, "both") else (args.family,)
         for res in ("1080p", "12mp"):
@@ -694,7 +704,8 @@ def main() -> None:
         return
     if args.family:
         families = FAMILIES if args.family == "both" else (args.family,)
-        compare_families(families, args.sets, args.photos or args.sets)
+        only = tuple(args.overhead.split(",")) if args.overhead else None
+        compare_families(families, args.sets, count or args.sets, only)
         return
     if args.live:
         live_tables("1080p", 4 if args.quick else 20, 8)

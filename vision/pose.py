@@ -19,6 +19,51 @@ from vision.codebook import Codebook, matched_codes
 from vision.decode import Point, Quad, RawCode
 
 
+@dataclass(frozen=True, slots=True)
+class Lens:
+    """A lens's radial (barrel or pincushion) distortion, one term about the frame's centre:
+    a point ``r`` from ``centre``, in units of ``scale`` px (half the frame's diagonal), is seen
+    at ``r * (1 + k * r**2)`` (OpenCV's k1, with the frame's half-diagonal for the focal length).
+    A webcam's wide lens bends the mat's straight edges by up to ``k`` = -0.45 or so."""
+
+    k: float
+    centre: Point
+    scale: float
+
+    @classmethod
+    def of_frame(cls, k: float, size: tuple[int, int]) -> Lens:
+        """The lens term ``k`` about the centre of a frame ``size`` (w, h) px."""
+        w, h = size
+        return cls(k, ((w - 1) / 2, (h - 1) / 2), float(np.hypot(w, h)) / 2)
+
+    def _camera(self) -> NDArray[Any]:
+        cx, cy = self.centre
+        return np.array([[self.scale, 0, cx], [0, self.scale, cy], [0, 0, 1]], np.float64)
+
+    def distort(self, pts: NDArray[Any]) -> NDArray[Any]:
+        """Straight-lens px -> px as the frame shows them, for an (n, 2) array."""
+        c = np.asarray(self.centre, np.float64)
+        u = (np.asarray(pts, np.float64) - c) / self.scale
+        r2 = np.sum(u * u, axis=-1, keepdims=True)
+        res: NDArray[Any] = c + u * (1 + self.k * r2) * self.scale
+        return res
+
+    def undistort(self, pts: NDArray[Any]) -> NDArray[Any]:
+        """Px as the frame shows them -> straight-lens px, for an (n, 2) array."""
+        a = np.asarray(pts, np.float64).reshape(-1, 1, 2)
+        K = self._camera()
+        crit = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-9)
+        d = np.array([self.k, 0.0, 0.0, 0.0])
+        res: NDArray[Any] = cv2.undistortPoints(a, K, d, None, None, K, crit).reshape(-1, 2)
+        return res
+
+    def scaled(self, a: NDArray[Any]) -> Lens:
+        """The same lens in a frame resized by the similarity ``a`` (3 x 3: scale, shift)."""
+        cx, cy = self.centre
+        nx, ny, _ = a @ np.array([cx, cy, 1.0])
+        return Lens(self.k, (float(nx), float(ny)), self.scale * float(a[0, 0]))
+
+
 class MatNotFound(ValueError):
     """The mat's corner markers are not visible enough to locate it; the message says which
     markers were seen."""
@@ -61,12 +106,15 @@ class MatPose:
     ``error_mm`` is the mean distance, back in mat millimetres, between where the corner
     markers' points were seen and where the fitted homography puts them; ``confidence`` is
     1.0 with four markers and a small error, less with fewer markers or a larger error.
+    ``lens``, when the frame's lens bends the mat (:func:`fit_pose`): the homography then maps
+    mat mm to the px a straight lens would show, and the lens term bends them as the frame does.
     """
 
     homography: NDArray[Any]
     markers: tuple[int, ...]
     error_mm: float
     confidence: float
+    lens: Lens | None = None
 
     @property
     def inverse(self) -> NDArray[Any]:
@@ -77,13 +125,20 @@ class MatPose:
         """Mat mm -> image px for an (n, 2) array of points."""
         a = np.asarray(pts_mm, np.float64).reshape(-1, 1, 2)
         res: NDArray[Any] = cv2.perspectiveTransform(a, self.homography).reshape(-1, 2)
-        return res
+        return res if self.lens is None else self.lens.distort(res)
 
     def to_mat(self, pts_px: NDArray[Any] | list[Point]) -> NDArray[Any]:
         """Image px -> mat mm for an (n, 2) array of points."""
-        a = np.asarray(pts_px, np.float64).reshape(-1, 1, 2)
-        res: NDArray[Any] = cv2.perspectiveTransform(a, self.inverse).reshape(-1, 2)
-        return res
+        a = np.asarray(pts_px, np.float64).reshape(-1, 2)
+        if self.lens is not None:
+            a = self.lens.undistort(a)
+        res: NDArray[Any] = cv2.perspectiveTransform(a.reshape(-1, 1, 2), self.inverse)
+        return res.reshape(-1, 2)
+
+    def scaled(self, a: NDArray[Any]) -> MatPose:
+        """The same pose in the frame resized by the similarity ``a`` (3 x 3: scale, shift)."""
+        lens = None if self.lens is None else self.lens.scaled(a)
+        return MatPose(a @ self.homography, self.markers, self.error_mm, self.confidence, lens)
 
     def px_per_mm(self, at_mm: Point) -> float:
         """The image scale (px per mm) around a mat point: the geometric mean of the local
@@ -100,6 +155,7 @@ class MatPose:
             "error_mm": round(self.error_mm, 2),
             "confidence": round(self.confidence, 3),
             "homography": [[round(float(v), 6) for v in row] for row in self.homography],
+            **({} if self.lens is None else {"lens_k": round(self.lens.k, 4)}),
         }
 
 
@@ -111,10 +167,20 @@ def warp_region(
 ) -> NDArray[Any]:
     """One rectangle of the mat (x, y, w, h in mm) seen straight from above."""
     x, y, w, h = rect_mm
+    size = (max(1, round(w * px_per_mm)), max(1, round(h * px_per_mm)))
+    if pose.lens is not None:
+        # each pixel of the view sampled where the pose (homography, then lens) puts it
+        u = x + (np.arange(size[0], dtype=np.float64) + 0.0) / px_per_mm
+        v = y + (np.arange(size[1], dtype=np.float64) + 0.0) / px_per_mm
+        gu, gv = np.meshgrid(u, v)
+        px = pose.to_image(np.stack([gu.ravel(), gv.ravel()], axis=1))
+        mx = px[:, 0].reshape(size[1], size[0]).astype(np.float32)
+        my = px[:, 1].reshape(size[1], size[0]).astype(np.float32)
+        warped: NDArray[Any] = cv2.remap(image, mx, my, cv2.INTER_LINEAR)
+        return warped
     T = np.array([[1, 0, x], [0, 1, y], [0, 0, 1]], np.float64)
     S = np.diag([px_per_mm, px_per_mm, 1.0])
     M = S @ np.linalg.inv(T) @ pose.inverse
-    size = (max(1, round(w * px_per_mm)), max(1, round(h * px_per_mm)))
     out: NDArray[Any] = cv2.warpPerspective(image, M, size, flags=cv2.INTER_LINEAR)
     return out
 
@@ -195,3 +261,58 @@ def decode_cell(
     return [
         RawCode(p, back(corners), m.score) for p, corners, m in matched_codes(cell, book, side=side)
     ]
+
+
+# The lens term is looked for in this range (k of :class:`Lens`, per half-diagonal squared): a
+# webcam's wide lens (OpenCV's k1 down to -0.28 at a 90-degree field, -0.45 once taken to the
+# half-diagonal) to a phone's nearly straight one; past it, no lens we know of.
+LENS_K = (-0.6, 0.2)
+
+
+def _flat_fit(src: NDArray[Any], dst: NDArray[Any]) -> tuple[NDArray[Any] | None, float]:
+    """A least-squares homography mat mm -> px and its mean error back on the mat, mm."""
+    h, _mask = cv2.findHomography(src, dst, 0)
+    if h is None:
+        return None, float("inf")
+    back = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), np.linalg.inv(h)).reshape(-1, 2)
+    return h, float(np.mean(np.hypot(*(back - src).T)))
+
+
+def fit_lens(
+    src_mm: Sequence[Point], dst_px: Sequence[Point], size: tuple[int, int]
+) -> tuple[NDArray[Any] | None, Lens, float]:
+    """The homography, lens term (:class:`Lens` about the frame's centre, ``size`` (w, h))
+    and mean error back on the mat (mm) that best fit the points printed at ``src_mm`` seen at
+    ``dst_px``: the lens term searched over ``LENS_K`` (a coarse scan, then a golden section)."""
+    src = np.asarray(src_mm, np.float64)
+    dst = np.asarray(dst_px, np.float64)
+
+    def err(k: float) -> float:
+        lens = Lens.of_frame(k, size)
+        flat = lens.undistort(dst)
+        # past the fold of a strong one-term barrel no straight point is seen there: no fit
+        if not np.all(np.hypot(*(lens.distort(flat) - dst).T) < 0.5):
+            return float("inf")
+        return _flat_fit(src, flat)[1]
+
+    lo, hi = LENS_K
+    ks = np.linspace(lo, hi, 17)
+    errs = [err(float(k)) for k in ks]
+    i = int(np.argmin(errs))
+    a, b = float(ks[max(0, i - 1)]), float(ks[min(len(ks) - 1, i + 1)])
+    g = (np.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    ec, ed = err(c), err(d)
+    for _ in range(18):
+        if ec < ed:
+            b, d, ed = d, c, ec
+            c = b - g * (b - a)
+            ec = err(c)
+        else:
+            a, c, ec = c, d, ed
+            d = a + g * (b - a)
+            ed = err(d)
+    k = (a + b) / 2
+    lens = Lens.of_frame(k, size)
+    h, e = _flat_fit(src, lens.undistort(dst))
+    return h, lens, e

@@ -867,8 +867,7 @@ def _pattern_view(gray: NDArray[Any], pose: MatPose, geo: MatGeometry) -> NDArra
     small = cv2.resize(gray, (w // step, h // step), interpolation=cv2.INTER_AREA)
     # pixel centres: x_small = (x + 0.5) / step - 0.5
     shrink = np.array([[1 / step, 0, 0.5 / step - 0.5], [0, 1 / step, 0.5 / step - 0.5], [0, 0, 1]])
-    scaled = MatPose(shrink @ pose.homography, pose.markers, pose.error_mm, pose.confidence)
-    return rectify(small, scaled, geo, OCCUPANCY_PX_PER_MM)
+    return rectify(small, pose.scaled(shrink), geo, OCCUPANCY_PX_PER_MM)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1044,14 +1043,16 @@ def refit_on_backs(
         return pose
     mat_pts = np.array(src, np.float64)
     img_pts = np.array(dst, np.float64)
+    # a lens term the markers gave (find_mat) is kept: the homography is fitted on straight px
+    straight = img_pts if pose.lens is None else pose.lens.undistort(img_pts)
     keep = np.ones(len(src), bool)
     refit = pose
     off = np.zeros(len(src))
     for _ in range(3):
-        h, _mask = cv2.findHomography(mat_pts[keep], img_pts[keep], 0)
+        h, _mask = cv2.findHomography(mat_pts[keep], straight[keep], 0)
         if h is None:
             return pose
-        refit = MatPose(h, pose.markers, 0.0, pose.confidence)
+        refit = MatPose(h, pose.markers, 0.0, pose.confidence, pose.lens)
         off = np.hypot(*(refit.to_mat(img_pts) - mat_pts).T)
         now = off <= REFIT_BACK_MM
         now[:corners] = True
@@ -1061,7 +1062,7 @@ def refit_on_backs(
     backs = keep[corners:]
     before = np.hypot(*(pose.to_mat(img_pts[corners:]) - mat_pts[corners:]).T)
     err = float(np.mean(off[:corners]))
-    refit = MatPose(refit.homography, pose.markers, err, pose.confidence)
+    refit = MatPose(refit.homography, pose.markers, err, pose.confidence, pose.lens)
     if (
         int(backs.sum()) < REFIT_BACKS
         or err > REFIT_CORNERS_MM
@@ -1104,7 +1105,7 @@ def read_table(
     geo = kit.mat
     book = codebook(kit.payloads) if second_pass else None
     markers = detect_markers(gray)
-    pose = find_mat(markers, geo)
+    pose = find_mat(markers, geo, (gray.shape[1], gray.shape[0]))
     if len(pose.markers) == 3:
         pose = refit_on_backs(pose, markers, geo, kit.back_marker_mm)
     lap("markers")
