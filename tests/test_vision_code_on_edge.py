@@ -51,7 +51,7 @@ def shifted(pose: MatPose, dy_mm: float) -> MatPose:
     """``pose`` off by ``dy_mm`` along the columns: what the reader takes for mat point y is
     really y + dy_mm."""
     t = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, dy_mm], [0.0, 0.0, 1.0]])
-    return MatPose(pose.homography @ t, pose.markers, pose.error_mm, pose.confidence)
+    return MatPose(pose.homography @ t, pose.markers, pose.error_mm, pose.confidence, pose.lens)
 
 
 @pytest.mark.parametrize("inside_mm", [1.0, EDGE_MARGIN_MM - 1.0])
@@ -67,7 +67,9 @@ def test_a_code_pushed_just_past_its_cells_edge_by_a_pose_off_is_not_read_in_the
     edge = y0 + h if y0 > y else y0  # the empty cell's edge nearest the code
     # the reader's y is the real y less dy: put the code inside_mm past that edge
     dy = y - (edge + (-inside_mm if y0 > y else inside_mm))
-    monkeypatch.setattr(vision.herazeus.table, "find_mat", lambda m, g: shifted(find_mat(m, g), dy))
+    monkeypatch.setattr(
+        vision.herazeus.table, "find_mat", lambda m, g, *size: shifted(find_mat(m, g, *size), dy)
+    )
     snap = read_table(img, KIT)
     got = {cell_key(k): r.to_json() for k, r in snap.cells.items()}
     wrong = [w for w in score_table(got, truth).wrong if cell_key(EMPTY) in w]
