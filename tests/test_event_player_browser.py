@@ -134,19 +134,24 @@ def test_the_public_page_and_self_registration_at_360_px(venue: Venue) -> None:
 
 
 def test_the_clock_speaks_only_at_a_minute_mark(venue: Venue) -> None:
-    """The widget counts from the server's deadline and now: 61 s left says nothing at first,
+    """The widget counts from the server's deadline and now: 64 s left says nothing at first,
     then "1 minute left" once the minute mark is crossed (its aria-live region)."""
     d = venue.phone
     d.get(f"{venue.url}/e/{venue.event}")
     WebDriverWait(d, 30).until(lambda drv: drv.find_elements(By.ID, "event-clock"))
-    d.execute_script(
+    # set and read in one script, the clock anchored there (its own tick): a loaded machine
+    # cannot let a second pass between them
+    first = d.execute_script(
         "var c = document.getElementById('event-clock');"
         "c.setAttribute('data-now', '2030-01-01T00:00:00.000+00:00');"
-        "c.setAttribute('data-deadline', '2030-01-01T00:01:01+00:00');"
+        "c.setAttribute('data-deadline', '2030-01-01T00:01:04+00:00');"
+        "window.hzEventClock.tick();"
+        "return [c.querySelector('.event-clock-left').textContent,"
+        " c.querySelector('.event-clock-say').textContent];"
     )
+    assert first == ["1:04", ""]  # more than a minute left: nothing said
     say = d.find_element(By.CSS_SELECTOR, "#event-clock .event-clock-say")
     left = d.find_element(By.CSS_SELECTOR, "#event-clock .event-clock-left")
-    WebDriverWait(d, 5).until(lambda _: left.text in ("1:01", "1:00"))
-    assert say.text == "" and say.get_attribute("aria-live") == "polite"
-    WebDriverWait(d, 6).until(lambda _: left.text == "0:59")
+    assert say.get_attribute("aria-live") == "polite"
+    WebDriverWait(d, 30).until(lambda _: left.text.startswith("0:"))
     assert say.get_attribute("textContent") == "1 minute left"
