@@ -28,7 +28,7 @@ from typing import Any
 from engine.say import Say
 from referee.errors import Forbidden, Refused
 from referee.fold import Folded
-from referee.game import Malformed, Missing, RuleError
+from referee.game import AnyGame, Malformed, Missing, RuleError
 from referee.ledger import Draft, Ledger
 from referee.log import Record
 from referee.models import Ruling
@@ -46,7 +46,7 @@ from referee.tables import (
     is_judged,
 )
 from referee.validate import InputError, integer, mapping, text
-from referee.views import redact
+from referee.views import JUDGE, redact
 
 
 class Judging:
@@ -216,17 +216,7 @@ class Judging:
         except InputError as e:
             raise Refused(str(e)) from None
         f = self.reader.folded(game)
-        g = f.module
-        st = f.state if at is None else f.state_at(at)
-        if not g.in_play(st):
-            raise Refused(Say("the ruling tool poses actions on a position in play, not in setup"))
-        try:
-            action = g.parse_action(action_raw, "action")
-            return g.ruling(st, action, lang)
-        except Missing as e:
-            raise Refused(e.reason, e.rule) from None
-        except RuleError as e:
-            raise Refused(e.reason) from None
+        return rule_on(f.module, f.state if at is None else f.state_at(at), action_raw, lang)
 
     def reissue(self, game: str, seat: str, target: str) -> str:
         """Revokes player ``target``'s join code and returns a new one (a lost phone, a leaked
@@ -466,3 +456,23 @@ def changes_anything(f: Folded, to: int) -> bool:
         or f.broken is not None
         or any(seq > to for seq, _ in (*f.ops, *f.suspended))
     )
+
+
+def rule_on(
+    g: AnyGame, st: Any, action_raw: dict[str, Any], lang: str, seat: str = JUDGE
+) -> Ruling[Any]:
+    """The ruling on ``action_raw`` posed on the position ``st``, on the table as ``seat``
+    knew it (the judge: all of it), its words in ``lang``; nothing is written. Raises Refused
+    (a position not in play, an action that does not read, or one that needs a value hidden
+    from the seat, with its rule)."""
+    if not g.in_play(st):
+        raise Refused(Say("the ruling tool poses actions on a position in play, not in setup"))
+    if seat != JUDGE:
+        st = g.project(st, seat)  # only what he knew then
+    try:
+        action = g.parse_action(action_raw, "action")
+        return g.ruling(st, action, lang)
+    except Missing as e:
+        raise Refused(e.reason, e.rule) from None
+    except RuleError as e:
+        raise Refused(e.reason) from None

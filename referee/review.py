@@ -24,7 +24,7 @@ from typing import Any
 from engine.say import Say
 from referee.errors import Forbidden, Refused
 from referee.fold import Folded, fold, step
-from referee.game import Missing, RuleError
+from referee.judging import rule_on
 from referee.models import Ruling
 from referee.reader import Reader
 from referee.reading import Reading
@@ -121,16 +121,4 @@ class Reviewing:
         except InputError as e:
             raise Refused(str(e)) from None
         f = self._after(game, at)
-        g = f.module
-        st = f.state
-        if not g.in_play(st):
-            raise Refused(Say("the ruling tool poses actions on a position in play, not in setup"))
-        if seat != JUDGE:
-            st = g.project(st, seat)  # only what he knew then
-        try:
-            action = g.parse_action(action_raw, "action")
-            return g.ruling(st, action, lang)
-        except Missing as e:
-            raise Refused(e.reason, e.rule) from None
-        except RuleError as e:
-            raise Refused(e.reason) from None
+        return rule_on(f.module, f.state, action_raw, lang, seat)
