@@ -71,10 +71,19 @@ def submit(b: Browser, form: str) -> None:
 
 
 def choose_language(b: Browser, lang: str) -> None:
-    """The picker at the foot of the page: the language, then its button."""
-    b.select("#language select[name=lang]", lang)
-    submit(b, "#language")
-    b.wait(lambda: lang_of(b) == lang, f"the page in {lang}")
+    """The picker at the foot of the page: the language, then its button. Once more if the
+    page is still in another language after a while: under CI's load a live refresh of a page
+    just opened (a new page when its live parts changed) could land between the choice and
+    the button, and the button then sent the language the fresh page had selected."""
+    for attempt in range(3):
+        b.select("#language select[name=lang]", lang)
+        submit(b, "#language")
+        try:
+            b.wait(lambda: lang_of(b) == lang, f"the page in {lang}", timeout=15.0)
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise
 
 
 @pytest.fixture
