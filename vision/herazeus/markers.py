@@ -22,64 +22,25 @@ from printables.herazeus.payload import BACK_MARKER_IDS, MAT_CORNER_IDS, Deck
 from vision.pose import Marker as Marker
 from vision.pose import MatNotFound as MatNotFound
 from vision.pose import MatPose as MatPose
-from vision.pose import fit_lens
+from vision.pose import clearest, fit_lens
+from vision.pose import detect_markers as find_markers
 from vision.pose import warp_region as warp_region
 
 Point = tuple[float, float]
-MIN_MARKER_PERIMETER_RATE = 0.015  # OpenCV's default 0.03 misses markers under ~15 px
-DETECT_MAX_SIDE = 2200  # larger frames are searched for markers at this size (then scaled back)
 MIN_CORNER_MARKERS = 3  # measured: 3 place every cell within 3.4 mm, 2 up to 77 mm off
 BACK_IDS: dict[int, Deck] = {v: k for k, v in BACK_MARKER_IDS.items()}  # type: ignore[misc]
-
-
-def _detector() -> cv2.aruco.ArucoDetector:
-    params = cv2.aruco.DetectorParameters()
-    params.minMarkerPerimeterRate = MIN_MARKER_PERIMETER_RATE
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    # one threshold window (15 px) instead of OpenCV's three (3, 13, 23): on our frames with
-    # uneven light and glare it found the same markers in under half the CPU time
-    params.adaptiveThreshWinSizeMin = 15
-    params.adaptiveThreshWinSizeMax = 15
-    params.adaptiveThreshWinSizeStep = 10
-    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
-    return cv2.aruco.ArucoDetector(dictionary, params)
-
-
-_DETECTOR = _detector()
 KNOWN_IDS = frozenset(MAT_CORNER_IDS) | frozenset(BACK_MARKER_IDS.values())
 
 
 def detect_markers(gray: NDArray[Any]) -> list[Marker]:
-    """The kit's markers (corner and back ids) in a grey image. Other ids of the dictionary
-    are ignored: they are not ours. A frame larger than ``DETECT_MAX_SIDE`` is searched at
-    that size and the corners scaled back (a 12 MP frame: markers stay above 40 px)."""
-    scale = min(1.0, DETECT_MAX_SIDE / max(gray.shape[:2]))
-    small = (
-        gray
-        if scale >= 1.0
-        else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    )
-    corners, ids, _ = _DETECTOR.detectMarkers(small)
-    out: list[Marker] = []
-    if ids is None:
-        return out
-    for quad, mid in zip(corners, ids.ravel(), strict=True):
-        if int(mid) not in KNOWN_IDS:
-            continue
-        pts = quad.reshape(4, 2) / scale
-        out.append(
-            Marker(int(mid), tuple((float(x), float(y)) for x, y in pts))  # type: ignore[arg-type]
-        )
-    return out
+    """The kit's markers (corner and back ids) in a grey image
+    (:func:`vision.pose.detect_markers`)."""
+    return find_markers(gray, KNOWN_IDS)
 
 
 def corner_markers(markers: list[Marker]) -> dict[int, Marker]:
     """The mat's corner markers seen, by id; the clearest (largest) of repeats."""
-    by_id: dict[int, Marker] = {}
-    for m in markers:
-        if m.id in MAT_CORNER_IDS and (m.id not in by_id or m.side_px > by_id[m.id].side_px):
-            by_id[m.id] = m
-    return by_id
+    return clearest(markers, frozenset(MAT_CORNER_IDS))
 
 
 def corner_points(

@@ -54,7 +54,15 @@ from printables.minotaur.mat import (
 from printables.minotaur.sheets import STRIP_CODE_MM
 from vision.codebook import Codebook, codebook
 from vision.decode import RawCode, as_gray, decode_crop, decode_qr
-from vision.pose import Marker, MatNotFound, MatPose, decode_cell, lies_flat
+from vision.pose import (
+    Marker,
+    MatNotFound,
+    MatPose,
+    clearest,
+    decode_cell,
+    detect_markers,
+    lies_flat,
+)
 
 State = Literal["read", "unknown"]
 
@@ -198,42 +206,10 @@ class MinotaurSnapshot:
 # ---- the mat's pose ------------------------------------------------------------------------
 
 
-def _detector() -> cv2.aruco.ArucoDetector:
-    """The corner markers' detector, set as the other game's (small markers kept)."""
-    params = cv2.aruco.DetectorParameters()
-    params.minMarkerPerimeterRate = 0.015
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    params.adaptiveThreshWinSizeMin = 15
-    params.adaptiveThreshWinSizeMax = 15
-    params.adaptiveThreshWinSizeStep = 10
-    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
-    return cv2.aruco.ArucoDetector(dictionary, params)
-
-
-_DETECTOR = _detector()
-DETECT_MAX_SIDE = 2200  # a larger frame is searched for markers at this size
-
-
 def corner_markers(gray: NDArray[Any]) -> dict[int, Marker]:
     """The mat's corner markers (ids 4-7) in a grey frame, by id: the largest of repeats."""
-    scale = min(1.0, DETECT_MAX_SIDE / max(gray.shape[:2]))
-    small = (
-        gray
-        if scale >= 1
-        else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    )
-    corners, ids, _ = _DETECTOR.detectMarkers(small)
-    found: dict[int, Marker] = {}
-    if ids is None:
-        return found
-    for quad, mid in zip(corners, ids.ravel(), strict=True):
-        if int(mid) not in CORNER_IDS:
-            continue
-        pts = quad.reshape(4, 2) / scale
-        m = Marker(int(mid), tuple((float(x), float(y)) for x, y in pts))  # type: ignore[arg-type]
-        if m.id not in found or m.side_px > found[m.id].side_px:
-            found[m.id] = m
-    return found
+    ids = frozenset(CORNER_IDS)
+    return clearest(detect_markers(gray, ids), ids)
 
 
 def find_mat(gray: NDArray[Any], mat: MinotaurMat) -> MatPose:
