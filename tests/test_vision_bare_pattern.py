@@ -156,16 +156,24 @@ def test_a_pattern_this_version_cannot_print_or_read_is_refused_by_name(
 
 
 def photograph(
-    mat: np.ndarray, rng: np.random.Generator, blur: float, jpeg: int, glare_at: Any = None
+    mat: np.ndarray,
+    rng: np.random.Generator,
+    blur: float,
+    jpeg: int,
+    glare_at: Any = None,
+    glare: tuple[float, float] = (60.0, 40.0),
 ) -> np.ndarray:
     """``mat`` (rendered at PPM) under a 1080p camera that sees it at about 2 px/mm (the mat's
-    long side across the frame, a little tilted), lit by a lamp, with glare of 60 grey levels
-    round ``glare_at`` (mat px), blurred ``blur`` px, with noise, saved as JPEG ``jpeg``."""
+    long side across the frame, a little tilted), lit by a lamp, with glare of ``glare`` (grey
+    levels at its centre, its spread in mm) round each of ``glare_at`` (mat px), blurred
+    ``blur`` px, with noise, saved as JPEG ``jpeg``."""
     f = cv2.GaussianBlur(mat, (0, 0), 1.0).astype(np.float32) * 0.9  # the lens, the lamp
-    if glare_at is not None:
+    spots = [] if glare_at is None else glare_at if isinstance(glare_at, list) else [glare_at]
+    if spots:
         yy, xx = np.mgrid[0 : mat.shape[0], 0 : mat.shape[1]].astype(np.float32)
-        d2 = (xx - glare_at[0]) ** 2 + (yy - glare_at[1]) ** 2
-        f += (60 * np.exp(-d2 / (2 * (40 * PPM) ** 2)))[..., None]
+    for at in spots:
+        d2 = (xx - at[0]) ** 2 + (yy - at[1]) ** 2
+        f += (glare[0] * np.exp(-d2 / (2 * (glare[1] * PPM) ** 2)))[..., None]
     h, w = mat.shape[:2]
     src = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
     dst = np.array([(1760, 80), (1770, 560), (150, 600), (140, 60)], np.float32)
@@ -297,3 +305,26 @@ def test_no_cell_a_card_lies_in_reads_empty_whatever_covers_the_table(seed: int)
 def _key(key: str) -> Cell:
     side, col, row = key.split("/")
     return (side, int(col), int(row))  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("white", [246, 255])
+def test_a_bare_cell_partly_under_glare_a_camera_clips_under_white_still_reads_empty(
+    white: int,
+) -> None:
+    """Glare that clips the mat flat at ``white`` (a camera's tone curve or white balance may
+    clip at 246, under WASHED_OUT: the held-out family's sensor does) leaves nothing to judge
+    where it lies: those tiles are not judged, and the rest of the cell shows the lattice. A
+    card under the same glare is never empty."""
+    rng = np.random.default_rng(7)
+    mat, _ = render_mat(KIT, LAYOUT, rng, PPM, paper_chance=1.0)
+    bare, card = ("hera", 3, 2), ("hera", 1, 1)
+    spots = []
+    for key in (bare, card):
+        x, y, w, _ = KIT.mat.cells[key]
+        spots.append(((x + w / 2) * PPM, (y + 22) * PPM))
+    # 150 grey levels over the lamp's light: the lattice's squares as white as the paper there
+    frame = photograph(mat, rng, 0.5, 90, spots, (150.0, 14.0))
+    frame = np.minimum(frame, white).astype(np.uint8)
+    snap = read_table(frame, KIT)
+    assert snap.cell(*bare).state == "empty"
+    assert snap.cell(*card).state != "empty"

