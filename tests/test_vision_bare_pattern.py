@@ -317,7 +317,8 @@ def test_a_bare_cell_partly_under_glare_a_camera_clips_under_white_still_reads_e
     card under the same glare is never empty."""
     rng = np.random.default_rng(7)
     mat, _ = render_mat(KIT, LAYOUT, rng, PPM, paper_chance=1.0)
-    bare, card = ("hera", 3, 2), ("hera", 1, 1)
+    bare: Cell = ("hera", 3, 2)
+    card: Cell = ("hera", 1, 1)
     spots = []
     for key in (bare, card):
         x, y, w, _ = KIT.mat.cells[key]
