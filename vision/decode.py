@@ -11,6 +11,7 @@ Pure: arrays in, :class:`RawCode` values out. Nothing here opens a file or a cam
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -102,6 +103,30 @@ def as_gray(image: Any) -> NDArray[Any]:
     if image.ndim == 3 and image.shape[2] == 4:
         return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
     raise ImageError(f"image shape {image.shape} is not grey, BGR or BGRA")
+
+
+def gray_and_colour(image: Any) -> tuple[NDArray[Any], NDArray[Any]]:
+    """The image as 8-bit grey (:func:`as_gray`) and as BGR (a grey image's three channels
+    alike). Raises ImageError as :func:`as_gray` does."""
+    gray = as_gray(image)
+    if image.ndim == 3 and image.shape[2] == 3:
+        return gray, image
+    return gray, cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
+
+
+class Laps:
+    """A frame's stage times for a benchmark: :meth:`lap` adds the seconds since the last lap
+    (or since made) to ``into[stage]``; nothing is timed when ``into`` is None."""
+
+    def __init__(self, into: dict[str, float] | None) -> None:
+        self.into = into
+        self.clock = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        if self.into is not None:
+            now = time.perf_counter()
+            self.into[stage] = self.into.get(stage, 0.0) + now - self.clock
+            self.clock = now
 
 
 def decode_qr(

@@ -47,6 +47,7 @@ from printables.herazeus.kit import DECKS
 from printables.herazeus.mat import COLUMNS
 from printables.herazeus.payload import Deck
 from vision.herazeus.table import CellReading, Snapshot
+from vision.proposal import proposal
 
 EntryKind = Literal["figure", "up", "down"]
 
@@ -117,26 +118,6 @@ def _fits(cell: CellReading, e: Entry) -> str:
     return "conflict"  # empty where something is recorded
 
 
-def _proposal(
-    kind: str,
-    side: Deck,
-    column: int,
-    position: int,
-    raw: dict[str, Any] | None,
-    description: str,
-    confidence: float,
-) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "side": side,
-        "column": column,
-        "position": position,
-        "raw": raw,
-        "description": description,
-        "confidence": round(confidence, 3),
-    }
-
-
 def _observation(cell: CellReading) -> dict[str, Any]:
     assert cell.card is not None
     return {
@@ -171,7 +152,7 @@ def _reveals(pairs: list[tuple[CellReading, Entry, str]]) -> list[dict[str, Any]
     for c, e, f in pairs:
         if f == "reveal" and c.card is not None:
             out.append(
-                _proposal(
+                proposal(
                     "reveal",
                     c.side,
                     c.column,
@@ -196,7 +177,7 @@ def _column(
     if gaps:
         g = gaps[0]
         return [
-            _proposal(
+            proposal(
                 "irregularity",
                 side,
                 col,
@@ -224,7 +205,7 @@ def _column(
             share = 1.0 / len(fits)
             if c.state == "down" and c.deck == side:
                 props.append(
-                    _proposal(
+                    proposal(
                         "play",
                         side,
                         col,
@@ -237,7 +218,7 @@ def _column(
                 )
             elif c.state == "up" and c.card is not None and p == 0 and c.card.deck == side:
                 props.append(
-                    _proposal(
+                    proposal(
                         "pegasus_place",
                         side,
                         col,
@@ -267,7 +248,7 @@ def _column(
         for p, pairs in fits2:
             e = entries[p]
             props.append(
-                _proposal(
+                proposal(
                     "removed",
                     side,
                     col,
@@ -296,7 +277,7 @@ def _column(
             else None
         )
         return [
-            _proposal(
+            proposal(
                 "irregularity",
                 side,
                 col,
@@ -324,7 +305,7 @@ def _challenges(props: list[dict[str, Any]], turn: Deck | None) -> list[dict[str
             ):
                 by = turn or r["side"]
                 out.append(
-                    _proposal(
+                    proposal(
                         "challenge",
                         by,
                         r["column"],

@@ -24,7 +24,6 @@ snapshot. Pure: arrays in, values out.
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -38,11 +37,12 @@ from printables.herazeus.mat import COLUMNS, PATTERN_PERIOD_MM, ROWS, MatGeometr
 from printables.herazeus.payload import Deck
 from vision.codebook import aligned_corners, codebook
 from vision.decode import (
+    Laps,
     Point,
     RawCode,
-    as_gray,
     decode_crop,
     decode_qr,
+    gray_and_colour,
 )
 from vision.herazeus.cards import Detection, check_code
 from vision.herazeus.kit import CardRef, KitLike
@@ -1101,19 +1101,8 @@ def read_table(
     (for the benchmark) receives the seconds each stage took: ``markers`` (grey, ArUco, the
     mat's pose), ``codes`` (the full-frame QR pass and placing), ``cells`` (the bare-mat tests
     and the second pass)."""
-    clock = time.perf_counter()
-
-    def lap(stage: str) -> None:
-        nonlocal clock
-        if timings is not None:
-            now = time.perf_counter()
-            timings[stage] = timings.get(stage, 0.0) + now - clock
-            clock = now
-
-    gray = as_gray(image)
-    bgr = (
-        image if image.ndim == 3 and image.shape[2] == 3 else cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
-    )
+    lap = Laps(timings).lap
+    gray, bgr = gray_and_colour(image)
     geo = kit.mat
     book = codebook(kit.payloads) if second_pass else None
     markers = detect_markers(gray)

@@ -35,6 +35,7 @@ from typing import Any
 from engine.minotaur.cards import COLUMNS, PLAYERS
 from engine.say import Say
 from vision.minotaur.table import CardSeen, MinotaurSnapshot
+from vision.proposal import proposal
 
 NOTHING = Say("nothing")  # a lane or the deities' place recorded or seen without a card
 
@@ -63,26 +64,6 @@ def _side(view: Mapping[str, Any], side: str) -> tuple[dict[str, list[str]], lis
     return cols, _names(s.get("deities", []), f"{side}.deities")
 
 
-def _proposal(
-    kind: str,
-    side: str,
-    column: str | None,
-    position: int | None,
-    raw: dict[str, Any] | None,
-    description: str,
-    confidence: float,
-) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "side": side,
-        "column": column,
-        "position": position,
-        "raw": raw,
-        "description": description,
-        "confidence": round(confidence, 3),
-    }
-
-
 def _owner(card: CardSeen, turn: str | None) -> str | None:
     """Whose a deity seen is: its deck's player; a bonus-deck card (M17), the turn's player."""
     return card.deck if card.deck in PLAYERS else turn
@@ -96,7 +77,7 @@ def _lane(side: str, column: str, seen: list[str], recorded: list[str]) -> list[
     if len(seen) == len(recorded) + 1 and seen[:-1] == recorded:
         card = seen[-1]
         return [
-            _proposal(
+            proposal(
                 "play",
                 side,
                 column,
@@ -116,7 +97,7 @@ def _lane(side: str, column: str, seen: list[str], recorded: list[str]) -> list[
         if gone:
             p = gone[0]
             return [
-                _proposal(
+                proposal(
                     "removed",
                     side,
                     column,
@@ -131,7 +112,7 @@ def _lane(side: str, column: str, seen: list[str], recorded: list[str]) -> list[
                 )
             ]
     return [
-        _proposal(
+        proposal(
             "irregularity",
             side,
             column,
@@ -169,7 +150,7 @@ def _deities(
                 if mine_gone:
                     raw["replace"] = mine_gone[0]
                 return [
-                    _proposal(
+                    proposal(
                         "play_deity",
                         side,
                         None,
@@ -182,7 +163,7 @@ def _deities(
     if not new and len(list(gone.elements())) == 1:
         ((whose, card),) = list(gone.elements())
         return [
-            _proposal(
+            proposal(
                 "removed",
                 str(whose),
                 None,
@@ -193,7 +174,7 @@ def _deities(
             )
         ]
     return [
-        _proposal(
+        proposal(
             "irregularity",
             turn or PLAYERS[0],
             None,

@@ -27,7 +27,6 @@ marker pose (:class:`vision.pose.MatPose`), :func:`lies_flat`,
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -53,7 +52,7 @@ from printables.minotaur.mat import (
 )
 from printables.minotaur.sheets import STRIP_CODE_MM
 from vision.codebook import Codebook, codebook
-from vision.decode import RawCode, as_gray, decode_crop, decode_qr
+from vision.decode import Laps, RawCode, decode_crop, decode_qr, gray_and_colour
 from vision.pose import (
     Marker,
     MatNotFound,
@@ -387,19 +386,8 @@ def read_table(
     seen. ``second_pass``: slots and cells not settled are read again (``match``: with the
     kit's codes matched too, :mod:`vision.codebook`; slower, a few more lanes read at 1080p).
     ``timings`` receives each stage's seconds (``markers``, ``codes``, ``places``)."""
-    clock = time.perf_counter()
-
-    def lap(stage: str) -> None:
-        nonlocal clock
-        if timings is not None:
-            now = time.perf_counter()
-            timings[stage] = timings.get(stage, 0.0) + now - clock
-            clock = now
-
-    gray = as_gray(image)
-    bgr = (
-        image if image.ndim == 3 and image.shape[2] == 3 else cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
-    )
+    lap = Laps(timings).lap
+    gray, bgr = gray_and_colour(image)
     mat = minotaur_mat()
     pose = find_mat(gray, mat)
     lap("markers")
