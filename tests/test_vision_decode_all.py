@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -119,3 +120,38 @@ def test_referee_scan_imports_neither_the_pdf_library_nor_the_other_commands() -
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "0 []"
+
+
+def covered(img: np.ndarray, at: tuple[int, int], module_px: int = 6) -> np.ndarray:
+    """``img`` with a card's edge laid over the right third of the code whose top left is
+    ``at``: a sharp symbol with its finders in view that no decoder can read whole."""
+    out = img.copy()
+    x, y = at
+    out[y - 30 : y + 21 * module_px + 30, x + 15 * module_px :] = 120
+    return out
+
+
+@pytest.mark.parametrize(("blurred", "tried"), [(False, False), (True, True)])
+def test_the_codebook_is_tried_on_an_unread_symbol_only_when_it_is_blurred(
+    monkeypatch: pytest.MonkeyPatch, blurred: bool, tried: bool
+) -> None:
+    """A symbol the first pass sees but cannot read, as sharp as the code beside it that it
+    reads, is covered or damaged (a fan's card beneath), not blurred: the kit's codebook,
+    which reads codes whose modules blur merged, is not tried there (LEFT_SHARP_SHARE). A
+    blurred one is still matched."""
+    calls: list[bool] = []
+    real = vision.decode.matched_codes  # type: ignore[attr-defined]
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vision.decode, "matched_codes", spy)
+    img = code_photo(TEXT, at=(200, 200))
+    other = covered(code_photo(OTHER, at=(800, 200)), (800, 200))
+    if blurred:
+        other = cv2.GaussianBlur(other, (0, 0), 3.6)
+    img[:, 640:] = other[:, 640:]
+    codes, _ = find_codes(img, retries=True, book=codebook(KIT.payloads))
+    assert [c.text for c in codes] == [TEXT]
+    assert bool(calls) == tried
