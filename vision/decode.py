@@ -40,6 +40,22 @@ class ImageError(ValueError):
     """An image that cannot be read at all (empty, wrong type or shape)."""
 
 
+def quad_centre(corners: Sequence[Point]) -> Point:
+    """The mean of a square's four corners (px)."""
+    return (sum(p[0] for p in corners) / 4, sum(p[1] for p in corners) / 4)
+
+
+def quad_side(corners: Sequence[Point]) -> float:
+    """The mean length of a square's four sides (px)."""
+    return (
+        sum(
+            float(np.hypot(a[0] - b[0], a[1] - b[1]))
+            for a, b in zip(corners, [*corners[1:], corners[0]], strict=True)
+        )
+        / 4
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class RawCode:
     """A QR symbol as the decoder returned it: its text and its corners in image pixels
@@ -53,21 +69,12 @@ class RawCode:
 
     @property
     def centre(self) -> Point:
-        xs = [p[0] for p in self.corners]
-        ys = [p[1] for p in self.corners]
-        return (sum(xs) / 4, sum(ys) / 4)
+        return quad_centre(self.corners)
 
     @property
     def side_px(self) -> float:
         """The mean length of the symbol's sides in pixels."""
-        c = self.corners
-        return (
-            sum(
-                float(np.hypot(c[i][0] - c[(i + 1) % 4][0], c[i][1] - c[(i + 1) % 4][1]))
-                for i in range(4)
-            )
-            / 4
-        )
+        return quad_side(self.corners)
 
 
 @dataclass(frozen=True, slots=True)

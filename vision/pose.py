@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.codebook import Codebook, matched_codes
-from vision.decode import Point, Quad, RawCode
+from vision.decode import Point, Quad, RawCode, quad_centre, quad_side
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,21 +79,11 @@ class Marker:
 
     @property
     def centre(self) -> Point:
-        return (
-            sum(p[0] for p in self.corners) / 4,
-            sum(p[1] for p in self.corners) / 4,
-        )
+        return quad_centre(self.corners)
 
     @property
     def side_px(self) -> float:
-        c = self.corners
-        return (
-            sum(
-                float(np.hypot(c[i][0] - c[(i + 1) % 4][0], c[i][1] - c[(i + 1) % 4][1]))
-                for i in range(4)
-            )
-            / 4
-        )
+        return quad_side(self.corners)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners]}
