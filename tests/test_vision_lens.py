@@ -17,7 +17,7 @@ from vision.decode import as_gray
 from vision.herazeus.markers import Marker, MatNotFound, detect_markers, find_mat
 from vision.herazeus.synth import cell_key, demo_kit, score_table, table_scene
 from vision.herazeus.table import read_table
-from vision.pose import Lens
+from vision.pose import Lens, MatPose, _exact_lens_maps, _lens_maps
 from vision.scenery import Scene, SceneOptions, _barrel
 
 KIT = demo_kit()
@@ -96,3 +96,23 @@ def test_the_lens_term_bends_and_straightens_points_back_to_where_they_were() ->
     half[:2, 2] = 0.5 * 0.5 - 0.5
     small = lens.scaled(half)
     assert np.allclose(small.distort(pts * 0.5 - 0.25), bent * 0.5 - 0.25, atol=1e-6)
+
+
+@pytest.mark.parametrize("k", [-0.6, -0.2, 0.2])
+@pytest.mark.parametrize(
+    ("origin", "size", "px_per_mm"),
+    [((0.0, 0.0), (900, 600), 1.5), ((100.0, 50.0), (252, 352), 4.0), ((3.3, 7.1), (37, 23), 2.0)],
+)
+def test_a_straightened_view_samples_each_pixel_where_the_bent_lens_puts_it(
+    k: float, origin: tuple[float, float], size: tuple[int, int], px_per_mm: float
+) -> None:
+    """The view's sampling map is worked out on a grid and interpolated (vision.pose
+    WARP_GRID_PX): every pixel, the borders included, stays within 0.05 px of where the pose
+    and the lens put it point by point, on the widest lens we follow and a pincushion."""
+    h = np.array([[1.7, 0.05, 200.0], [0.02, 1.72, 80.0], [1e-5, 2e-5, 1.0]])
+    pose = MatPose(h, (0, 1, 2, 3), 0.1, 1.0, Lens.of_frame(k, (1920, 1080)))
+    fast = _lens_maps(pose, origin, size, px_per_mm)
+    exact = _exact_lens_maps(pose, origin, size, px_per_mm)
+    for a, b in zip(fast, exact, strict=True):
+        assert a.shape == (size[1], size[0])
+        assert float(np.abs(a - b).max()) < 0.05
