@@ -15,7 +15,14 @@ import qrcode  # type: ignore[import-untyped]
 
 import vision
 from vision.codebook import Codebook, codebook
-from vision.decode import ImageError, find_codes, first_pass
+from vision.decode import (
+    LEFT_DEEP_GREY,
+    ImageError,
+    find_codes,
+    first_pass,
+    left_undecoded,
+    module_blur,
+)
 from vision.herazeus.synth import demo_kit
 
 TEXT = "https://example.org/not-a-kit-code"
@@ -155,3 +162,81 @@ def test_the_codebook_is_tried_on_an_unread_symbol_only_when_it_is_blurred(
     codes, _ = find_codes(img, retries=True, book=codebook(KIT.payloads))
     assert [c.text for c in codes] == [TEXT]
     assert bool(calls) == tried
+
+
+@pytest.mark.parametrize("sigma", [0.1, 0.2, 0.3, 0.45])
+def test_a_codes_blur_is_measured_in_modules_whatever_covers_part_of_it(sigma: float) -> None:
+    """module_blur: a version-1 code blurred by a Gaussian of ``sigma`` modules measures it
+    within 0.1 (up to 0.45: the costly passes start there); a plain card laid over a third
+    of it changes that by less than 0.05."""
+    card = sorted(KIT.payloads)[3]  # the kit's codes are version 1: 21 modules, 6 px each here
+    img = cv2.GaussianBlur(code_photo(card, at=(300, 200)), (0, 0), sigma * 6)
+    quad = np.array([[300, 200], [426, 200], [426, 326], [300, 326]], np.float32)
+    whole = module_blur(img, quad)
+    assert whole == pytest.approx(sigma, abs=0.1)
+    assert module_blur(covered(img, (300, 200)), quad) == pytest.approx(whole, abs=0.05)
+
+
+@pytest.mark.parametrize(("blurred", "deep"), [(False, False), (True, True)])
+def test_a_located_symbol_gets_the_costly_passes_only_when_its_edges_are_blurred(
+    monkeypatch: pytest.MonkeyPatch, blurred: bool, deep: bool
+) -> None:
+    """A symbol zxing-cpp located but could not decode: sharp, it is covered (a fan's card
+    beneath), and only the crop's re-reads are tried round it; blurred by 0.6 module, the blur
+    undone reads it (LEFT_BLURRED_MODULES)."""
+    calls: list[bool] = []
+    real = vision.decode.deblurred
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vision.decode, "deblurred", spy)
+    card = sorted(KIT.payloads)[3]
+    img = code_photo(TEXT, at=(200, 200))
+    if blurred:
+        other = cv2.GaussianBlur(code_photo(card, at=(800, 200)), (0, 0), 0.6 * 6)
+    else:
+        other = covered(code_photo(card, at=(800, 200)), (800, 200))
+    img[:, 640:] = other[:, 640:]
+    img = np.clip(img + np.random.default_rng(1).normal(0, 3, img.shape), 0, 255)
+    img = img.astype(np.uint8)
+    codes, errors = first_pass(img)
+    assert [c.text for c in codes] == [TEXT] and errors  # located, not decoded
+    found, _ = find_codes(img, retries=True, book=codebook(KIT.payloads))
+    assert sorted(c.text for c in found) == sorted([TEXT, card] if blurred else [TEXT])
+    assert bool(calls) == deep
+
+
+def test_with_nothing_read_only_a_square_with_a_codes_detail_gets_the_costly_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the first pass read nothing, the codebook's search names dark squares: one with
+    a blurred code's module detail gets the blur undone and the codebook; one of faint print
+    (a card's small text) gets the crop's re-reads only (LEFT_DEEP_GREY)."""
+    card = sorted(KIT.payloads)[3]
+    img = cv2.GaussianBlur(code_photo(card, at=(500, 250)), (0, 0), 0.7 * 6)
+    img = np.clip(img + np.random.default_rng(1).normal(0, 3, img.shape), 0, 255)
+    img = img.astype(np.uint8)
+    assert first_pass(img) == ([], [])
+    (left,) = left_undecoded(img, [], [])
+    assert left.texture >= LEFT_DEEP_GREY and left.deep
+
+    calls: list[bool] = []
+    real = vision.decode.deblurred
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vision.decode, "deblurred", spy)
+    printed = np.full((720, 1280), 200, np.uint8)
+    printed[220:380, 470:630] = 255
+    letters = np.random.default_rng(3).random((42, 42)) < 0.5
+    ink = np.where(np.kron(letters, np.ones((3, 3), bool)), 70, 110).astype(np.uint8)
+    printed[237 : 237 + 126, 487 : 487 + 126] = ink
+    photo = cv2.GaussianBlur(printed, (0, 0), 1.2)
+    (square,) = left_undecoded(photo, *first_pass(photo))
+    assert square.texture < LEFT_DEEP_GREY and not square.deep
+    assert find_codes(photo, retries=True, book=codebook(KIT.payloads))[0] == []
+    assert calls == []

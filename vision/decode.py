@@ -528,6 +528,23 @@ LEFT_TEXTURE_GREY = 6.0  # grey levels, when no code was read
 # at 1080p it cost up to 200 times plain zxing-cpp's time and read none of them. Codes left
 # unread beside codes read on the tuned sets keep 0.84-1.06 of their detail when sharp
 LEFT_SHARP_SHARE = 0.75
+# The passes past the crop's re-reads (the blur undone, our finder, the kit's codebook) read
+# codes whose modules blur merged. A symbol zxing-cpp located but could not decode is blurred
+# so only when its edges are (module_blur, LEFT_BLURRED_MODULES); a sharper one is stopped by
+# what covers or damages its modules (a fan's cards beneath, a glare), or by a module's
+# sampling, which the re-reads at other scales and binarisers mend. zxing-cpp's first pass
+# reads codes up to about 0.6 module of blur (module_blur of the codes it read: tuned phone
+# sets 0.13-0.59, held-out 0.13-0.47); the test's version-1 code blurred by 0.6 module, which
+# it locates without decoding, measures 0.66. On the tuned sets (hard and fans, 1080p and
+# 12 MP) every located symbol read was read by the crop 2x or the first re-read; on the
+# diagnostic held-out fans at 1080p the costly passes round 17 of them cost 4.2 s and read
+# none (4 of the 44 located there measure 0.45 or more). When nothing was read, a square
+# the codebook's search names with less module detail than LEFT_DEEP_GREY gets the re-reads
+# only: the codes the costly passes read there kept 19 grey levels or more on the tuned sets
+# (1080p 19.3-36, 12 MP 21.6), and squares of print and art, which the held-out family's
+# cards show plenty of (up to 30), cost up to 80 ms each
+LEFT_DEEP_GREY = 15.0
+LEFT_BLURRED_MODULES = 0.45  # module_blur of a located symbol that gets the costly passes
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
 
 
@@ -542,6 +559,7 @@ class Left:
     texture: float = 1.0
     quads: tuple[NDArray[Any], ...] = ()
     sharp: bool = False  # as much module detail as the codes read: no codebook (see _ladder)
+    deep: bool = True  # the costly passes past the crop's re-reads are tried (LEFT_DEEP_GREY)
 
 
 def _position(b: Any, scale: float = 1.0, offset: Point = (0.0, 0.0)) -> Quad:
@@ -565,7 +583,8 @@ def first_pass(gray: NDArray[Any]) -> tuple[list[RawCode], list[Left]]:
             codes.append(RawCode(b.text, corners))
         elif (c := RawCode("", corners)).side_px >= 8:
             quad = np.array(corners, np.float32)
-            errors.append(Left(c.centre, c.side_px, float("inf"), (quad,)))
+            deep = module_blur(gray, quad) >= LEFT_BLURRED_MODULES
+            errors.append(Left(c.centre, c.side_px, float("inf"), (quad,), deep=deep))
     return codes, errors
 
 
@@ -609,7 +628,8 @@ def left_undecoded(
         for q in candidate_quads(gray):
             c, side = q.mean(axis=0), float(np.linalg.norm(q[0] - q[2])) / np.sqrt(2)
             at = (float(c[0]), float(c[1]))
-            squares.append(Left(at, side, module_texture(gray, c, side), (q,)))
+            detail = module_texture(gray, c, side)
+            squares.append(Left(at, side, detail, (q,), deep=detail >= LEFT_DEEP_GREY))
         for o in sorted(squares, key=lambda o: -o.texture):  # the most detailed of a place
             if o.texture >= LEFT_TEXTURE_GREY:
                 add(o)
@@ -677,6 +697,29 @@ def module_texture(gray: NDArray[Any], centre: Point | NDArray[Any], side: float
     return float(np.abs(img - cv2.GaussianBlur(img, (0, 0), 2.0)).mean())
 
 
+def module_blur(gray: NDArray[Any], quad: NDArray[Any]) -> float:
+    """How blurred the code in ``quad`` (corners, px) is: a Gaussian's sigma in modules of a
+    version-1 code (21 a side), from its contrast (the 2nd to 98th percentile of its grey) over
+    its steepest edges (the 90th percentile of the grey's gradient where it is at least a
+    quarter of its greatest): an edge of contrast C blurred by sigma px rises at most
+    C / (sigma sqrt(2 pi)) a px. A plain card over part of the code leaves the edges' share."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+    c, r = q.mean(axis=0), 0.45 * side
+    x0, y0 = max(0, int(c[0] - r)), max(0, int(c[1] - r))
+    crop = gray[y0 : int(c[1] + r) + 1, x0 : int(c[0] + r) + 1].astype(np.float32)
+    if crop.shape[0] < 8 or crop.shape[1] < 8:
+        return 0.0
+    gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3) / 8
+    grad = np.hypot(gx, gy)
+    if float(grad.max()) <= 0:
+        return 0.0
+    steepest = float(np.percentile(grad[grad >= 0.25 * grad.max()], 90))
+    lo, hi = np.percentile(crop, (2, 98))
+    return float((hi - lo) / (np.sqrt(2 * np.pi) * steepest) / (side / 21))
+
+
 def _shifted(codes: Iterable[RawCode], offset: Point) -> list[RawCode]:
     ox, oy = offset
     return [
@@ -711,6 +754,8 @@ def _ladder(
     yield decode_crop(gray, (x0, y0, x1 - x0, y1 - y0))
     for scale, amount, binarizer in RETRIES:
         yield _shifted(_retry(crop, scale, amount, binarizer), off)
+    if not left.deep:  # located but not decoded, or too little detail (LEFT_DEEP_GREY)
+        return
     k = min(1.0, float(np.sqrt(DEBLUR_PIXELS / (w * h))))
     work = crop if k == 1.0 else cv2.resize(crop, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
     finders: list[list[tuple[float, float, float]]] = []
