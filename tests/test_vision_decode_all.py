@@ -16,11 +16,9 @@ import qrcode  # type: ignore[import-untyped]
 import vision
 from vision.codebook import Codebook, codebook
 from vision.decode import (
-    LEFT_DEEP_GREY,
     ImageError,
     find_codes,
     first_pass,
-    left_undecoded,
     module_blur,
 )
 from vision.herazeus.synth import demo_kit
@@ -206,37 +204,3 @@ def test_a_located_symbol_gets_the_costly_passes_only_when_its_edges_are_blurred
     found, _ = find_codes(img, retries=True, book=codebook(KIT.payloads))
     assert sorted(c.text for c in found) == sorted([TEXT, card] if blurred else [TEXT])
     assert bool(calls) == deep
-
-
-def test_with_nothing_read_only_a_square_with_a_codes_detail_gets_the_costly_passes(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """When the first pass read nothing, the codebook's search names dark squares: one with
-    a blurred code's module detail gets the blur undone and the codebook; one of faint print
-    (a card's small text) gets the crop's re-reads only (LEFT_DEEP_GREY)."""
-    card = sorted(KIT.payloads)[3]
-    img = cv2.GaussianBlur(code_photo(card, at=(500, 250)), (0, 0), 0.7 * 6)
-    img = np.clip(img + np.random.default_rng(1).normal(0, 3, img.shape), 0, 255)
-    img = img.astype(np.uint8)
-    assert first_pass(img) == ([], [])
-    (left,) = left_undecoded(img, [], [])
-    assert left.texture >= LEFT_DEEP_GREY and left.deep
-
-    calls: list[bool] = []
-    real = vision.decode.deblurred
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        calls.append(True)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(vision.decode, "deblurred", spy)
-    printed = np.full((720, 1280), 200, np.uint8)
-    printed[220:380, 470:630] = 255
-    letters = np.random.default_rng(3).random((42, 42)) < 0.5
-    ink = np.where(np.kron(letters, np.ones((3, 3), bool)), 70, 110).astype(np.uint8)
-    printed[237 : 237 + 126, 487 : 487 + 126] = ink
-    photo = cv2.GaussianBlur(printed, (0, 0), 1.2)
-    (square,) = left_undecoded(photo, *first_pass(photo))
-    assert square.texture < LEFT_DEEP_GREY and not square.deep
-    assert find_codes(photo, retries=True, book=codebook(KIT.payloads))[0] == []
-    assert calls == []

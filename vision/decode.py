@@ -538,12 +538,9 @@ LEFT_SHARP_SHARE = 0.75
 # it locates without decoding, measures 0.66. On the tuned sets (hard and fans, 1080p and
 # 12 MP) every located symbol read was read by the crop 2x or the first re-read; on the
 # diagnostic held-out fans at 1080p the costly passes round 17 of them cost 4.2 s and read
-# none (4 of the 44 located there measure 0.45 or more). When nothing was read, a square
-# the codebook's search names with less module detail than LEFT_DEEP_GREY gets the re-reads
-# only: the codes the costly passes read there kept 19 grey levels or more on the tuned sets
-# (1080p 19.3-36, 12 MP 21.6), and squares of print and art, which the held-out family's
-# cards show plenty of (up to 30), cost up to 80 ms each
-LEFT_DEEP_GREY = 15.0
+# none (4 of the 44 located there measure 0.45 or more). No such gate is put on the squares
+# named when nothing was read: the codebook reads a kit code blurred by a whole module, which
+# keeps 8 grey levels of module detail (tests/test_vision_codebook.py), as little as print
 LEFT_BLURRED_MODULES = 0.45  # module_blur of a located symbol that gets the costly passes
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
 
@@ -559,7 +556,7 @@ class Left:
     texture: float = 1.0
     quads: tuple[NDArray[Any], ...] = ()
     sharp: bool = False  # as much module detail as the codes read: no codebook (see _ladder)
-    deep: bool = True  # the costly passes past the crop's re-reads are tried (LEFT_DEEP_GREY)
+    deep: bool = True  # the costly passes past the crop's re-reads are tried (module_blur)
 
 
 def _position(b: Any, scale: float = 1.0, offset: Point = (0.0, 0.0)) -> Quad:
@@ -628,8 +625,7 @@ def left_undecoded(
         for q in candidate_quads(gray):
             c, side = q.mean(axis=0), float(np.linalg.norm(q[0] - q[2])) / np.sqrt(2)
             at = (float(c[0]), float(c[1]))
-            detail = module_texture(gray, c, side)
-            squares.append(Left(at, side, detail, (q,), deep=detail >= LEFT_DEEP_GREY))
+            squares.append(Left(at, side, module_texture(gray, c, side), (q,)))
         for o in sorted(squares, key=lambda o: -o.texture):  # the most detailed of a place
             if o.texture >= LEFT_TEXTURE_GREY:
                 add(o)
@@ -754,7 +750,7 @@ def _ladder(
     yield decode_crop(gray, (x0, y0, x1 - x0, y1 - y0))
     for scale, amount, binarizer in RETRIES:
         yield _shifted(_retry(crop, scale, amount, binarizer), off)
-    if not left.deep:  # located but not decoded, or too little detail (LEFT_DEEP_GREY)
+    if not left.deep:  # located, not decoded, and its edges sharp (LEFT_BLURRED_MODULES)
         return
     k = min(1.0, float(np.sqrt(DEBLUR_PIXELS / (w * h))))
     work = crop if k == 1.0 else cv2.resize(crop, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
