@@ -1,8 +1,8 @@
 """Stage: ArUco markers (mat corners, sleeve backs), the mat's pose, and the rectified mat.
 
-The kit's markers come from OpenCV's ``DICT_4X4_50`` (:mod:`printables.herazeus.payload`). The
-detector runs with a lower ``minMarkerPerimeterRate`` than OpenCV's default 0.03, which hides
-markers under about 15 px on a 1080p frame. Each corner marker gives four points, so the
+The kit's markers come from OpenCV's ``DICT_4X4_50`` (:mod:`printables.herazeus.payload`),
+found by :func:`vision.pose.detect_markers` (markers of 15 px a side or more on a 1080p
+frame: ``MIN_MARKER_PERIMETER_RATE``). Each corner marker gives four points, so the
 homography from mat millimetres to image pixels uses up to 16 correspondences
 (``cv2.findHomography`` with RANSAC); two markers are enough, four are best.
 
