@@ -8,6 +8,7 @@ puts a point anywhere but where the straight-lens pose and the lens together put
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from vision.decode import as_gray
 from vision.herazeus.markers import Marker, MatNotFound, detect_markers, find_mat
 from vision.herazeus.synth import cell_key, demo_kit, score_table, table_scene
 from vision.herazeus.table import read_table
-from vision.pose import Lens, MatPose, _exact_lens_maps, _lens_maps
+from vision.pose import LENS_K_TOLERANCE, Lens, MatPose, _exact_lens_maps, _least, _lens_maps
 from vision.scenery import Scene, SceneOptions, _barrel
 
 KIT = demo_kit()
@@ -116,3 +117,21 @@ def test_a_straightened_view_samples_each_pixel_where_the_bent_lens_puts_it(
     for a, b in zip(fast, exact, strict=True):
         assert a.shape == (size[1], size[0])
         assert float(np.abs(a - b).max()) < 0.05
+
+
+@pytest.mark.parametrize(
+    ("f", "a", "b", "least"),
+    [
+        (lambda x: (x - 0.123) ** 2, -0.6, 0.2, 0.123),  # a smooth minimum
+        (lambda x: abs(x + 0.31), -0.6, 0.2, -0.31),  # a corner
+        (lambda x: (x - 0.5) ** 2, -0.6, 0.2, 0.2),  # the least at the bracket's end
+        (lambda x: float("inf") if x < -0.3 else (x + 0.2) ** 2, -0.6, 0.2, -0.2),  # a fold
+    ],
+)
+def test_the_lens_search_finds_the_least_error_within_its_tolerance(
+    f: Any, a: float, b: float, least: float
+) -> None:
+    """vision.pose._least (Brent's method, bounded): the lens term's search between the scan's
+    neighbours, within LENS_K_TOLERANCE, where the error is smooth, has a corner, is least at
+    an end, or is infinite past a strong barrel's fold."""
+    assert _least(f, a, b, LENS_K_TOLERANCE) == pytest.approx(least, abs=3 * LENS_K_TOLERANCE)

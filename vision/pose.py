@@ -7,7 +7,7 @@ seen straight from above, and the kit's codes matched in it (:mod:`vision.codebo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -359,6 +359,70 @@ def decode_cell(
 LENS_K = (-0.6, 0.2)
 
 
+# The lens term's search: a scan of LENS_SCAN terms over LENS_K (0.1 apart), then the least
+# error between the scan's neighbours of its best (Brent's method: parabolas through three
+# points, a golden section where they do not help) to LENS_K_TOLERANCE: a term 1e-5 off moves
+# a point at the frame's corner by a hundredth of a px. On 48 frames' markers (tuned and
+# held-out, 1080p, 4K, 12 MP, and the wide-lens tests' frames) it fits 20.6 poses a search
+# where a scan of 17 and 20 golden steps fitted 37 (4.7 -> 3.3 ms), and the error it leaves is
+# never 1e-5 mm more; the terms agree within 1e-4 (where the error is flat, to 3e-6 mm)
+LENS_SCAN = 9
+LENS_K_TOLERANCE = 1e-5
+
+
+def _least(f: Callable[[float], float], a: float, b: float, tol: float) -> float:
+    """The x in [a, b] where ``f`` is least, within ``tol``: Brent's method, bounded (Forsythe,
+    Malcolm and Moler's FMIN, as SciPy's ``fminbound``): a parabola through the three best
+    points where it falls well inside the bracket, else a golden section."""
+    golden = (3 - 5**0.5) / 2
+    eps = float(np.sqrt(np.finfo(float).eps))
+    x = w = v = a + golden * (b - a)
+    fx = fw = fv = f(x)
+    step = e = 0.0
+    m = (a + b) / 2
+    t1 = eps * abs(x) + tol / 3
+    while abs(x - m) > 2 * t1 - (b - a) / 2:
+        parabola = False
+        if abs(e) > t1:
+            r = (x - w) * (fx - fv)
+            q = (x - v) * (fx - fw)
+            p = (x - v) * q - (x - w) * r
+            q = 2 * (q - r)
+            if q > 0:
+                p = -p
+            q = abs(q)
+            before, e = e, step
+            if abs(p) < abs(q * before / 2) and q * (a - x) < p < q * (b - x):
+                parabola = True
+                step = p / q
+                u = x + step
+                if u - a < 2 * t1 or b - u < 2 * t1:
+                    step = t1 if m >= x else -t1
+        if not parabola:
+            e = (a - x) if x >= m else (b - x)
+            step = golden * e
+        u = x + (1.0 if step >= 0 else -1.0) * max(abs(step), t1)
+        fu = f(u)
+        if fu <= fx:
+            if u >= x:
+                a = x
+            else:
+                b = x
+            v, fv, w, fw, x, fx = w, fw, x, fx, u, fu
+        else:
+            if u < x:
+                a = u
+            else:
+                b = u
+            if fu <= fw or w == x:
+                v, fv, w, fw = w, fw, u, fu
+            elif fu <= fv or v in (x, w):
+                v, fv = u, fu
+        m = (a + b) / 2
+        t1 = eps * abs(x) + tol / 3
+    return float(x)
+
+
 def _flat_fit(src: NDArray[Any], dst: NDArray[Any]) -> tuple[NDArray[Any] | None, float]:
     """A least-squares homography mat mm -> px and its mean error back on the mat, mm."""
     h, _mask = cv2.findHomography(src, dst, 0)
@@ -373,7 +437,7 @@ def fit_lens(
 ) -> tuple[NDArray[Any] | None, Lens, float]:
     """The homography, lens term (:class:`Lens` about the frame's centre, ``size`` (w, h))
     and mean error back on the mat (mm) that best fit the points printed at ``src_mm`` seen at
-    ``dst_px``: the lens term searched over ``LENS_K`` (a coarse scan, then a golden section)."""
+    ``dst_px``: the lens term searched over ``LENS_K`` (a scan, then Brent's method)."""
     src = np.asarray(src_mm, np.float64)
     dst = np.asarray(dst_px, np.float64)
 
@@ -386,23 +450,11 @@ def fit_lens(
         return _flat_fit(src, flat)[1]
 
     lo, hi = LENS_K
-    ks = np.linspace(lo, hi, 17)
+    ks = np.linspace(lo, hi, LENS_SCAN)
     errs = [err(float(k)) for k in ks]
     i = int(np.argmin(errs))
     a, b = float(ks[max(0, i - 1)]), float(ks[min(len(ks) - 1, i + 1)])
-    g = (np.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    ec, ed = err(c), err(d)
-    for _ in range(18):
-        if ec < ed:
-            b, d, ed = d, c, ec
-            c = b - g * (b - a)
-            ec = err(c)
-        else:
-            a, c, ec = c, d, ed
-            d = a + g * (b - a)
-            ed = err(d)
-    k = (a + b) / 2
+    k = _least(err, a, b, LENS_K_TOLERANCE)
     lens = Lens.of_frame(k, size)
     h, e = _flat_fit(src, lens.undistort(dst))
     return h, lens, e
