@@ -18,7 +18,7 @@ from vision.decode import as_gray
 from vision.herazeus.markers import Marker, MatNotFound, detect_markers, find_mat
 from vision.herazeus.synth import cell_key, demo_kit, score_table, table_scene
 from vision.herazeus.table import read_table
-from vision.pose import LENS_K_TOLERANCE, Lens, MatPose, _exact_lens_maps, _least, _lens_maps
+from vision.pose import LENS_K_TOLERANCE, Lens, MatPose, _least, _lens_maps
 from vision.scenery import Scene, SceneOptions, _barrel
 
 KIT = demo_kit()
@@ -99,6 +99,17 @@ def test_the_lens_term_bends_and_straightens_points_back_to_where_they_were() ->
     assert np.allclose(small.distort(pts * 0.5 - 0.25), bent * 0.5 - 0.25, atol=1e-6)
 
 
+def exact_lens_maps(
+    pose: MatPose, origin: tuple[float, float], size: tuple[int, int], px_per_mm: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where the pose and its lens put each pixel of a view, point by point."""
+    u = origin[0] + np.arange(size[0], dtype=np.float64) / px_per_mm
+    v = origin[1] + np.arange(size[1], dtype=np.float64) / px_per_mm
+    gu, gv = np.meshgrid(u, v)
+    px = pose.to_image(np.stack([gu.ravel(), gv.ravel()], axis=1))
+    return px[:, 0].reshape(size[1], size[0]), px[:, 1].reshape(size[1], size[0])
+
+
 @pytest.mark.parametrize("k", [-0.6, -0.2, 0.2])
 @pytest.mark.parametrize(
     ("origin", "size", "px_per_mm"),
@@ -113,7 +124,7 @@ def test_a_straightened_view_samples_each_pixel_where_the_bent_lens_puts_it(
     h = np.array([[1.7, 0.05, 200.0], [0.02, 1.72, 80.0], [1e-5, 2e-5, 1.0]])
     pose = MatPose(h, (0, 1, 2, 3), 0.1, 1.0, Lens.of_frame(k, (1920, 1080)))
     fast = _lens_maps(pose, origin, size, px_per_mm)
-    exact = _exact_lens_maps(pose, origin, size, px_per_mm)
+    exact = exact_lens_maps(pose, origin, size, px_per_mm)
     for a, b in zip(fast, exact, strict=True):
         assert a.shape == (size[1], size[0])
         assert float(np.abs(a - b).max()) < 0.05

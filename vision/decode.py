@@ -699,9 +699,9 @@ def module_blur(gray: NDArray[Any], quad: NDArray[Any]) -> float:
     its steepest edges (the 90th percentile of the grey's gradient where it is at least a
     quarter of its greatest): an edge of contrast C blurred by sigma px rises at most
     C / (sigma sqrt(2 pi)) a px. A plain card over part of the code leaves the edges' share."""
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
-    c, r = q.mean(axis=0), 0.45 * side
+    corners = [(float(x), float(y)) for x, y in np.asarray(quad, np.float64).reshape(4, 2)]
+    side, c = quad_side(corners), quad_centre(corners)
+    r = 0.45 * side
     x0, y0 = max(0, int(c[0] - r)), max(0, int(c[1] - r))
     crop = gray[y0 : int(c[1] + r) + 1, x0 : int(c[0] + r) + 1].astype(np.float32)
     if crop.shape[0] < 8 or crop.shape[1] < 8:
