@@ -23,7 +23,9 @@ snapshot. Pure: arrays in, values out.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -901,6 +903,53 @@ def _shows(share: float, axis: float) -> bool:
     return share >= PATTERN_SHARE and axis >= PATTERN_AXIS_SHARE
 
 
+@dataclass(frozen=True, slots=True)
+class _Spans:
+    starts: NDArray[np.intp]
+    tile: NDArray[np.intp]
+    measured: NDArray[np.bool_]
+
+
+@functools.lru_cache(maxsize=1024)
+def _spans(size: int, tiles: int, cuts: tuple[float, ...], band: float, box: int) -> _Spans:
+    """Along one axis of a patch ``size`` px long, cut into ``tiles`` tiles with joins at
+    ``cuts`` (each left out ``band`` px either side): the pieces every tile boundary and every
+    join's band boundary cut the axis into, as their starts (for ``np.add.reduceat``), each
+    piece's tile, and whether it lies between bands and is ``box`` px or more long (a piece
+    of a tile measured on its own)."""
+    edges = sorted(float(c) for c in cuts if -band < c < size + band)
+    bounds = [0.0, *(v for c in edges for v in (c - band, c + band)), float(size)]
+    parts = [
+        (max(0, round(a)), min(size, round(b)))
+        for a, b in zip(bounds[::2], bounds[1::2], strict=True)
+        if round(b) > round(a)
+    ]
+    inner = [t * size // tiles for t in range(1, tiles)]
+    starts = sorted({0, *inner, *(v for p in parts for v in p)} - {size})
+    stops = [*starts[1:], size]
+    tile = [bisect.bisect_right(inner, s) for s in starts]
+    measured = [
+        e - s >= box and any(a <= s and e <= b for a, b in parts)
+        for s, e in zip(starts, stops, strict=True)
+    ]
+    return _Spans(np.array(starts, np.intp), np.array(tile, np.intp), np.array(measured, bool))
+
+
+@functools.lru_cache(maxsize=256)
+def _waves(period_px: float, size: int, starts: tuple[int, ...]) -> NDArray[Any]:
+    """exp(-i k x) along ``size`` px, for each of the lattice's frequencies (PATTERN_SCALES)
+    and each piece of the axis (starting at ``starts``), zero outside it: (size, scales x
+    pieces), so that a row of sums along the axis times it gives every piece's Fourier
+    coefficient at every scale."""
+    k = 2 * np.pi / period_px * np.array(PATTERN_SCALES)  # (scales,)
+    x = np.arange(size)
+    piece = np.searchsorted(np.array(starts[1:], np.intp), x, side="right")
+    out = np.zeros((size, len(PATTERN_SCALES), len(starts)), np.complex128)
+    out[x, :, piece] = np.exp(-1j * x[:, None] * k[None, :])
+    flat: NDArray[Any] = out.reshape(size, -1)
+    return flat
+
+
 def pattern_look(
     gray: NDArray[Any],
     period_px: float,
@@ -912,7 +961,10 @@ def pattern_look(
     marks pixels not to judge (what the kit prints there). ``cuts``: where the mat's sheets
     are joined across the patch (x, then y, px): each sheet lies a little off the next, so the
     lattice's phase jumps there; each part of a tile is measured on its own (the powers added)
-    and a band of ``PATTERN_JOIN_MM`` round the join (its line and shadow) left out."""
+    and a band of ``PATTERN_JOIN_MM`` round the join (its line and shadow) left out.
+
+    Every sum is taken over the blocks the tiles' and the bands' edges cut the patch into, all
+    at once (``np.add.reduceat``): a part of a tile between bands is one such block."""
     g = gray.astype(np.float32)
     box = max(2, round(period_px))
     detail = g - cv2.blur(g, (box, box), borderType=cv2.BORDER_REFLECT)
@@ -923,67 +975,61 @@ def pattern_look(
     # curve, a white balance's gain on one channel: the held-out family's sensor at 246), and
     # the squares, a fifth darker than the paper, are then gone with it; a card lying in the
     # cell still covers every tile, and the cell still needs PATTERN_MIN_TILES that show it
-    washed = gray >= WASHED_OUT
     use = np.ones(g.shape, bool) if skip is None else ~skip
     h, w = g.shape
     band = PATTERN_JOIN_MM * period_px / PATTERN_PERIOD_MM
-    parts = []  # along each axis: the stretches between joins, each ends inside its band
-    for size, at in ((w, cuts[0]), (h, cuts[1])):
-        edges = sorted(float(c) for c in at if -band < c < size + band)
-        bounds = [0.0, *(v for c in edges for v in (c - band, c + band)), float(size)]
-        parts.append(
-            [
-                (max(0, round(a)), min(size, round(b)))
-                for a, b in zip(bounds[::2], bounds[1::2], strict=True)
-                if round(b) > round(a)
-            ]
-        )
-    k = 2 * np.pi / period_px * np.array(PATTERN_SCALES)[:, None]  # (scales, 1)
-    ex = np.exp(-1j * k * np.arange(w)[None, :])  # (scales, w)
-    ey = np.exp(-1j * k * np.arange(h)[None, :])  # (scales, h)
     cols, rows = PATTERN_TILES
+    xs = _spans(w, cols, tuple(cuts[0]), band, box)
+    ys = _spans(h, rows, tuple(cuts[1]), band, box)
+    d = np.where(use, detail, 0.0)
+    # per block: the detail's sum, pixels judged, the detail's sum of squares, pixels washed
+    # out, grey
+    planes = np.stack([d, use, d * d, (gray >= WASHED_OUT) & use, np.where(use, g, 0.0)])
+    on_cols = np.add.reduceat(planes.astype(np.float64), ys.starts, 1)  # (5, block rows, w)
+    s, nm, ss, washed, grey = np.add.reduceat(on_cols, xs.starts, 2)
+    on_rows = np.add.reduceat(planes[:2].astype(np.float64), xs.starts, 2)  # (2, h, blocks)
+    mean = np.divide(s, nm, out=np.zeros_like(s), where=nm > 0)
+    variance = ss - s * mean  # about each block's mean
+    # a fundamental along x sums the columns, along y the rows (less the block's mean), each
+    # at the scale (PATTERN_SCALES) that holds the most
+    ny, nx, scales = len(ys.starts), len(xs.starts), len(PATTERN_SCALES)
+    wx = _waves(period_px, w, tuple(xs.starts.tolist()))
+    wy = _waves(period_px, h, tuple(ys.starts.tolist()))
+    rx = (on_cols[:2] @ wx).reshape(2, ny, scales, nx)
+    ry = (wy.T @ on_rows).reshape(2, scales, ny, nx)
+    safe = np.maximum(nm, 1.0)
+    fx = 2 * np.abs(rx[0] - mean[:, None] * rx[1]).max(axis=1) ** 2 / safe
+    fy = 2 * np.abs(ry[0] - mean[None] * ry[1]).max(axis=0) ** 2 / safe
+    measured = ys.measured[:, None] & xs.measured[None, :] & (nm >= box * box)
+    tile = (ys.tile[:, None] * cols + xs.tile[None, :]).ravel()
+    in_tile = np.zeros((tile.size, rows * cols))  # each block's tile
+    in_tile[np.arange(tile.size), tile] = 1.0
+    sums = np.stack(
+        [nm, washed, grey, *(np.where(measured, a, 0.0) for a in (variance, fx, fy, nm))]
+    )
+    per_tile = sums.reshape(7, -1) @ in_tile
+    n_all, n_washed, n_grey, total, px, py, n = per_tile.tolist()
+    xb = [c * w // cols for c in range(cols + 1)]
+    yb = [r * h // rows for r in range(rows + 1)]
     shares: list[tuple[float, float]] = []
     shown = 0
-    for r in range(rows):
-        y0, y1 = r * h // rows, (r + 1) * h // rows
-        for c in range(cols):
-            x0, x1 = c * w // cols, (c + 1) * w // cols
-            n_all = int(np.count_nonzero(use[y0:y1, x0:x1]))
-            if np.count_nonzero(washed[y0:y1, x0:x1] & use[y0:y1, x0:x1]) > PATTERN_WASHED * n_all:
-                continue
-            total = px = py = 0.0
-            n = 0
-            for ya, yb in parts[1]:
-                for xa, xb in parts[0]:
-                    ya_, yb_, xa_, xb_ = max(y0, ya), min(y1, yb), max(x0, xa), min(x1, xb)
-                    if yb_ - ya_ < box or xb_ - xa_ < box:
-                        continue
-                    m = use[ya_:yb_, xa_:xb_]
-                    nm = int(np.count_nonzero(m))
-                    if nm < box * box:
-                        continue
-                    d = np.where(m, detail[ya_:yb_, xa_:xb_], 0.0)
-                    d = d - m * (float(d.sum()) / nm)
-                    total += float(np.sum(d * d))
-                    # a fundamental along x sums the columns, along y the rows; each at the
-                    # scale (PATTERN_SCALES) that holds the most
-                    rx = ex[:, xa_:xb_] @ d.sum(axis=0)
-                    ry = ey[:, ya_:yb_] @ d.sum(axis=1)
-                    px += 2 * float(np.max(np.abs(rx))) ** 2 / nm
-                    py += 2 * float(np.max(np.abs(ry))) ** 2 / nm
-                    n += nm
-            if n < PATTERN_JUDGED * (y1 - y0) * (x1 - x0) or n < 0.5 * n_all:
-                continue
-            # the weaker fundamental's amplitude (grey levels): 2 |R| / n for a sinusoid
-            amp = float(np.sqrt(2 * min(px, py) / n))
-            if total <= 0 or amp < PATTERN_LEVELS:
-                if float(np.mean(g[y0:y1, x0:x1][use[y0:y1, x0:x1]])) >= BLOWN_MAT:
-                    continue  # clipped by glare under WASHED_OUT: nothing to judge
-                shares.append((0.0, 0.0))
-                continue
-            share, axis = (px + py) / total, min(px, py) / total
-            shares.append((share, axis))
-            shown += _shows(share, axis)
+    for t in range(rows * cols):
+        r, c = divmod(t, cols)
+        area = (yb[r + 1] - yb[r]) * (xb[c + 1] - xb[c])
+        if n_washed[t] > PATTERN_WASHED * n_all[t]:
+            continue
+        if n[t] <= 0 or n[t] < PATTERN_JUDGED * area or n[t] < 0.5 * n_all[t]:
+            continue
+        # the weaker fundamental's amplitude (grey levels): 2 |R| / n for a sinusoid
+        amp = math.sqrt(2 * min(px[t], py[t]) / n[t])
+        if total[t] <= 0 or amp < PATTERN_LEVELS:
+            if n_grey[t] >= BLOWN_MAT * n_all[t]:
+                continue  # clipped by glare under WASHED_OUT: nothing to judge
+            shares.append((0.0, 0.0))
+            continue
+        share, axis = (px[t] + py[t]) / total[t], min(px[t], py[t]) / total[t]
+        shares.append((share, axis))
+        shown += _shows(share, axis)
     return PatternLook(shown, len(shares), tuple(shares))
 
 
