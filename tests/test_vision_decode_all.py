@@ -204,26 +204,3 @@ def test_a_located_symbol_gets_the_costly_passes_only_when_its_edges_are_blurred
     found, _ = find_codes(img, retries=True, book=codebook(KIT.payloads))
     assert sorted(c.text for c in found) == sorted([TEXT, card] if blurred else [TEXT])
     assert bool(calls) == deep
-
-
-def test_a_located_symbol_alone_is_read_again_on_a_crop_of_its_own_size(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Nothing read, one symbol zxing-cpp located but could not decode (a card over a third of
-    it): its corners are the symbol's own, so the crop round it is three of its sides wide
-    (CROP_MARGIN each way), as beside codes read; only a square the codebook's search found,
-    which may be part of a code, gets a crop twice as wide."""
-    boxes: list[tuple[int, int, int, int]] = []
-    real = vision.decode.decode_crop
-
-    def spy(gray: Any, box: tuple[int, int, int, int], *args: Any, **kwargs: Any) -> Any:
-        boxes.append(box)
-        return real(gray, box, *args, **kwargs)
-
-    monkeypatch.setattr(vision.decode, "decode_crop", spy)
-    img = covered(code_photo(sorted(KIT.payloads)[3], at=(560, 250)), (560, 250))
-    codes, errors = first_pass(img)
-    assert not codes and errors and all(e.located for e in errors)
-    side = errors[0].side
-    find_codes(img, retries=True, book=codebook(KIT.payloads))
-    assert boxes and boxes[0][2] == pytest.approx(3 * side, abs=2)

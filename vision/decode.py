@@ -557,7 +557,6 @@ class Left:
     quads: tuple[NDArray[Any], ...] = ()
     sharp: bool = False  # as much module detail as the codes read: no codebook (see _ladder)
     deep: bool = True  # the costly passes past the crop's re-reads are tried (module_blur)
-    located: bool = False  # a symbol zxing-cpp located: its side is the symbol's own
 
 
 def _position(b: Any, scale: float = 1.0, offset: Point = (0.0, 0.0)) -> Quad:
@@ -582,7 +581,7 @@ def first_pass(gray: NDArray[Any]) -> tuple[list[RawCode], list[Left]]:
         elif (c := RawCode("", corners)).side_px >= 8:
             quad = np.array(corners, np.float32)
             deep = module_blur(gray, quad) >= LEFT_BLURRED_MODULES
-            errors.append(Left(c.centre, c.side_px, float("inf"), (quad,), deep=deep, located=True))
+            errors.append(Left(c.centre, c.side_px, float("inf"), (quad,), deep=deep))
     return codes, errors
 
 
@@ -738,8 +737,8 @@ def _ladder(
     (:data:`DEBLUR_PIXELS`) and our finder on it (photos read at their own size), and the
     kit's codebook (squares found at the whole photo's working scales, and of our finder's
     pairs). Corners in ``gray``'s pixels. Unless ``sized`` (``left``'s side measured against
-    the codes read, or a located symbol's own), the crop is twice as wide: a square the
-    codebook's search found may be only a part of a code."""
+    the codes read), the crop is twice as wide: a square the codebook's search found may be
+    only a part of a code."""
     h, w = gray.shape[:2]
     r = (0.5 + CROP_MARGIN) * left.side * (1 if sized else 2)
     x0, y0 = max(0, int(left.centre[0] - r)), max(0, int(left.centre[1] - r))
@@ -787,10 +786,7 @@ def phone_codes(
             continue  # read by the ladder round another
         tried.append(left)
         before = len(codes)
-        # a located symbol's side is its own; a square the codebook's search found when
-        # nothing was read may be part of a code (the crop twice as wide, see _ladder)
-        sized = bool(codes) or left.located
-        for found in _ladder(gray, left, codes, book, sized=sized):
+        for found in _ladder(gray, left, codes, book, sized=bool(codes)):
             passes += 1
             codes = merge_codes([*codes, *found], min_dist=max(8.0, 0.3 * SMALL_CODE_PX))
             if _read_at(found, left):
