@@ -905,6 +905,8 @@ def _shows(share: float, axis: float) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Spans:
+    """The pieces an axis of a patch is cut into (:func:`_spans`)."""
+
     starts: NDArray[np.intp]
     tile: NDArray[np.intp]
     measured: NDArray[np.bool_]
@@ -968,13 +970,6 @@ def pattern_look(
     g = gray.astype(np.float32)
     box = max(2, round(period_px))
     detail = g - cv2.blur(g, (box, box), borderType=cv2.BORDER_REFLECT)
-    # glare's white (WASHED_OUT) is judged as it is: clipping the paper between the dots
-    # leaves the dots, and the lattice's fundamentals, where they were; a tile all but white
-    # shows nothing either way and is not judged. Nor is a tile with no lattice left whose
-    # mean is BLOWN_MAT or brighter: a camera may clip glare well under WASHED_OUT (its tone
-    # curve, a white balance's gain on one channel: the held-out family's sensor at 246), and
-    # the squares, a fifth darker than the paper, are then gone with it; a card lying in the
-    # cell still covers every tile, and the cell still needs PATTERN_MIN_TILES that show it
     use = np.ones(g.shape, bool) if skip is None else ~skip
     h, w = g.shape
     band = PATTERN_JOIN_MM * period_px / PATTERN_PERIOD_MM
@@ -982,6 +977,13 @@ def pattern_look(
     xs = _spans(w, cols, tuple(cuts[0]), band, box)
     ys = _spans(h, rows, tuple(cuts[1]), band, box)
     d = np.where(use, detail, 0.0)
+    # glare's white (WASHED_OUT) is judged as it is: clipping the paper between the dots
+    # leaves the dots, and the lattice's fundamentals, where they were; a tile all but white
+    # shows nothing either way and is not judged. Nor is a tile with no lattice left whose
+    # mean is BLOWN_MAT or brighter: a camera may clip glare well under WASHED_OUT (its tone
+    # curve, a white balance's gain on one channel: the held-out family's sensor at 246), and
+    # the squares, a fifth darker than the paper, are then gone with it; a card lying in the
+    # cell still covers every tile, and the cell still needs PATTERN_MIN_TILES that show it
     # per block: the detail's sum, pixels judged, the detail's sum of squares, pixels washed
     # out, grey
     planes = np.stack([d, use, d * d, (gray >= WASHED_OUT) & use, np.where(use, g, 0.0)])
