@@ -430,12 +430,16 @@ def phone_path(label: str, scenes: Callable[[int], Scene], n: int, repeat: int =
     """The phone photo path (issue 38) on ``n`` photos of ``scenes``: codes read on single
     cards and in fans (a code counts where its truth expects it: fully in view), wrong cards,
     the median time a photo (fastest of ``repeat`` reads), plain zxing-cpp's (one call) on the
-    same photos, and the ratio of the two on the photos plain zxing-cpp reads entirely."""
+    same photos, and the ratio of the two on the photos plain zxing-cpp reads entirely; those
+    with a code in full view and those with none (where nothing is read and every code-like
+    square is what is left) apart."""
     read = {"single": [0, 0], "fans": [0, 0]}
     wrong = 0
     ours: list[float] = []
     plains: list[float] = []
     ratios: list[float] = []
+    some: list[float] = []  # ... with a code in full view
+    none: list[float] = []  # ... with none (nothing is read; what is left is every square)
     for i in range(n):
         s = scenes(i)
         gray = as_gray(s.image)
@@ -455,6 +459,7 @@ def phone_path(label: str, scenes: Callable[[int], Scene], n: int, repeat: int =
         plains.append(tp)
         if want <= plain:
             ratios.append(tn / tp)
+            (some if want else none).append(tn / tp)
     shares = ", ".join(
         f"{k} {r}/{t} ({100 * r / max(1, t):.1f}%)" for k, (r, t) in read.items() if t
     )
@@ -465,6 +470,12 @@ def phone_path(label: str, scenes: Callable[[int], Scene], n: int, repeat: int =
         f"(plain zxing-cpp {median_ms(plains):.0f} ms); on the {len(ratios)} photos plain "
         f"zxing-cpp reads entirely, median {ratio:.2f}x its time (max {most:.2f}x)"
     )
+    for kind, rs in (("a code in full view", some), ("no code in full view", none)):
+        if rs:
+            print(
+                f"  {'':28}   of them {len(rs)} with {kind}: median "
+                f"{float(np.median(rs)):.2f}x (max {max(rs):.2f}x)"
+            )
 
 
 def finder_pair_margins(label: str, scenes: list[Scene]) -> None:
