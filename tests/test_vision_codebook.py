@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.decode
 from printables.herazeus.payload import face_payload
 from printables.sheets import qr_modules
 from vision.codebook import (
@@ -99,6 +100,34 @@ def test_where_the_codes_size_is_known_only_squares_of_about_that_size_are_weigh
     assert payload == OURS
     assert matched_codes(img, BOOK, side=(50, 80)) == []  # a square of another size
     assert matched_codes(img, BOOK, side=(20, 36)) == []
+
+
+def test_told_not_to_search_the_codebook_weighs_only_the_squares_it_is_given() -> None:
+    """search=False: the phone path has found the squares where something was left on the
+    whole photo, once; the crop round it is not searched again, and only those are weighed."""
+    img, corners = label(qr_modules(OURS), module_px=2, blur=0.8)
+    assert matched_codes(img, BOOK, search=False) == []
+    quad = np.array(corners, np.float32)
+    [(payload, got, _)] = matched_codes(img, BOOK, quads=[quad], search=False)
+    assert payload == OURS and np.abs(np.subtract(got, corners)).max() < 2
+
+
+def test_a_square_found_on_the_whole_photo_is_matched_without_searching_its_crop_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The phone path, nothing read: the squares the whole photo's search found where a code
+    may lie are what the codebook weighs on the crop round it (no second search there)."""
+    searched: list[bool] = []
+    real = vision.decode.matched_codes  # type: ignore[attr-defined]
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        searched.append(kwargs["search"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vision.decode, "matched_codes", spy)
+    img, _ = label(qr_modules(OURS), module_px=2, blur=0.8)
+    codes, _ = find_codes(img, retries=True, book=BOOK)
+    assert [c.text for c in codes] == [OURS] and searched == [False]
 
 
 def another_kit_secret(n: int) -> str:

@@ -12,11 +12,15 @@ import cv2
 import numpy as np
 import pytest
 import qrcode  # type: ignore[import-untyped]
+import zxingcpp
 
 import vision
 from vision.codebook import Codebook, codebook
 from vision.decode import (
+    LADDER_SIDE_PX,
     ImageError,
+    Left,
+    _ladder,
     find_codes,
     first_pass,
     module_blur,
@@ -204,3 +208,31 @@ def test_a_located_symbol_gets_the_costly_passes_only_when_its_edges_are_blurred
     found, _ = find_codes(img, retries=True, book=codebook(KIT.payloads))
     assert sorted(c.text for c in found) == sorted([TEXT, card] if blurred else [TEXT])
     assert bool(calls) == deep
+
+
+def test_a_large_symbol_left_unread_is_read_again_on_its_crop_scaled_down(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A symbol wider than LADDER_SIDE_PX (6 px a module) loses no module when scaled down to
+    it: the crop's re-reads run on the crop scaled so, not on a crop of a close-up photo
+    upscaled twice more, and the code they read comes back in the photo's pixels."""
+    sizes: list[int] = []
+    real = zxingcpp.read_barcodes
+
+    def spy(image: Any, *args: Any, **kwargs: Any) -> Any:
+        sizes.append(max(image.shape[:2]))
+        return real(image, *args, **kwargs)
+
+    img = code_photo(TEXT, module_px=12, at=(400, 150))  # 25 modules of 12 px: 300 px
+    side = (img[150] < 128).nonzero()[0].max() + 1 - 400
+    assert side > 2 * LADDER_SIDE_PX
+    monkeypatch.setattr(zxingcpp, "read_barcodes", spy)
+    left = Left((400 + side / 2, 150 + side / 2), float(side), float("inf"), deep=False)
+    steps = list(_ladder(img, left, [], None))
+    assert [c.text for c in steps[0]] == [TEXT]
+    tl, _, br, _ = steps[0][0].corners
+    assert tl == pytest.approx((400, 150), abs=3)
+    assert br == pytest.approx((400 + side, 150 + side), abs=3)
+    # the crop is three of the code's sides across, scaled to three of LADDER_SIDE_PX, and
+    # the largest re-read doubles that
+    assert max(sizes) <= 2 * 3 * LADDER_SIDE_PX + 4

@@ -436,6 +436,7 @@ def square_matches(
     side: tuple[float, float] | None = None,
     quads: Sequence[NDArray[Any]] = (),
     photo_side: int | None = None,
+    search: bool = True,
 ) -> Iterator[tuple[Corners, Match]]:
     """Every candidate square of ``gray`` straightened, with its best code of ``book``,
     accepted or not: the corners (the symbol's own top-left, top-right, bottom-right,
@@ -448,9 +449,11 @@ def square_matches(
     only where no square of about the same place and size was weighed. ``quads`` are more
     squares to weigh, found by the caller (four corners in any order, in ``gray``'s pixels).
     ``photo_side``: ``gray`` is a crop of a photo whose long side is this many px
-    (:func:`candidate_quads`)."""
+    (:func:`candidate_quads`). Without ``search``, ``gray`` is not searched for squares: only
+    ``quads`` are weighed (the caller found them, at the same working scales)."""
     taken = list(known)
-    first = [*candidate_quads(gray, photo_side), *(_ordered(np.asarray(q)) for q in quads)]
+    found = candidate_quads(gray, photo_side) if search else []
+    first = [*found, *(_ordered(np.asarray(q)) for q in quads)]
     weighed: list[tuple[NDArray[Any], float]] = []  # centre and width
 
     def squares() -> Iterator[NDArray[Any]]:
@@ -500,10 +503,11 @@ def matched_codes(
     side: tuple[float, float] | None = None,
     quads: Sequence[NDArray[Any]] = (),
     photo_side: int | None = None,
+    search: bool = True,
 ) -> list[tuple[str, Corners, Match]]:
     """The kit's codes read by matching in ``gray``: ``(payload, corners, match)``, the
     accepted ones of :func:`square_matches`."""
-    found = square_matches(gray, book, known, side, quads, photo_side)
+    found = square_matches(gray, book, known, side, quads, photo_side, search)
     return [(m.payload, c, m) for c, m in found if m.accepted]
 
 

@@ -542,6 +542,22 @@ LEFT_SHARP_SHARE = 0.75
 # named when nothing was read: the codebook reads a kit code blurred by a whole module, which
 # keeps 8 grey levels of module detail (tests/test_vision_codebook.py), as little as print
 LEFT_BLURRED_MODULES = 0.45  # module_blur of a located symbol that gets the costly passes
+# A symbol wider than this (6 px a module for the kit's version-1 codes) keeps every module when
+# scaled down to it: the re-reads on its crop (the crop 2x, the RETRIES) and the blur undone
+# run on the crop scaled so. zxing-cpp locates symbols of partly covered cards in close-ups up
+# to 1,200 px across at 12 MP, whose crops (six of their sides wide when nothing was read) were
+# upscaled to several thousand px a side. Diagnostic held-out fans at 12 MP (972 000-972 019):
+# the same 22 of 25 codes read, the crop's re-reads 6.8 s -> 1.2 s over the 20 photos; the
+# tuned sets (hard and fans, 1080p and 12 MP) read the same codes.
+LADDER_SIDE_PX = 126.0
+# The kit's codebook on a crop round what is left searches the crop for squares again, except
+# when nothing was read: there a square's quads are every square the codebook's own search
+# found at its place on the whole photo (left_undecoded), at the working scales the crop's
+# search would use (photo_side). Diagnostic held-out photos at 1080p (fans 970 000-970 039,
+# the set's mix 971 000-971 029) and at 12 MP (fans 972 000-972 019): the same codes read,
+# the codebook's time 1.8 -> 1.2 s, 1.5 -> 0.4 s and 5.4 -> 2.5 s over each set. Beside codes
+# read a square is a box of the coarse search above, not the codebook's: searched once only
+# there, the tuned fans at 1080p lost a code (seed 11) the crop's own search finds.
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
 
 
@@ -724,6 +740,18 @@ def _shifted(codes: Iterable[RawCode], offset: Point) -> list[RawCode]:
     ]
 
 
+def _scaled(codes: Iterable[RawCode], scale: float, offset: Point) -> list[RawCode]:
+    """``codes`` found on a crop scaled by ``scale`` whose top-left is ``offset``, in the
+    photo's pixels."""
+    return _shifted(
+        (
+            RawCode(c.text, tuple((x / scale, y / scale) for x, y in c.corners), c.matched)  # type: ignore[arg-type]
+            for c in codes
+        ),
+        offset,
+    )
+
+
 def _ladder(
     gray: NDArray[Any],
     left: Left,
@@ -747,26 +775,42 @@ def _ladder(
         return
     crop = gray[y0:y1, x0:x1]
     off = (float(x0), float(y0))
-    yield decode_crop(gray, (x0, y0, x1 - x0, y1 - y0))
+    fit = min(1.0, LADDER_SIDE_PX / left.side)  # a large symbol's crop scaled down
+    small = (
+        crop if fit == 1.0 else cv2.resize(crop, None, fx=fit, fy=fit, interpolation=cv2.INTER_AREA)
+    )
+    sh, sw = small.shape[:2]
+    yield _scaled(decode_crop(small, (0, 0, sw, sh)), fit, off)
     for scale, amount, binarizer in RETRIES:
-        yield _shifted(_retry(crop, scale, amount, binarizer), off)
+        yield _scaled(_retry(small, scale, amount, binarizer), fit, off)
     if not left.deep:  # located, not decoded, and its edges sharp (LEFT_BLURRED_MODULES)
         return
-    k = min(1.0, float(np.sqrt(DEBLUR_PIXELS / (w * h))))
+    whole = min(1.0, float(np.sqrt(DEBLUR_PIXELS / (w * h))))  # the photo's deblur scale
+    k = min(whole, fit)
     work = crop if k == 1.0 else cv2.resize(crop, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
     finders: list[list[tuple[float, float, float]]] = []
     for sigma, sharp in zip(DEBLUR_SIGMAS, deblurred(work, DEBLUR_SIGMAS), strict=True):
         yield decode_qr(sharp, k, off)
-        if sigma in FINDER_SIGMAS and k == 1.0:  # at 12 MP it read none the rest missed
+        if sigma in FINDER_SIGMAS and whole == 1.0:  # at 12 MP it read none the rest missed
             finders.append(finder_patterns(sharp))
             yield _shifted(finder_codes(sharp, k, finders[-1]), off)
     if book is not None and not left.sharp:  # a sharp symbol unread is covered or damaged
         kit = book if isinstance(book, Codebook) else book()
-        centres = [(c.centre[0] - off[0], c.centre[1] - off[1]) for c in known]
-        hints = [q - np.array(off, np.float32) for q in left.quads]
-        quads = [*hints, *_pair_squares(finders)]
-        found = matched_codes(crop, kit, centres, quads=quads, photo_side=max(h, w))
-        yield _shifted((RawCode(p, corners, m.score) for p, corners, m in found), off)
+        at = np.array(off, np.float32)
+        centres = [((c.centre[0] - off[0]) * fit, (c.centre[1] - off[1]) * fit) for c in known]
+        hints = [(q - at) * fit for q in left.quads]
+        pairs = [q * (fit / k) for q in _pair_squares(finders)]  # finders at k, the rest at fit
+        # nothing read: the squares found at its place on the whole photo (see LADDER_SIDE_PX)
+        again = bool(known) or left.texture == float("inf")
+        found = matched_codes(
+            small,
+            kit,
+            centres,
+            quads=[*hints, *pairs],
+            photo_side=round(max(h, w) * fit),
+            search=again,
+        )
+        yield _scaled((RawCode(p, corners, m.score) for p, corners, m in found), fit, off)
 
 
 def phone_codes(
