@@ -543,21 +543,22 @@ LEFT_SHARP_SHARE = 0.75
 # keeps 8 grey levels of module detail (tests/test_vision_codebook.py), as little as print
 LEFT_BLURRED_MODULES = 0.45  # module_blur of a located symbol that gets the costly passes
 # A symbol wider than this (6 px a module for the kit's version-1 codes) keeps every module when
-# scaled down to it: the re-reads on its crop (the crop 2x, the RETRIES) and the blur undone
-# run on the crop scaled so. zxing-cpp locates symbols of partly covered cards in close-ups up
-# to 1,200 px across at 12 MP, whose crops (six of their sides wide when nothing was read) were
-# upscaled to several thousand px a side. Diagnostic held-out fans at 12 MP (972 000-972 019):
-# the same 22 of 25 codes read, the crop's re-reads 6.8 s -> 1.2 s over the 20 photos; the
-# tuned sets (hard and fans, 1080p and 12 MP) read the same codes.
+# scaled down to it: the re-reads on its crop (the crop 2x, the RETRIES), the blur undone and
+# the codebook run on the crop scaled so. zxing-cpp locates symbols of partly covered cards in
+# close-ups up to 1,200 px across at 12 MP, whose crops (six of their sides wide when nothing
+# was read) were upscaled to several thousand px a side. Diagnostic held-out fans at 12 MP
+# (972 000-972 019), with the codebook's search below: the same 22 of 25 codes read; over the
+# 20 photos the crop's re-reads 6.3 -> 1.1 s and the codebook 5.1 -> 1.7 s, the slowest photo
+# 5.1 -> 1.3 s, the 90th percentile 2.6 -> 0.7 s. The tuned sets read the same codes.
 LADDER_SIDE_PX = 126.0
 # The kit's codebook on a crop round what is left searches the crop for squares again, except
 # when nothing was read: there a square's quads are every square the codebook's own search
 # found at its place on the whole photo (left_undecoded), at the working scales the crop's
 # search would use (photo_side). Diagnostic held-out photos at 1080p (fans 970 000-970 039,
-# the set's mix 971 000-971 029) and at 12 MP (fans 972 000-972 019): the same codes read,
-# the codebook's time 1.8 -> 1.2 s, 1.5 -> 0.4 s and 5.4 -> 2.5 s over each set. Beside codes
-# read a square is a box of the coarse search above, not the codebook's: searched once only
-# there, the tuned fans at 1080p lost a code (seed 11) the crop's own search finds.
+# the set's mix 971 000-971 029): the same codes read, the codebook's time 1.8 -> 1.3 s and
+# 1.4 -> 0.6 s over each set (with the scaling above). Beside codes read, a square is a box
+# of the coarse search in left_undecoded, not the codebook's: not searched again there, a
+# tuned overlapping fan at 1080p lost a code the crop's own search finds.
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
 
 
