@@ -767,7 +767,8 @@ def _ladder(
     kit's codebook (squares found at the whole photo's working scales, and of our finder's
     pairs). Corners in ``gray``'s pixels. Unless ``sized`` (``left``'s side measured against
     the codes read), the crop is twice as wide: a square the codebook's search found may be
-    only a part of a code."""
+    only a part of a code. Round a symbol wider than :data:`LADDER_SIDE_PX`, every pass runs
+    on the crop scaled down to it."""
     h, w = gray.shape[:2]
     r = (0.5 + CROP_MARGIN) * left.side * (1 if sized else 2)
     x0, y0 = max(0, int(left.centre[0] - r)), max(0, int(left.centre[1] - r))
