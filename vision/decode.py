@@ -547,18 +547,10 @@ LEFT_BLURRED_MODULES = 0.45  # module_blur of a located symbol that gets the cos
 # the codebook run on the crop scaled so. zxing-cpp locates symbols of partly covered cards in
 # close-ups up to 1,200 px across at 12 MP, whose crops (six of their sides wide when nothing
 # was read) were upscaled to several thousand px a side. Diagnostic held-out fans at 12 MP
-# (972 000-972 019), with the codebook's search below: the same 22 of 25 codes read; over the
-# 20 photos the crop's re-reads 6.3 -> 1.1 s and the codebook 5.1 -> 1.7 s, the slowest photo
-# 5.1 -> 1.3 s, the 90th percentile 2.6 -> 0.7 s. The tuned sets read the same codes.
+# (972 000-972 019), with the codebook's single search (_ladder): the same 22 of 25 codes
+# read; over the 20 photos the crop's re-reads 6.3 -> 1.1 s and the codebook 5.1 -> 1.7 s, the
+# slowest photo 5.1 -> 1.3 s, the 90th percentile 2.6 -> 0.7 s. The tuned sets read the same.
 LADDER_SIDE_PX = 126.0
-# The kit's codebook on a crop round what is left searches the crop for squares again, except
-# when nothing was read: there a square's quads are every square the codebook's own search
-# found at its place on the whole photo (left_undecoded), at the working scales the crop's
-# search would use (photo_side). Diagnostic held-out photos at 1080p (fans 970 000-970 039,
-# the set's mix 971 000-971 029): the same codes read, the codebook's time 1.8 -> 1.3 s and
-# 1.4 -> 0.6 s over each set (with the scaling above). Beside codes read, a square is a box
-# of the coarse search in left_undecoded, not the codebook's: not searched again there, a
-# tuned overlapping fan at 1080p lost a code the crop's own search finds.
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
 
 
@@ -733,24 +725,18 @@ def module_blur(gray: NDArray[Any], quad: NDArray[Any]) -> float:
     return float((hi - lo) / (np.sqrt(2 * np.pi) * steepest) / (side / 21))
 
 
-def _shifted(codes: Iterable[RawCode], offset: Point) -> list[RawCode]:
+def _shifted(codes: Iterable[RawCode], offset: Point, scale: float = 1.0) -> list[RawCode]:
+    """``codes`` found on a crop whose top-left is ``offset`` (scaled by ``scale``), in the
+    photo's pixels."""
     ox, oy = offset
     return [
-        RawCode(c.text, tuple((x + ox, y + oy) for x, y in c.corners), c.matched)  # type: ignore[arg-type]
+        RawCode(
+            c.text,
+            tuple((x / scale + ox, y / scale + oy) for x, y in c.corners),  # type: ignore[arg-type]
+            c.matched,
+        )
         for c in codes
     ]
-
-
-def _scaled(codes: Iterable[RawCode], scale: float, offset: Point) -> list[RawCode]:
-    """``codes`` found on a crop scaled by ``scale`` whose top-left is ``offset``, in the
-    photo's pixels."""
-    return _shifted(
-        (
-            RawCode(c.text, tuple((x / scale, y / scale) for x, y in c.corners), c.matched)  # type: ignore[arg-type]
-            for c in codes
-        ),
-        offset,
-    )
 
 
 def _ladder(
@@ -782,9 +768,9 @@ def _ladder(
         crop if fit == 1.0 else cv2.resize(crop, None, fx=fit, fy=fit, interpolation=cv2.INTER_AREA)
     )
     sh, sw = small.shape[:2]
-    yield _scaled(decode_crop(small, (0, 0, sw, sh)), fit, off)
+    yield _shifted(decode_crop(small, (0, 0, sw, sh)), off, fit)
     for scale, amount, binarizer in RETRIES:
-        yield _scaled(_retry(small, scale, amount, binarizer), fit, off)
+        yield _shifted(_retry(small, scale, amount, binarizer), off, fit)
     if not left.deep:  # located, not decoded, and its edges sharp (LEFT_BLURRED_MODULES)
         return
     whole = min(1.0, float(np.sqrt(DEBLUR_PIXELS / (w * h))))  # the photo's deblur scale
@@ -801,18 +787,24 @@ def _ladder(
         at = np.array(off, np.float32)
         centres = [((c.centre[0] - off[0]) * fit, (c.centre[1] - off[1]) * fit) for c in known]
         hints = [(q - at) * fit for q in left.quads]
-        pairs = [q * (fit / k) for q in _pair_squares(finders)]  # finders at k, the rest at fit
-        # nothing read: the squares found at its place on the whole photo (see LADDER_SIDE_PX)
+        # The crop is searched for squares again, except when nothing was read: there a
+        # square's quads are every square the codebook's own search found at its place on the
+        # whole photo (left_undecoded), at the working scales the crop's search would use
+        # (photo_side). Diagnostic held-out photos at 1080p (fans 970 000-970 039, the set's
+        # mix 971 000-971 029): the same codes read, the codebook's time 1.8 -> 1.3 s and
+        # 1.4 -> 0.6 s over each set (with LADDER_SIDE_PX). Beside codes read, a square is a
+        # box of the coarse search in left_undecoded, not the codebook's: not searched again
+        # there, a tuned overlapping fan at 1080p lost a code the crop's own search finds.
         again = bool(known) or left.texture == float("inf")
         found = matched_codes(
             small,
             kit,
             centres,
-            quads=[*hints, *pairs],
+            quads=[*hints, *_pair_squares(finders)],  # found at k, which is fit there
             photo_side=round(max(h, w) * fit),
             search=again,
         )
-        yield _scaled((RawCode(p, corners, m.score) for p, corners, m in found), fit, off)
+        yield _shifted((RawCode(p, corners, m.score) for p, corners, m in found), off, fit)
 
 
 def phone_codes(
