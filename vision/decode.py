@@ -566,7 +566,7 @@ class Left:
     quads: tuple[NDArray[Any], ...] = ()
     sharp: bool = False  # as much module detail as the codes read: no codebook (see _ladder)
     deep: bool = True  # the costly passes past the crop's re-reads are tried (module_blur)
-    spot: bool = False  # a texture spot: only the crop upscaled, plain and thickened
+    spot: bool = False  # a texture spot: the crop's first re-read (and thickened, nothing read)
 
 
 def _position(b: Any, scale: float = 1.0, offset: Point = (0.0, 0.0)) -> Quad:
@@ -734,14 +734,15 @@ def module_blur(gray: NDArray[Any], quad: NDArray[Any]) -> float:
 # of the photo with each of SPOT_BOXES (a code of 26-144 px at 1080p), or at the codes' own size.
 # Card art is busy too (up to 60 grey levels, more than a pale code's 5-25): a spot is only a
 # place to look, never a code, so it gets the crop's re-reads (zxing-cpp's error correction
-# and the kit's check: they cannot read a wrong card), not the codebook. Measured on the held-out
-# generator's diagnostic seeds (1080p fans 970 000-970 039, the set's mix 971 000-971 029,
-# 12 MP fans 972 000-972 019; never the named held-out sets): 7 codes more, 0 wrong.
+# and the kit's check, as for any code the first pass reads), not the codebook. Measured on
+# the held-out generator's diagnostic seeds (1080p fans 970 000-970 039, the set's mix
+# 971 000-971 029, 12 MP fans 972 000-972 019; never the named held-out sets): 7 codes more,
+# 0 wrong.
 SPOT_BLUR = 5  # px: a module of 1.3-3.5 px differs from this mean (3 px: one code fewer)
 SPOT_BOXES = ((13, 23), (18, 32))  # a square's side and its ring's outer side, px at an octave
 SPOT_OCTAVES = 3  # halvings of the photo (at most ~2 MP) the spots are looked for at
 # Beside codes read, the codes read themselves are busy: the spots read there scored 0.68-1.17
-# of their score (the margin below is thin: 0.03 of it, on one code of seven)
+# of their score (the margin below is thin: 0.03 of it, on one of the five codes read there)
 SPOT_SHARE = 0.65  # a spot beside codes read: at least this share of their own score
 SPOT_GREY = 3.0  # grey levels a spot is busier than its ring at least (the codes read: 15-20)
 SPOT_SIDE_PX = 13.0  # the codes' side at the octave their spots are looked for at, or less
@@ -836,7 +837,8 @@ def _ladder(
     pairs). Corners in ``gray``'s pixels. Unless ``sized`` (``left``'s side measured against
     the codes read), the crop is twice as wide: a square the codebook's search found may be
     only a part of a code. Round a symbol wider than :data:`LADDER_SIDE_PX`, every pass runs
-    on the crop scaled down to it."""
+    on the crop scaled down to it. Round a texture spot (``left.spot``), a crop of
+    :data:`SPOT_MARGIN` and only the first re-reads."""
     h, w = gray.shape[:2]
     margin = SPOT_MARGIN if left.spot else CROP_MARGIN
     r = (0.5 + margin) * left.side * (1 if sized else 2)
