@@ -1,6 +1,8 @@
-"""The phone path's last look (issue 38, round seven): a code no dark square names is still a
-square busier than the ring round it (``texture_spots``), and a code whose dark modules light
-has thinned to strokes reads once they are thickened (``_thickened``)."""
+"""The phone path's last look (issue 38, rounds seven and eight): a code no dark square names is
+still a square busier than the ring round it (``texture_spots``), a code whose dark modules
+light has thinned to strokes reads once they are thickened (``_thickened``), and where nothing
+was read the kit's codebook weighs the squares of a code's size round a spot (``spot_quads``).
+Squares found before any code was read are looked at again at the codes' size."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ import numpy as np
 import pytest
 import qrcode  # type: ignore[import-untyped]
 
+import vision.codebook as codebook
 import vision.decode as decode
+from vision.codebook import candidate_quads, spot_quads
 from vision.decode import _thickened, decode_crop, texture_spots
 from vision.herazeus import studio  # rasterises the kit with pypdfium2 (the test extra)
 from vision.herazeus.cards import read_cards
@@ -75,3 +79,66 @@ def test_a_code_no_dark_square_names_is_read_at_its_spot(
 
     monkeypatch.setattr(decode, "_spots_left", no_spots)
     assert payload not in {d.payload for d in read_cards(scene.image, KIT)}, why
+
+
+def framed_code(module_px: float = 1.4) -> tuple[np.ndarray, tuple[float, float], float]:
+    """A small code on a white label with a card's dark frame line a px from it, as a fan shows
+    a code at 1.3-1.5 px a module (a grey picture, its code's centre and side)."""
+    qr = qrcode.QRCode(border=0, box_size=1)
+    qr.add_data(TEXT)
+    modules = ~np.array(qr.get_matrix(), bool)
+    big = np.kron(modules.astype(np.float32) * 200 + 40, np.ones((10, 10), np.float32))
+    side = 21 * module_px
+    sym = cv2.resize(big, (round(side), round(side)), interpolation=cv2.INTER_AREA)
+    img = np.full((200, 200), 235, np.float32)
+    img[80 : 80 + sym.shape[0], 80 : 80 + sym.shape[1]] = sym
+    img[77:79, 20:180] = 90  # the frame, 2 px wide and a px off the code, along its top
+    img = cv2.GaussianBlur(img, (0, 0), 0.5)
+    return img.astype(np.uint8), (80 + side / 2, 80 + side / 2), side
+
+
+def test_a_small_code_beside_a_frame_line_is_a_square_round_its_spot() -> None:
+    """Smoothed by 1.5 px only, the code and the frame line are one dark region (no square of
+    the code's size); smoothed over a module, the line fades and the code stands alone."""
+    img, centre, side = framed_code()
+
+    def of_its_size(quads: list[np.ndarray]) -> list[np.ndarray]:
+        return [
+            q
+            for q in quads
+            if np.linalg.norm(q.mean(axis=0) - centre) < side / 4
+            and 0.8 * side <= np.linalg.norm(q[0] - q[2]) / np.sqrt(2) <= 1.2 * side
+        ]
+
+    assert of_its_size(candidate_quads(img)) == []
+    assert of_its_size(spot_quads(img, centre, [side]))
+    # a spot's side is coarse: the sizes looked for are kept within SPOT_FIT of each
+    for q in spot_quads(img, centre, [2 * side]):
+        assert np.linalg.norm(q[0] - q[2]) / np.sqrt(2) >= codebook.SPOT_FIT[0] * 2 * side
+
+
+def test_where_nothing_was_read_the_codebook_weighs_the_squares_round_a_spot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fan of five at 1080p (a diagnostic held-out seed): one code in full view at 1.3 px a
+    module, its label touching the frame of the card above it. No decoder reads it and no dark
+    square names it; the codebook matches it on a square round its spot, and only there."""
+    scene = studio.phone_scene(KIT, 970_018, "1080p", cards=5)
+    (payload,) = (c["payload"] for c in scene.truth["cards"] if c["payload"].endswith("XI4K"))
+    assert payload in {d.payload for d in read_cards(scene.image, KIT)}
+
+    def no_squares(*args: Any) -> list[Any]:
+        return []
+
+    monkeypatch.setattr(decode, "spot_quads", no_squares)
+    assert payload not in {d.payload for d in read_cards(scene.image, KIT)}
+
+
+def test_squares_found_before_any_code_was_read_are_looked_at_again_at_the_codes_size() -> None:
+    """A fan of six at 12 MP (a diagnostic held-out seed) where the first pass reads nothing:
+    the squares then found on two washed codes are their finders, a third of a code across.
+    Once codes are read, each such square is tried at the codes' size, and both codes read."""
+    scene = studio.phone_scene(KIT, 972_011, "12mp", cards=6)
+    want = {c["payload"] for c in scene.truth["cards"] if not c["foreign"]}
+    assert len(want) == 4
+    assert want <= {d.payload for d in read_cards(scene.image, KIT)}

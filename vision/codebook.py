@@ -93,6 +93,16 @@ MIN_MODULE_PX = 1.0
 QUAD_SHRINK = 0.9
 
 
+# Squares round a texture spot (spot_quads), for the photos where nothing was read: a code
+# smoothed over 1.2 modules is an even grey square (its label's white x 0.7-0.8 on the diagnostic
+# held-out 1080p fans); its edge lies midway between that and white, and a third either way
+SPOT_SMOOTH_MODULES = 1.2  # the blur, in modules of a code of the spot's side
+SPOT_WHITE_SIDES = 1.5  # the window the label's white is taken over, in sides
+SPOT_REACH_SIDES = 1.6  # px searched round the spot each way, in sides
+SPOT_CUTS = (1 / 3, 1 / 2, 2 / 3)  # where between the spot's grey and white a code's edge is
+SPOT_FIT = (0.7, 1.3)  # a square's width as a share of the side looked for
+
+
 def _function_modules() -> NDArray[np.bool_]:
     """The modules every version-1 code shares: three finders with their separators, and the
     timing row and column."""
@@ -295,6 +305,46 @@ def lifted_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
     out: list[NDArray[Any]] = []
     for k, smooth, white in _working_scales(gray):
         out += _squares((white - smooth > LIFTED_DARKER).astype(np.uint8) * 255, k)
+    return out
+
+
+def spot_quads(
+    gray: NDArray[Any], centre: tuple[float, float], sides: Sequence[float]
+) -> list[NDArray[Any]]:
+    """Squares of each of ``sides`` px round ``centre`` (a texture spot: a place busier than
+    its ring, no square named), each place and size once. Smoothed over about a module
+    (:data:`SPOT_SMOOTH_MODULES`), a code becomes an even grey square on its white label, and a
+    thin dark line beside it (a card's frame, its edge) fades: so a code that merged with such
+    a line in :func:`candidate_quads`' mask, smoothed only by 1.5 px, stands alone here. Each
+    pixel's share of the brightest within :data:`SPOT_WHITE_SIDES` sides is cut between the
+    spot's own share and white (:data:`SPOT_CUTS`); a square is kept within
+    :data:`SPOT_FIT` of the side looked for. Corners in ``gray``'s pixels."""
+    out: list[NDArray[Any]] = []
+    kept: list[tuple[NDArray[Any], float]] = []  # centre and width
+    for side in sides:
+        r = int(SPOT_REACH_SIDES * side)
+        x0, y0 = max(0, int(centre[0]) - r), max(0, int(centre[1]) - r)
+        crop = gray[y0 : int(centre[1]) + r, x0 : int(centre[0]) + r].astype(np.float32)
+        if min(crop.shape[:2]) < MIN_SQUARE:
+            continue
+        smooth = cv2.GaussianBlur(crop, (0, 0), SPOT_SMOOTH_MODULES * side / 21)
+        w = int(SPOT_WHITE_SIDES * side) | 1
+        white = cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (w, w)))
+        share = smooth / np.maximum(white, 1.0)
+        cy, cx = int(centre[1]) - y0, int(centre[0]) - x0
+        h = max(1, int(side / 6))
+        own = float(np.median(share[max(0, cy - h) : cy + h, max(0, cx - h) : cx + h]))
+        for cut in SPOT_CUTS:
+            mask = (share < own + cut * (1.0 - own)).astype(np.uint8) * 255
+            for q in _squares(mask, 1.0, (x0, y0)):
+                at, width = q.mean(axis=0), float(np.linalg.norm(q[0] - q[2])) / np.sqrt(2)
+                if not SPOT_FIT[0] <= width / side <= SPOT_FIT[1] or any(
+                    np.linalg.norm(at - c) < width / 8 and abs(width / wd - 1) < 0.1
+                    for c, wd in kept
+                ):
+                    continue
+                kept.append((at, width))
+                out.append(q)
     return out
 
 

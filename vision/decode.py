@@ -23,7 +23,7 @@ import zxingcpp
 from numpy.typing import NDArray
 
 from printables.codes import QR_ERROR_CORRECTION
-from vision.codebook import Codebook, matched_codes
+from vision.codebook import Codebook, matched_codes, spot_quads
 
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
@@ -566,7 +566,7 @@ class Left:
     quads: tuple[NDArray[Any], ...] = ()
     sharp: bool = False  # as much module detail as the codes read: no codebook (see _ladder)
     deep: bool = True  # the costly passes past the crop's re-reads are tried (module_blur)
-    spot: bool = False  # a texture spot: the crop's first re-read (and thickened, nothing read)
+    spot: bool = False  # a texture spot: the crop's first re-read (see _ladder)
 
 
 def _position(b: Any, scale: float = 1.0, offset: Point = (0.0, 0.0)) -> Quad:
@@ -600,8 +600,14 @@ def _near(p: Point, q: Point, d: float) -> bool:
 
 
 def _read_at(codes: Sequence[RawCode], left: Left) -> bool:
-    """Whether a code read lies where ``left`` is (its centre within half a side)."""
-    return any(_near(c.centre, left.centre, max(c.side_px, left.side) / 2) for c in codes)
+    """Whether a code read lies where ``left`` is: its centre within half a side, or ``left``'s
+    centre inside the code (a square found on part of a code and what lies round it; two
+    codes never overlap but where one covers the other)."""
+    return any(
+        _near(c.centre, left.centre, max(c.side_px, left.side) / 2)
+        or cv2.pointPolygonTest(np.array(c.corners, np.float32), left.centre, False) > 0
+        for c in codes
+    )
 
 
 def _halved(img: NDArray[Any]) -> NDArray[Any]:
@@ -754,6 +760,9 @@ SPOT_SIDE_PX = 13.0  # the codes' side at the octave their spots are looked for 
 # (26: the same codes read, the score map at twice the cost)
 SPOT_MARGIN = 0.5  # code sides of the photo kept round a spot, each way (1.0: the same codes)
 SPOT_TRIES = 4  # spots tried a photo, the busiest first (the codes read were 1st to 3rd)
+# a spot's side is its square's at the octave it was found at, up to twice the code's: where
+# nothing was read, the codebook weighs squares round it of these shares of that side
+SPOT_SIZES = (1.0, 0.75, 0.55)
 
 
 def _spot_scores(detail: NDArray[Any], inner: int, outer: int) -> NDArray[Any]:
@@ -842,7 +851,8 @@ def _ladder(
     the codes read), the crop is twice as wide: a square the codebook's search found may be
     only a part of a code. Round a symbol wider than :data:`LADDER_SIDE_PX`, every pass runs
     on the crop scaled down to it. Round a texture spot (``left.spot``), a crop of
-    :data:`SPOT_MARGIN` and only the first re-reads."""
+    :data:`SPOT_MARGIN` and only the first re-reads; where nothing was read, the thickened
+    rung and the codebook on the squares round it (:func:`~vision.codebook.spot_quads`)."""
     h, w = gray.shape[:2]
     margin = SPOT_MARGIN if left.spot else CROP_MARGIN
     r = (0.5 + margin) * left.side * (1 if sized else 2)
@@ -861,7 +871,16 @@ def _ladder(
     if left.spot and known:
         return
     yield _shifted(_thickened(small), off, fit)
-    if left.spot:
+    if left.spot:  # nothing read: the codebook on the squares of a code's size round it
+        if book is not None:
+            kit = book if isinstance(book, Codebook) else book()
+            at = np.array(off, np.float32)
+            sides = [size * left.side for size in SPOT_SIZES]
+            quads = [(q - at) * fit for q in spot_quads(gray, left.centre, sides)]
+            found = matched_codes(
+                small, kit, quads=quads, photo_side=round(max(h, w) * fit), search=False
+            )
+            yield _shifted((RawCode(p, corners, m.score) for p, corners, m in found), off, fit)
         return
     for scale, amount, binarizer in RETRIES:
         yield _shifted(_retry(small, scale, amount, binarizer), off, fit)
@@ -904,8 +923,9 @@ def _ladder(
 def _spots_left(gray: NDArray[Any], codes: Sequence[RawCode], tried: Sequence[Left]) -> list[Left]:
     """The :func:`texture_spots` of ``gray`` no code read or ladder tried covers, at least
     :data:`SPOT_SHARE` of the codes' own score (or :data:`SPOT_GREY` when nothing was read),
-    the busiest :data:`SPOT_TRIES`; each gets the crop's re-reads only (no codebook: a busy
-    square is not yet a code's square)."""
+    the busiest :data:`SPOT_TRIES`; each gets the crop's first re-reads, and where nothing was
+    read the codebook on squares of a code's size round it (a busy place is not yet a code's
+    square: the squares are found anew there, see :func:`_ladder`)."""
     read = [(c.centre, c.side_px) for c in codes]  # each a quad's sums: worked out once
     side = float(np.median([sd for _, sd in read])) if read else None
     spots = texture_spots(gray, side)
@@ -965,15 +985,19 @@ def phone_codes(
             if _read_at(found, left):
                 break
         if len(codes) > before:  # what is left, looked for again at the codes' size
+            # and, after a spot read a code, the spots too: the codes' own score is now also
+            # that of a code read only at its spot, less busy than the codes the first pass read
+            spotted = spotted and not left.spot
             fresh = [
                 new
                 for new in left_undecoded(gray, codes, [])
                 if not any(_near(t.centre, new.centre, max(t.side, new.side) / 2) for t in tried)
             ]
+            size = float(np.median([c.side_px for c in codes]))
             lefts = [
                 *fresh,
                 *(
-                    old
+                    old if old.side >= LEFT_SIDES[0] * size else replace(old, side=size)
                     for old in lefts
                     if not any(
                         _near(f.centre, old.centre, max(f.side, old.side) / 2) for f in fresh
