@@ -93,8 +93,8 @@ def framed_code(module_px: float = 1.4) -> tuple[np.ndarray, tuple[float, float]
     img = np.full((200, 200), 235, np.float32)
     img[80 : 80 + sym.shape[0], 80 : 80 + sym.shape[1]] = sym
     img[77:79, 20:180] = 90  # the frame, 2 px wide and a px off the code, along its top
-    img = cv2.GaussianBlur(img, (0, 0), 0.5)
-    return img.astype(np.uint8), (80 + side / 2, 80 + side / 2), side
+    blurred = cv2.GaussianBlur(img, (0, 0), 0.5)
+    return blurred.astype(np.uint8), (80 + side / 2, 80 + side / 2), side
 
 
 def test_a_small_code_beside_a_frame_line_is_a_square_round_its_spot() -> None:
