@@ -15,7 +15,8 @@ How, for each photo:
    smoothed, is a grey square inside its white quiet zone); and, where glare clipped the photo,
    squares of the dark strokes that glare left of a code. In a table cell, last,
    :func:`lifted_quads`: squares a fixed number of grey levels darker than their surroundings
-   (glare lifts a code and its label alike).
+   (glare lifts a code and its label alike). Round a texture spot where nothing was read,
+   :func:`spot_quads`: squares of a given size in the grey smoothed over a module.
 2. :func:`straighten`: each square warped to :data:`PX` px a module, then aligned on a code's
    fixed parts (the finder patterns and timing rows, which every version-1 code shares) by
    OpenCV's ECC image alignment (``cv2.findTransformECC``, a homography). ECC pulls a square
@@ -93,14 +94,17 @@ MIN_MODULE_PX = 1.0
 QUAD_SHRINK = 0.9
 
 
-# Squares round a texture spot (spot_quads), for the photos where nothing was read: a code
-# smoothed over 1.2 modules is an even grey square (its label's white x 0.7-0.8 on the diagnostic
-# held-out 1080p fans); its edge lies midway between that and white, and a third either way
+# Squares round a texture spot (spot_quads), for the photos where nothing was read. Smoothed
+# over 1.2 modules a code is an even grey square (half its modules dark), and a frame line of a
+# px or two beside it is lighter than that; the code's edge lies between its grey and white
 SPOT_SMOOTH_MODULES = 1.2  # the blur, in modules of a code of the spot's side
-SPOT_WHITE_SIDES = 1.5  # the window the label's white is taken over, in sides
+SPOT_WHITE_SIDES = 1.5  # the window the label's white is taken over, in sides: from a code's
+# centre it must reach past the code onto its label (0.8: inside the code, no square found on
+# a plain synthetic code); left_undecoded's reach is the same
 SPOT_REACH_SIDES = 1.6  # px searched round the spot each way, in sides
 SPOT_CUTS = (1 / 3, 1 / 2, 2 / 3)  # where between the spot's grey and white a code's edge is
-SPOT_FIT = (0.7, 1.3)  # a square's width as a share of the side looked for
+SPOT_FIT = (0.7, 1.3)  # a square's width as a share of the side looked for (the sizes looked
+# for are 0.75 apart, decode.SPOT_SIZES: every width between them is kept at one of them)
 
 
 def _function_modules() -> NDArray[np.bool_]:
