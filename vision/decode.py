@@ -745,7 +745,8 @@ def module_blur(gray: NDArray[Any], quad: NDArray[Any]) -> float:
 # of the photo with each of SPOT_BOXES (a code of 26-144 px at 1080p), or at the codes' own size.
 # Card art is busy too (up to 60 grey levels, more than a pale code's 5-25): a spot is only a
 # place to look, never a code, so it gets the crop's re-reads (zxing-cpp's error correction
-# and the kit's check, as for any code the first pass reads), not the codebook. Measured on
+# and the kit's check, as for any code the first pass reads); the codebook weighs only squares
+# found anew round it, where nothing was read (codebook.spot_quads). Measured on
 # the held-out generator's diagnostic seeds (1080p fans 970 000-970 039, the set's mix
 # 971 000-971 029, 12 MP fans 972 000-972 019; never the named held-out sets): 7 codes more,
 # 0 wrong.
@@ -867,20 +868,36 @@ def _ladder(
         crop if fit == 1.0 else cv2.resize(crop, None, fx=fit, fy=fit, interpolation=cv2.INTER_AREA)
     )
     sh, sw = small.shape[:2]
+    at = np.array(off, np.float32)
+
+    def in_small(quads: Iterable[NDArray[Any]]) -> list[NDArray[Any]]:
+        return [(q - at) * fit for q in quads]  # the photo's px -> small's
+
+    def matched(quads: Sequence[NDArray[Any]], search: bool = False) -> list[RawCode]:
+        """The kit's codes the codebook matches on ``small`` (``quads`` in its px), away from
+        the codes read."""
+        if book is None:
+            return []
+        kit = book if isinstance(book, Codebook) else book()
+        centres = [((c.centre[0] - off[0]) * fit, (c.centre[1] - off[1]) * fit) for c in known]
+        found = matched_codes(
+            small,
+            kit,
+            centres,
+            quads=quads,
+            photo_side=round(max(h, w) * fit),
+            search=search,
+        )
+        return _shifted((RawCode(p, corners, m.score) for p, corners, m in found), off, fit)
+
     yield _shifted(decode_crop(small, (0, 0, sw, sh)), off, fit)
     if left.spot and known:
         return
     yield _shifted(_thickened(small), off, fit)
     if left.spot:  # nothing read: the codebook on the squares of a code's size round it
         if book is not None:
-            kit = book if isinstance(book, Codebook) else book()
-            at = np.array(off, np.float32)
-            sides = [size * left.side for size in SPOT_SIZES]
-            quads = [(q - at) * fit for q in spot_quads(gray, left.centre, sides)]
-            found = matched_codes(
-                small, kit, quads=quads, photo_side=round(max(h, w) * fit), search=False
-            )
-            yield _shifted((RawCode(p, corners, m.score) for p, corners, m in found), off, fit)
+            sides = [f * left.side for f in SPOT_SIZES]
+            yield matched(in_small(spot_quads(gray, left.centre, sides)))
         return
     for scale, amount, binarizer in RETRIES:
         yield _shifted(_retry(small, scale, amount, binarizer), off, fit)
@@ -896,10 +913,6 @@ def _ladder(
             finders.append(finder_patterns(sharp))
             yield _shifted(finder_codes(sharp, k, finders[-1]), off)
     if book is not None and not left.sharp:  # a sharp symbol unread is covered or damaged
-        kit = book if isinstance(book, Codebook) else book()
-        at = np.array(off, np.float32)
-        centres = [((c.centre[0] - off[0]) * fit, (c.centre[1] - off[1]) * fit) for c in known]
-        hints = [(q - at) * fit for q in left.quads]
         # The crop is searched for squares again, except when nothing was read: there a
         # square's quads are every square the codebook's own search found at its place on the
         # whole photo (left_undecoded), at the working scales the crop's search would use
@@ -909,15 +922,8 @@ def _ladder(
         # box of the coarse search in left_undecoded, not the codebook's: not searched again
         # there, a tuned overlapping fan at 1080p lost a code the crop's own search finds.
         again = bool(known) or left.texture == float("inf")
-        found = matched_codes(
-            small,
-            kit,
-            centres,
-            quads=[*hints, *_pair_squares(finders)],  # found at k, which is fit there
-            photo_side=round(max(h, w) * fit),
-            search=again,
-        )
-        yield _shifted((RawCode(p, corners, m.score) for p, corners, m in found), off, fit)
+        pairs = _pair_squares(finders)  # found at k, which is fit there
+        yield matched([*in_small(left.quads), *pairs], search=again)
 
 
 def _spots_left(gray: NDArray[Any], codes: Sequence[RawCode], tried: Sequence[Left]) -> list[Left]:
@@ -970,7 +976,8 @@ def phone_codes(
     tried: list[Left] = []
     spotted = False
     while lefts or not spotted:
-        if not lefts:  # what no square named: the spots busier than their ring, once
+        if not lefts:  # what no square named: the spots busier than their ring (again after
+            # a spot read a code, below)
             spotted = True
             lefts = _spots_left(gray, codes, tried)
             continue
