@@ -6,6 +6,7 @@ Squares found before any code was read are looked at again at the codes' size.""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import cv2
@@ -142,3 +143,32 @@ def test_squares_found_before_any_code_was_read_are_looked_at_again_at_the_codes
     want = {c["payload"] for c in scene.truth["cards"] if not c["foreign"]}
     assert len(want) == 4
     assert want <= {d.payload for d in read_cards(scene.image, KIT)}
+
+
+def test_squares_tried_again_at_the_codes_size_get_the_re_reads_once_a_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fan of five at 12 MP (a diagnostic held-out seed): one code is read, by the ladder,
+    after a dozen small squares of card art were found where nothing was read. Tried again at
+    the codes' size, such squares overlap: each place gets one crop, and only the crop's
+    re-reads (a code whose blur merged its modules is a square of the codes' size, which the
+    look at that size names afresh with the costly passes)."""
+    scene = studio.phone_scene(KIT, 972_002, "12mp", cards=5)
+    tried: list[tuple[decode.Left, int]] = []
+    ladder = decode._ladder
+
+    def recorded(gray: Any, left: decode.Left, known: Any, *args: Any, **kw: Any) -> Any:
+        tried.append((left, len(known)))
+        return ladder(gray, left, known, *args, **kw)
+
+    monkeypatch.setattr(decode, "_ladder", recorded)
+    (payload,) = (c["payload"] for c in scene.truth["cards"] if not c["foreign"])
+    assert payload in {d.payload for d in read_cards(scene.image, KIT)}
+    beside = [left for left, known in tried if known and not left.spot]
+    (size, _), *_ = Counter(left.side for left in beside).most_common(1)
+    again = [left for left in beside if left.side == size and left.texture != float("inf")]
+    assert len(again) >= 2  # squares found before any code, now at the codes' size
+    assert not any(left.deep for left in again)
+    for i, a in enumerate(again):
+        for b in again[i + 1 :]:
+            assert np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) >= size / 2
