@@ -893,8 +893,10 @@ def _ladder(
 
     # a symbol scaled down to LADDER_SIDE_PX (6 px a module) is decoded at that size: upscaled
     # 2x it shows nothing more at four times the cost (diagnostic held-out 12 MP fans: the
-    # same codes read, the ladders' time 10-15% less; 1080p fans 973 000-039: one code more)
-    upscale = 2.0 if fit == 1.0 else 1.0
+    # same codes read, the ladders' time 10-15% less; 1080p fans 973 000-039: one code more).
+    # Not a spot: its side is coarse, up to twice its code's, whose modules may be 3 px there
+    # (fresh 12 MP fans 976 017: a code read only upscaled)
+    upscale = 2.0 if fit == 1.0 or left.spot else 1.0
     yield _shifted(decode_crop(small, (0, 0, sw, sh), upscale), off, fit)
     if left.spot and known:
         return
