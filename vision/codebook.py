@@ -312,6 +312,14 @@ def lifted_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
     return out
 
 
+def _seen(centre: NDArray[Any], width: float, seen: Sequence[tuple[NDArray[Any], float]]) -> bool:
+    """Whether a square of ``width`` px at ``centre`` is one of ``seen`` (centres and widths):
+    its centre within an eighth of its width of one's, its width within a tenth of that one's."""
+    return any(
+        float(np.linalg.norm(centre - c)) < width / 8 and abs(width / w - 1) < 0.1 for c, w in seen
+    )
+
+
 def spot_quads(
     gray: NDArray[Any], centre: tuple[float, float], sides: Sequence[float]
 ) -> list[NDArray[Any]]:
@@ -342,10 +350,7 @@ def spot_quads(
             mask = (share < own + cut * (1.0 - own)).astype(np.uint8) * 255
             for q in _squares(mask, 1.0, (x0, y0)):
                 at, width = q.mean(axis=0), float(np.linalg.norm(q[0] - q[2])) / np.sqrt(2)
-                if not SPOT_FIT[0] <= width / side <= SPOT_FIT[1] or any(
-                    np.linalg.norm(at - c) < width / 8 and abs(width / wd - 1) < 0.1
-                    for c, wd in kept
-                ):
+                if not SPOT_FIT[0] <= width / side <= SPOT_FIT[1] or _seen(at, width, kept):
                     continue
                 kept.append((at, width))
                 out.append(q)
@@ -522,13 +527,7 @@ def square_matches(
         width = diagonal / np.sqrt(2)
         if width < QUAD_SHRINK * MIN_MODULE_PX * 21:
             continue
-        if n >= len(first) and (
-            len(taken) > len(known)
-            or any(
-                np.linalg.norm(centre - c) < width / 8 and abs(width / w - 1) < 0.1
-                for c, w in weighed
-            )
-        ):
+        if n >= len(first) and (len(taken) > len(known) or _seen(centre, width, weighed)):
             continue  # a code matched already, or this square was weighed
         if side is not None and not side[0] <= width <= side[1]:
             continue

@@ -599,6 +599,12 @@ def _near(p: Point, q: Point, d: float) -> bool:
     return float(np.hypot(p[0] - q[0], p[1] - q[1])) < d
 
 
+def _one_place(a: Left, b: Left) -> bool:
+    """Whether two places left are one: their centres within half the larger side (two
+    stickers' codes stand at least a side apart)."""
+    return _near(a.centre, b.centre, max(a.side, b.side) / 2)
+
+
 def _read_at(codes: Sequence[RawCode], left: Left) -> bool:
     """Whether a code read lies where ``left`` is: its centre within half a side, or ``left``'s
     centre inside the code (a square found on part of a code and what lies round it; two
@@ -632,9 +638,7 @@ def left_undecoded(
         return not any(_near(c.centre, p, max(c.side, side)) for c in read)
 
     def add(left: Left) -> None:
-        if free(left.centre, left.side) and not any(
-            _near(o.centre, left.centre, max(o.side, left.side) / 2) for o in out
-        ):
+        if free(left.centre, left.side) and not any(_one_place(o, left) for o in out):
             out.append(left)
 
     for e in errors:
@@ -1005,7 +1009,7 @@ def phone_codes(
             fresh = [
                 new
                 for new in left_undecoded(gray, codes, [])
-                if not any(_near(t.centre, new.centre, max(t.side, new.side) / 2) for t in tried)
+                if not any(_one_place(t, new) for t in tried)
             ]
             # The squares kept from where nothing was read stay where they are. One under
             # LEFT_SIDES[0] of the codes' side is no code whose blur merged its modules (that
@@ -1020,9 +1024,7 @@ def phone_codes(
             for old in lefts:
                 if old.side < LEFT_SIDES[0] * size:
                     old = replace(old, side=size, deep=False)
-                if not any(
-                    _near(o.centre, old.centre, max(o.side, old.side) / 2) for o in [*tried, *kept]
-                ):
+                if not any(_one_place(o, old) for o in [*tried, *kept]):
                     kept.append(old)
             lefts = kept
     return codes, passes
