@@ -194,8 +194,18 @@ class Browser:
         except Exception:
             self.shot(f"FAILED-{what.replace(' ', '-')}")
             raise AssertionError(
-                f"{self.name}: {what} (within {timeout} s); console: {self.errors}"
+                f"{self.name}: {what} (within {timeout} s); console: {self.errors}; "
+                f"{self.where()}"
             ) from None
+
+    def where(self) -> str:
+        """What the page was when a wait gave up (the CI keeps no screenshot for us to see):
+        its address, its title and the start of its text."""
+        try:
+            said = " ".join(self.text("body").split())[:600]
+            return f"at {self.d.current_url} ({self.d.title!r}): {said!r}"
+        except Exception as e:  # the browser itself is gone: say so, not a second traceback
+            return f"the page could not be read ({type(e).__name__})"
 
 
 @pytest.fixture
