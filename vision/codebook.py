@@ -365,8 +365,14 @@ def _working_scales(
     pixel (the brightest within 31 px)."""
     h, w = gray.shape[:2]
     long_side = photo_side or max(h, w)
+    img, at = gray, 1.0
     for k in sorted({min(1.0, side / long_side) for side in WORK_SIDE}, reverse=True):
-        img = gray if k == 1.0 else cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        # each scale from the one before it (an area average of an area average: a grey
+        # level apart at most), so a 12 MP photo is read whole once, not three times: the
+        # search 160-190 -> 130-165 ms on the diagnostic held-out 12 MP photos, the same codes
+        if k != at:
+            img = cv2.resize(img, None, fx=k / at, fy=k / at, interpolation=cv2.INTER_AREA)
+            at = k
         smooth = cv2.GaussianBlur(img.astype(np.float32), (0, 0), 1.5)
         yield k, smooth, cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
 
@@ -508,12 +514,15 @@ def square_matches(
     only where no square of about the same place and size was weighed. ``quads`` are more
     squares to weigh, found by the caller (four corners in any order, in ``gray``'s pixels).
     ``photo_side``: ``gray`` is a crop of a photo whose long side is this many px
-    (:func:`candidate_quads`). Without ``search``, ``gray`` is not searched for squares: only
-    ``quads`` are weighed (the caller found them, at the same working scales)."""
+    (:func:`candidate_quads`). A square whose corners all lie within a module of a square
+    straightened already is not straightened again. Without ``search``, ``gray`` is not
+    searched for squares: only ``quads`` are weighed (the caller found them, at the same
+    working scales)."""
     taken = list(known)
     found = candidate_quads(gray, photo_side) if search else []
     first = [*found, *(_ordered(np.asarray(q)) for q in quads)]
     weighed: list[tuple[NDArray[Any], float]] = []  # centre and width
+    tried: list[NDArray[Any]] = []  # the corners of every square straightened
 
     def squares() -> Iterator[NDArray[Any]]:
         yield from first
@@ -533,6 +542,12 @@ def square_matches(
             continue
         if any(np.hypot(centre[0] - x, centre[1] - y) < half for x, y in taken):
             continue
+        # a square whose every corner lies within a module of one straightened already (the
+        # same region at two working scales, its box and its hull): ECC, which pulls a square
+        # a module or more into place, ends where it did for that one
+        if any(float(np.abs(quad - t).max()) < width / 21 for t in tried):
+            continue
+        tried.append(quad)
         got = straighten(gray, quad)
         if got is None:
             continue
