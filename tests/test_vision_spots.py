@@ -172,3 +172,33 @@ def test_squares_tried_again_at_the_codes_size_get_the_re_reads_once_a_place(
     for i, a in enumerate(again):
         for b in again[i + 1 :]:
             assert np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) >= size / 2
+
+
+def test_a_spot_inside_a_much_larger_square_tried_still_gets_its_own_look(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fan of five at 1080p (a held-out seed): nothing is read first, and the squares named
+    are card art, one five times a code's side. Its ladder reads its crop scaled down to
+    LADDER_SIDE_PX, where the code of 2.4 px a module beside the art has 1.2: that look did not
+    cover the code's spot, which gets its own and reads the code."""
+    scene = studio.phone_scene(KIT, 979_002, "1080p", cards=5)
+    tried: list[decode.Left] = []
+    ladder = decode._ladder
+
+    def recorded(gray: Any, left: decode.Left, *args: Any, **kw: Any) -> Any:
+        tried.append(left)
+        return ladder(gray, left, *args, **kw)
+
+    monkeypatch.setattr(decode, "_ladder", recorded)
+    (card,) = (c for c in scene.truth["cards"] if not c["foreign"] and c.get("expect", True))
+    assert card["payload"] in {d.payload for d in read_cards(scene.image, KIT)}
+    at = np.mean(np.array(card["corners"], np.float32), axis=0)
+    side = float(np.linalg.norm(np.subtract(card["corners"][0], card["corners"][1])))
+
+    def near(left: decode.Left) -> bool:
+        return bool(np.hypot(*(np.array(left.centre) - at)) < max(left.side, side) / 2)
+
+    art = [t for t in tried if not t.spot and near(t)]
+    assert art and all(t.side > 4 * side for t in art)  # the art's square, tried first
+    assert any(t.spot and t.side < 2 * side and near(t) for t in tried)
+    assert not decode._covers(art[0], (float(at[0]), float(at[1])), side)

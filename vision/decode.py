@@ -937,6 +937,17 @@ def _ladder(
         yield matched([*in_small(left.quads), *pairs], search=again)
 
 
+def _covers(tried: Left, p: Point, side: float) -> bool:
+    """Whether the ladder round ``tried`` looked at a spot of ``side`` px at ``p``: the spot
+    within half the larger side, and ``tried``'s crop not scaled down past the spot's size. A
+    square wider than :data:`LADDER_SIDE_PX` is read at that size; one more than twice the
+    spot's side then shows a code of the spot's size at under half its px (a code of 2.4 px a
+    module at 1.2, unread, inside a square of card art 5 times its side: fresh 1080p 979 002)."""
+    return _near(tried.centre, p, max(tried.side, side) / 2) and tried.side <= max(
+        LADDER_SIDE_PX, 2 * side
+    )
+
+
 def _spots_left(gray: NDArray[Any], codes: Sequence[RawCode], tried: Sequence[Left]) -> list[Left]:
     """The :func:`texture_spots` of ``gray`` no code read or ladder tried covers, at least
     :data:`SPOT_SHARE` of the codes' own score (or :data:`SPOT_GREY` when nothing was read),
@@ -968,7 +979,7 @@ def _spots_left(gray: NDArray[Any], codes: Sequence[RawCode], tried: Sequence[Le
             break
         if any(_near(at, p, max(s, sd)) for at, s in read):
             continue
-        if any(_near(t.centre, p, max(t.side, sd) / 2) for t in [*tried, *out]):
+        if any(_covers(t, p, sd) for t in [*tried, *out]):
             continue
         out.append(Left(p, sd, score / ref, sharp=True, deep=False, spot=True))
     return out
