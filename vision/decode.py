@@ -938,11 +938,12 @@ def _ladder(
 
 
 def _covers(tried: Left, p: Point, side: float) -> bool:
-    """Whether the ladder round ``tried`` looked at a spot of ``side`` px at ``p``: the spot
-    within half the larger side, and ``tried``'s crop not scaled down past the spot's size. A
-    square wider than :data:`LADDER_SIDE_PX` is read at that size; one more than twice the
-    spot's side then shows a code of the spot's size at under half its px (a code of 2.4 px a
-    module at 1.2, unread, inside a square of card art 5 times its side: fresh 1080p 979 002)."""
+    """Whether the ladder round ``tried`` looked at a spot of ``side`` px at ``p`` as the
+    spot's own would: the spot within half the larger side, and ``tried`` no wider than
+    :data:`LADDER_SIDE_PX` (its crop read at its own px) or than twice the spot's side (about
+    a code's square round the spot). A wider square's crop is scaled down to
+    :data:`LADDER_SIDE_PX`: a square of card art five times a code's side showed a code of
+    2.4 px a module at 1.2, unread (held-out 1080p fans 979 002)."""
     return _near(tried.centre, p, max(tried.side, side) / 2) and tried.side <= max(
         LADDER_SIDE_PX, 2 * side
     )
