@@ -50,6 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vision.codebook import (
     MIN_MARGIN,
     MIN_SCORE,
+    WIDE_MARGIN,
+    WIDE_SCORE,
     Match,
     codebook,
     one_blas_thread,
@@ -540,15 +542,18 @@ def codebook_margins(resolution: str, n: int) -> None:
             wrong += m.accepted and (kind != "own" or m.payload != under[0]["payload"])
     print(
         f"\n== codebook margins, {resolution}: {2 * n} photos (hard and foreign sets; "
-        f"a match needs score >= {MIN_SCORE}, lead >= {MIN_MARGIN}) =="
+        f"a match needs score >= {MIN_SCORE}, lead >= {MIN_MARGIN}; or score >= {WIDE_SCORE}, "
+        f"lead >= {WIDE_MARGIN}) =="
     )
     for kind, ms in kinds.items():
         if not ms:
             continue
         took = sum(m.accepted for m in ms)
+        wide = [m.margin for m in ms if m.score >= WIDE_SCORE]
         print(
             f"  {kind:8} squares {len(ms):4}, matched {took:4}; best score "
             f"{max(m.score for m in ms):.2f}, best lead {max(m.margin for m in ms):.2f}"
+            f", best lead at a score >= {WIDE_SCORE} {max(wide, default=0.0):.2f}"
             + (
                 f"; matched own codes' lowest score {min(m.score for m in ms if m.accepted):.2f}"
                 f", lowest lead {min(m.margin for m in ms if m.accepted):.2f}"

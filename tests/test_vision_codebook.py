@@ -21,7 +21,9 @@ from vision.codebook import (
     QUIET,
     SIDE,
     STROKES,
+    WIDE_SCORE,
     Codebook,
+    Match,
     _smooth_basis,
     aligned_corners,
     codebook,
@@ -29,6 +31,7 @@ from vision.codebook import (
     square_matches,
 )
 from vision.decode import find_codes, finder_l_quads, finder_pair_quads
+from vision.herazeus import studio  # rasterises the kit with pypdfium2 (the test extra)
 from vision.herazeus.cards import read_cards
 from vision.herazeus.synth import demo_kit, fan_phone_scene, foreign_phone_scene, hard_phone_scene
 
@@ -176,8 +179,13 @@ def test_under_glare_the_templates_are_clipped_as_the_photo_is(
     module_px: float, blur: float, glare: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     img, _, _ = matched_under_glare(module_px, blur, glare)
+
+    def own_score() -> float:
+        return max(m.score for _, m in square_matches(img, BOOK) if m.payload == OURS)
+
+    clipped = own_score()
     monkeypatch.setattr("vision.codebook.MIN_CLIPPED", 2.0)  # templates never clipped
-    assert matched_codes(img, BOOK) == []
+    assert clipped >= MIN_SCORE > own_score()  # clipped alike, the code explains the photo well
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -369,3 +377,35 @@ def test_beside_another_kits_cards_only_ours_are_read(i: int) -> None:
 def test_a_codebook_needs_two_codes_to_tell_a_lead() -> None:
     with pytest.raises(ValueError, match="at least two codes"):
         Codebook([OURS])
+
+
+@pytest.mark.parametrize(
+    ("score", "margin", "read"),
+    [
+        (0.8, 0.15, True),
+        (0.79, 0.29, False),
+        (0.7, 0.3, True),
+        (0.69, 0.6, False),
+        (0.95, 0.14, False),
+    ],
+)
+def test_a_match_is_read_by_its_score_with_a_lead_or_by_a_lower_score_with_a_wide_lead(
+    score: float, margin: float, read: bool
+) -> None:
+    assert Match(OURS, score, margin, 0, 0.0).accepted is read
+
+
+def test_codes_of_a_fan_that_explain_their_templates_less_but_lead_widely_are_read() -> None:
+    """A fan of three at 1080p (a held-out seed, traced): three codes of 1.7 px a module, no
+    decoder reads them; straightened round their spots they score 0.74-0.80 against their
+    own codes, with leads of 0.32-0.55 over the kit's next best. The first is matched where
+    nothing was read yet; the two others at their spots beside it, a code only the codebook
+    read, get the codebook too (beside a decoded code a spot gets the crop's re-read alone)."""
+    scene = studio.phone_scene(KIT, 979_001, "1080p", cards=4)
+    want = {
+        c["payload"] for c in scene.truth["cards"] if not c["foreign"] and c.get("expect", True)
+    }
+    got = [d for d in read_cards(scene.image, KIT) if d.card is not None]
+    assert {d.payload for d in got} == want and len(want) == 3
+    wide = [d for d in got if d.matched and d.confidence < MIN_SCORE]
+    assert len(wide) >= 2 and all(d.confidence >= WIDE_SCORE for d in wide)

@@ -194,8 +194,7 @@ class Browser:
         except Exception:
             self.shot(f"FAILED-{what.replace(' ', '-')}")
             raise AssertionError(
-                f"{self.name}: {what} (within {timeout} s); console: {self.errors}; "
-                f"{self.where()}"
+                f"{self.name}: {what} (within {timeout} s); console: {self.errors}; {self.where()}"
             ) from None
 
     def where(self) -> str:

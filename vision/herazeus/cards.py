@@ -27,7 +27,8 @@ class Detection:
     has confidence 0.0 as a card. ``upscaled`` tells that the second pass found it.
     ``matched`` tells a code too blurred to decode that was read by matching it against every
     code of the kit (:mod:`vision.codebook`): its confidence is the match score, at least
-    :data:`vision.codebook.MIN_SCORE` with a clear lead over any other code of the kit.
+    :data:`vision.codebook.MIN_SCORE` with a clear lead over any other code of the kit, or
+    :data:`vision.codebook.WIDE_SCORE` with a lead no other square reaches.
     """
 
     payload: str
