@@ -210,9 +210,10 @@ def test_a_spot_inside_a_much_larger_square_tried_still_gets_its_own_look(
 
 def test_a_paler_code_beside_a_code_read_gets_its_spot_looked_at() -> None:
     """A fan of five at 1080p (a held-out seed, traced): one code is read, and beside it two
-    codes of 2.1 px a module are paler (their dark modules 0.76 of the label's grey, not
-    0.5): no dark square names them, and their spots score 0.49 and 0.56 of the read code's
-    own. Above SPOT_SHARE they get the crop's re-reads, and the clean one is read."""
+    codes of 2.1 px a module are paler (each square's mean 0.87-0.88 of the label's grey,
+    against its 0.83): no dark square names them, and their spots score 0.49 and 0.56 of the
+    read code's own. Above SPOT_SHARE they get the crop's re-reads, and the one no shadow
+    crosses is read."""
     scene = studio.phone_scene(KIT, 982_006, "1080p", cards=5)
     gray = decode.as_gray(scene.image)
     codes, _ = decode.phone_codes(gray, codebook.codebook(KIT.payloads))

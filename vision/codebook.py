@@ -76,12 +76,12 @@ MIN_MARGIN = 0.15  # ... and its lead over the kit's next best code: held-out ow
 # other code of the kit less well still in proportion (their templates differ from it in about
 # half the data modules), so its lead stays wide; a square of anything else, scoring every
 # template alike, leads its next best only by the gap between two near-equal draws. Traced on
-# 294 held-out photos (diagnostic fans 1080p 970, 973, 979, 982 and 12 MP 972, 974, the mix
-# 971, the named sets; every square the phone path weighed): codes left unread scored
-# 0.71-0.80 with leads of 0.32-0.55 at squares found near them; the 390 squares whose best code
-# is not in the photo scored 0.58 at most and led by 0.22 at most. On the tuned hard and
-# foreign sets (benchmarks/vision.py --codebook) anything not ours scored 0.67 at most, led by
-# 0.24 at most, and nothing not ours reached 0.7 at all
+# 294 phone photos (254 held-out: diagnostic fans 1080p 970, 973, 979, 982 and 12 MP 972, 974,
+# the mix 971, the named sets; 40 tuned hard; every square the phone path weighed): six codes
+# left unread scored 0.71-0.80, five of them with leads of 0.32-0.55 (one 0.23); the 390
+# squares whose best code is not in the photo scored 0.58 at most and led by 0.22 at most. On
+# the tuned hard and foreign sets (benchmarks/vision.py --codebook) anything not ours scored
+# 0.67 at most, led by 0.24 at most, and nothing not ours reached 0.7 at all
 WIDE_SCORE = 0.7  # a correlation of 0.7: held-out margin 0.12 over anything else's best
 WIDE_MARGIN = 0.3  # with a lead of 0.3: held-out margin 0.08 over anything else's widest
 CLIPPED = 250  # grey level from which a straightened square counts as clipped to white

@@ -760,9 +760,10 @@ SPOT_OCTAVES = 3  # halvings of the photo (at most ~2 MP) the spots are looked f
 # Beside codes read, the codes read themselves are busy, and a code paler than they are (less
 # contrast in its label's light, a shadow's edge) is less busy than they are: its spot scores
 # less of the codes' own score, by the ratio of the two codes' contrasts. Was 0.65 (the spots
-# read on the diagnostic sets scored 0.68-1.17 of it): a fresh 1080p fan held two clean codes
-# of 2.1 px a module at 0.49 and 0.56 (their modules 0.76 of the label's grey, the code read
-# beside them 0.5), below it and unread, though a crop at their place decodes. At 0.4, the codes
+# read on the diagnostic sets scored 0.68-1.17 of it): a fresh 1080p fan held two codes of
+# 2.1 px a module at 0.49 and 0.56, paler than the code read beside them (each square's mean
+# 0.87-0.88 of the label's grey, against its 0.83), unread, though a crop at the place of one
+# (the other under a shadow's edge) decodes. At 0.4, the codes
 # read at a spot beside codes read scored 0.44-1.32 of it: held-out margin 0.04 (fresh fans
 # 1080p 984 000-039 59 -> 60/64, 12 MP 985 000-019 29 -> 30/33; every diagnostic set the same
 # codes). What a lower share lets in is a place to look, never a code (a spot's ladder is the
@@ -919,7 +920,7 @@ def _ladder(
     if left.spot and known and all(c.matched is None for c in known):
         return
     yield _shifted(_thickened(small), off, fit)
-    if left.spot:  # nothing read: the codebook on the squares of a code's size round it
+    if left.spot:  # nothing read, or only matched: the codebook on squares of a code's size
         if book is not None:
             sides = [f * left.side for f in SPOT_SIZES]
             yield matched(in_small(spot_quads(gray, left.centre, sides)))
