@@ -397,11 +397,11 @@ def test_a_match_is_read_by_its_score_with_a_lead_or_by_a_lower_score_with_a_wid
 
 def test_codes_of_a_fan_that_explain_their_templates_less_but_lead_widely_are_read() -> None:
     """A fan of four at 1080p (a held-out seed, traced), three codes in view, each of 1.7 px a
-    module: no
-    decoder reads them; straightened round their spots they score 0.74-0.80 against their
-    own codes, with leads of 0.32-0.55 over the kit's next best. The first is matched where
-    nothing was read yet; the two others at their spots beside it, a code only the codebook
-    read, get the codebook too (beside a decoded code a spot gets the crop's re-read alone)."""
+    module: no decoder reads them; straightened round their spots they score 0.74-0.80
+    against their own codes, with leads of 0.32-0.55 over the kit's next best. The first is
+    matched where nothing was read yet; the two others at their spots beside it, a code only
+    the codebook read, get the codebook too (beside a decoded code a spot gets the crop's
+    re-read alone)."""
     scene = studio.phone_scene(KIT, 979_001, "1080p", cards=4)
     want = {
         c["payload"] for c in scene.truth["cards"] if not c["foreign"] and c.get("expect", True)

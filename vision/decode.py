@@ -763,8 +763,8 @@ SPOT_OCTAVES = 3  # halvings of the photo (at most ~2 MP) the spots are looked f
 # read on the diagnostic sets scored 0.68-1.17 of it): a fresh 1080p fan held two codes of
 # 2.1 px a module at 0.49 and 0.56, paler than the code read beside them (each square's mean
 # 0.87-0.88 of the label's grey, against its 0.83), unread, though a crop at the place of one
-# (the other under a shadow's edge) decodes. At 0.4, the codes
-# read at a spot beside codes read scored 0.44-1.32 of it: held-out margin 0.04 (fresh fans
+# (the other under a shadow's edge) decodes. At 0.4, the codes read at a spot beside codes
+# read scored 0.44-1.32 of it: held-out margin 0.04 (fresh fans
 # 1080p 984 000-039 59 -> 60/64, 12 MP 985 000-019 29 -> 30/33; every diagnostic set the same
 # codes). What a lower share lets in is a place to look, never a code (a spot's ladder is the
 # crop's re-reads, zxing-cpp's error correction and the kit's check), and SPOT_TRIES caps it:
@@ -968,8 +968,9 @@ def _spots_left(gray: NDArray[Any], codes: Sequence[RawCode], tried: Sequence[Le
     """The :func:`texture_spots` of ``gray`` no code read or ladder tried covers, at least
     :data:`SPOT_SHARE` of the codes' own score (or :data:`SPOT_GREY` when nothing was read),
     the busiest :data:`SPOT_TRIES`; each gets the crop's first re-reads, and where nothing was
-    read the codebook on squares of a code's size round it (a busy place is not yet a code's
-    square: the squares are found anew there, see :func:`_ladder`)."""
+    read (or only codes the codebook matched) the codebook on squares of a code's size round it
+    (a busy place is not yet a code's square: the squares are found anew there, see
+    :func:`_ladder`)."""
     read = [(c.centre, c.side_px) for c in codes]  # each a quad's sums: worked out once
     side = float(np.median([sd for _, sd in read])) if read else None
     spots = texture_spots(gray, side)
