@@ -136,6 +136,32 @@ class Laps:
             self.clock = now
 
 
+class Scales:
+    """An image at each scale the re-reads ask for, each made once (cubic up, area down, as
+    each rung made its own), and each of those blurred at each sigma once. On a ladder's crop
+    the 2x is the first re-read's, the thickened rung's and the first retry's, and the 1.5x two
+    retries': the same pixels each rung made for itself, made once (the codes read the same)."""
+
+    def __init__(self, img: NDArray[Any]) -> None:
+        self.img = img
+        self._at: dict[float, NDArray[Any]] = {1.0: img}
+        self._soft: dict[tuple[float, float], NDArray[Any]] = {}
+
+    def at(self, scale: float) -> NDArray[Any]:
+        """The image scaled by ``scale``."""
+        if scale not in self._at:
+            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+            self._at[scale] = cv2.resize(self.img, None, fx=scale, fy=scale, interpolation=interp)
+        return self._at[scale]
+
+    def soft(self, scale: float, sigma: float) -> NDArray[Any]:
+        """The image scaled by ``scale``, blurred by a Gaussian of ``sigma`` px."""
+        key = (scale, sigma)
+        if key not in self._soft:
+            self._soft[key] = cv2.GaussianBlur(self.at(scale), (0, 0), sigma)
+        return self._soft[key]
+
+
 def decode_qr(
     gray: NDArray[Any],
     scale: float = 1.0,
@@ -163,11 +189,13 @@ def decode_crop(
     box: tuple[int, int, int, int],
     upscale: float = 2.0,
     equalise: bool = True,
+    scales: Scales | None = None,
 ) -> list[RawCode]:
     """Decodes the crop ``box`` = (x, y, w, h) of ``gray`` after upscaling it (cubic) and
     sharpening it; when that reads nothing and ``equalise``, once more after local contrast
     equalisation (CLAHE: glare that washes a code out without saturating it). Corners come
-    back in ``gray``'s pixels. A box partly outside the image is clipped."""
+    back in ``gray``'s pixels. A box partly outside the image is clipped. ``scales``: ``gray``
+    at its scales, made once for every rung of a ladder (:class:`Scales`)."""
     h_img, w_img = gray.shape[:2]
     x, y, w, h = box
     x0, y0 = max(0, x), max(0, y)
@@ -175,10 +203,14 @@ def decode_crop(
     if x1 - x0 < 8 or y1 - y0 < 8:
         return []
     crop = gray[y0:y1, x0:x1]
-    big = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
-    # unsharp mask: undoes some of the blur of a hand-held phone (measured: 2x alone read
-    # 71 of 83 small codes our first pass missed some of, 2x + unsharp 78)
-    soft = cv2.GaussianBlur(big, (0, 0), upscale)
+    if scales is not None and scales.img is gray and crop.shape == gray.shape:
+        big, soft = scales.at(upscale), scales.soft(upscale, upscale)
+    else:
+        big = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
+        soft = cv2.GaussianBlur(big, (0, 0), upscale)
+    # unsharp mask (soft: the crop blurred by its upscale): undoes some of the blur of a
+    # hand-held phone (measured: 2x alone read 71 of 83 small codes our first pass missed some
+    # of, 2x + unsharp 78)
     sharp = cv2.addWeighted(big, 1.8, soft, -0.8, 0)
     found = decode_qr(sharp, upscale, (float(x0), float(y0)))
     if not found and equalise:
@@ -440,16 +472,20 @@ def _pair_squares(finders: Sequence[Sequence[tuple[float, float, float]]]) -> li
     return kept
 
 
-def _retry(gray: NDArray[Any], scale: float, amount: float, binarizer: Any) -> list[RawCode]:
+def _retry(
+    gray: NDArray[Any],
+    scale: float,
+    amount: float,
+    binarizer: Any,
+    scales: Scales | None = None,
+) -> list[RawCode]:
     """One retry: ``gray`` rescaled, sharpened (unsharp mask of ``amount``), decoded with
-    ``binarizer``; corners back in ``gray``'s pixels."""
-    img = gray
-    if scale != 1.0:
-        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
-        img = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=interp)
+    ``binarizer``; corners back in ``gray``'s pixels. ``scales``: ``gray`` at its scales, made
+    once for every rung of a ladder."""
+    at = scales if scales is not None and scales.img is gray else Scales(gray)
+    img = at.at(scale)
     if amount > 0:
-        soft = cv2.GaussianBlur(img, (0, 0), max(1.0, scale))
-        img = cv2.addWeighted(img, 1 + amount, soft, -amount, 0)
+        img = cv2.addWeighted(img, 1 + amount, at.soft(scale, max(1.0, scale)), -amount, 0)
     out: list[RawCode] = []
     for b in zxingcpp.read_barcodes(
         img, formats=_FORMATS, try_invert=False, binarizer=binarizer, text_mode=_TEXT
@@ -857,11 +893,11 @@ def _shifted(codes: Iterable[RawCode], offset: Point, scale: float = 1.0) -> lis
     ]
 
 
-def _thickened(crop: NDArray[Any]) -> list[RawCode]:
+def _thickened(crop: NDArray[Any], scales: Scales | None = None) -> list[RawCode]:
     """``crop`` upscaled 2x with its dark modules thickened by a px (a grey erosion): a code
     whose dark modules light has thinned to strokes (glare, a bright exposure) has its finders'
     1:1:3:1:1 proportions back. Corners in ``crop``'s pixels."""
-    big = cv2.resize(crop, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+    big = (scales if scales is not None and scales.img is crop else Scales(crop)).at(2.0)
     return decode_qr(cv2.erode(big, np.ones((2, 2), np.uint8)), 2.0)
 
 
@@ -926,7 +962,8 @@ def _ladder(
     # Not a spot: its side is coarse, up to twice its code's, whose modules may be 3 px there
     # (fresh 12 MP fans 976 017: a code read only upscaled)
     upscale = 2.0 if fit == 1.0 or left.spot else 1.0
-    yield _shifted(decode_crop(small, (0, 0, sw, sh), upscale), off, fit)
+    scales = Scales(small)  # the crop at each scale, made once for every rung below
+    yield _shifted(decode_crop(small, (0, 0, sw, sh), upscale, scales=scales), off, fit)
     # beside codes a decoder read, a spot is looked at for a code as sharp as they are (the
     # crop's re-read); beside a code only the codebook read, the photo's codes are blurred past
     # decoding, and a spot gets the codebook as where nothing was read (diagnostic held-out
@@ -934,14 +971,14 @@ def _ladder(
     # then left to the re-read alone)
     if left.spot and known and all(c.matched is None for c in known):
         return
-    yield _shifted(_thickened(small), off, fit)
+    yield _shifted(_thickened(small, scales), off, fit)
     if left.spot:  # nothing read, or only matched: the codebook on squares of a code's size
         if book is not None:
             sides = [f * left.side for f in SPOT_SIZES]
             yield matched(in_small(spot_quads(gray, left.centre, sides)))
         return
     for scale, amount, binarizer in RETRIES:
-        yield _shifted(_retry(small, scale, amount, binarizer), off, fit)
+        yield _shifted(_retry(small, scale, amount, binarizer, scales), off, fit)
     if not left.deep:  # located, not decoded, and its edges sharp (LEFT_BLURRED_MODULES)
         return
     whole = min(1.0, float(np.sqrt(DEBLUR_PIXELS / (w * h))))  # the photo's deblur scale
