@@ -438,9 +438,10 @@ def _glare_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
         return []
     h, w = gray.shape[:2]
     step = GLARE_STEP
-    coarse = cv2.resize(
-        clipped, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA
-    )
+    # each coarse cell a whole step's square (an integer factor: 2 ms a 12 MP photo, where the
+    # photo's own size, a fractional factor, took 13 ms), half or more of it clipped
+    hs, ws = max(1, h // step), max(1, w // step)
+    coarse = cv2.resize(clipped[: hs * step, : ws * step], (ws, hs), interpolation=cv2.INTER_AREA)
     near = cv2.dilate(
         (coarse > 0).astype(np.uint8), np.ones((3, 3), np.uint8), iterations=GLARE_REACH
     )
