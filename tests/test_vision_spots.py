@@ -228,3 +228,67 @@ def test_a_paler_code_beside_a_code_read_gets_its_spot_looked_at() -> None:
     own = score(np.mean(np.array(pale["corners"], np.float32), axis=0), dark.side_px)
     ref = score(dark.centre, dark.side_px)
     assert decode.SPOT_SHARE * ref <= own < 0.65 * ref  # the share it was, and missed it
+
+
+def test_where_nothing_is_read_the_costly_passes_run_round_the_most_detailed_square_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fan of three at 1080p (a diagnostic held-out seed) with no code in full view: the first
+    pass reads nothing and the search names six squares with a code's module detail, card art.
+    The most detailed gets every pass, the next three the crop's re-reads, the rest none: a
+    budget (NOTHING_DEEP, NOTHING_TRIES), not a rule that the rest is art."""
+    scene = studio.phone_scene(KIT, 973_016, "1080p", cards=3)
+    gray = decode.as_gray(scene.image)
+    codes, errors = decode.first_pass(gray)
+    named = [o for o in decode.left_undecoded(gray, codes, errors) if o.texture != float("inf")]
+    assert not codes and len(named) > decode.NOTHING_TRIES
+    tried: list[decode.Left] = []
+    ladder = decode._ladder
+
+    def recorded(gray: Any, left: decode.Left, known: Any, *args: Any, **kw: Any) -> Any:
+        if not known and not left.spot and left.texture != float("inf"):
+            tried.append(left)
+        return ladder(gray, left, known, *args, **kw)
+
+    monkeypatch.setattr(decode, "_ladder", recorded)
+    decode.phone_codes(gray, codebook.codebook(KIT.payloads))
+    assert [t.centre for t in tried] == [o.centre for o in named[: decode.NOTHING_TRIES]]
+    assert [t.deep for t in tried] == [True] + [False] * (decode.NOTHING_TRIES - 1)
+
+
+def test_a_spot_where_a_square_got_only_the_re_reads_still_gets_its_own_look() -> None:
+    """A square whose ladder stopped at the crop's re-reads (the budget where nothing is read)
+    has not had the codebook: a spot at its place is still looked at. A square that had every
+    pass there covers the spot."""
+    img, _, _ = thinned_code()
+    page = np.full((720, 1280), 235, np.uint8)
+    page[200:600, 500:900] = img
+    (spot, *_) = decode._spots_left(page, [], [])
+    square = decode.Left(spot.centre, spot.side, texture=20.0)
+    shallow = decode.Left(spot.centre, spot.side, texture=20.0, deep=False)
+    assert decode._covers(square, spot.centre, spot.side)
+    assert decode._covers(shallow, spot.centre, spot.side)
+    assert spot.centre not in [s.centre for s in decode._spots_left(page, [], [square])]
+    assert spot.centre in [s.centre for s in decode._spots_left(page, [], [shallow])]
+
+
+def test_a_ladder_makes_each_scale_of_its_crop_once_and_reads_what_each_rung_read_alone() -> None:
+    """The first re-read, the thickened rung and the first retry all read the crop at 2x: made
+    once (Scales), the same pixels each rung made for itself, so the same codes."""
+    img, _, _ = thinned_code()
+    crop = cv2.GaussianBlur(img, (0, 0), 1.2)
+    scales = decode.Scales(crop)
+    assert scales.at(2.0) is scales.at(2.0) and scales.soft(2.0, 2.0) is scales.soft(2.0, 2.0)
+    assert np.array_equal(
+        scales.at(2.0), cv2.resize(crop, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+    )
+    assert np.array_equal(
+        scales.at(0.5), cv2.resize(crop, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    )
+    box = (0, 0, crop.shape[1], crop.shape[0])
+    assert decode.decode_crop(crop, box, scales=scales) == decode.decode_crop(crop, box)
+    assert decode._thickened(crop, scales) == decode._thickened(crop)
+    for scale, amount, binarizer in decode.RETRIES:
+        alone = decode._retry(crop, scale, amount, binarizer)
+        assert decode._retry(crop, scale, amount, binarizer, scales) == alone
+    assert [c.text for c in decode._thickened(img, decode.Scales(img))] == [TEXT]
