@@ -196,7 +196,7 @@ def test_a_located_symbol_gets_the_costly_passes_only_when_its_edges_are_blurred
     monkeypatch.setattr(vision.decode, "deblurred", spy)
     # thickening its dark modules (a rung before the costly passes) reads this blurred code
     # too: left out here, where what is tested is whether the costly passes are reached
-    monkeypatch.setattr(vision.decode, "_thickened", lambda crop: [])
+    monkeypatch.setattr(vision.decode, "_thickened", lambda crop, scales=None: [])
     card = sorted(KIT.payloads)[3]
     img = code_photo(TEXT, at=(200, 200))
     if blurred:

@@ -589,17 +589,19 @@ LEFT_BLURRED_MODULES = 0.45  # module_blur of a located symbol that gets the cos
 LADDER_SIDE_PX = 126.0
 # Where the first pass read nothing, the squares with a code's module detail are mostly card
 # art: a 12 MP photo of a fan with no code in full view named up to 40, each laddered for
-# 15-40 ms (the codebook weighs every square found at its place, 30-50 ms a square), so such a
-# photo took up to a second. On the 19 diagnostic sets (1,010 photos, tuned and held-out, 1080p
-# and 12 MP) the codes read round a square where nothing was read were read round the first
-# three tried, the most detailed first (the costly passes: round the first, 31 codes; the third,
-# one, 979 002, which a spot then reads); the one read round a later square, the tenth, was a
-# partly covered card. So where nothing is read the costly passes (the blur undone, our finder,
-# the codebook) run round the most detailed square (NOTHING_DEEP), the crop's re-reads round
-# the next three (NOTHING_TRIES), and a spot where only the re-reads ran is looked at (its own
-# codebook included: _spots_left). A budget, not a rule that the rest is art: a code laddered
-# fifth is left to the spots. 12 MP fans, diagnostic (160 photos): the slowest 1.0 -> 0.42 s,
-# the 90th percentile 0.32 -> 0.26 s; the same codes on every set but one more on 973 (973 023)
+# 15-40 ms (the codebook weighs every square found at its place), so such a photo took up to a
+# second. On 19 sets (490 photos: diagnostic held-out fans at 1080p and 12 MP, the tuned hard
+# and fan sets) the ladders that read a code round a square where nothing was read were the
+# first tried, the most detailed (39 photos; 26 of them by a costly pass), the second (3: one a
+# code in full view, by the crop's re-read; two partly covered cards, by the codebook), the
+# third (2: 973 030 by the re-reads; 979 002 by the codebook, whose spot then reads it) and
+# once the tenth (a partly covered card). So where nothing is read the costly passes (the blur
+# undone, our finder, the codebook) run round the most detailed square (NOTHING_DEEP), the
+# crop's re-reads round the next three (NOTHING_TRIES), and a spot where only the re-reads ran
+# still gets its own look, its codebook included (_looked_at). A budget, not a rule that the
+# rest is art: a code laddered fifth is left to the spots. 12 MP photos (220), the slowest
+# 0.94 -> 0.40 s, the 90th percentile 0.31 -> 0.26 s; the same codes on every set, but one
+# more on 973 (973 023, a spot no longer covered)
 NOTHING_DEEP = 1  # squares where nothing was read that get the costly passes
 NOTHING_TRIES = 4  # ... that get the crop's re-reads at least
 TRY_INVERT = True  # the first pass reads light codes on a dark ground too
