@@ -35,7 +35,7 @@ none of them, and a square a decoder read is never matched again. Measured with
 ``benchmarks/vision.py --codebook`` (120 photos a resolution, the hard phone set and a set
 with another kit's cards beside ours; every square weighed, even where a decoder read it):
 the kit's own codes matched with a score of at least 0.76 and a lead of at least 0.24;
-another kit's codes scored at most 0.60, leading by 0.17 at most, and everything else 0.67,
+another kit's codes scored at most 0.61, leading by 0.18 at most, and everything else 0.67,
 leading by 0.24 at most; nothing not ours reached 0.7, and nothing was matched wrong.
 The templates are blurred up to 3/4 of a module and no further: at a module's blur every
 template looks alike, and smooth card art scored 0.78 with a lead of 0.21, just short of a
