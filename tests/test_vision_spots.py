@@ -7,6 +7,7 @@ Squares found before any code was read are looked at again at the codes' size.""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -292,3 +293,90 @@ def test_a_ladder_makes_each_scale_of_its_crop_once_and_reads_what_each_rung_rea
         alone = decode._retry(crop, scale, amount, binarizer)
         assert decode._retry(crop, scale, amount, binarizer, scales) == alone
     assert [c.text for c in decode._thickened(img, decode.Scales(img))] == [TEXT]
+
+
+def kit_code(module_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """The kit's first code at ``module_px`` on its white label, slightly blurred, on a page
+    whose top is a card's dark art; the picture and the symbol's corners."""
+    from printables.sheets import qr_modules
+
+    modules = np.array(qr_modules(KIT.payloads[0]), bool)
+    big = np.kron(np.where(modules, 40.0, 235.0), np.ones((10, 10))).astype(np.float32)
+    side = round(21 * module_px)
+    sym = cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA)
+    size = side + 4 * round(4 * module_px) + 200
+    img = np.full((size, size), 235.0, np.float32)
+    img[:60, :] = 90
+    img[120 : 120 + side, 100 : 100 + side] = sym
+    corners = np.array([[100, 120], [100 + side, 120], [100 + side, 120 + side], [100, 120 + side]])
+    return cv2.GaussianBlur(img, (0, 0), 0.6).astype(np.uint8), corners.astype(np.float32)
+
+
+def test_a_large_codes_square_round_its_spot_is_found_scaled_down_and_matched() -> None:
+    """A square larger than SPOT_WORK_PX is looked for on the crop scaled down to it (a 12 MP
+    photo's code of 8 px a module: a blur of 10 px and a window of 250 at its own px). Its
+    corners come back within a module of the code's, and the codebook matches it there."""
+    img, corners = kit_code(8.0)
+    side = float(corners[1, 0] - corners[0, 0])
+    assert side > 2 * codebook.SPOT_WORK_PX
+    quads = spot_quads(img, tuple(corners.mean(axis=0)), [side])
+    close = [q for q in quads if float(np.abs(codebook._ordered(q) - corners).max()) < side / 21]
+    assert close
+    got = codebook.straighten(img, close[0])
+    assert got is not None
+    match = codebook.codebook(KIT.payloads).best(got[0])
+    assert match.accepted and match.payload == KIT.payloads[0]
+
+
+def test_a_spot_covers_a_later_spot_at_its_place_only_of_about_its_own_side() -> None:
+    """A spot's codebook weighed squares of its own side's SPOT_SIZES: a box of 26 tried covers
+    a box of 26 at its place, not one of 36 or 52 there."""
+    small = decode.Left((100.0, 100.0), 26.0, spot=True)
+    assert decode._covers(small, (104.0, 100.0), 26.0)
+    assert not decode._covers(small, (104.0, 100.0), 36.0)
+    assert not decode._covers(small, (104.0, 100.0), 52.0)
+    assert not decode._covers(small, (160.0, 100.0), 26.0)
+
+
+def test_a_code_whose_busiest_spot_is_a_smaller_box_on_its_edge_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fan of five at 1080p (a diagnostic held-out seed, traced): nothing is read first, and
+    the one code in full view (46 px, washed by a glare of 80 grey levels) is busiest as a box
+    of 26 on its edge, and busy as boxes of 36 and 52 at its place. The box of 26 weighed
+    squares of 14-26 px; the larger boxes get their own look, and the code is read. Left to
+    the first look (any spot at its place covered), it is not."""
+    scene = studio.phone_scene(KIT, 989_002, "1080p", cards=5)
+    (card,) = (c for c in scene.truth["cards"] if not c["foreign"])
+    assert card["payload"] in {d.payload for d in read_cards(scene.image, KIT)}
+    monkeypatch.setattr(decode, "SPOT_SAME", 10.0)
+    assert card["payload"] not in {d.payload for d in read_cards(scene.image, KIT)}
+
+
+def test_a_square_whose_codebook_weighed_only_larger_squares_does_not_cover_a_spot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fan of four at 1080p (a diagnostic held-out seed, traced): nothing is read first, and
+    the most detailed square is card art three times a code's side beside a pale code of 1.3 px
+    a module. Its ladder's codebook weighed only the squares the search found there (71 and 83
+    px), none of the code's size: that look does not cover the code's spot, whose own look
+    matches the code."""
+    scene = studio.phone_scene(KIT, 989_021, "1080p", cards=4)
+    (card,) = (c for c in scene.truth["cards"] if c["payload"].endswith("GVY"))
+    tried: list[decode.Left] = []
+    ladder = decode._ladder
+
+    def recorded(gray: Any, left: decode.Left, *args: Any, **kw: Any) -> Any:
+        tried.append(left)
+        return ladder(gray, left, *args, **kw)
+
+    monkeypatch.setattr(decode, "_ladder", recorded)
+    assert card["payload"] in {d.payload for d in read_cards(scene.image, KIT)}
+    at = np.mean(np.array(card["corners"], np.float32), axis=0)
+    side = float(np.linalg.norm(np.subtract(card["corners"][0], card["corners"][1])))
+    (art, *_) = tried
+    assert not art.spot and art.deep and art.side > 2.5 * side
+    assert np.hypot(*(np.array(art.centre) - at)) < art.side / 2
+    unsearched = replace(art, searched=False)
+    assert not decode._covers(unsearched, (float(at[0]), float(at[1])), side)
+    assert decode._covers(replace(art, searched=True), (float(at[0]), float(at[1])), side)

@@ -23,7 +23,7 @@ import zxingcpp
 from numpy.typing import NDArray
 
 from printables.codes import QR_ERROR_CORRECTION
-from vision.codebook import Codebook, matched_codes, spot_quads
+from vision.codebook import SPOT_FIT, Codebook, matched_codes, spot_quads
 
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
@@ -620,6 +620,7 @@ class Left:
     sharp: bool = False  # as much module detail as the codes read: no codebook (see _ladder)
     deep: bool = True  # the costly passes past the crop's re-reads are tried (module_blur)
     spot: bool = False  # a texture spot: the crop's first re-read (see _ladder)
+    searched: bool = True  # the codebook searched its crop, not only ``quads`` (see _covers)
 
 
 def _position(b: Any, scale: float = 1.0, offset: Point = (0.0, 0.0)) -> Quad:
@@ -831,6 +832,12 @@ SPOT_TRIES = 4  # spots tried a photo, the busiest first (the codes read were 1s
 # a spot's side is its square's at the octave it was found at, up to twice the code's: where
 # nothing was read, the codebook weighs squares round it of these shares of that side
 SPOT_SIZES = (1.0, 0.75, 0.55)
+# A spot's ladder weighs squares of SPOT_SIZES of its side: a later spot at its place is left
+# to that look only when it is about as large, within SPOT_SAME (the boxes are 1.38-1.44
+# apart). Was any spot at its place: a code of 46 px (held-out 1080p fans 989 002), busiest as
+# a box of 26 on its edge and busy as a box of 36 and 52 at its place, was weighed only at
+# 14-26 px
+SPOT_SAME = 0.2
 
 
 def _spot_scores(detail: NDArray[Any], inner: int, outer: int) -> NDArray[Any]:
@@ -1012,10 +1019,28 @@ def _covers(tried: Left, p: Point, side: float) -> bool:
     :data:`LADDER_SIDE_PX` (its crop read at its own px) or than twice the spot's side (about
     a code's square round the spot). A wider square's crop is scaled down to
     :data:`LADDER_SIDE_PX`: a square of card art five times a code's side showed a code of
-    2.4 px a module at 1.2, unread (held-out 1080p fans 979 002)."""
-    return _near(tried.centre, p, max(tried.side, side) / 2) and tried.side <= max(
-        LADDER_SIDE_PX, 2 * side
-    )
+    2.4 px a module at 1.2, unread (held-out 1080p fans 979 002).
+
+    What the ladder's codebook weighed decides too. A spot's weighed squares of its own side
+    (:data:`SPOT_SAME`). A square tried where nothing was read weighed only the squares the
+    search had found at its place (``searched`` false): it covers the spot only when one of
+    those is of a size the spot's own look weighs (:data:`SPOT_SIZES` within
+    :data:`~vision.codebook.SPOT_FIT`) and centred within half the spot's side. Held-out 1080p
+    fans 989 021: a pale code of 28 px, 1.3 px a module, 24 px from the centre of a square of
+    art of 83 px whose ladder weighed squares of 71 and 83 px, matched at its own spot (0.89,
+    a lead of 0.42)."""
+    if not _near(tried.centre, p, max(tried.side, side) / 2):
+        return False
+    if tried.spot:  # its codebook weighed squares of its own side's SPOT_SIZES
+        return abs(tried.side / side - 1) < SPOT_SAME
+    if not tried.searched:  # its codebook weighed only the squares found there before
+        lo, hi = SPOT_FIT[0] * min(SPOT_SIZES) * side, SPOT_FIT[1] * max(SPOT_SIZES) * side
+        return any(
+            _near((float(q[:, 0].mean()), float(q[:, 1].mean())), p, side / 2)
+            and lo <= float(np.linalg.norm(q[0] - q[2])) / np.sqrt(2) <= hi
+            for q in tried.quads
+        )
+    return tried.side <= max(LADDER_SIDE_PX, 2 * side)
 
 
 def _looked_at(tried: Left) -> bool:
@@ -1091,7 +1116,9 @@ def phone_codes(
                 continue
             if blind > NOTHING_DEEP:
                 left = replace(left, deep=False)
-        tried.append(left)
+        # where nothing was read, a square's codebook weighs only the squares found there
+        searched = bool(codes) or left.spot or left.texture == float("inf")
+        tried.append(left if searched else replace(left, searched=False))
         before = len(codes)
         for found in _ladder(gray, left, codes, book, sized=bool(codes)):
             passes += 1
