@@ -177,6 +177,19 @@ def test_squares_tried_again_at_the_codes_size_get_the_re_reads_once_a_place(
             assert np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) >= size / 2
 
 
+def ladders_tried(monkeypatch: pytest.MonkeyPatch) -> list[decode.Left]:
+    """The places the phone path runs a ladder round, in order, from now on (recorded)."""
+    tried: list[decode.Left] = []
+    ladder = decode._ladder
+
+    def recorded(gray: Any, left: decode.Left, *args: Any, **kw: Any) -> Any:
+        tried.append(left)
+        return ladder(gray, left, *args, **kw)
+
+    monkeypatch.setattr(decode, "_ladder", recorded)
+    return tried
+
+
 def test_a_spot_inside_a_much_larger_square_tried_still_gets_its_own_look(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -187,14 +200,7 @@ def test_a_spot_inside_a_much_larger_square_tried_still_gets_its_own_look(
     read, a lower score with a wide lead, is left off: it reads the code before its spot.)"""
     monkeypatch.setattr(codebook, "WIDE_SCORE", 2.0)
     scene = studio.phone_scene(KIT, 979_002, "1080p", cards=5)
-    tried: list[decode.Left] = []
-    ladder = decode._ladder
-
-    def recorded(gray: Any, left: decode.Left, *args: Any, **kw: Any) -> Any:
-        tried.append(left)
-        return ladder(gray, left, *args, **kw)
-
-    monkeypatch.setattr(decode, "_ladder", recorded)
+    tried = ladders_tried(monkeypatch)
     (card,) = (c for c in scene.truth["cards"] if not c["foreign"] and c.get("expect", True))
     assert card["payload"] in {d.payload for d in read_cards(scene.image, KIT)}
     at = np.mean(np.array(card["corners"], np.float32), axis=0)
@@ -363,14 +369,7 @@ def test_a_square_whose_codebook_weighed_only_larger_squares_does_not_cover_a_sp
     matches the code."""
     scene = studio.phone_scene(KIT, 989_021, "1080p", cards=4)
     (card,) = (c for c in scene.truth["cards"] if c["payload"].endswith("GVY"))
-    tried: list[decode.Left] = []
-    ladder = decode._ladder
-
-    def recorded(gray: Any, left: decode.Left, *args: Any, **kw: Any) -> Any:
-        tried.append(left)
-        return ladder(gray, left, *args, **kw)
-
-    monkeypatch.setattr(decode, "_ladder", recorded)
+    tried = ladders_tried(monkeypatch)
     assert card["payload"] in {d.payload for d in read_cards(scene.image, KIT)}
     at = np.mean(np.array(card["corners"], np.float32), axis=0)
     side = float(np.linalg.norm(np.subtract(card["corners"][0], card["corners"][1])))
