@@ -310,7 +310,7 @@ def kit_code(module_px: float) -> tuple[np.ndarray, np.ndarray]:
     big = np.kron(np.where(modules, 40.0, 235.0), np.ones((10, 10))).astype(np.float32)
     side = round(21 * module_px)
     sym = cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA)
-    size = side + 4 * round(4 * module_px) + 200
+    size = side + 240  # the code at (100, 120), light round it
     img = np.full((size, size), 235.0, np.float32)
     img[:60, :] = 90
     img[120 : 120 + side, 100 : 100 + side] = sym

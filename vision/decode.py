@@ -1021,12 +1021,12 @@ def _covers(tried: Left, p: Point, side: float) -> bool:
     :data:`LADDER_SIDE_PX`: a square of card art five times a code's side showed a code of
     2.4 px a module at 1.2, unread (held-out 1080p fans 979 002).
 
-    What the ladder's codebook weighed decides too. A spot's weighed squares of its own side's
-    :data:`SPOT_SIZES`: it covers a spot about as large (:data:`SPOT_SAME`). A square tried
-    where nothing was read weighed only the squares the search had found at its place
+    What the ladder's codebook weighed decides too. A spot's ladder weighed squares of its own
+    side's :data:`SPOT_SIZES`: it covers a spot about as large (:data:`SPOT_SAME`). A square
+    tried where nothing was read weighed only the squares the search had found at its place
     (``searched`` false): it covers the spot only when one of those is of a size the spot's
-    own look weighs (:data:`SPOT_SIZES` within
-    :data:`~vision.codebook.SPOT_FIT`) and centred within half the spot's side. Held-out 1080p
+    own look weighs (:data:`SPOT_SIZES` within :data:`~vision.codebook.SPOT_FIT`) and is
+    centred within half the spot's side. Held-out 1080p
     fans 989 021: a pale code of 28 px, 1.3 px a module, 24 px from the centre of a square of
     art of 83 px whose ladder weighed squares of 71 and 83 px, matched at its own spot (0.89,
     a lead of 0.42)."""
