@@ -379,3 +379,61 @@ def test_a_square_whose_codebook_weighed_only_larger_squares_does_not_cover_a_sp
     unsearched = replace(art, searched=False)
     assert not decode._covers(unsearched, (float(at[0]), float(at[1])), side)
     assert decode._covers(replace(art, searched=True), (float(at[0]), float(at[1])), side)
+
+
+def test_a_code_whose_spot_ranks_past_the_spots_tried_is_read_at_a_glance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fan of six at 1080p (a diagnostic held-out seed, traced): nothing is read first, and
+    the one code in full view, washed by a glare of 51 grey levels, is busier than its ring
+    less than card art is: its spots rank past the SPOT_TRIES that get the whole look. A glance
+    (the crop's first re-read, on a crop twice as wide) reads it; with no glances, nothing
+    does."""
+    scene = studio.phone_scene(KIT, 991_027, "1080p", cards=6)
+    (card,) = (c for c in scene.truth["cards"] if not c["foreign"])
+    reads: list[tuple[decode.Left, set[str]]] = []
+    ladder = decode._ladder
+
+    def recorded(gray: Any, left: decode.Left, *args: Any, **kw: Any) -> Any:
+        for found in ladder(gray, left, *args, **kw):
+            reads.append((left, {c.text for c in found}))
+            yield found
+
+    monkeypatch.setattr(decode, "_ladder", recorded)
+    assert card["payload"] in {d.payload for d in read_cards(scene.image, KIT)}
+    at = next(i for i, (_, texts) in enumerate(reads) if card["payload"] in texts)
+    assert reads[at][0].glance
+    before = {id(left) for left, _ in reads[:at] if left.spot and not left.glance}
+    assert len(before) == decode.SPOT_TRIES  # the spots that got the whole look: none read it
+    monkeypatch.setattr(decode, "SPOT_GLANCES", 0)
+    assert card["payload"] not in {d.payload for d in read_cards(scene.image, KIT)}
+
+
+def test_a_glance_is_one_re_read_of_a_crop_of_at_most_glance_px(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A glance decodes a crop four of its spot's sides across, upscaled 2x but to at most
+    GLANCE_PX: a spot of 144 px at 12 MP is read at 400 px, not 1152."""
+    calls: list[tuple[tuple[int, int, int, int], float]] = []
+
+    def recorded(gray: Any, box: tuple[int, int, int, int], upscale: float = 2.0) -> list[Any]:
+        calls.append((box, upscale))
+        return []
+
+    monkeypatch.setattr(decode, "decode_crop", recorded)
+    gray = np.full((3000, 4000), 200, np.uint8)
+    for side, want in ((26.0, 2.0), (144.0, decode.GLANCE_PX / 576)):
+        calls.clear()
+        glance = decode.Left((2000.0, 1500.0), side, spot=True, deep=False, glance=True)
+        assert list(decode._ladder(gray, glance, [], None)) == [[]]
+        (((x, y, w, h), up),) = calls
+        assert w == pytest.approx(4 * side, abs=2) and h == pytest.approx(4 * side, abs=2)
+        assert (x + w / 2, y + h / 2) == pytest.approx((2000, 1500), abs=1)
+        assert up == pytest.approx(want)
+
+
+def test_a_glance_covers_no_spot_that_gets_the_whole_look() -> None:
+    """A glance ran one re-read: a later spot at its place is still looked at wholly."""
+    glance = decode.Left((100.0, 100.0), 26.0, spot=True, deep=False, glance=True)
+    assert not decode._looked_at(glance)
+    assert decode._looked_at(replace(glance, glance=False))
