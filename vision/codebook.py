@@ -130,6 +130,19 @@ SPOT_CUTS = (1 / 3, 1 / 2, 2 / 3)  # where between the spot's grey and white a c
 # first: median 246 -> 238 ms, 11 -> 8 photos over 300 ms; the same codes). ECC then aligns
 # the square at the photo's own px
 SPOT_WORK_PX = 63
+# A pale code's square turned as its module edges run (turned_square): a texture spot lies
+# within 1-8 px of a pale or blurred code's centre (held-out 1080p fans 970 031, 973 005,
+# 979 007, 979 034: up to a fifth of its side), and the edges within TURN_REACH of its side
+# round the spot are the code's own (its quiet zone is 2 modules, a tenth of its side): their
+# turn came within 1-7 degrees of the code's on those four. The codes read (or the spot's
+# box) give its side to a fifth (perspective, a card nearer the lens): TURN_SHARES of it are
+# weighed, the likeliest by its grey's correlation with a code's fixed parts; ECC then pulls
+# it a module or two into place. Under TURN_LEAST, no square: the codes read on a turned
+# square correlated 0.15 or more (held-out margin 0.05), and 62% of the squares whose best
+# code is not in the photo are under it
+TURN_REACH = 0.55
+TURN_SHARES = (0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2)
+TURN_LEAST = 0.1
 SPOT_FIT = (0.7, 1.3)  # a square's width as a share of the side looked for (the sizes looked
 # for are 0.75 apart, decode.SPOT_SIZES: every width between them is kept at one of them)
 
@@ -178,6 +191,7 @@ _DATA = _canvas(_data_modules().astype(np.float32)) > 0.5
 _DATA[: QUIET * PX, :] = _DATA[-QUIET * PX :, :] = False
 _DATA[:, : QUIET * PX] = _DATA[:, -QUIET * PX :] = False
 _FIXED = cv2.GaussianBlur(_fixed_parts(), (0, 0), 2.0)
+_FIXED_UNIT = (_FIXED - _FIXED.mean()) / np.linalg.norm(_FIXED - _FIXED.mean())
 _SYMBOL = np.array(
     [
         [QUIET * PX, QUIET * PX],
@@ -350,6 +364,67 @@ def _seen(centre: NDArray[Any], width: float, seen: Sequence[tuple[NDArray[Any],
     return any(
         float(np.linalg.norm(centre - c)) < width / 8 and abs(width / w - 1) < 0.1 for c, w in seen
     )
+
+
+def turned_square(gray: NDArray[Any], centre: tuple[float, float], side: float) -> NDArray[Any]:
+    """The square of ``side`` px centred at ``centre``, turned as the edges inside it run: a
+    code's module edges run two ways a right angle apart, so the angle of the grey's gradients
+    taken four times over (each edge's weight its gradient) is four times the code's turn,
+    modulo a right angle (the codebook weighs the four turns). A pale or blurred code that no
+    cut of its grey makes a square (:func:`spot_quads`) still has its edges' directions.
+    Corners in ``gray``'s pixels."""
+    return _square(centre, side, _turn(gray, centre, side))
+
+
+def _turn(gray: NDArray[Any], centre: tuple[float, float], side: float) -> float:
+    """The turn of the edges within :data:`TURN_REACH` sides of ``centre`` (radians, within
+    a right angle): see :func:`turned_square`."""
+    r = max(2, int(TURN_REACH * side))
+    x, y = round(centre[0]), round(centre[1])
+    crop = gray[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1].astype(np.float32)
+    if min(crop.shape[:2]) < 3:
+        return 0.0
+    gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
+    z = complex(np.sum(np.hypot(gx, gy) * np.exp(4j * np.arctan2(gy, gx))))
+    return float(np.angle(z)) / 4
+
+
+def _square(centre: tuple[float, float], side: float, turn: float) -> NDArray[Any]:
+    c, s, h = np.cos(turn), np.sin(turn), side / 2
+    return np.array(
+        [(centre[0] + c * u - s * v, centre[1] + s * u + c * v) for u, v in _CORNER_SIGNS * h],
+        np.float32,
+    )
+
+
+_CORNER_SIGNS = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64)
+
+
+def likeliest_turned(
+    gray: NDArray[Any], centre: tuple[float, float], side: float
+) -> NDArray[Any] | None:
+    """Of the squares :func:`turned_square` makes round ``centre`` at each of
+    :data:`TURN_SHARES` of ``side``, the one whose straightened grey correlates best with a
+    code's fixed parts (what ECC aligns on: its finders in the corners, at the size the square
+    says): a warp and one product each, where the codebook's best code costs a hundred. None
+    when none reaches :data:`TURN_LEAST`."""
+    best, out = TURN_LEAST, None
+    turn = _turn(gray, centre, side)
+    r = int(max(TURN_SHARES) * side) + 2  # the largest square's half diagonal, and more
+    x0, y0 = max(0, int(centre[0]) - r), max(0, int(centre[1]) - r)
+    crop = gray[y0 : int(centre[1]) + r + 1, x0 : int(centre[0]) + r + 1]
+    for share in TURN_SHARES:
+        q = _square(centre, share * side, turn)
+        h = cv2.getPerspectiveTransform(q - np.array([x0, y0], np.float32), _SYMBOL)
+        flat = cv2.warpPerspective(
+            crop, h, (SIDE * PX, SIDE * PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        ).astype(np.float32)
+        flat -= flat.mean()
+        score = float(np.sum(flat * _FIXED_UNIT)) / max(float(np.linalg.norm(flat)), 1e-6)
+        if score > best:
+            best, out = score, q
+    return out
 
 
 def spot_quads(

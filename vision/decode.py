@@ -23,7 +23,7 @@ import zxingcpp
 from numpy.typing import NDArray
 
 from printables.codes import QR_ERROR_CORRECTION
-from vision.codebook import SPOT_FIT, Codebook, matched_codes, spot_quads
+from vision.codebook import SPOT_FIT, Codebook, likeliest_turned, matched_codes, spot_quads
 
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
@@ -945,7 +945,8 @@ def _ladder(
     only a part of a code. Round a symbol wider than :data:`LADDER_SIDE_PX`, every pass runs
     on the crop scaled down to it. Round a texture spot (``left.spot``), a crop of
     :data:`SPOT_MARGIN` and only the first re-reads; where nothing was read, the thickened
-    rung and the codebook on the squares round it (:func:`~vision.codebook.spot_quads`). Round a
+    rung and the codebook on the squares round it (:func:`~vision.codebook.spot_quads`), and
+    on the square turned as its edges run (:func:`~vision.codebook.likeliest_turned`). Round a
     glance (``left.glance``, :data:`SPOT_GLANCES`), only the crop's re-read, on a crop twice as
     wide as a spot's, upscaled to at most :data:`GLANCE_PX`."""
     h, w = gray.shape[:2]
@@ -999,17 +1000,25 @@ def _ladder(
     scales = Scales(small)  # the crop at each scale, made once for every rung below
     yield _shifted(decode_crop(small, (0, 0, sw, sh), upscale, scales=scales), off, fit)
     # beside codes a decoder read, a spot is looked at for a code as sharp as they are (the
-    # crop's re-read); beside a code only the codebook read, the photo's codes are blurred past
-    # decoding, and a spot gets the codebook as where nothing was read (diagnostic held-out
-    # 1080p fans 979 001: three codes of 1.7 px a module, one matched first and the other two
-    # then left to the re-read alone)
+    # crop's re-read; the codebook on a turned square there too read 970 031 and two codes of
+    # 995, and took the photos the first pass read entirely from 7 to 11.5 ms by the median:
+    # docs/vision.md, round fourteen); beside a code only the codebook read, the photo's codes
+    # are blurred past decoding, and a spot gets the codebook as where nothing was read
+    # (diagnostic held-out 1080p fans 979 001: three codes of 1.7 px a module, one matched
+    # first and the other two then left to the re-read alone)
     if left.spot and known and all(c.matched is None for c in known):
         return
     yield _shifted(_thickened(small, scales), off, fit)
     if left.spot:  # nothing read, or only matched: the codebook on squares of a code's size
         if book is not None:
             sides = [f * left.side for f in SPOT_SIZES]
-            yield matched(in_small(spot_quads(gray, left.centre, sides)))
+            quads = spot_quads(gray, left.centre, sides)
+            # and the square of the codes' side (or the spot's) turned as its edges run: a pale
+            # code no cut of its grey makes a square (held-out 1080p fans 979 034, 973 005)
+            side = float(np.median([c.side_px for c in known])) if known else left.side
+            turned = likeliest_turned(gray, left.centre, side)
+            quads += [] if turned is None else [turned]
+            yield matched(in_small(quads))
         return
     for scale, amount, binarizer in RETRIES:
         yield _shifted(_retry(small, scale, amount, binarizer, scales), off, fit)
