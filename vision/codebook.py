@@ -411,15 +411,9 @@ def likeliest_turned(
     when none reaches :data:`TURN_LEAST`."""
     best, out = TURN_LEAST, None
     turn = _turn(gray, centre, side)
-    r = int(max(TURN_SHARES) * side) + 2  # the largest square's half diagonal, and more
-    x0, y0 = max(0, int(centre[0]) - r), max(0, int(centre[1]) - r)
-    crop = gray[y0 : int(centre[1]) + r + 1, x0 : int(centre[0]) + r + 1]
     for share in TURN_SHARES:
         q = _square(centre, share * side, turn)
-        h = cv2.getPerspectiveTransform(q - np.array([x0, y0], np.float32), _SYMBOL)
-        flat = cv2.warpPerspective(
-            crop, h, (SIDE * PX, SIDE * PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-        ).astype(np.float32)
+        flat = _flat(gray, q)
         flat -= flat.mean()
         score = float(np.sum(flat * _FIXED_UNIT)) / max(float(np.linalg.norm(flat)), 1e-6)
         if score > best:
@@ -555,15 +549,24 @@ def _glare_quads(gray: NDArray[Any]) -> list[NDArray[Any]]:
     return out
 
 
+def _flat(gray: NDArray[Any], quad: NDArray[Any], h: NDArray[Any] | None = None) -> NDArray[Any]:
+    """The square ``quad`` of ``gray`` warped to the straightened symbol (PX px a module, its
+    quiet zone round it), float32; ``h`` the homography, when the caller has it."""
+    if h is None:
+        h = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), _SYMBOL)
+    flat: NDArray[Any] = cv2.warpPerspective(
+        gray, h, (SIDE * PX, SIDE * PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    return flat
+
+
 def straighten(gray: NDArray[Any], quad: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]] | None:
     """The square ``quad`` of ``gray`` at PX px a module, aligned on a code's fixed parts by
     ECC; and the homography from the straightened square back to ``gray``. None when ECC
     does not converge (not a code)."""
     size = SIDE * PX
     h = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), _SYMBOL)
-    flat = cv2.warpPerspective(
-        gray, h, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    ).astype(np.float32)
+    flat = _flat(gray, quad, h)
     warp = np.eye(3, dtype=np.float32)
     # ECC at full size: at half size (a filter of 3) it was 2 ms a 1080p frame faster and read
     # one face-up code fewer of 127, its lowest own score 0.80, on the match threshold
